@@ -1,0 +1,45 @@
+// swift-tools-version:6.1
+//
+// accounts: a command-line account manager. No Swift package dependencies: only the toolchain
+// and the system libraries libsecret-1 and GLib (see README.md for the Debian packages).
+import PackageDescription
+
+let package = Package(
+  name: "accounts",
+  products: [
+    .executable(name: "accounts", targets: ["accounts"])
+  ],
+  targets: [
+    // A dozen lines: hands argv to AccountsCLI and exits with its status.
+    .executableTarget(name: "accounts", dependencies: ["AccountsCLI"]),
+    // The command line: the command table, the parser, one file per command, renderers.
+    .target(name: "AccountsCLI", dependencies: ["AccountsCore", "SecretService"]),
+    // The domain: accounts, backends, the index, the auto-login slot, the session rules.
+    .target(name: "AccountsCore", dependencies: ["AccountsJSON"]),
+    // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
+    // `list` and completion paths (see bench/list).
+    .target(name: "AccountsJSON"),
+    // The libsecret wrapper: the only code that touches CLibSecret.
+    .target(name: "SecretService", dependencies: ["AccountsCore", "CLibSecret"]),
+    .systemLibrary(
+      name: "CLibSecret",
+      pkgConfig: "libsecret-1",
+      providers: [.apt(["libsecret-1-dev"])]
+    ),
+
+    // Helpers shared by the tests: a private headless keyring, running the built binary.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON"]),
+    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore"]),
+    .testTarget(name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore"]),
+    .testTarget(
+      name: "SecretServiceTests",
+      dependencies: ["SecretService", "AccountsCore", "TestSupport"]
+    ),
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: ["accounts", "TestSupport"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

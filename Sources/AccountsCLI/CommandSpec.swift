@@ -1,0 +1,167 @@
+import AccountsCore
+
+/// What a value on the command line names, so completion can offer the right candidates.
+enum CompletionKind: String, Sendable, CaseIterable {
+  case none
+  /// Saved accounts, read from the index.
+  case account
+  /// Configured backends, read from the configuration.
+  case backend
+  /// Installed adapter names.
+  case adapter
+  /// bash, zsh, fish.
+  case shell
+  /// A command name (for `help`).
+  case command
+}
+
+/// One option of a command, or a global option.
+struct OptionSpec: Sendable, Hashable {
+  /// The name after `--`.
+  let long: String
+  let short: Character?
+  /// Nil for a flag; else how the help shows the value, e.g. "KEY=VALUE".
+  let valueName: String?
+  let repeatable: Bool
+  /// The parser rejects the command line without it; usage shows it without brackets.
+  let required: Bool
+  let completion: CompletionKind
+  let help: String
+
+  init(
+    _ long: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false,
+    required: Bool = false, completion: CompletionKind = .none, help: String
+  ) {
+    self.long = long
+    self.short = short
+    self.valueName = value
+    self.repeatable = repeatable
+    self.required = required
+    self.completion = completion
+    self.help = help
+  }
+
+  var takesValue: Bool { valueName != nil }
+
+  /// "--set KEY=VALUE", "-h, --help"
+  var spelling: String {
+    (short.map { "-\($0), " } ?? "") + "--\(long)" + (valueName.map { " \($0)" } ?? "")
+  }
+}
+
+/// One positional argument of a command.
+struct ArgumentSpec: Sendable, Hashable {
+  let name: String
+  let help: String
+  let completion: CompletionKind
+  let optional: Bool
+  /// Takes every remaining argument.
+  let variadic: Bool
+
+  init(
+    _ name: String, completion: CompletionKind = .none, optional: Bool = false,
+    variadic: Bool = false, help: String
+  ) {
+    self.name = name
+    self.help = help
+    self.completion = completion
+    self.optional = optional
+    self.variadic = variadic
+  }
+
+  /// "USER", "[USER]", "KEY=VALUE..."
+  var usage: String {
+    let base = name + (variadic ? "..." : "")
+    return optional ? "[\(base)]" : base
+  }
+}
+
+/// A command or a group of subcommands: its spelling, help, options and handler are written
+/// here once, and the parser, `--help`, the completion scripts and the man page all read them.
+struct CommandSpec: Sendable {
+  typealias Handler = @Sendable (Invocation, Environment) throws -> Void
+
+  let name: String
+  let aliases: [String]
+  /// One line, lower case, no full stop: shown in command lists.
+  let summary: String
+  /// Paragraphs for `--help` and the man page.
+  let discussion: String
+  let arguments: [ArgumentSpec]
+  let options: [OptionSpec]
+  /// (command line, what it does)
+  let examples: [(String, String)]
+  let subcommands: [CommandSpec]
+  /// The subcommand run when a group is called without one.
+  let defaultSubcommand: String?
+  /// Internal commands (completion entry point, file generation): parsed, never listed.
+  let hidden: Bool
+  let handler: Handler?
+
+  init(
+    _ name: String, aliases: [String] = [], summary: String, discussion: String = "",
+    arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
+    examples: [(String, String)] = [], hidden: Bool = false, handler: @escaping Handler
+  ) {
+    self.name = name
+    self.aliases = aliases
+    self.summary = summary
+    self.discussion = discussion
+    self.arguments = arguments
+    self.options = options
+    self.examples = examples
+    self.subcommands = []
+    self.defaultSubcommand = nil
+    self.hidden = hidden
+    self.handler = handler
+  }
+
+  /// A group such as `backend`, whose work is done by its subcommands.
+  init(
+    group name: String, summary: String, discussion: String = "", subcommands: [CommandSpec],
+    defaultSubcommand: String? = nil
+  ) {
+    self.name = name
+    self.aliases = []
+    self.summary = summary
+    self.discussion = discussion
+    self.arguments = []
+    self.options = []
+    self.examples = []
+    self.subcommands = subcommands
+    self.defaultSubcommand = defaultSubcommand
+    self.hidden = false
+    self.handler = nil
+  }
+
+  var isGroup: Bool { !subcommands.isEmpty }
+
+  func subcommand(named name: String) -> CommandSpec? {
+    subcommands.first { $0.name == name || $0.aliases.contains(name) }
+  }
+
+  var visibleSubcommands: [CommandSpec] { subcommands.filter { !$0.hidden } }
+}
+
+/// A command together with the path of group names that leads to it, e.g. `backend add`.
+struct CommandPath: Sendable {
+  let groups: [CommandSpec]
+  let command: CommandSpec
+
+  /// "backend add"
+  var name: String { (groups.map(\.name) + [command.name]).joined(separator: " ") }
+
+  /// "accounts backend add NAME --adapter A [--set KEY=VALUE...]"
+  var usage: String {
+    var parts = ["accounts", name]
+    if command.isGroup {
+      parts.append("<\(command.visibleSubcommands.map(\.name).joined(separator: "|"))>")
+    }
+    parts += command.arguments.map(\.usage)
+    for option in command.options {
+      let text = "--\(option.long)" + (option.valueName.map { " \($0)" } ?? "")
+      parts.append(option.required ? text : "[\(text)\(option.repeatable ? "..." : "")]")
+    }
+    return parts.joined(separator: " ")
+  }
+}

@@ -1,0 +1,30 @@
+/// Every command, in the order `--help` and the man page list them. Each command's spelling,
+/// options and help are written once, in its own file; the parser, `--help`, the completion
+/// scripts and the man page all read this list.
+enum CommandTable {
+  static let all: [CommandSpec] = [
+    ListCommand.spec,
+    AddCommand.spec,
+    RemoveCommand.spec,
+    PasswordCommand.spec,
+    PasswdCommand.spec,
+    CurrentCommand.spec,
+    ClearCommand.spec,
+    BackendCommands.spec,
+    DoctorCommand.spec,
+    LockCommand.spec,
+    CompletionCommand.spec,
+    HelpCommand.spec,
+    CompleteCommand.spec,
+    GenerateCommand.spec,
+  ]
+
+  /// Every runnable command with its path, groups expanded, hidden ones included.
+  static var paths: [CommandPath] {
+    all.flatMap { command in
+      command.isGroup
+        ? command.subcommands.map { CommandPath(groups: [command], command: $0) }
+        : [CommandPath(groups: [], command: command)]
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import AccountsCore
+
+/// `accounts add USER`: save an account, with or without its password; no network.
+enum AddCommand {
+  static let user = ArgumentSpec(
+    "USER", help: "the user name, or USER@BACKEND when there are several backends")
+  static let remember = OptionSpec(
+    "remember",
+    help: "remember the password in the Secret Service (asked for without echo, or read with --password-stdin)")
+  static let passwordStdin = OptionSpec(
+    "password-stdin", help: "read the password from stdin (one line) instead of asking")
+
+  static let spec = CommandSpec(
+    "add",
+    summary: "save an account",
+    discussion: """
+      Saves USER on a backend without going to the network. Without --remember no password \
+      is stored: a later login asks for it. With --remember the password is asked for on the \
+      terminal without echo (or read from stdin with --password-stdin) and kept in the \
+      Secret Service, never in a file.
+      """,
+    arguments: [user], options: [remember, passwordStdin],
+    examples: [
+      ("accounts add bob", "save bob on the only backend, without a password"),
+      ("printf '%s\\n' \"$PW\" | accounts add alice@corp --remember --password-stdin",
+       "save alice on corp and remember her password"),
+    ],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let id = try environment.newAccountID(invocation.argument(user)!, invocation)
+    let remembers = invocation.isSet(remember)
+    if invocation.isSet(passwordStdin), !remembers {
+      throw CommandError.usage(
+        "--password-stdin without --remember: the password would not be stored",
+        fix: "add --remember, or leave out --password-stdin")
+    }
+    if try environment.index.load()[id] != nil { throw AccountBookError.alreadySaved(id) }
+    if remembers {
+      let password =
+        invocation.isSet(passwordStdin)
+        ? try environment.terminal.readSecretFromStandardInput(what: "password")
+        : try environment.terminal.promptSecret("Password for \(id): ", what: "password")
+      // The secret first: the index never claims a password the keyring does not have.
+      try environment.secretStore().store(password, for: SecretKey(id, .password))
+    }
+    let now = environment.now()
+    let added = try environment.index.update { book in
+      guard book[id] == nil else {
+        // Saved by another process meanwhile; the keyring now holds our password for it.
+        if remembers { book.update(id) { $0.remembered = true } }
+        return false
+      }
+      try book.add(Account(id: id, remembered: remembers, addedAt: now))
+      return true
+    }
+    guard added else { throw AccountBookError.alreadySaved(id) }
+    if invocation.json {
+      let book = try environment.index.load()
+      if let account = book[id] {
+        environment.output.writeJSON(AccountPresentation.json(account, in: book, now: now))
+      }
+    }
+    environment.output.message(
+      "saved \(id)" + (remembers ? " and remembered its password" : " without a password"))
+  }
+}

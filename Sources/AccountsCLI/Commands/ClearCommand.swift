@@ -1,0 +1,58 @@
+import AccountsCore
+
+/// `accounts clear`: forget every account.
+enum ClearCommand {
+  static let yes = OptionSpec("yes", short: "y", help: "do not ask for confirmation")
+
+  static let spec = CommandSpec(
+    "clear",
+    summary: "forget every account",
+    discussion: """
+      Forgets every saved account with its remembered password and token, as `remove` does \
+      for one. Asks first on a terminal; without a terminal it needs --yes. Backends and \
+      their settings stay. If the keyring fails part-way, the accounts whose secrets could \
+      not be deleted stay saved.
+      """,
+    options: [yes],
+    examples: [("accounts clear --yes", "start afresh")],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let accounts = try environment.index.load().accounts
+    guard !accounts.isEmpty else {
+      if invocation.json { environment.output.writeJSON(.object(["removed": .array([])])) }
+      environment.output.message("no saved accounts")
+      return
+    }
+    if !invocation.isSet(yes) {
+      guard environment.terminal.canPrompt else {
+        throw CommandError.usage(
+          "refusing to forget every account without a terminal to ask", fix: "add --yes")
+      }
+      let count = accounts.count == 1 ? "the one saved account" : "all \(accounts.count) saved accounts"
+      guard environment.terminal.confirm("Forget \(count), with their passwords and tokens?") else {
+        environment.output.message("nothing forgotten")
+        return
+      }
+    }
+    var swept: [AccountID] = []
+    var failure: Error?
+    for account in accounts {
+      do {
+        try RemoveCommand.sweepSecrets(of: account, environment)
+        swept.append(account.id)
+      } catch {
+        failure = error
+        break  // the keyring's problems (locked, gone) are the same for every account
+      }
+    }
+    try environment.index.update { book in
+      for id in swept { book.remove(id) }
+    }
+    if invocation.json {
+      environment.output.writeJSON(.object(["removed": .array(swept.map { .string($0.description) })]))
+    }
+    environment.output.message("forgot \(swept.count) account\(swept.count == 1 ? "" : "s")")
+    if let failure { throw failure }
+  }
+}

@@ -1,0 +1,33 @@
+import AccountsCore
+
+/// `accounts __complete KIND`: the names the completion scripts offer, one per line. Reads only
+/// the index and the config: never D-Bus, never the network (see bench/list for its speed).
+enum CompleteCommand {
+  static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters or commands")
+
+  static let spec = CommandSpec(
+    "__complete",
+    summary: "print completion candidates (used by the completion scripts)",
+    arguments: [kind], hidden: true,
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    var names: [String]
+    switch invocation.argument(kind)! {
+    case "accounts":
+      let book = try environment.index.load()
+      var backendsPerUser: [String: Int] = [:]
+      for account in book.accounts { backendsPerUser[account.id.user, default: 0] += 1 }
+      names = book.accounts
+        .filter { invocation.backend == nil || $0.id.backend == invocation.backend }
+        .map { backendsPerUser[$0.id.user] == 1 ? $0.id.user : $0.id.description }
+    case "backends":
+      names = try environment.config.load().backends.map(\.name)
+    case "commands":
+      names = CommandTable.all.filter { !$0.hidden }.map(\.name)
+    default:
+      names = []
+    }
+    environment.output.write(names.isEmpty ? "" : names.joined(separator: "\n") + "\n")
+  }
+}

@@ -1,0 +1,129 @@
+import AccountsCore
+import AccountsJSON
+import Glibc
+
+/// `accounts doctor`: is everything accounts depends on in order? Each finding names its fix.
+enum DoctorCommand {
+  static let spec = CommandSpec(
+    "doctor",
+    summary: "check the keyring, the index, the config and the adapters",
+    discussion: """
+      Checks that the Secret Service is reachable and which program provides it, whether the \
+      keyring collection is locked, that the index and config files are readable, well formed \
+      and private (0600 in 0700 directories). Prints one line per check, with the fix for \
+      each problem; exits with the status of the first problem (7 for the keyring, 1 for \
+      files), 0 when all is well.
+      """,
+    examples: [("accounts doctor", "find out why something does not work")],
+    handler: run)
+
+  struct Finding {
+    var check: String
+    var ok: Bool
+    var detail: String
+    var fix: String?
+    var status: ExitStatus = .success
+  }
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    var findings: [Finding] = []
+    findings += fileFindings(
+      "index", environment.paths.index, load: { try "\(environment.index.load().accounts.count) accounts" })
+    findings += fileFindings(
+      "config", environment.paths.config, load: { try "\(environment.config.load().backends.count) backends" })
+    findings += secretServiceFindings(environment)
+
+    if invocation.json {
+      environment.output.writeJSON(.array(findings.map { finding in
+        .object([
+          "check": .string(finding.check), "ok": .bool(finding.ok),
+          "detail": .string(finding.detail), "fix": finding.fix.map { .string($0) } ?? .null,
+        ])
+      }))
+    } else {
+      let width = findings.map(\.check.count).max() ?? 0
+      for finding in findings {
+        let padding = String(repeating: " ", count: width - finding.check.count)
+        environment.output.write(
+          "\(finding.ok ? "ok  " : "FAIL")  \(finding.check)\(padding)  \(finding.detail)\n")
+        if let fix = finding.fix {
+          environment.output.write("      \(String(repeating: " ", count: width))  fix: \(fix)\n")
+        }
+      }
+    }
+    let problems = findings.filter { !$0.ok }
+    if let first = problems.first {
+      throw CommandError(
+        first.status, "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
+        fix: invocation.json ? "see the fix of each check" : "see the fixes above")
+    }
+  }
+
+  /// Readable, well formed, and private: 0600 in a 0700 directory.
+  static func fileFindings(_ check: String, _ path: String, load: () throws -> String) -> [Finding] {
+    var findings: [Finding] = []
+    do {
+      let summary = try load()
+      var status = stat()
+      if stat(path, &status) != 0 {
+        findings.append(Finding(check: check, ok: true, detail: "\(path) (not created yet)"))
+      } else {
+        findings.append(Finding(check: check, ok: true, detail: "\(path): \(summary)"))
+        findings += privacyFindings(check, path, status)
+      }
+    } catch let error as UserFacingError {
+      findings.append(Finding(check: check, ok: false, detail: error.message, fix: error.fix, status: error.status))
+    } catch {
+      findings.append(Finding(check: check, ok: false, detail: "\(error)", status: .failure))
+    }
+    return findings
+  }
+
+  private static func privacyFindings(_ check: String, _ path: String, _ file: stat) -> [Finding] {
+    var findings: [Finding] = []
+    if file.st_mode & 0o077 != 0 {
+      findings.append(Finding(
+        check: check, ok: false, detail: "\(path) is open to others (mode \(octal(file.st_mode & 0o777)))",
+        fix: "chmod 600 \(path)", status: .failure))
+    }
+    let directory = String(path[..<path.lastIndex(of: "/")!])
+    var parent = stat()
+    if stat(directory, &parent) == 0, parent.st_mode & 0o077 != 0 {
+      findings.append(Finding(
+        check: check, ok: false, detail: "\(directory) is open to others (mode \(octal(parent.st_mode & 0o777)))",
+        fix: "chmod 700 \(directory)", status: .failure))
+    }
+    return findings
+  }
+
+  static func secretServiceFindings(_ environment: Environment) -> [Finding] {
+    do {
+      let report = try environment.secretStore().report()
+      var findings = [Finding(
+        check: "keyring", ok: true,
+        detail: (report.provider ?? "an unknown program")
+          + (report.providerProcessID.map { " (pid \($0))" } ?? "") + " provides the Secret Service")]
+      switch (report.collection, report.collectionLocked) {
+      case (let label?, true?):
+        let error = SecretStoreError.locked(collection: label)
+        findings.append(Finding(
+          check: "collection", ok: false, detail: error.message, fix: error.fix, status: error.status))
+      case (let label?, _):
+        findings.append(Finding(check: "collection", ok: true, detail: "'\(label)' is unlocked"))
+      case (nil, _):
+        findings.append(Finding(
+          check: "collection", ok: true,
+          detail: "no default collection yet; the keyring creates one on the first store"))
+      }
+      return findings
+    } catch let error as UserFacingError {
+      return [Finding(check: "keyring", ok: false, detail: error.message, fix: error.fix, status: error.status)]
+    } catch {
+      return [Finding(check: "keyring", ok: false, detail: "\(error)", status: .secretStoreUnavailable)]
+    }
+  }
+
+  private static func octal(_ mode: mode_t) -> String {
+    "0" + String(mode, radix: 8)
+  }
+}

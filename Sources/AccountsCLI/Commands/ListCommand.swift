@@ -1,0 +1,43 @@
+import AccountsCore
+import AccountsJSON
+
+/// `accounts` / `accounts list`: the QQ-style dropdown of every saved account.
+enum ListCommand {
+  static let spec = CommandSpec(
+    "list", aliases: ["ls"],
+    summary: "show every saved account (the default command)",
+    discussion: """
+      Shows each saved account with its backend, whether its password is remembered, its \
+      token (valid until when, expired, or none) and its last login. The account in the \
+      auto-login slot is marked with *. Reads only the index: no keyring, no network.
+
+      With --json: an array of objects with the keys account, user, backend, auto_login, \
+      remembered, token ({"state": "valid"|"expired"|"none", "expires_at": ISO-8601 or \
+      null}) and last_login. With --backend NAME: only that backend's accounts.
+      """,
+    examples: [
+      ("accounts", "list every saved account"),
+      ("accounts list --json | jq -r '.[].account'", "every account name, for a script"),
+    ],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let book = try environment.index.load()
+    var accounts = book.accounts
+    if let backend = invocation.backend {
+      accounts = accounts.filter { $0.id.backend == backend }
+      if accounts.isEmpty { _ = try environment.config.load().backend(named: backend) }
+    }
+    let now = environment.now()
+    if invocation.json {
+      environment.output.writeJSON(
+        .array(accounts.map { AccountPresentation.json($0, in: book, now: now) }))
+    } else if accounts.isEmpty {
+      environment.output.message(
+        invocation.backend.map { "no saved accounts on backend '\($0)'" }
+          ?? "no saved accounts yet; save one with `accounts add USER`")
+    } else {
+      environment.output.write(AccountPresentation.table(accounts, in: book, now: now))
+    }
+  }
+}

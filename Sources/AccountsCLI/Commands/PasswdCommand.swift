@@ -1,0 +1,43 @@
+import AccountsCore
+
+/// `accounts passwd USER`: replace (or start) remembering an account's password.
+enum PasswdCommand {
+  static let user = ArgumentSpec(
+    "USER", completion: .account, help: "the account: USER, USER@BACKEND or a unique prefix")
+  static let passwordStdin = OptionSpec(
+    "password-stdin", help: "read the new password from stdin (one line) instead of asking")
+
+  static let spec = CommandSpec(
+    "passwd",
+    summary: "replace the remembered password",
+    discussion: """
+      Stores a new password for the account in the Secret Service, replacing the remembered \
+      one, and marks the account as remembered. The password is asked for without echo, or \
+      read from stdin with --password-stdin. Nothing is sent to the backend.
+      """,
+    arguments: [user], options: [passwordStdin],
+    examples: [("printf 'new\\n' | accounts passwd alice --password-stdin", "remember alice's new password")],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let book = try environment.index.load()
+    let id = try environment.resolveAccount(invocation.argument(user)!, invocation, in: book)
+    let password =
+      invocation.isSet(passwordStdin)
+      ? try environment.terminal.readSecretFromStandardInput(what: "password")
+      : try environment.terminal.promptSecret("New password for \(id): ", what: "password")
+    try environment.secretStore().store(password, for: SecretKey(id, .password))
+    let found = try environment.index.update { $0.update(id) { $0.remembered = true } }
+    guard found else {
+      // Removed by another process while we asked; do not leave its password behind.
+      try? environment.secretStore().delete(SecretKey(id, .password))
+      throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
+    }
+    if invocation.json {
+      let book = try environment.index.load()
+      environment.output.writeJSON(
+        AccountPresentation.json(book[id]!, in: book, now: environment.now()))
+    }
+    environment.output.message("remembered a new password for \(id)")
+  }
+}

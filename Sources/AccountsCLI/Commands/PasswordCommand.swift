@@ -1,0 +1,46 @@
+import AccountsCore
+import AccountsJSON
+
+/// `accounts password USER`: autofill, the remembered password on stdout.
+enum PasswordCommand {
+  static let user = ArgumentSpec(
+    "USER", completion: .account, help: "the account: USER, USER@BACKEND or a unique prefix")
+
+  static let spec = CommandSpec(
+    "password",
+    summary: "print the remembered password (autofill)",
+    discussion: """
+      Prints the account's remembered password from the Secret Service, followed by a newline. \
+      Exits 3 when none is remembered, and 7 (never 3) when the keyring is locked or cannot be \
+      reached. With --json: {"account": ..., "password": ...}.
+      """,
+    arguments: [user],
+    examples: [("accounts password alice | xclip -selection clipboard", "copy alice's password")],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let book = try environment.index.load()
+    let id = try environment.resolveAccount(invocation.argument(user)!, invocation, in: book)
+    let name = book.shortestName(for: id)
+    guard book[id]!.remembered else {
+      throw CommandError(
+        .loginRequired, "\(id) has no remembered password",
+        fix: "remember one with `accounts passwd \(name)`")
+    }
+    guard let password = try environment.secretStore().lookup(SecretKey(id, .password)) else {
+      throw CommandError(
+        .loginRequired, "the keyring has no password for \(id) (deleted outside accounts?)",
+        fix: "store it again with `accounts passwd \(name)`")
+    }
+    if invocation.json {
+      environment.output.write("{\n  \"account\": ")
+      environment.output.write(JSON.serialize(.string(id.description), pretty: false))
+      environment.output.write(",\n  \"password\": ")
+      environment.output.writeQuotedJSON(password)
+      environment.output.write("\n}\n")
+    } else {
+      environment.output.write(password)
+      environment.output.write("\n")
+    }
+  }
+}

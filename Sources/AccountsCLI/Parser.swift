@@ -1,0 +1,169 @@
+import AccountsCore
+
+/// What the command line asks for.
+enum ParsedCommandLine: Sendable {
+  case run(Invocation)
+  /// `-h`/`--help` (or `help`), for the command named so far; nil for the whole tool.
+  case help(CommandPath?)
+  case version
+}
+
+/// Turns argv into an invocation of one command of the table. Global options go anywhere;
+/// `--` ends the options; `--name=value` and `--name value` are the same.
+struct Parser {
+  let commands: [CommandSpec]
+  let defaultCommand: String
+
+  func parse(_ arguments: [String]) throws(CommandError) -> ParsedCommandLine {
+    var groups: [CommandSpec] = []
+    var command: CommandSpec?
+    var positionals: [String] = []
+    var options: [String: [String]] = [:]
+    var onlyPositionals = false
+    var index = 0
+
+    func context() -> String {
+      command.map { "accounts " + (groups.map(\.name) + [$0.name]).joined(separator: " ") }
+        ?? "accounts"
+    }
+
+    while index < arguments.count {
+      let argument = arguments[index]
+      index += 1
+      if !onlyPositionals, argument == "--" {
+        onlyPositionals = true
+        continue
+      }
+      if !onlyPositionals, argument.hasPrefix("-"), argument != "-" {
+        let (spec, inline) = try option(argument, of: command, context: context())
+        var value: String?
+        if spec.takesValue {
+          if let inline {
+            value = inline
+          } else if index < arguments.count {
+            value = arguments[index]
+            index += 1
+          } else {
+            throw .usage(
+              "--\(spec.long) needs a value (\(spec.valueName!))",
+              fix: "see `\(context()) --help`")
+          }
+        } else if inline != nil {
+          throw .usage("--\(spec.long) takes no value", fix: "see `\(context()) --help`")
+        }
+        if options[spec.long] != nil, !spec.repeatable, spec.takesValue {
+          throw .usage("--\(spec.long) is given twice", fix: "give it once")
+        }
+        options[spec.long, default: []].append(value ?? "")
+        continue
+      }
+      // A word: the command, a subcommand, or an argument.
+      if command == nil {
+        command = try lookup(argument, in: commands, context: "accounts")
+      } else if let group = command, group.isGroup {
+        let groupContext = context()
+        groups.append(group)
+        command = try lookup(argument, in: group.subcommands, context: groupContext)
+      } else {
+        positionals.append(argument)
+      }
+    }
+
+    if options["version"] != nil { return .version }
+    if options["help"] != nil {
+      return .help(command.map { CommandPath(groups: groups, command: $0) })
+    }
+    if command == nil {
+      command = commands.first { $0.name == defaultCommand }!
+    }
+    while let group = command, group.isGroup {
+      guard let name = group.defaultSubcommand, let sub = group.subcommand(named: name) else {
+        return .help(CommandPath(groups: groups, command: group))
+      }
+      groups.append(group)
+      command = sub
+    }
+    let path = CommandPath(groups: groups, command: command!)
+    let values = try assign(positionals, to: path)
+    for spec in path.command.options where spec.required && options[spec.long] == nil {
+      throw .usage(
+        "`accounts \(path.name)` needs --\(spec.long) \(spec.valueName ?? "")"
+          .trimmingTrailingSpace(),
+        fix: "usage: \(path.usage)")
+    }
+    return .run(Invocation(path: path, optionValues: options, argumentValues: values))
+  }
+
+  private func option(
+    _ argument: String, of command: CommandSpec?, context: String
+  ) throws(CommandError) -> (OptionSpec, String?) {
+    let available = (command?.options ?? []) + GlobalOptions.all
+    if argument.hasPrefix("--") {
+      let body = argument.dropFirst(2)
+      let name = String(body.prefix { $0 != "=" })
+      let inline = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
+      if let spec = available.first(where: { $0.long == name }) { return (spec, inline) }
+      let suggestions = Suggestions.closest(
+        to: "--" + name, in: available.map { "--" + $0.long }, limit: 2)
+      throw .usage(
+        "unknown option '--\(name)' for `\(context)`",
+        fix: suggestions.isEmpty
+          ? "see `\(context) --help`" : "did you mean \(Suggestions.phrase(suggestions))?")
+    }
+    let letters = Array(argument.dropFirst())
+    guard letters.count == 1, let spec = available.first(where: { $0.short == letters[0] }) else {
+      throw .usage("unknown option '\(argument)' for `\(context)`", fix: "see `\(context) --help`")
+    }
+    return (spec, nil)
+  }
+
+  private func lookup(
+    _ word: String, in candidates: [CommandSpec], context: String
+  ) throws(CommandError) -> CommandSpec {
+    if let found = candidates.first(where: { $0.name == word || $0.aliases.contains(word) }) {
+      return found
+    }
+    let names = candidates.filter { !$0.hidden }.flatMap { [$0.name] + $0.aliases }
+    let suggestions = Suggestions.closest(to: word, in: names, limit: 3)
+    throw .usage(
+      "unknown command '\(word)' for `\(context)`",
+      fix: suggestions.isEmpty
+        ? "see `\(context) --help`" : "did you mean \(Suggestions.phrase(suggestions))?")
+  }
+
+  private func assign(
+    _ positionals: [String], to path: CommandPath
+  ) throws(CommandError) -> [String: [String]] {
+    var values: [String: [String]] = [:]
+    var remaining = positionals[...]
+    for spec in path.command.arguments {
+      if spec.variadic {
+        if remaining.isEmpty, !spec.optional { throw missing(spec, path) }
+        values[spec.name] = Array(remaining)
+        remaining = []
+      } else if let first = remaining.popFirst() {
+        values[spec.name] = [first]
+      } else if !spec.optional {
+        throw missing(spec, path)
+      }
+    }
+    if let extra = remaining.first {
+      throw .usage(
+        "unexpected argument '\(Names.printable(extra))' for `accounts \(path.name)`",
+        fix: "usage: \(path.usage)")
+    }
+    return values
+  }
+
+  private func missing(_ spec: ArgumentSpec, _ path: CommandPath) -> CommandError {
+    .usage("`accounts \(path.name)` needs \(spec.name)", fix: "usage: \(path.usage)")
+  }
+}
+
+extension String {
+  func trimmingTrailingSpace() -> String {
+    var copy = self
+    while copy.last == " " { copy.removeLast() }
+    return copy
+  }
+}

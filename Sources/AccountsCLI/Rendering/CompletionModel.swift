@@ -1,0 +1,91 @@
+/// The command table reduced to what a completion script needs: for each command path, what
+/// can follow it. The three scripts are generated from this.
+struct CompletionModel {
+  struct Node {
+    /// "" for the top level, "add", "backend", "backend add"
+    let path: String
+    let subcommands: [CommandSpec]
+    /// The node's own options; global options are added by every script.
+    let options: [OptionSpec]
+    let arguments: [ArgumentSpec]
+  }
+
+  struct Step {
+    let from: String
+    let word: String
+    let to: String
+  }
+
+  let nodes: [Node]
+  /// How a word moves from one path to the next (names and aliases).
+  let steps: [Step]
+  /// Every option that takes a value, once per name: scripts must skip its value when walking.
+  let valueOptions: [OptionSpec]
+
+  init(commands: [CommandSpec]) {
+    let visible = commands.filter { !$0.hidden }
+    var nodes = [Node(path: "", subcommands: visible, options: [], arguments: [])]
+    var steps: [Step] = []
+    var valueOptions = GlobalOptions.all.filter(\.takesValue)
+    func visit(_ command: CommandSpec, under parent: String) {
+      let path = parent.isEmpty ? command.name : "\(parent) \(command.name)"
+      for word in [command.name] + command.aliases { steps.append(Step(from: parent, word: word, to: path)) }
+      nodes.append(
+        Node(
+          path: path, subcommands: command.visibleSubcommands, options: command.options,
+          arguments: command.arguments))
+      for option in command.options where option.takesValue && !valueOptions.contains(where: { $0.long == option.long }) {
+        valueOptions.append(option)
+      }
+      for sub in command.visibleSubcommands { visit(sub, under: path) }
+    }
+    for command in visible { visit(command, under: "") }
+    self.nodes = nodes
+    self.steps = steps
+    self.valueOptions = valueOptions
+  }
+
+  /// Every option name a node accepts, its own then the global ones.
+  func optionNames(_ node: Node) -> [String] {
+    (node.options + GlobalOptions.all).flatMap { option in
+      ["--\(option.long)"] + (option.short.map { ["-\($0)"] } ?? [])
+    }
+  }
+
+  /// The argument kinds of a node as the scripts spell them: "account", "command...".
+  func argumentKinds(_ node: Node) -> [String] {
+    node.arguments.map { $0.completion.rawValue + ($0.variadic ? "..." : "") }
+  }
+
+  /// The `accounts __complete` word for a kind, nil for kinds completed from a fixed list.
+  static func completeWord(_ kind: CompletionKind) -> String? {
+    switch kind {
+    case .account: "accounts"
+    case .backend: "backends"
+    case .adapter: "adapters"
+    case .command: "commands"
+    case .shell, .none: nil
+    }
+  }
+
+  static let shells = ["bash", "zsh", "fish"]
+}
+
+/// `'text'` for sh, bash, zsh and fish alike.
+func shellQuoted(_ text: String) -> String {
+  "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+extension String {
+  /// Foundation-free replacement of every occurrence of `target`.
+  func replacingOccurrences(of target: String, with replacement: String) -> String {
+    guard !target.isEmpty else { return self }
+    var result = ""
+    var rest = self[...]
+    while let range = rest.firstRange(of: target) {
+      result += rest[..<range.lowerBound] + replacement
+      rest = rest[range.upperBound...]
+    }
+    return result + rest
+  }
+}

@@ -1,0 +1,128 @@
+import AccountsCore
+import Glibc
+
+/// The user's terminal, if there is one. Secrets come from a no-echo prompt on the terminal or
+/// from stdin with `--password-stdin`; never from argv or the environment (SPEC §3).
+struct Terminal {
+  /// True when stdin is a terminal: only then may a command ask something.
+  var canPrompt: Bool
+  /// True when stderr is a terminal.
+  var errorIsTerminal: Bool
+
+  static func current() -> Terminal {
+    Terminal(canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1)
+  }
+
+  /// Reads a secret from stdin: one line, without its line ending; at most 64 KiB.
+  func readSecretFromStandardInput(what: String) throws(CommandError) -> SecretBytes {
+    var bytes: [UInt8] = []
+    defer { wipe(&bytes) }
+    let limit = 65536
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    defer { wipe(&chunk) }
+    while bytes.count <= limit {
+      let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw CommandError(.failure, "cannot read the \(what) from stdin: \(String(cString: strerror(errno)))")
+      }
+      if count == 0 { break }
+      bytes.append(contentsOf: chunk[0..<count])
+    }
+    guard bytes.count <= limit else { throw .usage("the \(what) on stdin is longer than 64 KiB") }
+    if bytes.last == 10 { bytes.removeLast() }
+    if bytes.last == 13 { bytes.removeLast() }
+    guard !bytes.isEmpty else {
+      throw .usage("no \(what) on stdin", fix: "pipe it in, e.g. printf '%s\\n' \"$PASSWORD\" | accounts ...")
+    }
+    guard !bytes.contains(10), !bytes.contains(13), !bytes.contains(0) else {
+      throw .usage("the \(what) on stdin must be a single line")
+    }
+    return SecretBytes(consuming: &bytes)
+  }
+
+  /// Asks for a secret on the terminal without echoing it. Ctrl-C restores the echo.
+  func promptSecret(_ prompt: String, what: String) throws(CommandError) -> SecretBytes {
+    guard canPrompt else {
+      throw .usage("no terminal to ask for the \(what)", fix: "pipe it in with --password-stdin")
+    }
+    let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+    guard tty >= 0 else {
+      throw .usage("cannot open the terminal to ask for the \(what)", fix: "use --password-stdin")
+    }
+    defer { close(tty) }
+    writeAll(tty, Array(prompt.utf8))
+    var saved = termios()
+    let hasAttributes = tcgetattr(tty, &saved) == 0
+    if hasAttributes {
+      var quiet = saved
+      quiet.c_lflag &= ~tcflag_t(ECHO)
+      quiet.c_lflag |= tcflag_t(ECHONL)
+      EchoGuard.arm(tty, saved)
+      tcsetattr(tty, TCSAFLUSH, &quiet)
+    }
+    defer {
+      if hasAttributes {
+        tcsetattr(tty, TCSAFLUSH, &saved)
+        EchoGuard.disarm()
+      }
+    }
+    var bytes: [UInt8] = []
+    defer { wipe(&bytes) }
+    var byte: UInt8 = 0
+    while bytes.count < 65536 {
+      let count = read(tty, &byte, 1)
+      if count < 0, errno == EINTR { continue }
+      if count <= 0 || byte == 10 { break }
+      bytes.append(byte)
+    }
+    byte = 0
+    if bytes.last == 13 { bytes.removeLast() }
+    guard !bytes.isEmpty else { throw .usage("no \(what) given") }
+    return SecretBytes(consuming: &bytes)
+  }
+
+  /// Asks a yes/no question on the terminal; anything but y/yes is no.
+  func confirm(_ question: String) -> Bool {
+    guard canPrompt else { return false }
+    let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+    guard tty >= 0 else { return false }
+    defer { close(tty) }
+    writeAll(tty, Array("\(question) [y/N] ".utf8))
+    var answer: [UInt8] = []
+    var byte: UInt8 = 0
+    while answer.count < 64, read(tty, &byte, 1) == 1, byte != 10 { answer.append(byte) }
+    let text = String(decoding: answer, as: UTF8.self).lowercased()
+    return text == "y" || text == "yes"
+  }
+}
+
+private func wipe(_ bytes: inout [UInt8]) {
+  bytes.withUnsafeMutableBytes { raw in
+    if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
+  }
+}
+
+/// Restores the terminal's echo if the user presses Ctrl-C at a password prompt: the only state
+/// a signal handler may touch, kept in plain globals.
+private enum EchoGuard {
+  nonisolated(unsafe) static var descriptor: Int32 = -1
+  nonisolated(unsafe) static var attributes = termios()
+
+  static func arm(_ tty: Int32, _ saved: termios) {
+    attributes = saved
+    descriptor = tty
+    for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+      Glibc.signal(signal) { number in
+        if EchoGuard.descriptor >= 0 { tcsetattr(EchoGuard.descriptor, TCSAFLUSH, &EchoGuard.attributes) }
+        Glibc.signal(number, SIG_DFL)
+        raise(number)
+      }
+    }
+  }
+
+  static func disarm() {
+    descriptor = -1
+    for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc.signal(signal, SIG_DFL) }
+  }
+}

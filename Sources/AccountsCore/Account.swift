@@ -1,0 +1,49 @@
+/// A saved account as the index records it. Secrets are not here: the remembered password and
+/// the token live in the Secret Service; the index only knows whether they exist, and the
+/// token's expiry, so that `list` needs no secret.
+public struct Account: Sendable, Equatable {
+  public var id: AccountID
+  /// Items (2) and (3) of SPEC §4: the user asked to remember the password, and it is stored.
+  public var remembered: Bool
+  /// Item (5): a token is stored; nil when there is none.
+  public var token: TokenRecord?
+  public var lastLogin: Timestamp?
+  public var addedAt: Timestamp
+  /// Non-secret values the adapter returned at login (e.g. `userId`) and wants back later.
+  public var session: [String: String]
+
+  public init(
+    id: AccountID, remembered: Bool = false, token: TokenRecord? = nil,
+    lastLogin: Timestamp? = nil, addedAt: Timestamp, session: [String: String] = [:]
+  ) {
+    self.id = id
+    self.remembered = remembered
+    self.token = token
+    self.lastLogin = lastLogin
+    self.addedAt = addedAt
+    self.session = session
+  }
+
+  /// What `list` shows about the token at `now`.
+  public func tokenState(at now: Timestamp) -> TokenState {
+    guard let token else { return .none }
+    guard let expiresAt = token.expiresAt else { return .valid(until: nil) }
+    return expiresAt > now ? .valid(until: expiresAt) : .expired(at: expiresAt)
+  }
+}
+
+/// The index's record of a stored token.
+public struct TokenRecord: Sendable, Equatable {
+  /// Nil when the backend gave no lifetime: the token is trusted until the backend says otherwise.
+  public var expiresAt: Timestamp?
+
+  public init(expiresAt: Timestamp?) {
+    self.expiresAt = expiresAt
+  }
+}
+
+public enum TokenState: Sendable, Equatable {
+  case none
+  case valid(until: Timestamp?)
+  case expired(at: Timestamp)
+}

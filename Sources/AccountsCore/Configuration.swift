@@ -1,0 +1,106 @@
+/// A named login target (SPEC §2): which adapter, and its non-secret settings. Secret settings
+/// live in the Secret Service; the configuration only lists their names, so that `backend show`
+/// can say "(in keyring)" without touching D-Bus.
+public struct BackendConfig: Sendable, Equatable {
+  public var name: String
+  public var adapter: String
+  public var settings: [String: String]
+  /// Names of settings whose values are in the Secret Service (kind `setting:NAME`).
+  public var secretSettings: [String]
+
+  public init(
+    name: String, adapter: String, settings: [String: String] = [:], secretSettings: [String] = []
+  ) {
+    self.name = name
+    self.adapter = adapter
+    self.settings = settings
+    self.secretSettings = secretSettings.sorted()
+  }
+}
+
+/// The content of config.json: the backends.
+public struct Configuration: Sendable, Equatable {
+  /// Sorted by name.
+  public private(set) var backends: [BackendConfig]
+
+  public init(backends: [BackendConfig] = []) throws(ConfigurationError) {
+    self.backends = backends.sorted { $0.name < $1.name }
+    for (earlier, later) in zip(self.backends, self.backends.dropFirst())
+    where earlier.name == later.name {
+      throw .duplicateBackend(later.name)
+    }
+  }
+
+  public subscript(name: String) -> BackendConfig? {
+    backends.first { $0.name == name }
+  }
+
+  public mutating func add(_ backend: BackendConfig) throws(ConfigurationError) {
+    guard self[backend.name] == nil else { throw .backendExists(backend.name) }
+    backends.append(backend)
+    backends.sort { $0.name < $1.name }
+  }
+
+  @discardableResult
+  public mutating func remove(_ name: String) -> BackendConfig? {
+    guard let index = backends.firstIndex(where: { $0.name == name }) else { return nil }
+    return backends.remove(at: index)
+  }
+
+  /// The backend `name`, with "did you mean" when there is none.
+  public func backend(named name: String) throws(ConfigurationError) -> BackendConfig {
+    if let backend = self[name] { return backend }
+    throw .unknownBackend(name, suggestions: Suggestions.closest(to: name, in: backends.map(\.name)))
+  }
+
+  /// The backend a new account goes to: `requested` (from `--backend` or `user@backend`), else
+  /// the only backend there is.
+  public func backendForNewAccount(requested: String?) throws(ConfigurationError) -> BackendConfig {
+    if let requested { return try backend(named: requested) }
+    switch backends.count {
+    case 0: throw .noBackends
+    case 1: return backends[0]
+    default: throw .backendNeeded(backends.map(\.name))
+    }
+  }
+}
+
+public enum ConfigurationError: UserFacingError, Equatable {
+  case unknownBackend(String, suggestions: [String])
+  case backendExists(String)
+  case duplicateBackend(String)
+  case noBackends
+  case backendNeeded([String])
+
+  public var status: ExitStatus {
+    switch self {
+    case .unknownBackend, .noBackends, .backendNeeded: .usage
+    case .backendExists, .duplicateBackend: .failure
+    }
+  }
+
+  public var message: String {
+    switch self {
+    case .unknownBackend(let name, _): "no backend '\(name)'"
+    case .backendExists(let name): "backend '\(name)' already exists"
+    case .duplicateBackend(let name): "backend '\(name)' is defined twice"
+    case .noBackends: "no backend is set up yet"
+    case .backendNeeded(let names):
+      "there are several backends (\(names.prefix(6).joined(separator: ", "))\(names.count > 6 ? ", ..." : ""))"
+    }
+  }
+
+  public var fix: String? {
+    switch self {
+    case .unknownBackend(_, let suggestions) where !suggestions.isEmpty:
+      "did you mean \(Suggestions.phrase(suggestions))?"
+    case .unknownBackend:
+      "see them with `accounts backend list`, or add one with `accounts backend add NAME --adapter A`"
+    case .backendExists(let name):
+      "remove it first with `accounts backend remove \(name)`, or pick another name"
+    case .duplicateBackend: nil
+    case .noBackends: "add one with `accounts backend add NAME --adapter A --set base_url=URL`"
+    case .backendNeeded: "say which with --backend NAME or USER@BACKEND"
+    }
+  }
+}

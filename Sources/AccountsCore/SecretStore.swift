@@ -1,0 +1,144 @@
+/// What a secret is for; stored as the item attribute `kind` (SPEC §2).
+public enum SecretKind: Hashable, Sendable {
+  case password
+  case token
+  /// A secret backend setting such as `private_key`.
+  case setting(String)
+
+  /// The value of the `kind` attribute.
+  public var attributeValue: String {
+    switch self {
+    case .password: "password"
+    case .token: "token"
+    case .setting(let name): "setting:\(name)"
+    }
+  }
+}
+
+/// Names exactly one Secret Service item: every store writes the full attribute set
+/// (`backend`, `account`, `kind`), so the service's replace semantics hit one item.
+public struct SecretKey: Hashable, Sendable {
+  public var backend: String
+  /// The user name, or "" for a setting that belongs to the whole backend.
+  public var account: String
+  public var kind: SecretKind
+
+  public init(backend: String, account: String, kind: SecretKind) {
+    self.backend = backend
+    self.account = account
+    self.kind = kind
+  }
+
+  public init(_ id: AccountID, _ kind: SecretKind) {
+    self.init(backend: id.backend, account: id.user, kind: kind)
+  }
+
+  /// A backend-wide secret setting.
+  public static func setting(_ name: String, backend: String) -> SecretKey {
+    SecretKey(backend: backend, account: "", kind: .setting(name))
+  }
+
+  /// The label shown in Seahorse or KeePassXC, e.g. "accounts: alice@corp password".
+  public var label: String {
+    switch kind {
+    case .password, .token: "accounts: \(account)@\(backend) \(kind.attributeValue)"
+    case .setting(let name) where account.isEmpty: "accounts: backend \(backend) \(name)"
+    case .setting(let name): "accounts: \(account)@\(backend) \(name)"
+    }
+  }
+}
+
+/// What `accounts doctor` reports about the Secret Service.
+public struct SecretServiceReport: Sendable, Equatable {
+  /// The process that owns `org.freedesktop.secrets`, e.g. "gnome-keyring-daemon".
+  public var provider: String?
+  public var providerProcessID: Int32?
+  /// The label of the collection accounts stores in (the `default` alias), nil when none exists.
+  public var collection: String?
+  public var collectionLocked: Bool?
+
+  public init(
+    provider: String?, providerProcessID: Int32?, collection: String?, collectionLocked: Bool?
+  ) {
+    self.provider = provider
+    self.providerProcessID = providerProcessID
+    self.collection = collection
+    self.collectionLocked = collectionLocked
+  }
+}
+
+/// The Secret Service as the domain sees it. Every method throws `SecretStoreError` and has a
+/// deadline; none of them is called on the `list` or completion paths.
+public protocol SecretStore: AnyObject {
+  /// Stores or replaces the item named by `key`.
+  func store(_ secret: SecretBytes, for key: SecretKey) throws
+  /// The secret, or nil when no item matches. Throws `.locked` rather than answering nil when
+  /// the collection is locked, so "locked" is never reported as "no password".
+  func lookup(_ key: SecretKey) throws -> SecretBytes?
+  /// Deletes the item; an item that is already gone is success.
+  func delete(_ key: SecretKey) throws
+  /// Deletes every item of one account on one backend (password, token, account settings).
+  func deleteAll(backend: String, account: String) throws
+  /// Deletes every backend-wide item of `backend` (its secret settings).
+  func deleteSettings(backend: String) throws
+  /// Locks the collection accounts stores in and returns its label.
+  func lock() throws -> String
+  /// Provider and collection state for `accounts doctor`.
+  func report() throws -> SecretServiceReport
+}
+
+/// Why the Secret Service could not do what was asked. Always exit status 7.
+public enum SecretStoreError: UserFacingError, Equatable {
+  /// No D-Bus session bus (unset or dead `DBUS_SESSION_BUS_ADDRESS`).
+  case noSessionBus(detail: String)
+  /// A bus, but nobody provides `org.freedesktop.secrets` on it.
+  case noProvider(detail: String)
+  /// The collection is locked; libsecret would otherwise answer "not found".
+  case locked(collection: String)
+  /// The call did not finish within the deadline (a hung daemon, an unanswered prompt).
+  case timedOut(operation: String, seconds: Double)
+  /// The provider showed a prompt and the user dismissed it.
+  case promptDismissed(operation: String)
+  /// Anything else, with libsecret's or D-Bus's own words (never a secret).
+  case failed(operation: String, detail: String)
+
+  public var status: ExitStatus { .secretStoreUnavailable }
+
+  public var message: String {
+    switch self {
+    case .noSessionBus(let detail):
+      "cannot reach the D-Bus session bus (\(detail))"
+    case .noProvider(let detail):
+      "no Secret Service on the session bus (\(detail))"
+    case .locked(let collection):
+      "the keyring collection '\(collection)' is locked"
+    case .timedOut(let operation, let seconds):
+      "the Secret Service did not answer (\(operation)) within \(formatSeconds(seconds)) s"
+    case .promptDismissed(let operation):
+      "the keyring prompt was dismissed (\(operation))"
+    case .failed(let operation, let detail):
+      "the Secret Service failed (\(operation)): \(detail)"
+    }
+  }
+
+  public var fix: String? {
+    switch self {
+    case .noSessionBus:
+      "run inside a desktop session, or start a private one with scripts/with-keyring"
+    case .noProvider:
+      "start gnome-keyring-daemon or KeePassXC's Secret Service integration, then retry"
+    case .locked:
+      "unlock it in your keyring (Seahorse, or `gnome-keyring-daemon --unlock` with the password on stdin) and retry"
+    case .timedOut:
+      "check that the keyring daemon is running and not waiting on a prompt; ACCOUNTS_SECRET_TIMEOUT=SECONDS waits longer"
+    case .promptDismissed:
+      "run the command again and accept the keyring prompt"
+    case .failed:
+      "run `accounts doctor` for details"
+    }
+  }
+}
+
+private func formatSeconds(_ seconds: Double) -> String {
+  seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+}

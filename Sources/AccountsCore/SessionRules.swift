@@ -1,0 +1,105 @@
+/// Something that happened to an account's session (SPEC §4).
+public enum SessionEvent: Sendable, Equatable {
+  /// The backend accepted the credentials. `remember`: keep the password; `takeSlot`: make the
+  /// account the auto-login one (`login --auto`, `switch`).
+  case loggedIn(remember: Bool, takeSlot: Bool)
+  /// The user logged out.
+  case loggedOut
+  /// The backend says another login took the session over (single sign-on).
+  case takenOver
+  /// The backend says the token expired.
+  case tokenExpired
+  /// The backend rejected the password (changed elsewhere).
+  case passwordRejected
+  /// The backend wants a newer client.
+  case upgradeRequired
+}
+
+/// What happens to the auto-login slot.
+public enum SlotChange: Sendable, Equatable {
+  case keep
+  /// The account takes the slot; the previous holder becomes a plain saved account.
+  case take
+  /// The account gives the slot up if it holds it.
+  case release
+}
+
+/// What the command does after applying a transition.
+public enum NextStep: Sendable, Equatable {
+  case done
+  /// Log in again, once, with the remembered password (token expired, password remembered).
+  case loginAgainOnce
+  /// Token expired and nothing to log in with: exit 5.
+  case loginRequired
+  /// Taken over by another login: exit 5, and never log in again automatically, which would
+  /// kick the other device in a loop.
+  case signedInElsewhere
+  /// Wrong password: exit 4.
+  case credentialsRejected
+  /// Exit 6 with the backend's message and link.
+  case upgradeRequired
+
+  /// The exit status this step ends the command with, nil when it does not end it.
+  public var failureStatus: ExitStatus? {
+    switch self {
+    case .done, .loginAgainOnce: nil
+    case .loginRequired, .signedInElsewhere: .sessionEnded
+    case .credentialsRejected: .credentialsRejected
+    case .upgradeRequired: .upgradeRequired
+    }
+  }
+}
+
+/// The effect of one event on the five items of SPEC §4: (1) saved account, (2) remember flag,
+/// (3) remembered password, (4) auto-login slot, (5) token. The command performs the secret
+/// side (store before the index says it exists, delete before the index forgets it), then
+/// applies the rest to the index with `AccountBook.apply`.
+public struct Transition: Sendable, Equatable {
+  /// Set (1) and (5).
+  public var storeToken = false
+  /// Set (2) and (3).
+  public var storePassword = false
+  /// Clear (5).
+  public var deleteToken = false
+  /// Clear (2) and (3).
+  public var deletePassword = false
+  /// (4)
+  public var slot = SlotChange.keep
+  public var next = NextStep.done
+
+  public init(
+    storeToken: Bool = false, storePassword: Bool = false, deleteToken: Bool = false,
+    deletePassword: Bool = false, slot: SlotChange = .keep, next: NextStep = .done
+  ) {
+    self.storeToken = storeToken
+    self.storePassword = storePassword
+    self.deleteToken = deleteToken
+    self.deletePassword = deletePassword
+    self.slot = slot
+    self.next = next
+  }
+}
+
+/// SPEC §4 as one pure function; every command that reacts to a backend's verdict calls it,
+/// and nothing else decides these effects.
+public enum SessionRules {
+  /// The transition for `event` on an account that has (`true`) or has not a remembered password.
+  public static func transition(for event: SessionEvent, hasRememberedPassword: Bool) -> Transition {
+    switch event {
+    case .loggedIn(let remember, let takeSlot):
+      Transition(storeToken: true, storePassword: remember, slot: takeSlot ? .take : .keep)
+    case .loggedOut:
+      Transition(deleteToken: true, slot: .release)
+    case .takenOver:
+      Transition(deleteToken: true, slot: .release, next: .signedInElsewhere)
+    case .tokenExpired where hasRememberedPassword:
+      Transition(deleteToken: true, next: .loginAgainOnce)
+    case .tokenExpired:
+      Transition(deleteToken: true, slot: .release, next: .loginRequired)
+    case .passwordRejected:
+      Transition(deleteToken: true, deletePassword: true, slot: .release, next: .credentialsRejected)
+    case .upgradeRequired:
+      Transition(next: .upgradeRequired)
+    }
+  }
+}

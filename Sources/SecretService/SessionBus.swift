@@ -1,0 +1,116 @@
+import AccountsCore
+internal import CLibSecret
+import Glibc
+
+/// The D-Bus session bus, asked directly so that "no bus" and "no Secret Service on the bus" get
+/// their own messages instead of libsecret's generic failure.
+final class SessionBus {
+  static let secretsName = "org.freedesktop.secrets"
+
+  /// Owned: GLib holds the shared session connection only weakly, so this reference keeps it
+  /// (and libsecret, which uses the same one) connected.
+  let connection: OpaquePointer
+  let timeout: Double
+
+  private init(connection: OpaquePointer, timeout: Double) {
+    self.connection = connection
+    self.timeout = timeout
+  }
+
+  deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
+
+  /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, or the user's bus socket).
+  static func connect(timeout: Double) throws(SecretStoreError) -> SessionBus {
+    let deadline = Deadline(seconds: timeout)
+    var error: UnsafeMutablePointer<GError>?
+    let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, deadline.cancellable, &error)
+    if let error {
+      let failure = GLibError(consuming: error)
+      if failure.isCancelled && deadline.expired {
+        throw .timedOut(operation: "connect to the session bus", seconds: timeout)
+      }
+      throw .noSessionBus(detail: failure.message)
+    }
+    guard let connection else { throw .noSessionBus(detail: "no connection") }
+    return SessionBus(connection: connection, timeout: timeout)
+  }
+
+  /// Throws `.noProvider` unless some process owns `org.freedesktop.secrets` or D-Bus can start
+  /// one (gnome-keyring installs an activation file, so a desktop starts it on demand).
+  func requireProvider() throws(SecretStoreError) {
+    if try busCall("NameHasOwner", string: Self.secretsName).flatMap(boolean) == true { return }
+    let activatable = try busCall("ListActivatableNames", string: nil).map(strings) ?? []
+    if !activatable.contains(Self.secretsName) {
+      throw .noProvider(detail: "nothing owns \(Self.secretsName) and D-Bus cannot start anything for it")
+    }
+  }
+
+  /// The name and process id of the program that owns `org.freedesktop.secrets`.
+  func provider() -> (name: String?, processID: Int32?) {
+    guard let reply = try? busCall("GetConnectionUnixProcessID", string: Self.secretsName),
+      let pid = unsigned32(reply)
+    else { return (nil, nil) }
+    return (programName(Int32(bitPattern: pid)), Int32(bitPattern: pid))
+  }
+
+  /// Calls a method of the bus daemon itself with one optional string argument; returns the
+  /// reply's first value.
+  private func busCall(_ method: String, string argument: String?) throws(SecretStoreError) -> OpaquePointer? {
+    let parameters: OpaquePointer?
+    if let argument {
+      var child: OpaquePointer? = g_variant_new_string(argument)
+      parameters = g_variant_new_tuple(&child, 1)
+    } else {
+      parameters = nil
+    }
+    let milliseconds = Int32(min(timeout * 1000, Double(Int32.max)))
+    let reply = try withDeadline("ask the session bus (\(method))", seconds: timeout) { cancellable, error in
+      g_dbus_connection_call_sync(
+        connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+        method, parameters, nil, G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, &error)
+    }
+    guard let reply else { return nil }
+    defer { g_variant_unref(reply) }
+    guard g_variant_n_children(reply) > 0 else { return nil }
+    return g_variant_get_child_value(reply, 0)  // a new reference; the extractors drop it
+  }
+
+  private func boolean(_ value: OpaquePointer) -> Bool? {
+    defer { g_variant_unref(value) }
+    guard isType(value, "b") else { return nil }
+    return g_variant_get_boolean(value) != 0
+  }
+
+  private func unsigned32(_ value: OpaquePointer) -> UInt32? {
+    defer { g_variant_unref(value) }
+    guard isType(value, "u") else { return nil }
+    return g_variant_get_uint32(value)
+  }
+
+  private func strings(_ value: OpaquePointer) -> [String] {
+    defer { g_variant_unref(value) }
+    guard isType(value, "as") else { return [] }
+    var length: gsize = 0
+    guard let array = g_variant_get_strv(value, &length) else { return [] }
+    defer { g_free(array) }  // the strings themselves belong to the variant
+    return (0..<Int(length)).compactMap { array[$0].map { String(cString: $0) } }
+  }
+
+  private func isType(_ value: OpaquePointer, _ type: String) -> Bool {
+    String(cString: g_variant_get_type_string(value)) == type
+  }
+}
+
+/// The program behind a process id: the base name of argv[0], which unlike /proc/PID/comm is
+/// not cut at 15 characters ("gnome-keyring-daemon", not "gnome-keyring-d").
+func programName(_ pid: Int32) -> String? {
+  let descriptor = open("/proc/\(pid)/cmdline", O_RDONLY | O_CLOEXEC)
+  guard descriptor >= 0 else { return nil }
+  defer { close(descriptor) }
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+  guard count > 0 else { return nil }
+  let first = buffer[0..<count].prefix { $0 != 0 }
+  let path = String(decoding: first, as: UTF8.self)
+  return path.split(separator: "/").last.map(String.init) ?? path
+}

@@ -1,0 +1,105 @@
+import AccountsCore
+import Testing
+
+@testable import AccountsCLI
+
+@Suite struct ParserTests {
+  let parser = Parser(commands: CommandTable.all, defaultCommand: "list")
+
+  func invocation(_ arguments: [String]) throws -> Invocation {
+    guard case .run(let invocation) = try parser.parse(arguments) else {
+      Issue.record("\(arguments) did not parse to a command")
+      throw CommandError.usage("not a command")
+    }
+    return invocation
+  }
+
+  func usageError(_ arguments: [String]) -> CommandError? {
+    do {
+      _ = try parser.parse(arguments)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  @Test func noCommandMeansList() throws {
+    #expect(try invocation([]).path.name == "list")
+    #expect(try invocation(["--json"]).path.name == "list")
+    #expect(try invocation(["--json"]).json)
+    #expect(try invocation(["ls"]).path.name == "list", "aliases")
+  }
+
+  @Test func globalOptionsGoAnywhere() throws {
+    let before = try invocation(["--backend", "corp", "add", "bob"])
+    let after = try invocation(["add", "bob", "--backend=corp"])
+    for parsed in [before, after] {
+      #expect(parsed.path.name == "add")
+      #expect(parsed.backend == "corp")
+      #expect(parsed.argument(AddCommand.user) == "bob")
+    }
+  }
+
+  @Test func optionsAndArgumentsOfACommand() throws {
+    let parsed = try invocation(["add", "alice", "--remember", "--password-stdin"])
+    #expect(parsed.isSet(AddCommand.remember))
+    #expect(parsed.isSet(AddCommand.passwordStdin))
+    let backend = try invocation(["backend", "add", "corp", "--adapter", "signed", "--set", "a=1", "--set=b=2=3"])
+    #expect(backend.path.name == "backend add")
+    #expect(backend.value(BackendAddCommand.adapter) == "signed")
+    #expect(backend.values(BackendAddCommand.set) == ["a=1", "b=2=3"])
+    #expect(try invocation(["backend"]).path.name == "backend list", "a group runs its default")
+    #expect(try invocation(["add", "--", "-odd"]).argument(AddCommand.user) == "-odd", "-- ends options")
+  }
+
+  @Test func helpAndVersion() throws {
+    guard case .help(let path) = try parser.parse(["add", "--help"]) else { Issue.record("no help"); return }
+    #expect(path?.name == "add")
+    guard case .help(nil) = try parser.parse(["-h"]) else { Issue.record("no help"); return }
+    guard case .version = try parser.parse(["--version"]) else { Issue.record("no version"); return }
+    guard case .help(let group) = try parser.parse(["backend", "--help"]) else { Issue.record("no help"); return }
+    #expect(group?.name == "backend")
+  }
+
+  @Test func mistakesAreUsageErrorsWithAFix() throws {
+    let cases: [([String], String, String?)] = [
+      (["lsit"], "unknown command 'lsit' for `accounts`", "did you mean 'list'?"),
+      (["backend", "ad"], "unknown command 'ad' for `accounts backend`", "did you mean 'add'?"),
+      (["add", "bob", "--rember"], "unknown option '--rember' for `accounts add`", "did you mean '--remember'?"),
+      (["add"], "`accounts add` needs USER", "usage: accounts add USER [--remember] [--password-stdin]"),
+      (["add", "a", "b"], "unexpected argument 'b' for `accounts add`", "usage: accounts add USER [--remember] [--password-stdin]"),
+      (["backend", "add", "corp"], "`accounts backend add` needs --adapter ADAPTER", "usage: accounts backend add NAME --adapter ADAPTER [--set KEY=VALUE...]"),
+      (["list", "--backend"], "--backend needs a value (NAME)", "see `accounts list --help`"),
+      (["list", "--json=yes"], "--json takes no value", "see `accounts list --help`"),
+      (["list", "--backend", "a", "--backend", "b"], "--backend is given twice", "give it once"),
+      (["-x"], "unknown option '-x' for `accounts`", "see `accounts --help`"),
+    ]
+    for (arguments, message, fix) in cases {
+      let error = usageError(arguments)
+      #expect(error?.status == .usage, "\(arguments)")
+      #expect(error?.message == message, "\(arguments)")
+      #expect(error?.fix == fix, "\(arguments)")
+    }
+  }
+
+  @Test func everyCommandHasHelpThatNamesItsOptions() throws {
+    for path in CommandTable.paths where !path.command.hidden {
+      let help = HelpRenderer.help(for: path, in: CommandTable.all)
+      #expect(help.hasPrefix("Usage: accounts \(path.name)"))
+      for option in path.command.options { #expect(help.contains("--\(option.long)"), "\(path.name) --\(option.long)") }
+      for argument in path.command.arguments { #expect(help.contains(argument.name)) }
+      #expect(help.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(path.name) help fits 80 columns")
+    }
+  }
+
+  @Test func optionNamesMeanOneThingEverywhere() {
+    // The completion scripts skip an option's value by the option's name alone.
+    var takesValue: [String: Bool] = [:]
+    for path in CommandTable.paths {
+      for option in path.command.options + GlobalOptions.all {
+        if let known = takesValue[option.long] { #expect(known == option.takesValue, "--\(option.long)") }
+        takesValue[option.long] = option.takesValue
+      }
+    }
+  }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The account book from the outside: the binary against a real headless gnome-keyring.
+@Suite struct AccountBookEndToEndTests {
+  @Test func theIssueScenarioWorksAndLeavesNoPasswordInAnyFile() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let password = "Sesame-4f1c9-remembered"
+    let newPassword = "Sesame-77ab2-replaced"
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "signed", "--set", "base_url=https://api.corp.example", "--set", "app_id=170ib799dd511e7b66000163e033322"])
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: password + "\n")
+    try sandbox.ok(["add", "bob"])
+
+    let table = try sandbox.ok([]).standardOutput
+    let lines = table.split(separator: "\n").map(String.init)
+    #expect(lines.count == 3, "\(table)")
+    #expect(lines[0].hasPrefix("  ACCOUNT") && lines[0].contains("BACKEND") && lines[0].contains("PASSWORD") && lines[0].contains("TOKEN"))
+    #expect(lines[1].hasPrefix("  alice") && lines[1].contains("corp") && lines[1].contains("remembered") && lines[1].contains("none"))
+    #expect(lines[2].hasPrefix("  bob") && lines[2].contains(" - ") && lines[2].contains("never"))
+
+    let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(list.count == 2)
+    for entry in list {
+      #expect(Set(entry.keys) == ["account", "user", "backend", "auto_login", "remembered", "token", "last_login"])
+      let token = try #require(entry["token"] as? [String: Any])
+      #expect(Set(token.keys) == ["state", "expires_at"])
+      #expect(token["state"] as? String == "none")
+      #expect(token["expires_at"] is NSNull)
+      #expect(entry["last_login"] is NSNull)
+      #expect(entry["auto_login"] as? Bool == false)
+    }
+    #expect(list[0]["account"] as? String == "alice@corp")
+    #expect(list[0]["remembered"] as? Bool == true)
+    #expect(list[1]["account"] as? String == "bob@corp")
+    #expect(list[1]["remembered"] as? Bool == false)
+
+    #expect(try sandbox.ok(["password", "alice"]).standardOutput == password + "\n")
+    #expect(try sandbox.ok(["password", "al"]).standardOutput == password + "\n", "a unique prefix is enough")
+    let items = try sandbox.keyringItems(backend: "corp")
+    #expect(items.contains("label = accounts: alice@corp password"), "\(items)")
+    #expect(items.contains("attribute.account = alice") && items.contains("attribute.kind = password"))
+    #expect(items.contains("schema = io.accounts.Secret"))
+
+    try sandbox.ok(["passwd", "alice", "--password-stdin"], stdin: newPassword + "\n")
+    #expect(try sandbox.ok(["password", "alice@corp"]).standardOutput == newPassword + "\n")
+    let replaced = try sandbox.keyringItems(backend: "corp")
+    #expect(replaced.components(separatedBy: "label = accounts: alice@corp password").count == 2, "exactly one item: \(replaced)")
+
+    let bobPassword = try sandbox.run(["password", "bob"])
+    #expect(bobPassword.status == 3)
+    #expect(bobPassword.standardError == "accounts: bob@corp has no remembered password; remember one with `accounts passwd bob`\n")
+    #expect(bobPassword.standardOutput.isEmpty)
+
+    let current = try sandbox.run(["current"])
+    #expect(current.status == 3)
+    #expect(current.standardError.contains("auto-login slot is empty"))
+
+    try sandbox.ok(["remove", "bob"])
+    #expect(try sandbox.ok(["list"]).standardOutput.contains("bob") == false)
+    try sandbox.ok(["clear", "--yes"])
+    #expect(try sandbox.json(["list", "--json"]) as? [Any] != nil)
+    #expect((try sandbox.json(["list", "--json"]) as? [Any])?.isEmpty == true)
+    #expect(try sandbox.keyringItems(backend: "corp").contains("alice") == false, "clear deletes the secrets too")
+
+    for secret in [password, newPassword] {
+      #expect(filesContaining(secret, under: sandbox.keyring.root) == [], "\(secret) leaked into a file")
+    }
+  }
+
+  @Test func fiftyConcurrentAddsAreAllSaved() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=http://127.0.0.1:9"])
+    let failures = Failures()
+    DispatchQueue.concurrentPerform(iterations: 50) { index in
+      do {
+        // Half remember a password, so the keyring sees concurrent stores too.
+        let result = index.isMultiple(of: 2)
+          ? try sandbox.run(["add", "user\(index)", "--remember", "--password-stdin"], stdin: "pw\(index)\n")
+          : try sandbox.run(["add", "user\(index)"])
+        if result.status != 0 { failures.append("user\(index): \(result)") }
+      } catch {
+        failures.append("user\(index): \(error)")
+      }
+    }
+    #expect(failures.all == [])
+    let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(Set(list.compactMap { $0["user"] as? String }) == Set((0..<50).map { "user\($0)" }))
+    #expect(list.filter { $0["remembered"] as? Bool == true }.count == 25)
+    let index = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath))) as? [String: Any]
+    #expect((index?["accounts"] as? [Any])?.count == 50)
+    #expect(try sandbox.ok(["password", "user48"]).standardOutput == "pw48\n")
+  }
+
+  @Test func aWriterKilledMidWriteLeavesTheOldIndex() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    for index in 0..<30 { try sandbox.ok(["add", "user\(index)"]) }
+    let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath))
+
+    // ACCOUNTS_TEST_STALL_WRITE stops the writer with SIGSTOP after half of the new index is
+    // in the temporary file; the test then kills it for good.
+    let writer = Process()
+    writer.executableURL = URL(fileURLWithPath: PackagePaths.accounts)
+    writer.arguments = ["add", "victim"]
+    writer.environment = sandbox.environment.merging(["ACCOUNTS_TEST_STALL_WRITE": "1"]) { $1 }
+    writer.standardInput = FileHandle.nullDevice
+    try writer.run()
+    let stopped = waitUntil(seconds: 20) { processState(writer.processIdentifier) == "T" }
+    #expect(stopped, "the writer never reached the stall point")
+    let temporary = sandbox.indexPath + ".tmp"
+    let partial = try Data(contentsOf: URL(fileURLWithPath: temporary))
+    #expect(partial.count > 0 && partial.count < before.count + 200, "the writer was mid-write: \(partial.count) bytes")
+    kill(writer.processIdentifier, SIGKILL)
+    writer.waitUntilExit()
+    #expect(writer.terminationReason == .uncaughtSignal)
+
+    #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath)) == before, "the old index survives whole")
+    let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(list.count == 30)
+    // The lock died with the writer; the next writer replaces the stale temporary file.
+    let next = try sandbox.run(["add", "survivor"], timeout: 20)
+    #expect(next.status == 0, "\(next)")
+    #expect((try sandbox.json(["list", "--json"]) as? [Any])?.count == 31)
+  }
+
+  @Test func malformedIndexIsReportedAndNeverOverwritten() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    try sandbox.ok(["add", "alice"])
+    try sandbox.ok(["add", "bob"])  // a second write, so a previous version is kept as .bak
+    let broken = "{\n  \"version\": 1,\n  \"accounts\": [\n    { \"user\": \"alice\",, }\n  ]\n}\n"
+    try broken.write(toFile: sandbox.indexPath, atomically: false, encoding: .utf8)
+    for arguments in [["list"], ["add", "bob"], ["remove", "alice"], ["current"]] {
+      let result = try sandbox.run(arguments)
+      #expect(result.status == 1, "\(arguments): \(result)")
+      #expect(result.standardError.hasPrefix("accounts: \(sandbox.indexPath) is malformed: line 4, column "), "\(result.standardError)")
+      #expect(result.standardError.contains("restore the previous version saved at \(sandbox.indexPath).bak"))
+      #expect(result.standardError.split(separator: "\n").count == 1, "one line")
+    }
+    #expect(try String(contentsOfFile: sandbox.indexPath, encoding: .utf8) == broken)
+  }
+
+  @Test func typosGetSuggestionsAndTheDocumentedStatus() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    try sandbox.ok(["add", "alice"])
+    let command = try sandbox.run(["lsit"])
+    #expect(command.status == 2)
+    #expect(command.standardError == "accounts: unknown command 'lsit' for `accounts`; did you mean 'list'?\n")
+    let account = try sandbox.run(["password", "alcie"])
+    #expect(account.status == 3)
+    #expect(account.standardError == "accounts: no account 'alcie'; did you mean 'alice'?\n")
+    let option = try sandbox.run(["add", "bob", "--password", "hunter2"])
+    #expect(option.status == 2, "passwords are never taken from argv")
+    #expect(option.standardError.contains("unknown option '--password'"))
+    let backend = try sandbox.run(["add", "bob@crop"])
+    #expect(backend.status == 2)
+    #expect(backend.standardError == "accounts: no backend 'crop'; did you mean 'corp'?\n")
+    let noTerminal = try sandbox.run(["add", "bob", "--remember"])
+    #expect(noTerminal.status == 2)
+    #expect(noTerminal.standardError == "accounts: no terminal to ask for the password; pipe it in with --password-stdin\n")
+    #expect(try sandbox.ok(["list"]).standardOutput.contains("bob") == false, "nothing half-saved")
+  }
+
+  @Test func usernamesMayBeEmailAddresses() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    try sandbox.ok(["backend", "add", "test", "--adapter", "plain"])
+    try sandbox.ok(["add", "bob@example.com@corp"])
+    try sandbox.ok(["add", "bob@example.com", "--backend", "test"])
+    let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(list.compactMap { $0["account"] as? String } == ["bob@example.com@corp", "bob@example.com@test"])
+    let ambiguous = try sandbox.run(["password", "bob@example.com"])
+    #expect(ambiguous.status == 2)
+    #expect(ambiguous.standardError.contains("could be 'bob@example.com@corp' or 'bob@example.com@test'"))
+    let needsBackend = try sandbox.run(["add", "carol"])
+    #expect(needsBackend.status == 2)
+    #expect(needsBackend.standardError.contains("say which with --backend NAME or USER@BACKEND"))
+  }
+}
+
+final class Failures: @unchecked Sendable {
+  private let lock = NSLock()
+  private var items: [String] = []
+  func append(_ item: String) { lock.withLock { items.append(item) } }
+  var all: [String] { lock.withLock { items } }
+}
+
+/// Polls `condition` every 20 ms for at most `seconds`.
+func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline {
+    if condition() { return true }
+    usleep(20_000)
+  }
+  return condition()
+}
+
+/// The state letter of a process from /proc/PID/stat ("R", "S", "T" for stopped, ...).
+func processState(_ pid: pid_t) -> String? {
+  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let close = stat.lastIndex(of: ")")
+  else { return nil }
+  return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").first.map(String.init)
+}

@@ -1,0 +1,99 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What happens when the Secret Service is missing, hung or locked: exit 7 with a message that
+/// names the fix, within the deadline; and `list` and completion keep working, since they never
+/// touch D-Bus.
+@Suite struct KeyringFailureTests {
+  /// A sandbox with alice (remembered) and bob saved on corp.
+  func sandboxWithAccounts() throws -> Sandbox {
+    let sandbox = try Sandbox()
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    try sandbox.ok(["add", "bob"])
+    return sandbox
+  }
+
+  /// list and completion answer from the index alone, whatever the keyring does.
+  func expectListAndCompletionWork(_ sandbox: Sandbox, _ environment: [String: String]) throws {
+    let list = try sandbox.run(["list"], environment: environment, timeout: 10)
+    #expect(list.status == 0, "\(list)")
+    #expect(list.standardOutput.contains("alice") && list.standardOutput.contains("remembered"))
+    let completion = try sandbox.run(["__complete", "accounts"], environment: environment, timeout: 10)
+    #expect(completion.status == 0)
+    #expect(completion.standardOutput == "alice\nbob\n")
+  }
+
+  @Test func noSessionBusExits7AtOnce() throws {
+    let sandbox = try sandboxWithAccounts()
+    defer { sandbox.close() }
+    let gone = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(sandbox.keyring.root)/no-such-bus"]
+    let result = try sandbox.run(["password", "alice"], environment: gone, timeout: 20)
+    #expect(result.status == 7, "\(result)")
+    #expect(result.standardError.hasPrefix("accounts: cannot reach the D-Bus session bus"), "\(result.standardError)")
+    #expect(result.standardError.split(separator: "\n").count == 1)
+    #expect(result.seconds < 5, "answered within the 5 s deadline")
+    #expect(!result.standardError.contains("alice-pw"))
+    try expectListAndCompletionWork(sandbox, gone)
+  }
+
+  @Test func aHungDaemonExits7WithinTheDeadline() throws {
+    let sandbox = try sandboxWithAccounts()
+    defer { sandbox.close() }
+    kill(sandbox.keyring.daemonProcessID, SIGSTOP)
+    defer { kill(sandbox.keyring.daemonProcessID, SIGCONT) }
+    let result = try sandbox.run(["password", "alice"], environment: ["ACCOUNTS_SECRET_TIMEOUT": "1"], timeout: 30)
+    #expect(result.status == 7, "\(result)")
+    #expect(result.standardError.contains("did not answer"), "\(result.standardError)")
+    #expect(result.standardError.contains("ACCOUNTS_SECRET_TIMEOUT"))
+    #expect(result.seconds < 4, "the 1 s deadline held (took \(result.seconds) s)")
+    try expectListAndCompletionWork(sandbox, [:])
+    let badTimeout = try sandbox.run(["password", "alice"], environment: ["ACCOUNTS_SECRET_TIMEOUT": "soon"])
+    #expect(badTimeout.status == 2)
+    #expect(badTimeout.standardError.contains("ACCOUNTS_SECRET_TIMEOUT='soon' is not a number of seconds"))
+  }
+
+  @Test func aLockedCollectionSaysLockedNeverNoPassword() throws {
+    let sandbox = try sandboxWithAccounts()
+    defer { sandbox.close() }
+    let locked = try sandbox.ok(["lock"])
+    #expect(locked.standardError.hasPrefix("locked the keyring collection '"))
+    let result = try sandbox.run(["password", "alice"], timeout: 30)
+    #expect(result.status == 7, "\(result)")
+    #expect(result.standardError.contains("is locked"), "\(result.standardError)")
+    #expect(!result.standardError.contains("no remembered password"))
+    #expect(result.standardOutput.isEmpty)
+
+    // Nothing is lost while locked: a store fails, a remove keeps the account.
+    let add = try sandbox.run(["add", "carol", "--remember", "--password-stdin"], stdin: "carol-pw\n", timeout: 30)
+    #expect(add.status == 7, "\(add)")
+    let remove = try sandbox.run(["remove", "alice"], timeout: 30)
+    #expect(remove.status == 7, "\(remove)")
+    let list = try sandbox.ok(["list"]).standardOutput
+    #expect(list.contains("alice") && !list.contains("carol"))
+
+    let doctor = try sandbox.run(["doctor"], timeout: 30)
+    #expect(doctor.status == 7, "\(doctor)")
+    #expect(doctor.standardOutput.contains("FAIL  collection"), "\(doctor.standardOutput)")
+    #expect(doctor.standardOutput.contains("fix: unlock it"))
+  }
+
+  @Test func doctorReportsAHealthySetup() throws {
+    let sandbox = try sandboxWithAccounts()
+    defer { sandbox.close() }
+    let doctor = try sandbox.ok(["doctor"])
+    #expect(doctor.standardOutput.contains("ok    keyring"), "\(doctor.standardOutput)")
+    #expect(doctor.standardOutput.contains("gnome-keyring-daemon (pid \(sandbox.keyring.daemonProcessID))"))
+    #expect(doctor.standardOutput.contains("2 accounts"))
+    #expect(!doctor.standardOutput.contains("FAIL"))
+    let json = try #require(try sandbox.json(["doctor", "--json"]) as? [[String: Any]])
+    #expect(json.allSatisfy { Set($0.keys) == ["check", "ok", "detail", "fix"] && $0["ok"] as? Bool == true })
+
+    chmod(sandbox.indexPath, 0o644)
+    let open = try sandbox.run(["doctor"])
+    #expect(open.status == 1)
+    #expect(open.standardOutput.contains("is open to others (mode 0644)"))
+    #expect(open.standardOutput.contains("fix: chmod 600 \(sandbox.indexPath)"))
+  }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// A private D-Bus session bus with an unlocked gnome-keyring, started through
+/// `scripts/with-keyring` (the same script the README's demo uses), alive until `close()`.
+///
+/// The script runs a child that prints its environment and then waits for its stdin to close,
+/// so the keyring goes away when the test closes the session or the test process dies.
+public final class KeyringSession: @unchecked Sendable {
+  /// Variables a client needs: `DBUS_SESSION_BUS_ADDRESS`, the `XDG_*` directories,
+  /// `WITH_KEYRING_ROOT` and `WITH_KEYRING_DAEMON_PID`.
+  public let environment: [String: String]
+  private let process: Process
+  private let input: Pipe
+
+  /// One session per test process for in-process libsecret tests: libsecret and GDBus cache the
+  /// session bus, so a process can only ever talk to one. It is exported into this process's
+  /// environment before any test touches libsecret.
+  public static let shared: KeyringSession = {
+    do {
+      let session = try KeyringSession()
+      for (name, value) in session.environment where name == "DBUS_SESSION_BUS_ADDRESS" {
+        setenv(name, value, 1)
+      }
+      return session
+    } catch {
+      fatalError("cannot start a headless keyring for the tests: \(error)")
+    }
+  }()
+
+  public init() throws {
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: PackagePaths.script("with-keyring"))
+    let names = [
+      "DBUS_SESSION_BUS_ADDRESS", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME",
+      "WITH_KEYRING_ROOT", "WITH_KEYRING_DAEMON_PID",
+    ]
+    let printer = names.map { "printf '%s=%s\\n' \($0) \"$\($0)\"" }.joined(separator: "; ")
+    process.arguments = ["/bin/sh", "-c", "\(printer); echo READY; cat >/dev/null"]
+    let output = Pipe()
+    input = Pipe()
+    process.standardOutput = output
+    process.standardInput = input
+    try process.run()
+
+    var lines: [String] = []
+    var buffer = Data()
+    let reader = output.fileHandleForReading
+    let deadline = Date().addingTimeInterval(20)
+    while !lines.contains("READY") {
+      guard Date() < deadline else { throw KeyringSessionError.notReady(lines) }
+      let chunk = reader.availableData
+      if chunk.isEmpty { throw KeyringSessionError.notReady(lines) }  // the script exited
+      buffer.append(chunk)
+      lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+    var environment: [String: String] = [:]
+    for line in lines {
+      guard let equals = line.firstIndex(of: "=") else { continue }
+      environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
+    }
+    self.environment = environment
+  }
+
+  /// The directory holding this keyring and the client's XDG directories.
+  public var root: String { environment["WITH_KEYRING_ROOT"] ?? "" }
+
+  /// The gnome-keyring-daemon's process id, e.g. to stop it with SIGSTOP.
+  public var daemonProcessID: pid_t { pid_t(environment["WITH_KEYRING_DAEMON_PID"] ?? "") ?? 0 }
+
+  /// Stops the keyring and removes its directory; waits (at most 30 s) for the script to finish.
+  public func close() {
+    guard process.isRunning else { return }
+    try? input.fileHandleForWriting.close()
+    let deadline = Date().addingTimeInterval(30)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    if process.isRunning {
+      // A stuck cleanup must not hang the whole test run; the daemon dies with its bus.
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+
+  deinit { close() }
+}
+
+public enum KeyringSessionError: Error, CustomStringConvertible {
+  case notReady([String])
+
+  public var description: String {
+    "scripts/with-keyring did not become ready; it printed: \(lines)"
+  }
+
+  private var lines: [String] {
+    switch self { case .notReady(let lines): lines }
+  }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// What a finished child process left behind.
+public struct ProcessResult: Sendable, CustomStringConvertible {
+  public var status: Int32
+  public var standardOutput: String
+  public var standardError: String
+  /// Wall-clock seconds from spawn to exit.
+  public var seconds: Double
+
+  public var description: String {
+    "exit \(status) after \(String(format: "%.2f", seconds)) s\n"
+      + "--- stdout\n\(standardOutput)--- stderr\n\(standardError)---"
+  }
+}
+
+public enum SubprocessError: Error, CustomStringConvertible {
+  case timedOut(command: String, seconds: Double)
+
+  public var description: String {
+    switch self {
+    case .timedOut(let command, let seconds): "\(command) did not finish within \(seconds) s"
+    }
+  }
+}
+
+/// Runs a program to completion with the given stdin bytes, killing it after `timeout` seconds.
+/// Every test process is bounded in time: a hung child fails the test instead of stalling CI.
+public func runProcess(
+  _ executable: String,
+  _ arguments: [String],
+  environment: [String: String],
+  standardInput: String? = nil,
+  timeout: Double = 60
+) throws -> ProcessResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
+  process.environment = environment
+  let output = Pipe()
+  let errors = Pipe()
+  let input = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  process.standardInput = standardInput == nil ? FileHandle.nullDevice : input
+  let started = Date()
+  try process.run()
+  if let standardInput {
+    try? input.fileHandleForWriting.write(contentsOf: Data(standardInput.utf8))
+    try? input.fileHandleForWriting.close()
+  }
+  // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+  let collected = Collected()
+  let group = DispatchGroup()
+  for (pipe, isError) in [(output, false), (errors, true)] {
+    group.enter()
+    DispatchQueue.global().async {
+      let data = pipe.fileHandleForReading.readDataToEndOfFile()
+      collected.set(data, isError: isError)
+      group.leave()
+    }
+  }
+  let deadline = DispatchTime.now() + timeout
+  if group.wait(timeout: deadline) == .timedOut {
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    throw SubprocessError.timedOut(
+      command: ([executable] + arguments).joined(separator: " "), seconds: timeout)
+  }
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus,
+    standardOutput: collected.output,
+    standardError: collected.errors,
+    seconds: Date().timeIntervalSince(started))
+}
+
+private final class Collected: @unchecked Sendable {
+  private let lock = NSLock()
+  private var outputData = Data()
+  private var errorData = Data()
+
+  func set(_ data: Data, isError: Bool) {
+    lock.withLock {
+      if isError { errorData = data } else { outputData = data }
+    }
+  }
+
+  var output: String { lock.withLock { String(decoding: outputData, as: UTF8.self) } }
+  var errors: String { lock.withLock { String(decoding: errorData, as: UTF8.self) } }
+}
