@@ -40,7 +40,14 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
   /// Parses "YYYY-MM-DDTHH:MM:SS" followed by an optional fraction (dropped) and "Z" or
   /// "+HH:MM" / "-HH:MM". Nil for anything else, including impossible dates.
   public init?(iso8601 text: String) {
-    let bytes = Array(text.utf8)
+    // The index holds two times per account and `list` reads them all: parse the UTF-8 in
+    // place, and do the calendar arithmetic here rather than through timegm.
+    var text = text
+    guard let seconds = text.withUTF8(Self.parse) else { return nil }
+    self.init(secondsSince1970: seconds)
+  }
+
+  private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
     guard bytes.count >= 20 else { return nil }
     func number(_ start: Int, _ length: Int) -> Int? {
       var value = 0
@@ -55,7 +62,8 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
       bytes[13] == 58, bytes[16] == 58,  // : :
       let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
       let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+      (1...12).contains(month), (1...daysInMonth(month, of: year)).contains(day),
+      hour < 24, minute < 60, second < 61
     else { return nil }
     var index = 19
     if bytes[index] == 46 {  // fraction
@@ -80,17 +88,27 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
       return nil
     }
     guard index == bytes.count else { return nil }
-    var parts = tm()
-    parts.tm_year = Int32(year - 1900)
-    parts.tm_mon = Int32(month - 1)
-    parts.tm_mday = Int32(day)
-    parts.tm_hour = Int32(hour)
-    parts.tm_min = Int32(minute)
-    parts.tm_sec = Int32(second)
-    let seconds = timegm(&parts)
-    // timegm normalises 31 February into March; reject such dates instead.
-    guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
-    self.init(secondsSince1970: Int64(seconds) - Int64(offset))
+    let days = daysSince1970(year: year, month: month, day: day)
+    return Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second - offset)
+  }
+}
+
+/// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's
+/// days_from_civil): exact for every year, no time zone involved.
+func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+  let shiftedYear = month <= 2 ? year - 1 : year
+  let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+  let yearOfEra = shiftedYear - era * 400
+  let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+  let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+  return era * 146_097 + dayOfEra - 719_468
+}
+
+func daysInMonth(_ month: Int, of year: Int) -> Int {
+  switch month {
+  case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+  case 4, 6, 9, 11: 30
+  default: 31
   }
 }
 

@@ -9,15 +9,40 @@
 /// plain ones require the member and throw "missing" without it; the `optional` ones return
 /// nil when the member is missing or null, and still throw when it has another type.
 public struct JSONReader: Sendable {
+  /// The last step of a path: readers keep their parent's path and this step, and spell out
+  /// their own path only when asked (in practice: for an error). Reading the index of 1,000
+  /// accounts would otherwise format thousands of path strings that nobody reads.
+  private enum Step: Sendable {
+    case none
+    case member(String)
+    case element(Int)
+  }
+
   /// The value read.
   public let value: JSONValue
-  /// Where `value` is in the document; "" for the root.
-  public let path: String
+  private let parentPath: String
+  private let step: Step
 
   /// A reader of `value`, found at `path` ("" for a whole document).
   public init(_ value: JSONValue, path: String = "") {
     self.value = value
-    self.path = path
+    parentPath = path
+    step = .none
+  }
+
+  private init(_ value: JSONValue, parentPath: String, step: Step) {
+    self.value = value
+    self.parentPath = parentPath
+    self.step = step
+  }
+
+  /// Where `value` is in the document, e.g. "accounts[1].token"; "" for the root.
+  public var path: String {
+    switch step {
+    case .none: parentPath
+    case .member(let key): parentPath.isEmpty ? key : "\(parentPath).\(key)"
+    case .element(let position): "\(parentPath)[\(position)]"
+    }
   }
 
   // MARK: Required members
@@ -115,10 +140,11 @@ public struct JSONReader: Sendable {
   /// Readers of the value's elements, named "path[0]", "path[1]", ...
   public func asArray() throws(JSONShapeError) -> [JSONReader] {
     guard case .array(let elements) = value else { throw mismatch(expected: "an array") }
+    let path = path
     var readers: [JSONReader] = []
     readers.reserveCapacity(elements.count)
     for (position, element) in elements.enumerated() {
-      readers.append(JSONReader(element, path: "\(path)[\(position)]"))
+      readers.append(JSONReader(element, parentPath: path, step: .element(position)))
     }
     return readers
   }
@@ -165,7 +191,7 @@ public struct JSONReader: Sendable {
   }
 
   private func reader(of member: JSONValue, at key: String) -> JSONReader {
-    JSONReader(member, path: childPath(key))
+    JSONReader(member, parentPath: path, step: .member(key))
   }
 
   private func childPath(_ key: String) -> String {

@@ -91,6 +91,7 @@ import Testing
     let book = try book(["alice@corp", "alice@test", "bob@corp"])
     let names = book.accounts.map { book.shortestName(for: $0.id) }
     #expect(names == ["alice@corp", "alice@test", "bob"])
+    #expect(book.shortestNames() == names)
     for account in book.accounts {
       #expect(try book.resolve(book.shortestName(for: account.id)) == account.id)
     }
@@ -138,7 +139,10 @@ import Testing
     #expect(Timestamp(iso8601: "2017-12-09T21:39:39+08:00") == time)
     #expect(Timestamp(iso8601: "2017-12-09T13:39:39.250Z") == time)
     #expect(Timestamp(iso8601: "1970-01-01T00:00:00Z") == Timestamp(secondsSince1970: 0))
-    for bad in ["", "2017-12-09", "2017-02-30T00:00:00Z", "2017-12-09T13:39:39", "2017-12-09T25:00:00Z", "2017-12-09T13:39:39+0800", "x017-12-09T13:39:39Z"] {
+    #expect(Timestamp(iso8601: "2024-02-29T12:00:00Z") == Timestamp(secondsSince1970: 1_709_208_000))
+    #expect(Timestamp(iso8601: "2000-02-29T00:00:00Z") == Timestamp(secondsSince1970: 951_782_400))
+    #expect(Timestamp(iso8601: "1969-12-31T23:59:59Z") == Timestamp(secondsSince1970: -1))
+    for bad in ["", "2017-12-09", "2017-02-30T00:00:00Z", "2023-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2017-04-31T00:00:00Z", "2017-12-09T13:39:39", "2017-12-09T25:00:00Z", "2017-12-09T13:39:39+0800", "x017-12-09T13:39:39Z"] {
       #expect(Timestamp(iso8601: bad) == nil, "\(bad)")
     }
   }

@@ -16,11 +16,9 @@ enum CompleteCommand {
     switch invocation.argument(kind)! {
     case "accounts":
       let book = try environment.index.load()
-      var backendsPerUser: [String: Int] = [:]
-      for account in book.accounts { backendsPerUser[account.id.user, default: 0] += 1 }
-      names = book.accounts
-        .filter { invocation.backend == nil || $0.id.backend == invocation.backend }
-        .map { backendsPerUser[$0.id.user] == 1 ? $0.id.user : $0.id.description }
+      names = zip(book.accounts, book.shortestNames())
+        .filter { invocation.backend == nil || $0.0.id.backend == invocation.backend }
+        .map(\.1)
     case "backends":
       names = try environment.config.load().backends.map(\.name)
     case "commands":
