@@ -51,7 +51,6 @@ struct Terminal {
       throw .usage("cannot open the terminal to ask for the \(what)", fix: "use --password-stdin")
     }
     defer { close(tty) }
-    writeAll(tty, Array(prompt.utf8))
     var saved = termios()
     let hasAttributes = tcgetattr(tty, &saved) == 0
     if hasAttributes {
@@ -67,6 +66,8 @@ struct Terminal {
         EchoGuard.disarm()
       }
     }
+    // The prompt only once echo is off, so nothing typed after it can be echoed.
+    writeAll(tty, Array(prompt.utf8))
     var bytes: [UInt8] = []
     defer { wipe(&bytes) }
     var byte: UInt8 = 0

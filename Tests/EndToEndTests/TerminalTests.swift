@@ -1,0 +1,57 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What a person at a terminal sees: passwords asked without echo, confirmations asked.
+@Suite struct TerminalTests {
+  func sandbox() throws -> Sandbox {
+    let sandbox = try Sandbox()
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    return sandbox
+  }
+
+  func terminal(
+    _ sandbox: Sandbox, _ arguments: [String], _ steps: [(expect: String, type: String)]
+  ) throws -> ProcessResult {
+    try runInTerminal(PackagePaths.accounts, arguments, environment: sandbox.environment, steps: steps)
+  }
+
+  @Test func passwordsAreAskedWithoutEcho() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let password = "typed-at-the-tty-5e1f"
+    let add = try terminal(sandbox, ["add", "carol", "--remember"], [("Password for carol@corp: ", password + "\n")])
+    #expect(add.status == 0, "\(add)")
+    #expect(!add.standardOutput.contains(password), "echoed: \(add.standardOutput)")
+    #expect(add.standardOutput.contains("saved carol@corp and remembered its password"))
+    #expect(try sandbox.ok(["password", "carol"]).standardOutput == password + "\n")
+
+    let replacement = "second-typed-secret-77"
+    let passwd = try terminal(sandbox, ["passwd", "carol"], [("New password for carol@corp: ", replacement + "\r\n")])
+    #expect(passwd.status == 0, "\(passwd)")
+    #expect(!passwd.standardOutput.contains(replacement), "echoed: \(passwd.standardOutput)")
+    #expect(try sandbox.ok(["password", "carol"]).standardOutput == replacement + "\n", "a CR LF line ending is not part of it")
+
+    let empty = try terminal(sandbox, ["passwd", "carol"], [("New password for carol@corp: ", "\n")])
+    #expect(empty.status == 2)
+    #expect(empty.standardOutput.contains("no password given"))
+    #expect(try sandbox.ok(["password", "carol"]).standardOutput == replacement + "\n", "nothing lost")
+  }
+
+  @Test func clearAsksFirstOnATerminal() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "alice"])
+    try sandbox.ok(["add", "bob"])
+    let declined = try terminal(sandbox, ["clear"], [("Forget all 2 saved accounts, with their passwords and tokens? [y/N] ", "n\n")])
+    #expect(declined.status == 0, "\(declined)")
+    #expect(declined.standardOutput.contains("nothing forgotten"))
+    #expect(try sandbox.ok(["list"]).standardOutput.contains("bob"))
+    let accepted = try terminal(sandbox, ["clear"], [("[y/N] ", "y\n")])
+    #expect(accepted.status == 0, "\(accepted)")
+    #expect(accepted.standardOutput.contains("forgot 2 accounts"))
+    #expect((try sandbox.json(["list", "--json"]) as? [Any])?.isEmpty == true)
+    let piped = try sandbox.run(["clear"])
+    #expect(piped.status == 0, "nothing left to forget: \(piped)")
+  }
+}

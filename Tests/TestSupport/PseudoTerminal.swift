@@ -1,0 +1,54 @@
+import Foundation
+
+/// Runs a program on a fresh pseudo-terminal, as a person at a terminal would: waits for each
+/// expected text to appear, then types the answer. Returns everything the terminal showed (the
+/// transcript, echo included) as `standardOutput`, and the program's exit status.
+///
+/// Python's `pty` module does the terminal work: the program gets the pty as its controlling
+/// terminal, so it can open /dev/tty and switch echo off exactly as for a real user. Bounded:
+/// each step and the whole run give up after `timeout` seconds.
+public func runInTerminal(
+  _ executable: String, _ arguments: [String], environment: [String: String],
+  steps: [(expect: String, type: String)], timeout: Double = 30
+) throws -> ProcessResult {
+  let plan = try JSONSerialization.data(withJSONObject: steps.map { [$0.expect, $0.type] })
+  return try runProcess(
+    "/usr/bin/python3", ["-c", driver, String(decoding: plan, as: UTF8.self), String(timeout), executable] + arguments,
+    environment: environment, timeout: timeout + 10)
+}
+
+private let driver = #"""
+  import json, os, pty, select, sys, time
+  steps, timeout, argv = json.loads(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
+  pid, fd = pty.fork()
+  if pid == 0:
+      os.execv(argv[0], argv)
+  out = b""
+  deadline = time.time() + timeout
+  def read_some():
+      global out
+      ready, _, _ = select.select([fd], [], [], 0.2)
+      if not ready:
+          return True
+      try:
+          chunk = os.read(fd, 4096)
+      except OSError:  # EIO: the program closed the terminal
+          return False
+      out += chunk
+      return bool(chunk)
+  for expect, answer in steps:
+      while expect.encode() not in out:
+          if time.time() > deadline or not read_some():
+              sys.stdout.buffer.write(out)
+              sys.stderr.write("never saw %r\n" % expect)
+              os.kill(pid, 9)
+              sys.exit(124)
+      os.write(fd, answer.encode())
+  while time.time() < deadline and read_some():
+      pass
+  if time.time() >= deadline:
+      os.kill(pid, 9)
+  _, status = os.waitpid(pid, 0)
+  sys.stdout.buffer.write(out)
+  sys.exit(os.waitstatus_to_exitcode(status))
+  """#
