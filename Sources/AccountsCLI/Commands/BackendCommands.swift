@@ -169,7 +169,7 @@ enum BackendRemoveCommand {
     if !accounts.isEmpty, !invocation.isSet(force) {
       throw CommandError(
         .failure,
-        "backend \(backend.name) still has \(accounts.count) saved account\(accounts.count == 1 ? "" : "s")",
+        "backend \(backend.name) still has \(counted(accounts.count, "saved account"))",
         fix: "remove them first, or add --force to forget them too")
     }
     for account in accounts {
@@ -187,6 +187,6 @@ enum BackendRemoveCommand {
       ]))
     }
     environment.output.message(
-      "removed backend \(backend.name)" + (accounts.isEmpty ? "" : " and forgot \(accounts.count) account\(accounts.count == 1 ? "" : "s")"))
+      "removed backend \(backend.name)" + (accounts.isEmpty ? "" : " and forgot \(counted(accounts.count, "account"))"))
   }
 }

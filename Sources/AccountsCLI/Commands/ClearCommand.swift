@@ -52,7 +52,7 @@ enum ClearCommand {
     if invocation.json {
       environment.output.writeJSON(.object(["removed": .array(swept.map { .string($0.description) })]))
     }
-    environment.output.message("forgot \(swept.count) account\(swept.count == 1 ? "" : "s")")
+    environment.output.message("forgot \(counted(swept.count, "account"))")
     if let failure { throw failure }
   }
 }

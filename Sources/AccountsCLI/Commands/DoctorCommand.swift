@@ -28,9 +28,9 @@ enum DoctorCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     var findings: [Finding] = []
     findings += fileFindings(
-      "index", environment.paths.index, load: { try "\(environment.index.load().accounts.count) accounts" })
+      "index", environment.paths.index, load: { try counted(environment.index.load().accounts.count, "account") })
     findings += fileFindings(
-      "config", environment.paths.config, load: { try "\(environment.config.load().backends.count) backends" })
+      "config", environment.paths.config, load: { try counted(environment.config.load().backends.count, "backend") })
     findings += secretServiceFindings(environment)
 
     if invocation.json {
@@ -54,7 +54,7 @@ enum DoctorCommand {
     let problems = findings.filter { !$0.ok }
     if let first = problems.first {
       throw CommandError(
-        first.status, "\(problems.count) problem\(problems.count == 1 ? "" : "s") found",
+        first.status, "\(counted(problems.count, "problem")) found",
         fix: invocation.json ? "see the fix of each check" : "see the fixes above")
     }
   }
