@@ -7,19 +7,23 @@ import PackageDescription
 let package = Package(
   name: "accounts",
   products: [
-    .executable(name: "accounts", targets: ["accounts"])
+    .executable(name: "accounts", targets: ["accounts"]),
+    // The libsecret wrapper as a shared library: the executable dlopens it the first time a
+    // command needs a secret, so `list` and completion do not load libsecret and GLib.
+    .library(name: "AccountsSecretService", type: .dynamic, targets: ["SecretService"]),
   ],
   targets: [
     // A dozen lines: hands argv to AccountsCLI and exits with its status.
     .executableTarget(name: "accounts", dependencies: ["AccountsCLI"]),
     // The command line: the command table, the parser, one file per command, renderers.
-    .target(name: "AccountsCLI", dependencies: ["AccountsCore", "SecretService"]),
+    .target(name: "AccountsCLI", dependencies: ["AccountsCore"]),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
     .target(name: "AccountsCore", dependencies: ["AccountsJSON"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
-    // The libsecret wrapper: the only code that touches CLibSecret.
+    // The libsecret wrapper: the only code that touches CLibSecret. Built into
+    // libAccountsSecretService.so (see the product above), never into the executable.
     .target(name: "SecretService", dependencies: ["AccountsCore", "CLibSecret"]),
     .systemLibrary(
       name: "CLibSecret",

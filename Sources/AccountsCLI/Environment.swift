@@ -1,6 +1,5 @@
 import AccountsCore
 import Glibc
-import SecretService
 
 /// Every effect a command has comes through this one value: the process environment, file
 /// paths, the clock, the terminal, stdout/stderr and the Secret Service. Tests build one with
@@ -35,7 +34,7 @@ final class Environment {
       variables: variables, paths: try Paths(environment: variables), terminal: terminal,
       output: Output(), now: Timestamp.now,
       makeSecretStore: {
-        LibsecretStore(
+        try SecretServiceLibrary(
           timeout: try secretTimeout(variables), promptTimeout: 120,
           mayPrompt: terminal.errorIsTerminal
             && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil))

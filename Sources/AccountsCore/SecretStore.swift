@@ -13,6 +13,17 @@ public enum SecretKind: Hashable, Sendable {
     case .setting(let name): "setting:\(name)"
     }
   }
+
+  /// The kind an attribute value names; nil for values accounts does not write.
+  public init?(attributeValue: String) {
+    switch attributeValue {
+    case "password": self = .password
+    case "token": self = .token
+    case let value where value.hasPrefix("setting:") && value.count > 8:
+      self = .setting(String(value.dropFirst(8)))
+    default: return nil
+    }
+  }
 }
 
 /// Names exactly one Secret Service item: every store writes the full attribute set
@@ -101,6 +112,8 @@ public enum SecretStoreError: UserFacingError, Equatable {
   case promptDismissed(operation: String)
   /// Anything else, with libsecret's or D-Bus's own words (never a secret).
   case failed(operation: String, detail: String)
+  /// accounts' own Secret Service library (or libsecret under it) could not be loaded.
+  case supportMissing(detail: String)
 
   public var status: ExitStatus { .secretStoreUnavailable }
 
@@ -118,6 +131,8 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "the keyring prompt was dismissed (\(operation))"
     case .failed(let operation, let detail):
       "the Secret Service failed (\(operation)): \(detail)"
+    case .supportMissing(let detail):
+      "cannot load accounts' Secret Service support: \(detail)"
     }
   }
 
@@ -128,13 +143,15 @@ public enum SecretStoreError: UserFacingError, Equatable {
     case .noProvider:
       "start gnome-keyring-daemon or KeePassXC's Secret Service integration, then retry"
     case .locked:
-      "unlock it in your keyring (Seahorse, or `gnome-keyring-daemon --unlock` with the password on stdin) and retry"
+      "unlock it in Seahorse, or run the command in a terminal of your desktop session to get the keyring's unlock prompt"
     case .timedOut:
       "check that the keyring daemon is running and not waiting on a prompt; ACCOUNTS_SECRET_TIMEOUT=SECONDS waits longer"
     case .promptDismissed:
       "run the command again and accept the keyring prompt"
     case .failed:
       "run `accounts doctor` for details"
+    case .supportMissing:
+      "install libsecret (Debian: apt-get install libsecret-1-0), or reinstall accounts with `make install`"
     }
   }
 }

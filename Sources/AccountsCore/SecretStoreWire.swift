@@ -1,0 +1,75 @@
+import AccountsJSON
+
+// The Secret Service code lives in a shared library that the command line loads only when a
+// command needs a secret (see AccountsCLI/SecretServiceLibrary.swift). Its errors and reports
+// cross that C boundary as small JSON texts; both sides compile this one definition.
+
+extension SecretStoreError {
+  /// The error as one JSON object, e.g. `{"case":"locked","collection":"Login"}`.
+  public var wireText: String {
+    var object: JSONObject
+    switch self {
+    case .noSessionBus(let detail): object = ["case": .string("noSessionBus"), "detail": .string(detail)]
+    case .noProvider(let detail): object = ["case": .string("noProvider"), "detail": .string(detail)]
+    case .locked(let collection): object = ["case": .string("locked"), "collection": .string(collection)]
+    case .timedOut(let operation, let seconds):
+      object = [
+        "case": .string("timedOut"), "operation": .string(operation),
+        "milliseconds": .number(JSONNumber(Int64((seconds * 1000).rounded()))),
+      ]
+    case .promptDismissed(let operation):
+      object = ["case": .string("promptDismissed"), "operation": .string(operation)]
+    case .failed(let operation, let detail):
+      object = ["case": .string("failed"), "operation": .string(operation), "detail": .string(detail)]
+    case .supportMissing(let detail): object = ["case": .string("supportMissing"), "detail": .string(detail)]
+    }
+    return JSON.serialize(.object(object), pretty: false)
+  }
+
+  /// The error `wireText` describes; anything unreadable becomes `.failed`, never a crash.
+  public init(wireText: String) {
+    do {
+      let reader = JSONReader(try JSON.parse(wireText))
+      switch try reader.string("case") {
+      case "noSessionBus": self = .noSessionBus(detail: try reader.string("detail"))
+      case "noProvider": self = .noProvider(detail: try reader.string("detail"))
+      case "locked": self = .locked(collection: try reader.string("collection"))
+      case "timedOut":
+        self = .timedOut(
+          operation: try reader.string("operation"),
+          seconds: Double(try reader.int64("milliseconds")) / 1000)
+      case "promptDismissed": self = .promptDismissed(operation: try reader.string("operation"))
+      case "supportMissing": self = .supportMissing(detail: try reader.string("detail"))
+      case "failed":
+        self = .failed(operation: try reader.string("operation"), detail: try reader.string("detail"))
+      case let other:
+        self = .failed(operation: "talk to the Secret Service library", detail: "unknown error '\(other)'")
+      }
+    } catch {
+      self = .failed(operation: "talk to the Secret Service library", detail: "unreadable error")
+    }
+  }
+}
+
+extension SecretServiceReport {
+  /// The report as one JSON object; absent facts are null.
+  public var wireText: String {
+    let object: JSONObject = [
+      "provider": provider.map { .string($0) } ?? .null,
+      "pid": providerProcessID.map { .number(JSONNumber(Int64($0))) } ?? .null,
+      "collection": collection.map { .string($0) } ?? .null,
+      "locked": collectionLocked.map { .bool($0) } ?? .null,
+    ]
+    return JSON.serialize(.object(object), pretty: false)
+  }
+
+  /// The report `wireText` describes; unreadable facts are nil.
+  public init(wireText: String) {
+    let reader = (try? JSON.parse(wireText)).map { JSONReader($0) }
+    self.init(
+      provider: try? reader?.optionalString("provider"),
+      providerProcessID: (try? reader?.optionalInt64("pid")).flatMap { $0.flatMap { Int32(exactly: $0) } },
+      collection: try? reader?.optionalString("collection"),
+      collectionLocked: try? reader?.optionalBool("locked"))
+  }
+}
