@@ -116,15 +116,26 @@ public final class LibsecretStore: SecretStore {
   }
 
   /// The items matching `attributes`, locked ones included, without their secrets.
+  ///
+  /// libsecret loads each item it finds; when another process deletes one in between, the
+  /// whole search fails with "No such secret item". The item is gone, so searching again gives
+  /// the true answer (a few times at most: each retry means a delete finished meanwhile).
   private func search(
     _ service: GObjectOwner<CLibSecret.SecretService>, _ attributes: [(String, String)]
   ) throws(SecretStoreError) -> [GObjectOwner<SecretItem>] {
     try withAttributes(attributes) { (table) throws(SecretStoreError) in
-      let list = try withDeadline("search the keyring", seconds: timeout) { cancellable, error in
-        secret_service_search_sync(
-          service.pointer, accounts_secret_schema(), table, SECRET_SEARCH_ALL, cancellable, &error)
+      for _ in 0..<3 {
+        var vanished = false
+        let list = try withDeadline(
+          "search the keyring", seconds: timeout,
+          tolerating: { vanished = $0.isNoSuchObject; return vanished }
+        ) { cancellable, error in
+          secret_service_search_sync(
+            service.pointer, accounts_secret_schema(), table, SECRET_SEARCH_ALL, cancellable, &error)
+        }
+        if !vanished { return takeObjects(list, as: SecretItem.self) }
       }
-      return takeObjects(list, as: SecretItem.self)
+      throw .failed(operation: "search the keyring", detail: "items kept vanishing while being read")
     }
   }
 

@@ -94,6 +94,29 @@ import Testing
     #expect(try sandbox.ok(["password", "user48"]).standardOutput == "pw48\n")
   }
 
+  @Test func concurrentRemovesOfOneAccountNeverFailHalfWay() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    for round in 0..<3 {
+      try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "pw-\(round)\n")
+      let outcomes = Failures()
+      DispatchQueue.concurrentPerform(iterations: 6) { _ in
+        do {
+          let result = try sandbox.run(["remove", "alice"])
+          // The first to take the index lock forgets alice; the rest find her gone.
+          let understood = result.status == 0 || (result.status == 3 && result.standardError.contains("no account 'alice'"))
+          if !understood { outcomes.append("\(result)") }
+        } catch {
+          outcomes.append("\(error)")
+        }
+      }
+      #expect(outcomes.all == [], "round \(round)")
+      #expect(try sandbox.ok(["list"]).standardOutput.contains("alice") == false)
+      #expect(try sandbox.keyringItems(backend: "corp").contains("alice") == false)
+    }
+  }
+
   @Test func aWriterKilledMidWriteLeavesTheOldIndex() throws {
     let sandbox = try Sandbox()
     defer { sandbox.close() }

@@ -84,10 +84,10 @@ import Testing
     // gnome-keyring answers the losers of a delete race with "Object does not exist"; each
     // deleter here has its own connection state, as separate processes would.
     let key = SecretKey(backend: backend, account: "raced", kind: .token)
-    for round in 0..<5 {
+    for round in 0..<20 {
       try store().store(secret("token-\(round)"), for: key)
       try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<6 {
+        for _ in 0..<8 {
           group.addTask { try LibsecretStore(timeout: 10, promptTimeout: 10, mayPrompt: false).delete(key) }
         }
         try await group.waitForAll()
