@@ -70,6 +70,9 @@ import Testing
     #expect(add.status == 7, "\(add)")
     let remove = try sandbox.run(["remove", "alice"], timeout: 30)
     #expect(remove.status == 7, "\(remove)")
+    let clear = try sandbox.run(["clear", "--yes"], timeout: 30)
+    #expect(clear.status == 7, "\(clear)")
+    #expect(clear.standardError.split(separator: "\n").count == 1, "just the error: \(clear.standardError)")
     let list = try sandbox.ok(["list"]).standardOutput
     #expect(list.contains("alice") && !list.contains("carol"))
 

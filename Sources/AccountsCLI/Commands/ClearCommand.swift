@@ -52,7 +52,9 @@ enum ClearCommand {
     if invocation.json {
       environment.output.writeJSON(.object(["removed": .array(swept.map { .string($0.description) })]))
     }
-    environment.output.message("forgot \(counted(swept.count, "account"))")
+    if failure == nil || !swept.isEmpty {
+      environment.output.message("forgot \(counted(swept.count, "account"))")
+    }
     if let failure { throw failure }
   }
 }
