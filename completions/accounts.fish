@@ -127,7 +127,7 @@ complete -c accounts -n '__accounts_at '\''add'\''' -l remember -d 'remember the
 complete -c accounts -n '__accounts_at '\''add'\''' -l password-stdin -d 'read the password from stdin (one line) instead of asking'
 complete -c accounts -n '__accounts_at '\''remove'\''' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''password'\''' -a '(__accounts_names accounts)'
-complete -c accounts -n '__accounts_at '\''passwd'\''' -l password-stdin -d 'read the new password from stdin (one line) instead of asking'
+complete -c accounts -n '__accounts_at '\''passwd'\''' -l password-stdin -d 'read the password from stdin (one line) instead of asking'
 complete -c accounts -n '__accounts_at '\''passwd'\''' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''clear'\''' -s y -l yes -d 'do not ask for confirmation'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a add -d 'add a backend'

@@ -43,7 +43,7 @@ import Testing
   @Test func optionsAndArgumentsOfACommand() throws {
     let parsed = try invocation(["add", "alice", "--remember", "--password-stdin"])
     #expect(parsed.isSet(AddCommand.remember))
-    #expect(parsed.isSet(AddCommand.passwordStdin))
+    #expect(parsed.isSet(SharedArguments.passwordStdin))
     let backend = try invocation(["backend", "add", "corp", "--adapter", "signed", "--set", "a=1", "--set=b=2=3"])
     #expect(backend.path.name == "backend add")
     #expect(backend.value(BackendAddCommand.adapter) == "signed")

@@ -1,5 +1,16 @@
 import AccountsCore
 
+/// Arguments and options that several commands share, written once so that their spelling,
+/// help and completion cannot drift apart.
+enum SharedArguments {
+  /// A saved account, as commands that act on one take it.
+  static let account = ArgumentSpec(
+    "USER", completion: .account, help: "the account: USER, USER@BACKEND or a unique prefix")
+  /// `--password-stdin`: the only way besides the no-echo prompt to give a password.
+  static let passwordStdin = OptionSpec(
+    "password-stdin", help: "read the password from stdin (one line) instead of asking")
+}
+
 /// How commands turn the USER a user typed into an account (SPEC §3).
 extension Environment {
   /// The saved account `query` names, honouring `--backend`.

@@ -7,8 +7,6 @@ enum AddCommand {
   static let remember = OptionSpec(
     "remember",
     help: "remember the password in the Secret Service (asked for without echo, or read with --password-stdin)")
-  static let passwordStdin = OptionSpec(
-    "password-stdin", help: "read the password from stdin (one line) instead of asking")
 
   static let spec = CommandSpec(
     "add",
@@ -19,7 +17,7 @@ enum AddCommand {
       terminal without echo (or read from stdin with --password-stdin) and kept in the \
       Secret Service, never in a file.
       """,
-    arguments: [user], options: [remember, passwordStdin],
+    arguments: [user], options: [remember, SharedArguments.passwordStdin],
     examples: [
       ("accounts add bob", "save bob on the only backend, without a password"),
       ("printf '%s\\n' \"$PW\" | accounts add alice@corp --remember --password-stdin",
@@ -30,7 +28,7 @@ enum AddCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = try environment.newAccountID(invocation.argument(user)!, invocation)
     let remembers = invocation.isSet(remember)
-    if invocation.isSet(passwordStdin), !remembers {
+    if invocation.isSet(SharedArguments.passwordStdin), !remembers {
       throw CommandError.usage(
         "--password-stdin without --remember: the password would not be stored",
         fix: "add --remember, or leave out --password-stdin")
@@ -38,7 +36,7 @@ enum AddCommand {
     if try environment.index.load()[id] != nil { throw AccountBookError.alreadySaved(id) }
     if remembers {
       let password =
-        invocation.isSet(passwordStdin)
+        invocation.isSet(SharedArguments.passwordStdin)
         ? try environment.terminal.readSecretFromStandardInput(what: "password")
         : try environment.terminal.promptSecret("Password for \(id): ", what: "password")
       // The secret first: the index never claims a password the keyring does not have.

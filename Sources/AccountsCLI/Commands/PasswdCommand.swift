@@ -2,10 +2,6 @@ import AccountsCore
 
 /// `accounts passwd USER`: replace (or start) remembering an account's password.
 enum PasswdCommand {
-  static let user = ArgumentSpec(
-    "USER", completion: .account, help: "the account: USER, USER@BACKEND or a unique prefix")
-  static let passwordStdin = OptionSpec(
-    "password-stdin", help: "read the new password from stdin (one line) instead of asking")
 
   static let spec = CommandSpec(
     "passwd",
@@ -15,15 +11,15 @@ enum PasswdCommand {
       one, and marks the account as remembered. The password is asked for without echo, or \
       read from stdin with --password-stdin. Nothing is sent to the backend.
       """,
-    arguments: [user], options: [passwordStdin],
+    arguments: [SharedArguments.account], options: [SharedArguments.passwordStdin],
     examples: [("printf 'new\\n' | accounts passwd alice --password-stdin", "remember alice's new password")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()
-    let id = try environment.resolveAccount(invocation.argument(user)!, invocation, in: book)
+    let id = try environment.resolveAccount(invocation.argument(SharedArguments.account)!, invocation, in: book)
     let password =
-      invocation.isSet(passwordStdin)
+      invocation.isSet(SharedArguments.passwordStdin)
       ? try environment.terminal.readSecretFromStandardInput(what: "password")
       : try environment.terminal.promptSecret("New password for \(id): ", what: "password")
     try environment.secretStore().store(password, for: SecretKey(id, .password))

@@ -3,8 +3,6 @@ import AccountsJSON
 
 /// `accounts password USER`: autofill, the remembered password on stdout.
 enum PasswordCommand {
-  static let user = ArgumentSpec(
-    "USER", completion: .account, help: "the account: USER, USER@BACKEND or a unique prefix")
 
   static let spec = CommandSpec(
     "password",
@@ -14,13 +12,13 @@ enum PasswordCommand {
       Exits 3 when none is remembered, and 7 (never 3) when the keyring is locked or cannot be \
       reached. With --json: {"account": ..., "password": ...}.
       """,
-    arguments: [user],
+    arguments: [SharedArguments.account],
     examples: [("accounts password alice | xclip -selection clipboard", "copy alice's password")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()
-    let id = try environment.resolveAccount(invocation.argument(user)!, invocation, in: book)
+    let id = try environment.resolveAccount(invocation.argument(SharedArguments.account)!, invocation, in: book)
     let name = book.shortestName(for: id)
     guard book[id]!.remembered else {
       throw CommandError(
