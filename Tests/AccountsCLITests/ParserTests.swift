@@ -102,4 +102,19 @@ import Testing
       }
     }
   }
+
+  @Test func secretLookingSettingsAreRefusedButSpecSettingsAreNot() {
+    for secret in ["private_key", "hmac_key", "api_key", "password", "client_secret", "refresh_token", "Signing_Key"] {
+      #expect(BackendAddCommand.looksSecret(secret), "\(secret)")
+    }
+    // Every non-secret setting of the built-in adapters (SPEC §5).
+    for plain in [
+      "base_url", "login_path", "check_path", "logout_path", "codes", "method", "username_field",
+      "password_field", "encoding", "salt", "success_field", "token_field", "expires_field",
+      "token_header", "allow_insecure_transport", "time_zone", "app_id", "plat", "ver",
+      "user_param", "password_encoding",
+    ] {
+      #expect(!BackendAddCommand.looksSecret(plain), "\(plain)")
+    }
+  }
 }

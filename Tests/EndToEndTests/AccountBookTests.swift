@@ -185,6 +185,13 @@ import Testing
     let backend = try sandbox.run(["add", "bob@crop"])
     #expect(backend.status == 2)
     #expect(backend.standardError == "accounts: no backend 'crop'; did you mean 'corp'?\n")
+    for setting in ["private_key=170ib799dd511e7b", "hmac_key=qianqian", "client_secret=s3", "password=hunter2"] {
+      let secret = try sandbox.run(["backend", "add", "leaky", "--adapter", "signed", "--set", setting])
+      #expect(secret.status == 2, "\(setting): \(secret)")
+      #expect(secret.standardError.contains("looks like a secret"))
+    }
+    #expect(try sandbox.ok(["backend", "list"]).standardOutput.contains("leaky") == false, "nothing recorded")
+    #expect(filesContaining("170ib799dd511e7b", under: sandbox.keyring.root) == [])
     let noTerminal = try sandbox.run(["add", "bob", "--remember"])
     #expect(noTerminal.status == 2)
     #expect(noTerminal.standardError == "accounts: no terminal to ask for the password; pipe it in with --password-stdin\n")

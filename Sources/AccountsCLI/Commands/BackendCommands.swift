@@ -45,7 +45,9 @@ enum BackendAddCommand {
     summary: "add a backend",
     discussion: """
       Records a backend: its adapter and the adapter's settings. Secret settings are never \
-      given with --set (they would show in the process list and shell history).
+      given with --set (they would show in the process list and shell history, and land in \
+      config.json): names such as private_key, hmac_key, password or anything ending in \
+      _key, _secret, _password or _token are refused.
       """,
     arguments: [name], options: [adapter, set],
     examples: [
@@ -73,6 +75,11 @@ enum BackendAddCommand {
           "'\(Names.printable(key))' is not a valid setting name",
           fix: "use letters, digits and '_', starting with a letter")
       }
+      if looksSecret(key) {
+        throw CommandError.usage(
+          "'\(key)' looks like a secret, and --set would leave it in your shell history and config.json",
+          fix: "leave it out: secret settings are asked for without echo and kept in the keyring, once the adapter declares them")
+      }
       guard settings[key] == nil else { throw CommandError.usage("--set \(key) is given twice") }
       settings[key] = String(pair[pair.index(after: equals)...])
     }
@@ -80,6 +87,15 @@ enum BackendAddCommand {
     try environment.config.update { try $0.add(backend) }
     if invocation.json { environment.output.writeJSON(BackendCommands.json(backend, accounts: 0)) }
     environment.output.message("added backend \(backendName) (adapter \(adapterName))")
+  }
+
+  /// Setting names that hold secrets in every adapter we know of (the built-in ones declare
+  /// `private_key` and `hmac_key`). Refused before adapters can declare their own.
+  /// Whole names and suffixes only: `password_field` and `token_header` are not secrets.
+  static func looksSecret(_ key: String) -> Bool {
+    let name = key.lowercased()
+    return ["password", "passwd", "secret", "token", "key"].contains(name)
+      || ["_key", "_secret", "_password", "_token"].contains { name.hasSuffix($0) }
   }
 
   /// A letter, then letters, digits and `_`; at most 64.
