@@ -30,24 +30,26 @@ extension AccountBook {
     throw .unknown(query, backend: backend, suggestions: Array(suggestions.prefix(3)))
   }
 
-  /// `shortestName(for:)` of every account, in the book's order. Accounts are sorted by user,
-  /// so a user saved on several backends has neighbours with the same user: one pass, no
-  /// hashing (shell completion calls this on every TAB).
-  public func shortestNames() -> [String] {
-    accounts.indices.map { index in
-      let user = accounts[index].id.user
-      let shared =
-        (index > 0 && accounts[index - 1].id.user == user)
-        || (index + 1 < accounts.count && accounts[index + 1].id.user == user)
-      return shared ? accounts[index].id.description : user
-    }
-  }
-
   /// The shortest spelling that names the account unambiguously: `user` when no other backend
   /// has that user, else `user@backend`. Used by completion and suggestions.
   public func shortestName(for id: AccountID) -> String {
-    accounts.contains { $0.id.user == id.user && $0.id.backend != id.backend }
-      ? id.description : id.user
+    accounts.firstIndex { $0.id == id }.map(shortestName(at:)) ?? id.description
+  }
+
+  /// `shortestName(for:)` of every account, in the book's order, in one pass (shell completion
+  /// calls this on every TAB).
+  public func shortestNames() -> [String] {
+    accounts.indices.map(shortestName(at:))
+  }
+
+  /// Accounts are sorted by user, so a user saved on several backends has a neighbour with the
+  /// same user: no search, no hashing.
+  private func shortestName(at index: Int) -> String {
+    let id = accounts[index].id
+    let shared =
+      (index > 0 && accounts[index - 1].id.user == id.user)
+      || (index + 1 < accounts.count && accounts[index + 1].id.user == id.user)
+    return shared ? id.description : id.user
   }
 }
 

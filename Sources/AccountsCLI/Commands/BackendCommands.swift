@@ -90,8 +90,8 @@ enum BackendAddCommand {
   }
 
   /// Setting names that hold secrets in every adapter we know of (the built-in ones declare
-  /// `private_key` and `hmac_key`). Refused before adapters can declare their own.
-  /// Whole names and suffixes only: `password_field` and `token_header` are not secrets.
+  /// `private_key` and `hmac_key`), refused before adapters can declare their own. Whole names
+  /// and suffixes only: `password_field` and `token_header` are not secrets.
   static func looksSecret(_ key: String) -> Bool {
     let name = key.lowercased()
     return ["password", "passwd", "secret", "token", "key"].contains(name)
