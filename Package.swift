@@ -11,12 +11,19 @@ let package = Package(
     // The libsecret wrapper as a shared library: the executable dlopens it the first time a
     // command needs a secret, so `list` and completion do not load libsecret and GLib.
     .library(name: "AccountsSecretService", type: .dynamic, targets: ["SecretService"]),
+    // The adapter host (loader, step machine, host services, HTTP) as a shared library, loaded
+    // only by the commands that use adapters: it brings GLib and libcurl.
+    .library(name: "AccountsAdapterHost", type: .dynamic, targets: ["AdapterHost"]),
+    // The built-in adapters, loaded with dlopen like any third-party adapter.
+    .library(name: "plain", type: .dynamic, targets: ["plain"]),
+    .library(name: "hmac", type: .dynamic, targets: ["hmac"]),
+    .library(name: "signed", type: .dynamic, targets: ["signed"]),
   ],
   targets: [
     // A dozen lines: hands argv to AccountsCLI and exits with its status.
     .executableTarget(name: "accounts", dependencies: ["AccountsCLI"]),
     // The command line: the command table, the parser, one file per command, renderers.
-    .target(name: "AccountsCLI", dependencies: ["AccountsCore"]),
+    .target(name: "AccountsCLI", dependencies: ["AccountsCore", "CAccountsAdapter"]),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
     .target(name: "AccountsCore", dependencies: ["AccountsJSON"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
@@ -31,6 +38,24 @@ let package = Package(
       providers: [.apt(["libsecret-1-dev"])]
     ),
 
+    // THE adapter ABI: one header, included by the host and by every adapter.
+    .target(name: "CAccountsAdapter"),
+    // Finds, checks, dlopens and drives adapters; lends them GLib's digests; performs their
+    // HTTP requests with libcurl. Built into libAccountsAdapterHost.so, never the executable.
+    .target(
+      name: "AdapterHost",
+      dependencies: ["AccountsCore", "CAccountsAdapter", "CGLib", "CCurl"]
+    ),
+    .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+    // Typed wrappers for libcurl's variadic curl_easy_setopt/getinfo, which Swift cannot call.
+    .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+
+    // What the built-in adapters share: the ABI in Swift terms, form encoding, replies.
+    .target(name: "AdapterKit", dependencies: ["CAccountsAdapter", "AccountsJSON"], path: "Plugins/AdapterKit"),
+    .target(name: "plain", dependencies: ["AdapterKit"], path: "Plugins/plain"),
+    .target(name: "hmac", dependencies: ["AdapterKit"], path: "Plugins/hmac"),
+    .target(name: "signed", dependencies: ["AdapterKit"], path: "Plugins/signed"),
+
     // Helpers shared by the tests: a private headless keyring, running the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON"]),
@@ -39,6 +64,11 @@ let package = Package(
     .testTarget(
       name: "SecretServiceTests",
       dependencies: ["SecretService", "AccountsCore", "TestSupport"]
+    ),
+    .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit"]),
+    .testTarget(
+      name: "AdapterHostTests",
+      dependencies: ["AdapterHost", "AccountsCore", "CAccountsAdapter", "TestSupport"]
     ),
     .testTarget(
       name: "EndToEndTests",

@@ -20,8 +20,10 @@ _accounts_next() {
     'backend:list') echo 'backend list' ;;
     'backend:ls') echo 'backend list' ;;
     'backend:show') echo 'backend show' ;;
+    'backend:test') echo 'backend test' ;;
     'backend:remove') echo 'backend remove' ;;
     'backend:rm') echo 'backend remove' ;;
+    ':adapters') echo 'adapters' ;;
     ':doctor') echo 'doctor' ;;
     ':lock') echo 'lock' ;;
     ':completion') echo 'completion' ;;
@@ -34,7 +36,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands='list add remove password passwd current clear backend doctor lock completion help'
+      _accounts_subcommands='list add remove password passwd current clear backend adapters doctor lock completion help'
       _accounts_options='--json --backend --help -h --version'
       _accounts_arguments='' ;;
     'list')
@@ -66,12 +68,12 @@ _accounts_spec() {
       _accounts_options='--yes -y --json --backend --help -h --version'
       _accounts_arguments='' ;;
     'backend')
-      _accounts_subcommands='add list show remove'
+      _accounts_subcommands='add list show test remove'
       _accounts_options='--json --backend --help -h --version'
       _accounts_arguments='' ;;
     'backend add')
       _accounts_subcommands=''
-      _accounts_options='--adapter --set --json --backend --help -h --version'
+      _accounts_options='--adapter --set --secret-stdin --secret --json --backend --help -h --version'
       _accounts_arguments='none' ;;
     'backend list')
       _accounts_subcommands=''
@@ -81,10 +83,18 @@ _accounts_spec() {
       _accounts_subcommands=''
       _accounts_options='--json --backend --help -h --version'
       _accounts_arguments='backend' ;;
+    'backend test')
+      _accounts_subcommands=''
+      _accounts_options='--password-stdin --json --backend --help -h --version'
+      _accounts_arguments='backend none' ;;
     'backend remove')
       _accounts_subcommands=''
       _accounts_options='--force --json --backend --help -h --version'
       _accounts_arguments='backend' ;;
+    'adapters')
+      _accounts_subcommands=''
+      _accounts_options='--json --backend --help -h --version'
+      _accounts_arguments='adapter' ;;
     'doctor')
       _accounts_subcommands=''
       _accounts_options='--json --backend --help -h --version'
@@ -111,6 +121,8 @@ _accounts_option_kind() {
     --backend) echo backend ;;
     --adapter) echo adapter ;;
     --set) echo none ;;
+    --secret-stdin) echo none ;;
+    --secret) echo none ;;
   *) return 1 ;;
   esac
 }

@@ -34,10 +34,14 @@ function __accounts_next --argument-names path word
             echo 'backend list'
         case 'backend:show'
             echo 'backend show'
+        case 'backend:test'
+            echo 'backend test'
         case 'backend:remove'
             echo 'backend remove'
         case 'backend:rm'
             echo 'backend remove'
+        case ':adapters'
+            echo 'adapters'
         case ':doctor'
             echo 'doctor'
         case ':lock'
@@ -57,6 +61,10 @@ function __accounts_option_kind --argument-names option
         case --adapter
             echo adapter
         case --set
+            echo none
+        case --secret-stdin
+            echo none
+        case --secret
             echo none
         case '*'
             return 1
@@ -119,6 +127,7 @@ complete -c accounts -n '__accounts_at '\'''\''' -a passwd -d 'replace the remem
 complete -c accounts -n '__accounts_at '\'''\''' -a current -d 'show the account in the auto-login slot'
 complete -c accounts -n '__accounts_at '\'''\''' -a clear -d 'forget every account'
 complete -c accounts -n '__accounts_at '\'''\''' -a backend -d 'manage backends (login targets)'
+complete -c accounts -n '__accounts_at '\'''\''' -a adapters -d 'list the login adapters found, or why one was refused'
 complete -c accounts -n '__accounts_at '\'''\''' -a doctor -d 'check the keyring, the index, the config and the adapters'
 complete -c accounts -n '__accounts_at '\'''\''' -a lock -d 'lock the keyring collection'
 complete -c accounts -n '__accounts_at '\'''\''' -a completion -d 'print the shell completion script for bash, zsh or fish'
@@ -133,12 +142,18 @@ complete -c accounts -n '__accounts_at '\''clear'\''' -s y -l yes -d 'do not ask
 complete -c accounts -n '__accounts_at '\''backend'\''' -a add -d 'add a backend'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a list -d 'list the backends'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a show -d 'show a backend'\''s adapter and settings'
+complete -c accounts -n '__accounts_at '\''backend'\''' -a test -d 'log in once through a backend'\''s adapter, keeping nothing'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a remove -d 'remove a backend and its secret settings'
 complete -c accounts -n '__accounts_at '\''backend add'\''' -l adapter -x -a '(__accounts_names adapters)' -d 'the adapter that speaks the backend'\''s protocol (see `accounts adapters`)'
-complete -c accounts -n '__accounts_at '\''backend add'\''' -l set -x -d 'a non-secret setting of the adapter, e.g. base_url=https://api.corp.example'
+complete -c accounts -n '__accounts_at '\''backend add'\''' -l set -x -d 'a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example'
+complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret-stdin -x -d 'read the secret setting NAME from stdin (one line) instead of asking for it'
+complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret -x -d 'also ask for the optional secret setting NAME (required ones are always asked for)'
 complete -c accounts -n '__accounts_at '\''backend show'\''' -a '(__accounts_names backends)'
+complete -c accounts -n '__accounts_at '\''backend test'\''' -l password-stdin -d 'read the password from stdin (one line) instead of asking'
+complete -c accounts -n '__accounts_at '\''backend test'\''' -a '(__accounts_names backends)'
 complete -c accounts -n '__accounts_at '\''backend remove'\''' -l force -d 'also forget the backend'\''s saved accounts and their secrets'
 complete -c accounts -n '__accounts_at '\''backend remove'\''' -a '(__accounts_names backends)'
+complete -c accounts -n '__accounts_at '\''adapters'\''' -a '(__accounts_names adapters)'
 complete -c accounts -n '__accounts_at '\''completion'\''' -a 'bash zsh fish'
 complete -c accounts -n '__accounts_at '\''help'\''' -a '(__accounts_names commands)'
 complete -c accounts -l json -d 'print machine-readable JSON on stdout, with stable keys'

@@ -152,7 +152,10 @@ struct CommandPath: Sendable {
   var name: String { (groups.map(\.name) + [command.name]).joined(separator: " ") }
 
   /// "accounts backend add NAME --adapter A [--set KEY=VALUE...]"
-  var usage: String {
+  var usage: String { usageParts.joined(separator: " ") }
+
+  /// The words of `usage`, an option with its value as one word.
+  var usageParts: [String] {
     var parts = ["accounts", name]
     if command.isGroup {
       parts.append("<\(command.visibleSubcommands.map(\.name).joined(separator: "|"))>")
@@ -162,6 +165,6 @@ struct CommandPath: Sendable {
       let text = "--\(option.long)" + (option.valueName.map { " \($0)" } ?? "")
       parts.append(option.required ? text : "[\(text)\(option.repeatable ? "..." : "")]")
     }
-    return parts.joined(separator: " ")
+    return parts
   }
 }

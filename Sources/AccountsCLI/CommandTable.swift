@@ -11,6 +11,7 @@ enum CommandTable {
     CurrentCommand.spec,
     ClearCommand.spec,
     BackendCommands.spec,
+    AdaptersCommand.spec,
     DoctorCommand.spec,
     LockCommand.spec,
     CompletionCommand.spec,

@@ -13,10 +13,13 @@ final class Environment {
   let now: () -> Timestamp
   private let makeSecretStore: () throws -> SecretStore
   private var secretStoreCache: SecretStore?
+  private let makeAdapterHost: () throws -> AdapterHosting
+  private var adapterHostCache: AdapterHosting?
 
   init(
     variables: [String: String], paths: Paths, terminal: Terminal, output: Output,
-    now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore
+    now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore,
+    makeAdapterHost: @escaping () throws -> AdapterHosting = { try AdapterHostLibrary() }
   ) {
     self.variables = variables
     self.paths = paths
@@ -24,6 +27,7 @@ final class Environment {
     self.output = output
     self.now = now
     self.makeSecretStore = makeSecretStore
+    self.makeAdapterHost = makeAdapterHost
   }
 
   /// The real environment of this process.
@@ -49,6 +53,31 @@ final class Environment {
     return store
   }
 
+  /// The adapter host, loaded on first use.
+  func adapterHost() throws -> AdapterHosting {
+    if let adapterHostCache { return adapterHostCache }
+    let host = try makeAdapterHost()
+    adapterHostCache = host
+    return host
+  }
+
+  /// Where adapters are looked for (SPEC §5): $ACCOUNTS_ADAPTER_PATH, the user's adapter
+  /// directory, then the built-in adapters.
+  var adapterSearchPath: AdapterSearchPath {
+    var directories: [AdapterSearchPath.Directory] = []
+    for entry in (variables["ACCOUNTS_ADAPTER_PATH"] ?? "").split(separator: ":") where entry.hasPrefix("/") {
+      directories.append(.init(path: String(entry)))
+    }
+    directories.append(.init(path: paths.userAdapters))
+    if let builtIn = InstalledFiles.builtInAdapters() { directories.append(builtIn) }
+    return AdapterSearchPath(directories: directories)
+  }
+
+  /// `ACCOUNTS_NETWORK_TIMEOUT`: seconds one adapter operation may take, requests included.
+  func networkTimeout() throws(CommandError) -> Double {
+    try seconds("ACCOUNTS_NETWORK_TIMEOUT", default: 20)
+  }
+
   var index: IndexStore {
     IndexStore(paths: paths, stallMidWrite: variables["ACCOUNTS_TEST_STALL_WRITE"] == "1")
   }
@@ -58,11 +87,22 @@ final class Environment {
 
 /// `ACCOUNTS_SECRET_TIMEOUT`: seconds every Secret Service call may take (default 5).
 private func secretTimeout(_ variables: [String: String]) throws(CommandError) -> Double {
-  guard let text = variables["ACCOUNTS_SECRET_TIMEOUT"] else { return 5 }
+  try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5)
+}
+
+extension Environment {
+  func seconds(_ variable: String, default fallback: Double) throws(CommandError) -> Double {
+    try AccountsCLI.seconds(variables, variable, default: fallback)
+  }
+}
+
+/// A number of seconds from the environment, (0, 3600].
+private func seconds(_ variables: [String: String], _ variable: String, default fallback: Double) throws(CommandError) -> Double {
+  guard let text = variables[variable] else { return fallback }
   guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
     throw .usage(
-      "ACCOUNTS_SECRET_TIMEOUT='\(Names.printable(text))' is not a number of seconds",
-      fix: "set it to a number between 0 and 3600, e.g. ACCOUNTS_SECRET_TIMEOUT=10")
+      "\(variable)='\(Names.printable(text))' is not a number of seconds",
+      fix: "set it to a number between 0 and 3600, e.g. \(variable)=10")
   }
   return seconds
 }

@@ -119,14 +119,42 @@ final class SecretServiceLibrary: SecretStore {
 
   /// Beside the executable (the build directory), else in ../lib/accounts (an installation).
   private static func locate() throws(SecretStoreError) -> String {
-    guard let executable = realpath("/proc/self/exe", nil) else {
-      throw .supportMissing(detail: "cannot resolve /proc/self/exe")
+    switch InstalledFiles.library(fileName) {
+    case .success(let path): return path
+    case .failure(let detail): throw .supportMissing(detail: detail.text)
     }
-    let directory = String(cString: executable).split(separator: "/", omittingEmptySubsequences: false)
+  }
+}
+
+/// The files installed beside the executable, found from /proc/self/exe only (never from the
+/// environment, which another user of a shared shell could set).
+enum InstalledFiles {
+  struct Missing: Error { let text: String }
+
+  /// The directory of the running executable.
+  static func executableDirectory() -> String? {
+    guard let executable = realpath("/proc/self/exe", nil) else { return nil }
+    defer { free(executable) }
+    return String(cString: executable).split(separator: "/", omittingEmptySubsequences: false)
       .dropLast().joined(separator: "/")
-    free(executable)
+  }
+
+  /// A library beside the executable (the build directory), else in ../lib/accounts.
+  static func library(_ fileName: String) -> Result<String, Missing> {
+    guard let directory = executableDirectory() else { return .failure(Missing(text: "cannot resolve /proc/self/exe")) }
     let candidates = ["\(directory)/\(fileName)", "\(directory)/../lib/accounts/\(fileName)"]
-    for candidate in candidates where access(candidate, R_OK) == 0 { return candidate }
-    throw .supportMissing(detail: "\(fileName) is in neither \(directory) nor \(directory)/../lib/accounts")
+    for candidate in candidates where access(candidate, R_OK) == 0 { return .success(candidate) }
+    return .failure(Missing(text: "\(fileName) is in neither \(directory) nor \(directory)/../lib/accounts"))
+  }
+
+  /// Where the built-in adapters are: PREFIX/lib/accounts/adapters when installed, else the
+  /// build directory, where only the built-in names count (it holds other libraries too).
+  static func builtInAdapters() -> AdapterSearchPath.Directory? {
+    guard let directory = executableDirectory() else { return nil }
+    if let installed = realpath("\(directory)/../lib/accounts/adapters", nil) {
+      defer { free(installed) }
+      return AdapterSearchPath.Directory(path: String(cString: installed))
+    }
+    return AdapterSearchPath.Directory(path: directory, onlyNames: AdapterSearchPath.builtInNames)
   }
 }

@@ -42,13 +42,17 @@ struct Terminal {
   }
 
   /// Asks for a secret on the terminal without echoing it. Ctrl-C restores the echo.
-  func promptSecret(_ prompt: String, what: String) throws(CommandError) -> SecretBytes {
+  /// `stdinOption` is the option that gives it on stdin instead, for the error without a
+  /// terminal.
+  func promptSecret(
+    _ prompt: String, what: String, stdinOption: String = "--password-stdin"
+  ) throws(CommandError) -> SecretBytes {
     guard canPrompt else {
-      throw .usage("no terminal to ask for the \(what)", fix: "pipe it in with --password-stdin")
+      throw .usage("no terminal to ask for the \(what)", fix: "pipe it in with \(stdinOption)")
     }
     let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
     guard tty >= 0 else {
-      throw .usage("cannot open the terminal to ask for the \(what)", fix: "use --password-stdin")
+      throw .usage("cannot open the terminal to ask for the \(what)", fix: "use \(stdinOption)")
     }
     defer { close(tty) }
     var saved = termios()

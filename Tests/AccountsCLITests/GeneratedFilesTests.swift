@@ -8,7 +8,7 @@ import Testing
 /// drift from it.
 @Suite struct GeneratedFilesTests {
   @Test func committedFilesMatchTheCommandTable() throws {
-    for file in GeneratedFiles.all {
+    for file in try GeneratedFiles.all(root: PackagePaths.root.path) {
       let url = PackagePaths.root.appendingPathComponent(file.path)
       let committed = try? String(contentsOf: url, encoding: .utf8)
       #expect(

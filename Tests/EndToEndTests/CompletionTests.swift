@@ -6,8 +6,8 @@ import Testing
 @Suite struct CompletionTests {
   func sandbox() throws -> Sandbox {
     let sandbox = try Sandbox()
-    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
-    try sandbox.ok(["backend", "add", "test", "--adapter", "plain"])
+    try sandbox.addBackend("corp")
+    try sandbox.addBackend("test")
     for name in ["alice@corp", "alice@test", "bob@corp", "bobby@test"] { try sandbox.ok(["add", name]) }
     return sandbox
   }
@@ -31,7 +31,7 @@ import Testing
     let sandbox = try sandbox()
     defer { sandbox.close() }
     #expect(try bash(sandbox, ["pa"]) == ["passwd", "password"])
-    #expect(try bash(sandbox, ["backend", ""]) == ["add", "list", "remove", "show"])
+    #expect(try bash(sandbox, ["backend", ""]) == ["add", "list", "remove", "show", "test"])
     #expect(try bash(sandbox, ["add", "bob", "--re"]) == ["--remember"])
     #expect(try bash(sandbox, ["password", ""]) == ["alice@corp", "alice@test", "bob", "bobby"])
     #expect(try bash(sandbox, ["password", "bo"]) == ["bob", "bobby"])
@@ -59,7 +59,7 @@ import Testing
       return result.standardOutput.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }.sorted()
     }
     #expect(try fish("accounts pa") == ["passwd", "password"])
-    #expect(try fish("accounts backend ") == ["add", "list", "remove", "show"])
+    #expect(try fish("accounts backend ") == ["add", "list", "remove", "show", "test"])
     #expect(try fish("accounts password bo") == ["bob", "bobby"])
     #expect(try fish("accounts --backend corp password ") == ["alice@corp", "bob"])
     #expect(try fish("accounts add x --rem") == ["--remember"])

@@ -9,7 +9,7 @@ import Testing
   /// A sandbox with alice (remembered) and bob saved on corp.
   func sandboxWithAccounts() throws -> Sandbox {
     let sandbox = try Sandbox()
-    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    try sandbox.addBackend("corp")
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     try sandbox.ok(["add", "bob"])
     return sandbox

@@ -34,9 +34,10 @@ final class Sandbox: @unchecked Sendable {
   /// Runs `accounts ARGUMENTS` and fails the test unless it exits 0.
   @discardableResult
   func ok(
-    _ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:],
+    sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> ProcessResult {
-    let result = try run(arguments, stdin: stdin)
+    let result = try run(arguments, stdin: stdin, environment: extra)
     #expect(result.status == 0, "accounts \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
     return result
   }
@@ -45,6 +46,11 @@ final class Sandbox: @unchecked Sendable {
   func json(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> Any {
     let result = try ok(arguments, sourceLocation: sourceLocation)
     return try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8), options: [.fragmentsAllowed])
+  }
+
+  /// A backend on the built-in plain adapter that needs no secret and no network to add.
+  func addBackend(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    try ok(["backend", "add", name, "--adapter", "plain", "--set", "base_url=https://\(name).example/api"], sourceLocation: sourceLocation)
   }
 
   var indexPath: String { environment["XDG_STATE_HOME"]! + "/accounts/accounts.json" }

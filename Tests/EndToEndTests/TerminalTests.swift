@@ -6,7 +6,7 @@ import Testing
 @Suite struct TerminalTests {
   func sandbox() throws -> Sandbox {
     let sandbox = try Sandbox()
-    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain"])
+    try sandbox.addBackend("corp")
     return sandbox
   }
 

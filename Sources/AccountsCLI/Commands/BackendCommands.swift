@@ -12,7 +12,10 @@ enum BackendCommands {
       settings such as private_key live in the Secret Service. `accounts backend` alone lists \
       the backends.
       """,
-    subcommands: [BackendAddCommand.spec, BackendListCommand.spec, BackendShowCommand.spec, BackendRemoveCommand.spec],
+    subcommands: [
+      BackendAddCommand.spec, BackendListCommand.spec, BackendShowCommand.spec, BackendTestCommand.spec,
+      BackendRemoveCommand.spec,
+    ],
     defaultSubcommand: "list")
 
   static let name = ArgumentSpec("NAME", completion: .backend, help: "the backend's name")
@@ -28,81 +31,6 @@ enum BackendCommands {
       "secret_settings": .array(backend.secretSettings.map { .string($0) }),
       "accounts": .number(JSONNumber(accounts)),
     ])
-  }
-}
-
-enum BackendAddCommand {
-  static let name = ArgumentSpec("NAME", help: "a name for the backend, e.g. corp")
-  static let adapter = OptionSpec(
-    "adapter", value: "ADAPTER", required: true, completion: .adapter,
-    help: "the adapter that speaks the backend's protocol (see `accounts adapters`)")
-  static let set = OptionSpec(
-    "set", value: "KEY=VALUE", repeatable: true,
-    help: "a non-secret setting of the adapter, e.g. base_url=https://api.corp.example")
-
-  static let spec = CommandSpec(
-    "add",
-    summary: "add a backend",
-    discussion: """
-      Records a backend: its adapter and the adapter's settings. Secret settings are never \
-      given with --set (they would show in the process list and shell history, and land in \
-      config.json): names such as private_key, hmac_key, password or anything ending in \
-      _key, _secret, _password or _token are refused.
-      """,
-    arguments: [name], options: [adapter, set],
-    examples: [
-      ("accounts backend add corp --adapter signed --set base_url=https://api.corp.example --set app_id=170ib799",
-       "a backend that signs every request"),
-    ],
-    handler: run)
-
-  static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let backendName = invocation.argument(name)!
-    try Names.checkBackend(backendName)
-    let adapterName = invocation.value(adapter)!
-    guard Names.isBackendName(adapterName) else {
-      throw CommandError.usage("'\(Names.printable(adapterName))' is not a valid adapter name")
-    }
-    var settings: [String: String] = [:]
-    for pair in invocation.values(set) {
-      guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-        throw CommandError.usage(
-          "--set '\(Names.printable(pair))' is not KEY=VALUE", fix: "write it as --set base_url=https://...")
-      }
-      let key = String(pair[..<equals])
-      guard isSettingName(key) else {
-        throw CommandError.usage(
-          "'\(Names.printable(key))' is not a valid setting name",
-          fix: "use letters, digits and '_', starting with a letter")
-      }
-      if looksSecret(key) {
-        throw CommandError.usage(
-          "'\(key)' looks like a secret, and --set would leave it in your shell history and config.json",
-          fix: "leave it out: secret settings are asked for without echo and kept in the keyring, once the adapter declares them")
-      }
-      guard settings[key] == nil else { throw CommandError.usage("--set \(key) is given twice") }
-      settings[key] = String(pair[pair.index(after: equals)...])
-    }
-    let backend = BackendConfig(name: backendName, adapter: adapterName, settings: settings)
-    try environment.config.update { try $0.add(backend) }
-    if invocation.json { environment.output.writeJSON(BackendCommands.json(backend, accounts: 0)) }
-    environment.output.message("added backend \(backendName) (adapter \(adapterName))")
-  }
-
-  /// Setting names that hold secrets in every adapter we know of (the built-in ones declare
-  /// `private_key` and `hmac_key`), refused before adapters can declare their own. Whole names
-  /// and suffixes only: `password_field` and `token_header` are not secrets.
-  static func looksSecret(_ key: String) -> Bool {
-    let name = key.lowercased()
-    return ["password", "passwd", "secret", "token", "key"].contains(name)
-      || ["_key", "_secret", "_password", "_token"].contains { name.hasSuffix($0) }
-  }
-
-  /// A letter, then letters, digits and `_`; at most 64.
-  static func isSettingName(_ key: String) -> Bool {
-    guard let first = key.unicodeScalars.first, first.isASCIILetter, key.unicodeScalars.count <= 64
-    else { return false }
-    return key.unicodeScalars.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "_" }
   }
 }
 
@@ -145,22 +73,75 @@ enum BackendShowCommand {
   static let spec = CommandSpec(
     "show",
     summary: "show a backend's adapter and settings",
-    discussion: "Secret settings are shown as (in keyring), never printed.",
+    discussion: """
+      Shows the backend's adapter and every setting the adapter declares: the value given, \
+      the adapter's default, or (in keyring) for a secret setting, which is never printed. \
+      Settings the adapter does not declare, or required ones that are missing, are reported \
+      and make the exit status 1; an adapter that cannot be loaded makes it 9.
+      """,
     arguments: [BackendCommands.name],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let backend = try environment.config.load().backend(named: invocation.argument(BackendCommands.name)!)
     let accounts = try environment.index.load().accounts.filter { $0.id.backend == backend.name }.count
+    var description: AdapterDescription?
+    var adapterError: Error?
+    do {
+      description = try environment.adapterHost().describe(backend.adapter, in: environment.adapterSearchPath)
+    } catch {
+      adapterError = error
+    }
+    let problems =
+      description.map {
+        BackendSettingsCheck(adapter: $0).problems(settings: backend.settings, secretNames: backend.secretSettings)
+      } ?? []
+
     if invocation.json {
-      environment.output.writeJSON(BackendCommands.json(backend, accounts: accounts))
-      return
+      guard case .object(var object) = BackendCommands.json(backend, accounts: accounts) else { return }
+      var defaults = JSONObject()
+      for setting in description?.settings ?? [] where backend.settings[setting.name] == nil
+        && !setting.isSecret && !setting.defaultValue.isEmpty
+      {
+        defaults[setting.name] = .string(setting.defaultValue)
+      }
+      object["defaults"] = .object(defaults)
+      object["adapter_path"] = description.map { .string($0.path) } ?? .null
+      object["adapter_version"] = description.map { .string($0.version) } ?? .null
+      object["problems"] = .array(problems.map { .string($0.description) })
+      environment.output.writeJSON(.object(object))
+    } else {
+      environment.output.write(table(backend, accounts: accounts, description: description))
     }
-    var rows = [["backend", backend.name], ["adapter", backend.adapter], ["accounts", String(accounts)]]
-    for key in (Array(backend.settings.keys) + backend.secretSettings).sorted() {
-      rows.append([key, backend.settings[key] ?? "(in keyring)"])
+    if let adapterError { throw adapterError }
+    if let first = problems.first {
+      throw CommandError(
+        .failure, "backend \(backend.name): \(first)" + (problems.count > 1 ? " (and \(counted(problems.count - 1, "more problem")))" : ""),
+        fix: "edit \(environment.paths.config), or remove the backend and add it again")
     }
-    environment.output.write(TextTable.render(rows))
+  }
+
+  static func table(_ backend: BackendConfig, accounts: Int, description: AdapterDescription?) -> String {
+    let adapter = description.map { "\(backend.adapter) \($0.version) (\($0.path))" } ?? backend.adapter
+    var rows = [["backend", backend.name], ["adapter", adapter], ["accounts", String(accounts)]]
+    var shown = Set<String>()
+    for setting in description?.settings ?? [] {
+      shown.insert(setting.name)
+      if backend.secretSettings.contains(setting.name) {
+        rows.append([setting.name, "(in keyring)"])
+      } else if let value = backend.settings[setting.name] {
+        rows.append([setting.name, value])
+      } else if setting.isOptional, !setting.defaultValue.isEmpty {
+        rows.append([setting.name, "(default: \(setting.defaultValue))"])
+      } else if !setting.isOptional {
+        rows.append([setting.name, "(missing)"])
+      }
+    }
+    for key in (Array(backend.settings.keys) + backend.secretSettings).sorted() where !shown.contains(key) {
+      let value = backend.secretSettings.contains(key) ? "(in keyring)" : backend.settings[key]!
+      rows.append([key, description == nil ? value : "\(value) (not declared by the adapter)"])
+    }
+    return TextTable.render(rows)
   }
 }
 

@@ -21,6 +21,10 @@ enum CompleteCommand {
         .map(\.1)
     case "backends":
       names = try environment.config.load().backends.map(\.name)
+    case "adapters":
+      // File names only: completion never loads a library.
+      var seen = Set<String>()
+      names = environment.adapterSearchPath.files().map(\.name).filter { seen.insert($0).inserted }
     case "commands":
       names = CommandTable.all.filter { !$0.hidden }.map(\.name)
     default:

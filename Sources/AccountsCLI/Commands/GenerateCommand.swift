@@ -14,7 +14,7 @@ enum GenerateCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let root = invocation.argument(directory)!
-    for file in GeneratedFiles.all {
+    for file in try GeneratedFiles.all(root: root) {
       let path = "\(root)/\(file.path)"
       // Shipped files, not private data: 0644, written in place.
       let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)

@@ -6,7 +6,7 @@ enum HelpRenderer {
   static func help(for path: CommandPath?, in commands: [CommandSpec]) -> String {
     guard let path else { return toolHelp(commands) }
     let command = path.command
-    var lines = ["Usage: \(path.usage)", ""]
+    var lines = usageLines(path.usageParts) + [""]
     lines += TextWrap.wrap(capitalised(command.summary) + ".")
     for paragraph in paragraphs(command.discussion) {
       lines += [""] + TextWrap.wrap(paragraph)
@@ -69,5 +69,19 @@ enum HelpRenderer {
 
   static func capitalised(_ text: String) -> String {
     text.prefix(1).uppercased() + text.dropFirst()
+  }
+
+  /// "Usage: accounts ..." in lines of at most 80 columns, continued under the command.
+  static func usageLines(_ parts: [String]) -> [String] {
+    var lines: [String] = []
+    var line = "Usage:"
+    for part in parts {
+      if line.count + 1 + part.count > 80, line.count > 7 {
+        lines.append(line)
+        line = String(repeating: " ", count: 6)
+      }
+      line += " " + part
+    }
+    return lines + [line]
   }
 }

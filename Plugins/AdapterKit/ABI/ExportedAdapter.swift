@@ -1,0 +1,117 @@
+import CAccountsAdapter
+
+/// The C face of an `Adapter`: the static acc_adapter descriptor the entry function returns.
+///
+/// A plugin keeps one in a global `let` (initialised once, thread-safely, and never freed) and
+/// exports it:
+///
+///     @_cdecl("accounts_adapter_v1")
+///     public func accountsAdapterV1(_ hostABIVersion: UInt32) -> UnsafePointer<acc_adapter>? {
+///       exported.descriptor(forHost: hostABIVersion)
+///     }
+///
+///     private let exported = ExportedAdapter(PlainAdapter.self) { config in
+///       newSession(PlainAdapter.self, config)
+///     }
+///
+/// The plugin passes `sessionNew` because a C function pointer cannot carry which adapter it
+/// is for, and AdapterKit keeps no global state of its own: it is linked into every plugin,
+/// and in a debug build one image's copy of its symbols may stand in for another's.
+public struct ExportedAdapter: @unchecked Sendable {
+  // @unchecked Sendable: the descriptor is written once in init and only read afterwards.
+  private let pointer: UnsafePointer<acc_adapter>
+
+  /// The header version the descriptor is built against (ACC_ADAPTER_ABI_VERSION).
+  public static let abiVersion =
+    UInt32(ACC_ADAPTER_ABI_MAJOR) << 16 | UInt32(ACC_ADAPTER_ABI_MINOR)
+
+  /// Builds the descriptor of `adapter` once; its memory is never freed.
+  public init(
+    _ adapter: any Adapter.Type,
+    sessionNew: @convention(c) (UnsafePointer<acc_session_config>?) -> UnsafeMutableRawPointer?
+  ) {
+    let definitions = adapter.settings
+    let settings = UnsafeMutablePointer<acc_setting>.allocate(capacity: max(definitions.count, 1))
+    for (index, definition) in definitions.enumerated() {
+      (settings + index).initialize(
+        to: acc_setting(
+          name: Self.permanent(definition.name), label: Self.permanent(definition.label),
+          flags: definition.flags.rawValue, default_value: Self.permanent(definition.defaultValue)))
+    }
+    let descriptor = UnsafeMutablePointer<acc_adapter>.allocate(capacity: 1)
+    descriptor.initialize(
+      to: acc_adapter(
+        abi_version: Self.abiVersion,
+        name: Self.permanent(adapter.name),
+        version: Self.permanent(adapter.version),
+        description: Self.permanent(adapter.summary),
+        settings: UnsafePointer(settings),
+        settings_count: definitions.count,
+        session_new: sessionNew,
+        step: { session, response, out in
+          SessionBridge.step(session, response, out)
+        },
+        session_free: { session in
+          SessionBridge.free(session)
+        }))
+    pointer = UnsafePointer(descriptor)
+  }
+
+  /// The descriptor for a host of `hostABIVersion`, or nil when its major version is not ours.
+  public func descriptor(forHost hostABIVersion: UInt32) -> UnsafePointer<acc_adapter>? {
+    hostABIVersion >> 16 == UInt32(ACC_ADAPTER_ABI_MAJOR) ? pointer : nil
+  }
+
+  /// A copy of `text` that lives for the rest of the process.
+  private static func permanent(_ text: StaticString) -> acc_string {
+    text.withUTF8Buffer { bytes in
+      guard !bytes.isEmpty else { return acc_string(bytes: nil, length: 0) }
+      let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+      bytes.withMemoryRebound(to: CChar.self) { characters in
+        if let base = characters.baseAddress { copy.initialize(from: base, count: bytes.count) }
+      }
+      (copy + bytes.count).initialize(to: 0)
+      return acc_string(bytes: UnsafePointer(copy), length: bytes.count)
+    }
+  }
+}
+
+/// session_new for a plugin's `sessionNew`: a retained box the host holds as `void *`.
+public func newSession(
+  _ adapter: any Adapter.Type, _ config: UnsafePointer<acc_session_config>?
+) -> UnsafeMutableRawPointer? {
+  Unmanaged.passRetained(SessionBox(adapter: adapter, config: config)).toOpaque()
+}
+
+/// step and session_free, the same for every adapter.
+enum SessionBridge {
+  static func step(
+    _ session: UnsafeMutableRawPointer?, _ response: UnsafePointer<acc_response>?,
+    _ out: UnsafeMutablePointer<acc_step_output>?
+  ) -> Int32 {
+    guard let out else { return Int32(ACC_STEP_ERROR) }
+    let writer = StepOutputWriter(out)
+    guard let session else {
+      writer.set(\.message, noSessionMessage)
+      return Int32(ACC_STEP_ERROR)
+    }
+    return Unmanaged<SessionBox>.fromOpaque(session).takeUnretainedValue()
+      .step(response, into: writer)
+  }
+
+  static func free(_ session: UnsafeMutableRawPointer?) {
+    guard let session else { return }
+    // Releasing the box wipes the last output (its arena) and the password copy.
+    Unmanaged<SessionBox>.fromOpaque(session).release()
+  }
+
+  /// A message that needs no session to keep it alive.
+  private static var noSessionMessage: acc_string {
+    let text: StaticString = "the host called step without a session"
+    return text.withUTF8Buffer { bytes in
+      acc_string(
+        bytes: UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self),
+        length: bytes.count)
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import CAccountsAdapter
+import Glibc
+
+/// The memory behind one step's output: every string and pair list the step hands the host,
+/// kept until the next step or session_free, then wiped (a request body may carry a password,
+/// a token is a secret) and freed.
+final class OutputArena {
+  private var blocks: [UnsafeMutableRawBufferPointer] = []
+
+  deinit { release() }
+
+  /// A copy of `source` as an acc_string; NULL and 0 when empty.
+  func string(_ source: some ByteSource) -> acc_string {
+    let count = source.byteCount
+    guard count > 0 else { return acc_string(bytes: nil, length: 0) }
+    let block = allocate(byteCount: count, alignment: 1)
+    source.withBytes { bytes in
+      if let from = bytes.baseAddress, let to = block.baseAddress {
+        to.copyMemory(from: from, byteCount: min(bytes.count, count))
+      }
+    }
+    return acc_string(
+      bytes: block.baseAddress?.assumingMemoryBound(to: CChar.self), length: count)
+  }
+
+  /// A copy of `pairs` as acc_pairs; NULL and 0 when empty.
+  func pairs(_ pairs: [Pair]) -> acc_pairs {
+    guard !pairs.isEmpty else { return acc_pairs(items: nil, count: 0) }
+    let block = allocate(
+      byteCount: MemoryLayout<acc_pair>.stride * pairs.count,
+      alignment: MemoryLayout<acc_pair>.alignment)
+    let items = block.bindMemory(to: acc_pair.self)
+    for (index, pair) in pairs.enumerated() {
+      items.initializeElement(
+        at: index, to: acc_pair(name: string(pair.name), value: string(pair.value)))
+    }
+    return acc_pairs(items: UnsafePointer(items.baseAddress), count: pairs.count)
+  }
+
+  /// Wipes and frees everything handed out so far.
+  func release() {
+    for block in blocks {
+      if let base = block.baseAddress { explicit_bzero(base, block.count) }
+      block.deallocate()
+    }
+    blocks.removeAll(keepingCapacity: true)
+  }
+
+  private func allocate(byteCount: Int, alignment: Int) -> UnsafeMutableRawBufferPointer {
+    let block = UnsafeMutableRawBufferPointer.allocate(byteCount: byteCount, alignment: alignment)
+    blocks.append(block)
+    return block
+  }
+}

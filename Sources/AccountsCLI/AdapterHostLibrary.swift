@@ -1,0 +1,128 @@
+import AccountsCore
+import AccountsJSON
+import CAccountsAdapter
+import Glibc
+
+/// The adapter host, through libAccountsAdapterHost.so (the AdapterHost module), loaded with
+/// dlopen by the commands that use adapters. It brings GLib and libcurl, which `list` and
+/// completion must not pay for; like the Secret Service library it sits beside the executable
+/// or in PREFIX/lib/accounts, RTLD_LOCAL, never unloaded.
+final class AdapterHostLibrary: AdapterHosting {
+  static let fileName = "libAccountsAdapterHost.so"
+  static let interfaceVersion: Int32 = 1
+
+  private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+  private typealias CString = UnsafePointer<CChar>
+  private typealias Answer = UnsafeMutablePointer<CChar>?
+
+  private let catalogFunction: @convention(c) (CString) -> Answer
+  private let describeFunction: @convention(c) (CString, CString, ErrorOut) -> Answer
+  private let runFunction: @convention(c) (
+    CString, UnsafePointer<acc_pair>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+    UnsafeMutablePointer<Int>, ErrorOut
+  ) -> Answer
+  private let releaseFunction: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
+
+  init() throws(AdapterError) {
+    let path: String
+    switch InstalledFiles.library(Self.fileName) {
+    case .success(let found): path = found
+    case .failure(let missing): throw .hostMissing(detail: missing.text)
+    }
+    guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+      throw .hostMissing(detail: dlerror().map { String(cString: $0) } ?? path)
+    }
+    func symbol<Function>(_ name: String, as type: Function.Type) throws(AdapterError) -> Function {
+      guard let address = dlsym(library, name) else { throw .hostMissing(detail: "\(path) has no \(name)") }
+      return unsafeBitCast(address, to: type)
+    }
+    let version = try symbol(
+      "accounts_adapter_host_interface_version", as: (@convention(c) () -> Int32).self)()
+    guard version == Self.interfaceVersion else {
+      throw .hostMissing(detail: "\(path) speaks version \(version), this accounts version \(Self.interfaceVersion)")
+    }
+    catalogFunction = try symbol("accounts_adapter_host_catalog", as: type(of: catalogFunction))
+    describeFunction = try symbol("accounts_adapter_host_describe", as: type(of: describeFunction))
+    runFunction = try symbol("accounts_adapter_host_run", as: type(of: runFunction))
+    releaseFunction = try symbol("accounts_adapter_host_release", as: type(of: releaseFunction))
+  }
+
+  func catalog(_ searchPath: AdapterSearchPath) throws(AdapterError) -> [AdapterEntry] {
+    let text = take(catalogFunction(JSON.serialize(searchPath.wireValue, pretty: false)))
+    do {
+      return try AdapterEntry.entries(wireText: text ?? "")
+    } catch {
+      throw .hostMissing(detail: "unreadable adapter list: \(error.detail)")
+    }
+  }
+
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+    var error: UnsafeMutablePointer<CChar>?
+    let answer = take(describeFunction(name, JSON.serialize(searchPath.wireValue, pretty: false), &error))
+    if let failure = take(error) { throw AdapterError(wireText: failure) }
+    do {
+      return try AdapterDescription.from(wireText: answer ?? "")
+    } catch {
+      throw .hostMissing(detail: "unreadable adapter description: \(error.detail)")
+    }
+  }
+
+  func run(_ request: AdapterRequest, secrets: AdapterSecrets, in searchPath: AdapterSearchPath)
+    throws(AdapterError) -> (AdapterOutcome, token: SecretBytes?)
+  {
+    var named: [(String, SecretBytes)] = []
+    if let password = secrets.password { named.append(("password", password)) }
+    if let token = secrets.token { named.append(("token", token)) }
+    for (name, value) in secrets.settings { named.append(("setting:\(name)", value)) }
+
+    var error: UnsafeMutablePointer<CChar>?
+    var tokenBytes: UnsafeMutableRawPointer?
+    var tokenLength = 0
+    let answer = SecretPairs.withPairs(named) { pairs in
+      take(runFunction(
+        request.wireText(searchPath: searchPath), pairs.baseAddress, pairs.count, &tokenBytes,
+        &tokenLength, &error))
+    }
+    var token: SecretBytes?
+    if let tokenBytes {
+      token = SecretBytes(copying: UnsafeRawBufferPointer(start: tokenBytes, count: tokenLength))
+      releaseFunction(tokenBytes, tokenLength)
+    }
+    if let failure = take(error) { throw AdapterError(wireText: failure) }
+    do {
+      return (try AdapterOutcome(wireText: answer ?? ""), token)
+    } catch {
+      throw .hostMissing(detail: "unreadable outcome: \(error.detail)")
+    }
+  }
+
+  /// The text of an answer, released.
+  private func take(_ answer: UnsafeMutablePointer<CChar>?) -> String? {
+    guard let answer else { return nil }
+    defer { releaseFunction(answer, -1) }
+    return String(cString: answer)
+  }
+}
+
+/// Secrets as `acc_pair`s pointing into the SecretBytes themselves, valid inside `body` only:
+/// no copy of a secret is made on this side.
+enum SecretPairs {
+  static func withPairs<R>(_ named: [(String, SecretBytes)], _ body: (UnsafeBufferPointer<acc_pair>) -> R) -> R {
+    var pairs: [acc_pair] = []
+    var names: [UnsafeMutablePointer<CChar>] = []
+    defer { names.forEach { free($0) } }
+    func build(_ index: Int) -> R {
+      guard index < named.count else { return pairs.withUnsafeBufferPointer(body) }
+      let (name, value) = named[index]
+      let copy = strdup(name)!
+      names.append(copy)
+      return value.withUnsafeBytes { bytes in
+        pairs.append(acc_pair(
+          name: acc_string(bytes: copy, length: strlen(copy)),
+          value: acc_string(bytes: bytes.baseAddress?.assumingMemoryBound(to: CChar.self), length: bytes.count)))
+        return build(index + 1)
+      }
+    }
+    return build(0)
+  }
+}

@@ -1,0 +1,142 @@
+import AccountsCore
+
+/// `accounts backend add NAME --adapter A [--set KEY=VALUE...]`: a new login target, its
+/// settings checked against what the adapter declares, its secret settings asked for.
+enum BackendAddCommand {
+  static let name = ArgumentSpec("NAME", help: "a name for the backend, e.g. corp")
+  static let adapter = OptionSpec(
+    "adapter", value: "ADAPTER", required: true, completion: .adapter,
+    help: "the adapter that speaks the backend's protocol (see `accounts adapters`)")
+  static let set = OptionSpec(
+    "set", value: "KEY=VALUE", repeatable: true,
+    help: "a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example")
+  static let secretStdin = OptionSpec(
+    "secret-stdin", value: "NAME",
+    help: "read the secret setting NAME from stdin (one line) instead of asking for it")
+  static let secret = OptionSpec(
+    "secret", value: "NAME", repeatable: true,
+    help: "also ask for the optional secret setting NAME (required ones are always asked for)")
+
+  static let spec = CommandSpec(
+    "add",
+    summary: "add a backend",
+    discussion: """
+      Records a backend: its adapter and the adapter's settings, checked against what the \
+      adapter declares (`accounts adapters ADAPTER` lists them): an unknown or a missing \
+      required setting is an error. Secret settings such as private_key are never given with \
+      --set (they would show in the process list and shell history): each required one is \
+      asked for without echo, or read from stdin with --secret-stdin NAME, and kept in the \
+      Secret Service. The adapter then checks the values, without any network, before \
+      anything is saved.
+      """,
+    arguments: [name], options: [adapter, set, secretStdin, secret],
+    examples: [
+      ("accounts backend add corp --adapter signed --set base_url=https://api.corp.example/api --set app_id=170ib799 --set ver=1.0",
+       "a backend that signs every request; asks for private_key"),
+      ("printf '%s\\n' \"$KEY\" | accounts backend add corp --adapter hmac --set base_url=https://id.corp.example --secret-stdin hmac_key",
+       "the hmac key from stdin"),
+    ],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let backendName = invocation.argument(name)!
+    try Names.checkBackend(backendName)
+    let adapterName = invocation.value(adapter)!
+    guard Names.isBackendName(adapterName) else {
+      throw CommandError.usage("'\(Names.printable(adapterName))' is not a valid adapter name")
+    }
+    let settings = try parseSettings(invocation.values(set))
+    if try environment.config.load()[backendName] != nil {
+      throw ConfigurationError.backendExists(backendName)  // before asking for any secret
+    }
+    let host = try environment.adapterHost()
+    let searchPath = environment.adapterSearchPath
+    let description = try host.describe(adapterName, in: searchPath)
+    let check = BackendSettingsCheck(adapter: description)
+
+    let fromStdin = invocation.value(secretStdin)
+    let wanted = invocation.values(secret) + (fromStdin.map { [$0] } ?? [])
+    for wantedName in wanted where description.setting(named: wantedName)?.isSecret != true {
+      throw CommandError.usage(
+        "adapter \(adapterName) has no secret setting '\(Names.printable(wantedName))'",
+        fix: "its settings: `accounts adapters \(adapterName)`")
+    }
+    let asked = check.secretsToAsk(wanted: wanted)
+    let problems = check.problems(settings: settings, secretNames: asked.map(\.name))
+    if let first = problems.first {
+      throw CommandError.usage(
+        "backend \(backendName): \(first)" + (problems.count > 1 ? " (and \(counted(problems.count - 1, "more problem")))" : ""),
+        fix: "`accounts adapters \(adapterName)` lists its settings")
+    }
+
+    var secrets: [String: SecretBytes] = [:]
+    for setting in asked {
+      if setting.name == fromStdin {
+        secrets[setting.name] = try environment.terminal.readSecretFromStandardInput(what: setting.name)
+      } else {
+        secrets[setting.name] = try environment.terminal.promptSecret(
+          "\(setting.name) for backend \(backendName) (\(setting.label)): ", what: setting.name,
+          stdinOption: "--secret-stdin \(setting.name)")
+      }
+    }
+    try validate(
+      AdapterRequest(
+        adapter: adapterName, backend: backendName, operation: .validate, settings: settings,
+        timeout: try environment.networkTimeout()),
+      secrets: AdapterSecrets(settings: secrets), host: host, searchPath: searchPath)
+
+    // The secrets first: config.json never names a secret the keyring does not have.
+    for (settingName, value) in secrets {
+      try environment.secretStore().store(value, for: .setting(settingName, backend: backendName))
+    }
+    let backend = BackendConfig(
+      name: backendName, adapter: adapterName, settings: settings, secretSettings: Array(secrets.keys))
+    try environment.config.update { try $0.add(backend) }
+    if invocation.json { environment.output.writeJSON(BackendCommands.json(backend, accounts: 0)) }
+    environment.output.message(
+      "added backend \(backendName) (adapter \(adapterName))"
+        + (secrets.isEmpty ? "" : "; \(secrets.keys.sorted().joined(separator: ", ")) in the keyring"))
+  }
+
+  /// `--set` values as a dictionary: KEY=VALUE each, no key twice.
+  static func parseSettings(_ pairs: [String]) throws(CommandError) -> [String: String] {
+    var settings: [String: String] = [:]
+    for pair in pairs {
+      guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+        throw .usage("--set '\(Names.printable(pair))' is not KEY=VALUE", fix: "write it as --set base_url=https://...")
+      }
+      let key = String(pair[..<equals])
+      guard isSettingName(key) else {
+        throw .usage(
+          "'\(Names.printable(key))' is not a valid setting name",
+          fix: "use lowercase letters, digits and '_', as `accounts adapters` shows them")
+      }
+      guard settings[key] == nil else { throw .usage("--set \(key) is given twice") }
+      settings[key] = String(pair[pair.index(after: equals)...])
+    }
+    return settings
+  }
+
+  /// The adapter's own check of the values (ACC_OP_VALIDATE): no network.
+  static func validate(
+    _ request: AdapterRequest, secrets: AdapterSecrets, host: AdapterHosting, searchPath: AdapterSearchPath
+  ) throws {
+    let (outcome, _) = try host.run(request, secrets: secrets, in: searchPath)
+    switch outcome {
+    case .ok: return
+    case .backendError(let message):
+      throw CommandError.usage(
+        "backend \(request.backend): \(message)", fix: "`accounts adapters \(request.adapter)` lists its settings")
+    case .adapterFailed(let message): throw CommandError(.adapterFailed, message)
+    default:
+      throw CommandError(.adapterFailed, "adapter \(request.adapter) gave an unexpected answer to the settings check")
+    }
+  }
+
+  /// Lowercase letters, digits and `_`, starting with a letter; at most 64 (the ABI's names).
+  static func isSettingName(_ key: String) -> Bool {
+    guard let first = key.unicodeScalars.first, ("a"..."z").contains(first), key.unicodeScalars.count <= 64
+    else { return false }
+    return key.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+  }
+}

@@ -1,0 +1,233 @@
+import AccountsJSON
+
+// The adapter host lives in a shared library that the command line loads only for the commands
+// that use adapters (see AccountsCLI/AdapterHostLibrary.swift). Requests, descriptions and
+// outcomes cross that C boundary as JSON texts; secrets cross as bytes beside them. Both sides
+// compile these definitions.
+
+/// A wire text that does not read back: a bug or a mismatched library, never user input.
+public struct AdapterWireError: Error {
+  public var detail: String
+}
+
+private func string(_ value: String) -> JSONValue { .string(value) }
+private func number(_ value: Int64) -> JSONValue { .number(JSONNumber(value)) }
+
+private func object(_ pairs: [String: String]) -> JSONValue {
+  var object = JSONObject()
+  for key in pairs.keys.sorted() { object[key] = .string(pairs[key]!) }
+  return .object(object)
+}
+
+private func pairs(_ reader: JSONReader) throws(JSONShapeError) -> [String: String] {
+  var result: [String: String] = [:]
+  for (key, _) in try reader.asObject() { result[key] = try reader.string(key) }
+  return result
+}
+
+private func parse<T>(_ text: String, _ body: (JSONReader) throws -> T) throws(AdapterWireError) -> T {
+  do {
+    return try body(JSONReader(try JSON.parse(text)))
+  } catch {
+    throw AdapterWireError(detail: "\(error)")
+  }
+}
+
+extension AdapterSearchPath {
+  public var wireValue: JSONValue {
+    .array(directories.map { directory in
+      var entry: JSONObject = ["path": string(directory.path)]
+      if let names = directory.onlyNames { entry["only"] = .array(names.map(string)) }
+      return .object(entry)
+    })
+  }
+
+  public init(wireReader reader: JSONReader) throws(JSONShapeError) {
+    var directories: [Directory] = []
+    for entry in try reader.asArray() {
+      directories.append(Directory(
+        path: try entry.string("path"),
+        onlyNames: try entry.optionalArray("only")?.map { (name) throws(JSONShapeError) in try name.asString() }))
+    }
+    self.init(directories: directories)
+  }
+}
+
+extension AdapterDescription {
+  public var wireValue: JSONValue {
+    .object([
+      "name": string(name), "version": string(version), "summary": string(summary),
+      "abi": number(Int64(abiVersion)), "path": string(path),
+      "settings": .array(settings.map { setting in
+        .object([
+          "name": string(setting.name), "label": string(setting.label),
+          "secret": .bool(setting.isSecret), "optional": .bool(setting.isOptional),
+          "per_account": .bool(setting.isPerAccount), "default": string(setting.defaultValue),
+        ])
+      }),
+    ])
+  }
+
+  public init(wireReader reader: JSONReader) throws(JSONShapeError) {
+    var settings: [AdapterSetting] = []
+    for setting in try reader.array("settings") {
+      settings.append(AdapterSetting(
+        name: try setting.string("name"), label: try setting.string("label"),
+        isSecret: try setting.bool("secret"), isOptional: try setting.bool("optional"),
+        isPerAccount: try setting.bool("per_account"), defaultValue: try setting.string("default")))
+    }
+    self.init(
+      name: try reader.string("name"), version: try reader.string("version"),
+      summary: try reader.string("summary"), abiVersion: UInt32(truncatingIfNeeded: try reader.int64("abi")),
+      settings: settings, path: try reader.string("path"))
+  }
+}
+
+extension AdapterDescription {
+  public static func from(wireText: String) throws(AdapterWireError) -> AdapterDescription {
+    try parse(wireText) { try AdapterDescription(wireReader: $0) }
+  }
+}
+
+extension AdapterEntry {
+  public var wireValue: JSONValue {
+    var entry: JSONObject = ["path": string(path), "name": string(name)]
+    if let description { entry["description"] = description.wireValue }
+    if let refusal { entry["refusal"] = string(refusal) }
+    if let shadowedBy { entry["shadowed_by"] = string(shadowedBy) }
+    return .object(entry)
+  }
+
+  public init(wireReader reader: JSONReader) throws(JSONShapeError) {
+    self.init(
+      path: try reader.string("path"), name: try reader.string("name"),
+      description: try reader.optionalObject("description").map { (value) throws(JSONShapeError) in
+        try AdapterDescription(wireReader: value)
+      },
+      refusal: try reader.optionalString("refusal"), shadowedBy: try reader.optionalString("shadowed_by"))
+  }
+
+  public static func wireText(_ entries: [AdapterEntry]) -> String {
+    JSON.serialize(.array(entries.map(\.wireValue)), pretty: false)
+  }
+
+  public static func entries(wireText: String) throws(AdapterWireError) -> [AdapterEntry] {
+    try parse(wireText) { try $0.asArray().map { try AdapterEntry(wireReader: $0) } }
+  }
+}
+
+extension AdapterRequest {
+  public func wireText(searchPath: AdapterSearchPath) -> String {
+    JSON.serialize(.object([
+      "adapter": string(adapter), "backend": string(backend), "operation": string(operation.rawValue),
+      "settings": object(settings), "user": string(user), "session_values": object(sessionValues),
+      "method": string(method), "path": string(path),
+      "parameters": .array(parameters.map { .array([string($0.0), string($0.1)]) }),
+      "timeout_ms": number(Int64((timeout * 1000).rounded())),
+      "search_path": searchPath.wireValue,
+    ]), pretty: false)
+  }
+
+  public static func from(wireText: String) throws(AdapterWireError) -> (AdapterRequest, AdapterSearchPath) {
+    try parse(wireText) { reader in
+      guard let operation = AdapterOperation(rawValue: try reader.string("operation")) else {
+        throw AdapterWireError(detail: "unknown operation")
+      }
+      var parameters: [(String, String)] = []
+      for pair in try reader.array("parameters") {
+        let items = try pair.asArray()
+        guard items.count == 2 else { throw AdapterWireError(detail: "parameter is not a pair") }
+        parameters.append((try items[0].asString(), try items[1].asString()))
+      }
+      let request = AdapterRequest(
+        adapter: try reader.string("adapter"), backend: try reader.string("backend"),
+        operation: operation, settings: try pairs(try reader.object("settings")),
+        user: try reader.string("user"), sessionValues: try pairs(try reader.object("session_values")),
+        method: try reader.string("method"), path: try reader.string("path"), parameters: parameters,
+        timeout: Double(try reader.int64("timeout_ms")) / 1000)
+      guard let searchPath = try reader.member("search_path") else {
+        throw AdapterWireError(detail: "no search path")
+      }
+      return (request, try AdapterSearchPath(wireReader: searchPath))
+    }
+  }
+}
+
+extension AdapterOutcome {
+  public var wireText: String {
+    let value: JSONObject
+    switch self {
+    case .ok(let success):
+      var entry: JSONObject = [
+        "case": string("ok"), "expires_in": number(success.expiresIn),
+        "session_values": object(success.sessionValues), "message": string(success.message),
+      ]
+      if let body = success.body { entry["body"] = string(body) }
+      value = entry
+    case .wrongPassword(let message): value = ["case": string("wrong_password"), "message": string(message)]
+    case .sessionExpired(let message): value = ["case": string("session_expired"), "message": string(message)]
+    case .kicked(let message): value = ["case": string("kicked"), "message": string(message)]
+    case .upgradeRequired(let message, let link):
+      value = ["case": string("upgrade_required"), "message": string(message), "link": string(link)]
+    case .backendError(let message): value = ["case": string("backend_error"), "message": string(message)]
+    case .adapterFailed(let message): value = ["case": string("adapter_failed"), "message": string(message)]
+    }
+    return JSON.serialize(.object(value), pretty: false)
+  }
+
+  public init(wireText: String) throws(AdapterWireError) {
+    self = try parse(wireText) { reader in
+      let message = try reader.string("message")
+      switch try reader.string("case") {
+      case "ok":
+        return .ok(AdapterSuccess(
+          expiresIn: try reader.int64("expires_in"),
+          sessionValues: try pairs(try reader.object("session_values")),
+          body: try reader.optionalString("body"), message: message))
+      case "wrong_password": return .wrongPassword(message: message)
+      case "session_expired": return .sessionExpired(message: message)
+      case "kicked": return .kicked(message: message)
+      case "upgrade_required": return .upgradeRequired(message: message, link: try reader.string("link"))
+      case "backend_error": return .backendError(message: message)
+      case "adapter_failed": return .adapterFailed(message: message)
+      case let other: throw AdapterWireError(detail: "unknown outcome \(other)")
+      }
+    }
+  }
+}
+
+extension AdapterError {
+  public var wireText: String {
+    let value: JSONObject
+    switch self {
+    case .hostMissing(let detail): value = ["case": string("host_missing"), "detail": string(detail)]
+    case .notFound(let name, let searched, let known):
+      value = [
+        "case": string("not_found"), "name": string(name),
+        "searched": .array(searched.map(string)), "known": .array(known.map(string)),
+      ]
+    case .refused(let path, let reason):
+      value = ["case": string("refused"), "path": string(path), "reason": string(reason)]
+    }
+    return JSON.serialize(.object(value), pretty: false)
+  }
+
+  /// The error `wireText` describes; anything unreadable becomes `.hostMissing`.
+  public init(wireText: String) {
+    do {
+      self = try parse(wireText) { reader in
+        switch try reader.string("case") {
+        case "not_found":
+          return .notFound(
+            name: try reader.string("name"),
+            searched: try reader.array("searched").map { try $0.asString() },
+            known: try reader.array("known").map { try $0.asString() })
+        case "refused": return .refused(path: try reader.string("path"), reason: try reader.string("reason"))
+        default: return .hostMissing(detail: try reader.string("detail"))
+        }
+      }
+    } catch {
+      self = .hostMissing(detail: "unreadable error from the adapter host")
+    }
+  }
+}

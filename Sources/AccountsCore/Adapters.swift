@@ -1,0 +1,263 @@
+import Glibc
+
+/// One setting an adapter declares (`acc_setting` in the ABI header).
+public struct AdapterSetting: Equatable, Sendable {
+  public var name: String
+  public var label: String
+  /// Kept in the Secret Service, prompted for, never taken from `--set`, never printed.
+  public var isSecret: Bool
+  public var isOptional: Bool
+  public var isPerAccount: Bool
+  /// The adapter's documented default, for display; empty when it has none.
+  public var defaultValue: String
+
+  public init(
+    name: String, label: String, isSecret: Bool = false, isOptional: Bool = false,
+    isPerAccount: Bool = false, defaultValue: String = ""
+  ) {
+    self.name = name
+    self.label = label
+    self.isSecret = isSecret
+    self.isOptional = isOptional
+    self.isPerAccount = isPerAccount
+    self.defaultValue = defaultValue
+  }
+}
+
+/// What a loaded adapter says about itself.
+public struct AdapterDescription: Equatable, Sendable {
+  public var name: String
+  public var version: String
+  public var summary: String
+  /// `major << 16 | minor` of the header the adapter was built with.
+  public var abiVersion: UInt32
+  public var settings: [AdapterSetting]
+  public var path: String
+
+  public init(
+    name: String, version: String, summary: String, abiVersion: UInt32,
+    settings: [AdapterSetting], path: String
+  ) {
+    self.name = name
+    self.version = version
+    self.summary = summary
+    self.abiVersion = abiVersion
+    self.settings = settings
+    self.path = path
+  }
+
+  /// "1.0".
+  public var abiText: String { "\(abiVersion >> 16).\(abiVersion & 0xFFFF)" }
+
+  public func setting(named name: String) -> AdapterSetting? {
+    settings.first { $0.name == name }
+  }
+}
+
+/// One file `accounts adapters` found: loaded, refused, or hidden by an earlier one.
+public struct AdapterEntry: Equatable, Sendable {
+  public var path: String
+  /// The name the file stands for (`plain` for plain.so and libplain.so).
+  public var name: String
+  public var description: AdapterDescription?
+  /// Why the file was not loaded, e.g. "writable by group or others (mode 0666)".
+  public var refusal: String?
+  /// The path of the earlier file with the same name that wins.
+  public var shadowedBy: String?
+
+  public init(
+    path: String, name: String, description: AdapterDescription? = nil, refusal: String? = nil,
+    shadowedBy: String? = nil
+  ) {
+    self.path = path
+    self.name = name
+    self.description = description
+    self.refusal = refusal
+    self.shadowedBy = shadowedBy
+  }
+}
+
+/// Where adapters are searched, in order (SPEC §5).
+public struct AdapterSearchPath: Equatable, Sendable {
+  public struct Directory: Equatable, Sendable {
+    public var path: String
+    /// The directory the built-in adapters were built into: a build directory holds other
+    /// libraries too, so only the built-in names are looked at there.
+    public var onlyNames: [String]?
+
+    public init(path: String, onlyNames: [String]? = nil) {
+      self.path = path
+      self.onlyNames = onlyNames
+    }
+  }
+
+  public var directories: [Directory]
+
+  public init(directories: [Directory]) { self.directories = directories }
+
+  public static let builtInNames = ["hmac", "plain", "signed"]
+
+  /// (name, path) of every candidate adapter file, directory by directory, each directory
+  /// sorted; nothing is opened. Missing directories are skipped.
+  public func files() -> [(name: String, path: String)] {
+    var result: [(name: String, path: String)] = []
+    for directory in directories {
+      var names: [String] = []
+      guard let stream = opendir(directory.path) else { continue }
+      while let entry = readdir(stream) {
+        names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
+          String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+        })
+      }
+      closedir(stream)
+      for fileName in names.sorted() {
+        guard let name = Self.adapterName(fileName: fileName) else { continue }
+        if let only = directory.onlyNames, !only.contains(name) { continue }
+        let separator = directory.path.hasSuffix("/") ? "" : "/"
+        result.append((name, directory.path + separator + fileName))
+      }
+    }
+    return result
+  }
+
+  /// `plain` for `plain.so` and `libplain.so` (the names SwiftPM and cargo give); nil for
+  /// other files.
+  public static func adapterName(fileName: String) -> String? {
+    guard fileName.hasSuffix(".so"), !fileName.hasPrefix(".") else { return nil }
+    var stem = fileName.dropLast(3)
+    if stem.hasPrefix("lib"), stem.count > 3 { stem = stem.dropFirst(3) }
+    return stem.isEmpty ? nil : String(stem)
+  }
+}
+
+/// The operations of the ABI (`ACC_OP_*`).
+public enum AdapterOperation: String, Sendable, CaseIterable {
+  case login, check, logout, call, validate
+}
+
+/// One operation for an adapter to run. Secrets travel beside it, never inside it.
+public struct AdapterRequest: Equatable, Sendable {
+  public var adapter: String
+  public var backend: String
+  public var operation: AdapterOperation
+  /// The backend's non-secret settings.
+  public var settings: [String: String]
+  public var user: String
+  public var sessionValues: [String: String]
+  public var method: String
+  public var path: String
+  public var parameters: [(String, String)]
+  /// The whole operation's deadline, network included.
+  public var timeout: Double
+
+  public init(
+    adapter: String, backend: String, operation: AdapterOperation, settings: [String: String],
+    user: String = "", sessionValues: [String: String] = [:], method: String = "",
+    path: String = "", parameters: [(String, String)] = [], timeout: Double
+  ) {
+    self.adapter = adapter
+    self.backend = backend
+    self.operation = operation
+    self.settings = settings
+    self.user = user
+    self.sessionValues = sessionValues
+    self.method = method
+    self.path = path
+    self.parameters = parameters
+    self.timeout = timeout
+  }
+
+  public static func == (lhs: AdapterRequest, rhs: AdapterRequest) -> Bool {
+    lhs.adapter == rhs.adapter && lhs.backend == rhs.backend && lhs.operation == rhs.operation
+      && lhs.settings == rhs.settings && lhs.user == rhs.user
+      && lhs.sessionValues == rhs.sessionValues && lhs.method == rhs.method && lhs.path == rhs.path
+      && lhs.parameters.elementsEqual(rhs.parameters, by: ==) && lhs.timeout == rhs.timeout
+  }
+}
+
+/// The secrets an operation needs: the password (LOGIN), the token (later operations) and the
+/// backend's secret settings.
+public struct AdapterSecrets: Sendable {
+  public var password: SecretBytes?
+  public var token: SecretBytes?
+  public var settings: [String: SecretBytes]
+
+  public init(password: SecretBytes? = nil, token: SecretBytes? = nil, settings: [String: SecretBytes] = [:]) {
+    self.password = password
+    self.token = token
+    self.settings = settings
+  }
+}
+
+/// How an operation ended, in the terms of the ABI's step results.
+public enum AdapterOutcome: Equatable, Sendable {
+  case ok(AdapterSuccess)
+  case wrongPassword(message: String)
+  case sessionExpired(message: String)
+  case kicked(message: String)
+  case upgradeRequired(message: String, link: String)
+  /// The adapter said ERROR (bad settings, a malformed reply), or the network failed.
+  case backendError(message: String)
+  /// The adapter misbehaved: unknown result, too many steps, no answer in time, garbage.
+  case adapterFailed(message: String)
+}
+
+/// What a successful operation returned. The token comes back separately, as a secret.
+public struct AdapterSuccess: Equatable, Sendable {
+  /// Seconds the token stays valid; 0 when unknown.
+  public var expiresIn: Int64
+  public var sessionValues: [String: String]
+  /// CALL: the reply body.
+  public var body: String?
+  public var message: String
+
+  public init(expiresIn: Int64 = 0, sessionValues: [String: String] = [:], body: String? = nil, message: String = "") {
+    self.expiresIn = expiresIn
+    self.sessionValues = sessionValues
+    self.body = body
+    self.message = message
+  }
+}
+
+/// Why no adapter could run.
+public enum AdapterError: UserFacingError, Equatable {
+  /// libAccountsAdapterHost.so is missing or does not fit.
+  case hostMissing(detail: String)
+  case notFound(name: String, searched: [String], known: [String])
+  case refused(path: String, reason: String)
+
+  public var status: ExitStatus { .adapterFailed }
+
+  public var message: String {
+    switch self {
+    case .hostMissing(let detail): "cannot load the adapter host: \(detail)"
+    case .notFound(let name, let searched, _):
+      "no adapter '\(name)' in \(searched.isEmpty ? "any adapter directory" : searched.joined(separator: ":"))"
+    case .refused(let path, let reason): "adapter \(path) refused: \(reason)"
+    }
+  }
+
+  public var fix: String? {
+    switch self {
+    case .hostMissing: "reinstall accounts (`make install`), or run it from its build directory"
+    case .notFound(let name, _, let known):
+      if case let close = Suggestions.closest(to: name, in: known), !close.isEmpty {
+        "did you mean \(Suggestions.phrase(close))? `accounts adapters` lists them"
+      } else {
+        "`accounts adapters` lists the adapters found; put NAME.so in ~/.local/share/accounts/adapters"
+      }
+    case .refused: nil
+    }
+  }
+}
+
+/// Finds, loads and runs adapters. The real one lives in libAccountsAdapterHost.so.
+public protocol AdapterHosting: AnyObject {
+  /// Every adapter file in the search path, loaded or refused.
+  func catalog(_ searchPath: AdapterSearchPath) throws(AdapterError) -> [AdapterEntry]
+  /// The adapter called `name`, loaded.
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription
+  /// Runs one operation; the token comes back on LOGIN success.
+  func run(_ request: AdapterRequest, secrets: AdapterSecrets, in searchPath: AdapterSearchPath)
+    throws(AdapterError) -> (AdapterOutcome, token: SecretBytes?)
+}

@@ -1,0 +1,176 @@
+import AccountsCore
+import CAccountsAdapter
+import Glibc
+import Synchronization
+
+/// An adapter that passed every check: its descriptor and the functions it exports.
+public struct LoadedAdapter: @unchecked Sendable {
+  public let description: AdapterDescription
+  let descriptor: UnsafePointer<acc_adapter>
+  let sessionNew: @convention(c) (UnsafePointer<acc_session_config>?) -> UnsafeMutableRawPointer?
+  let step: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<acc_response>?, UnsafeMutablePointer<acc_step_output>?) -> Int32
+  let sessionFree: @convention(c) (UnsafeMutableRawPointer?) -> Void
+}
+
+/// Loads adapter files: check, `dlopen(RTLD_NOW | RTLD_LOCAL)`, check the descriptor. Never
+/// `dlclose`s (unloading a Swift library crashed the host on its next type check), so each file
+/// is loaded once per process and the result remembered.
+public enum AdapterLoader {
+  /// This host's ABI version.
+  public static let abiVersion = UInt32(ACC_ADAPTER_ABI_MAJOR << 16 | ACC_ADAPTER_ABI_MINOR)
+
+  private static let loaded = Mutex<[String: Result<LoadedAdapter, Refusal>]>([:])
+
+  /// The adapter in `path`, which must stand for `name`; the refusal reason otherwise.
+  static func load(_ path: String, name: String, check: AdapterFileCheck = AdapterFileCheck())
+    -> Result<LoadedAdapter, Refusal>
+  {
+    if let known = loaded.withLock({ $0[path] }) { return known }
+    let result = open(path, name: name, check: check)
+    loaded.withLock { $0[path] = result }
+    return result
+  }
+
+  private static func open(_ path: String, name: String, check: AdapterFileCheck) -> Result<LoadedAdapter, Refusal> {
+    let file: AdapterFileCheck.CheckedFile
+    switch check.open(path) {
+    case .success(let checked): file = checked
+    case .failure(let refusal): return .failure(refusal)
+    }
+    _ = dlerror()
+    guard let handle = dlopen(file.loadPath, RTLD_NOW | RTLD_LOCAL) else {
+      close(file.descriptor)
+      let detail = dlerror().map { String(cString: $0) } ?? "unknown error"
+      return .failure(Refusal("dlopen failed: \(detail.replacing(file.loadPath, with: file.path))"))
+    }
+    // Loaded for good: the descriptor stays open with it (see AdapterFileCheck.CheckedFile).
+    guard let entry = dlsym(handle, ACC_ADAPTER_ENTRY_NAME) else {
+      return .failure(Refusal(missingEntryReason(handle)))
+    }
+    typealias Entry = @convention(c) (UInt32) -> UnsafePointer<acc_adapter>?
+    guard let descriptor = unsafeBitCast(entry, to: Entry.self)(abiVersion) else {
+      return .failure(Refusal("\(ACC_ADAPTER_ENTRY_NAME) returned no descriptor: the adapter does not work with ABI \(abiText(abiVersion))"))
+    }
+    return DescriptorCheck(descriptor: descriptor, expectedName: name, path: file.path).loaded()
+  }
+
+  /// Says which ABI the library was built for when it exports another major's entry.
+  private static func missingEntryReason(_ handle: UnsafeMutableRawPointer) -> String {
+    for major in 2...9 where dlsym(handle, "accounts_adapter_v\(major)") != nil {
+      return "built for adapter ABI \(major).x (exports accounts_adapter_v\(major)); this accounts speaks \(abiText(abiVersion))"
+    }
+    return "no \(ACC_ADAPTER_ENTRY_NAME) symbol: not an accounts adapter, or built for another ABI"
+  }
+}
+
+func abiText(_ version: UInt32) -> String { "\(version >> 16).\(version & 0xFFFF)" }
+
+/// The descriptor checks: ABI version, name, functions, strings and settings in bounds.
+struct DescriptorCheck {
+  let descriptor: UnsafePointer<acc_adapter>
+  let expectedName: String
+  let path: String
+
+  static let maxSettings = 64
+  static let maxShortString = 256
+  static let maxLongString = 4096
+
+  func loaded() -> Result<LoadedAdapter, Refusal> {
+    do {
+      return .success(try check())
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  private func check() throws(Refusal) -> LoadedAdapter {
+    let adapter = descriptor.pointee
+    let hostVersion = AdapterLoader.abiVersion
+    if adapter.abi_version >> 16 != hostVersion >> 16 {
+      throw Refusal("built for adapter ABI \(abiText(adapter.abi_version)); this accounts speaks \(abiText(hostVersion))")
+    }
+    if adapter.abi_version & 0xFFFF > hostVersion & 0xFFFF {
+      throw Refusal("built for adapter ABI \(abiText(adapter.abi_version)), newer than this accounts (\(abiText(hostVersion))); update accounts")
+    }
+    let name = try text(adapter.name, "name", limit: Self.maxShortString)
+    guard name == expectedName else {
+      throw Refusal("its descriptor says name '\(Printable.line(name))'; the file must be called \(name).so")
+    }
+    guard let sessionNew = adapter.session_new, let step = adapter.step, let sessionFree = adapter.session_free else {
+      throw Refusal("its descriptor lacks session_new, step or session_free")
+    }
+    guard adapter.settings_count <= Self.maxSettings else {
+      throw Refusal("declares \(adapter.settings_count) settings; at most \(Self.maxSettings) are allowed")
+    }
+    var settings: [AdapterSetting] = []
+    if adapter.settings_count > 0 {
+      guard let declared = adapter.settings else { throw Refusal("settings_count is set but settings is NULL") }
+      for index in 0..<adapter.settings_count {
+        let setting = declared[index]
+        let settingName = try text(setting.name, "setting name", limit: 64)
+        guard Self.isSettingName(settingName), !settings.contains(where: { $0.name == settingName }) else {
+          throw Refusal("setting name '\(Printable.line(settingName))' is not lowercase [a-z0-9_] or is declared twice")
+        }
+        settings.append(AdapterSetting(
+          name: settingName, label: try text(setting.label, "label of \(settingName)", limit: Self.maxShortString),
+          isSecret: setting.flags & ACC_SETTING_SECRET != 0,
+          isOptional: setting.flags & ACC_SETTING_OPTIONAL != 0,
+          isPerAccount: setting.flags & ACC_SETTING_PER_ACCOUNT != 0,
+          defaultValue: try text(setting.default_value, "default of \(settingName)", limit: Self.maxShortString)))
+      }
+    }
+    let description = AdapterDescription(
+      name: name, version: try text(adapter.version, "version", limit: 64),
+      summary: try text(adapter.description, "description", limit: Self.maxLongString),
+      abiVersion: adapter.abi_version, settings: settings, path: path)
+    return LoadedAdapter(
+      description: description, descriptor: descriptor, sessionNew: sessionNew, step: step,
+      sessionFree: sessionFree)
+  }
+
+  private func text(_ string: acc_string, _ what: String, limit: Int) throws(Refusal) -> String {
+    switch AdapterText.read(string, limit: limit) {
+    case .success(let text): return text
+    case .failure(let problem): throw Refusal("its \(what) is \(problem)")
+    }
+  }
+
+  static func isSettingName(_ name: String) -> Bool {
+    !name.isEmpty && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
+  }
+}
+
+/// Reading an `acc_string` an adapter handed over, which may be anything.
+enum AdapterText {
+  enum Problem: Error, CustomStringConvertible {
+    case tooLong(Int, limit: Int)
+    case null
+    case notUTF8
+
+    var description: String {
+      switch self {
+      case .tooLong(let length, let limit): "\(length) bytes long (at most \(limit))"
+      case .null: "a NULL pointer with a length"
+      case .notUTF8: "not UTF-8"
+      }
+    }
+  }
+
+  static func bytes(_ string: acc_string, limit: Int) -> Result<UnsafeRawBufferPointer, Problem> {
+    guard string.length > 0 else { return .success(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    guard string.length <= limit else { return .failure(.tooLong(string.length, limit: limit)) }
+    guard let start = string.bytes else { return .failure(.null) }
+    return .success(UnsafeRawBufferPointer(start: start, count: string.length))
+  }
+
+  static func read(_ string: acc_string, limit: Int) -> Result<String, Problem> {
+    switch bytes(string, limit: limit) {
+    case .failure(let problem): return .failure(problem)
+    case .success(let buffer):
+      guard let text = String(validating: buffer.bindMemory(to: UInt8.self), as: UTF8.self) else {
+        return .failure(.notUTF8)
+      }
+      return .success(text)
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import AccountsCore
+import CAccountsAdapter
+import Dispatch
+
+/// The bounds the host puts on every operation.
+public struct AdapterLimits: Sendable {
+  /// SENDs per operation.
+  public var steps = Int(ACC_HOST_STEP_LIMIT)
+  /// Bytes of any string an adapter returns, except a CALL's body.
+  public var string = Int(ACC_HOST_STRING_LIMIT)
+  /// Bytes of a response body, and of a CALL's body.
+  public var response = Int(ACC_HOST_RESPONSE_LIMIT)
+
+  public init() {}
+}
+
+/// Drives one adapter session: session_new, then step after step, performing each SEND through
+/// the transport, until a final result, within the step limit and the overall deadline.
+public struct AdapterSessionRunner {
+  public let adapter: LoadedAdapter
+  public var transport: any HTTPTransport
+  /// The services lent to the adapter; tests pass a fixed clock.
+  public var host: UnsafePointer<acc_host>
+  public var limits: AdapterLimits
+
+  public init(
+    adapter: LoadedAdapter, transport: any HTTPTransport = CurlTransport(),
+    host: UnsafePointer<acc_host> = HostServices.standard, limits: AdapterLimits = AdapterLimits()
+  ) {
+    self.adapter = adapter
+    self.transport = transport
+    self.host = host
+    self.limits = limits
+  }
+
+  private var name: String { adapter.description.name }
+
+  /// Runs `request`; the token comes back with a LOGIN that succeeded.
+  public func run(_ request: AdapterRequest, secrets: AdapterSecrets) -> (AdapterOutcome, SecretBytes?) {
+    let deadline = DispatchTime.now() + .milliseconds(Int((request.timeout * 1000).rounded()))
+    let arena = CArena()
+    let config = arena.place(makeConfig(request, secrets: secrets, arena: arena))
+    let watch = WatchedCall(deadline: deadline)
+    let sessionNew = adapter.sessionNew
+    guard let created = watch.run({ sessionNew(config).map(Session.init) }) else {
+      arena.abandon()
+      return (notAnswering(request.timeout), nil)
+    }
+    guard let session = created else {
+      return (.adapterFailed(message: "adapter \(name) could not start a session (session_new returned NULL)"), nil)
+    }
+    var steps = StepLoop(
+      runner: self, operation: request.operation, session: session, deadline: deadline, timeout: request.timeout)
+    let result = steps.run()
+    if steps.abandoned {
+      arena.abandon()
+    } else {
+      let sessionFree = adapter.sessionFree
+      if WatchedCall(deadline: DispatchTime.now() + .seconds(2)).run({ sessionFree(session.pointer) }) == nil {
+        arena.abandon()
+      }
+    }
+    return result
+  }
+
+  func notAnswering(_ timeout: Double) -> AdapterOutcome {
+    .adapterFailed(message: "adapter \(name) did not answer within \(Seconds.text(timeout)); it may be stuck")
+  }
+
+  private func makeConfig(_ request: AdapterRequest, secrets: AdapterSecrets, arena: CArena) -> acc_session_config {
+    // Only declared settings reach the adapter; secret ones come from the keyring.
+    var settings: [(acc_string, acc_string)] = []
+    for setting in adapter.description.settings {
+      if setting.isSecret, let value = secrets.settings[setting.name] {
+        settings.append((arena.string(setting.name), arena.string(value)))
+      } else if !setting.isSecret, let value = request.settings[setting.name] {
+        settings.append((arena.string(setting.name), arena.string(value)))
+      }
+    }
+    let operation: Int32 =
+      switch request.operation {
+      case .login: ACC_OP_LOGIN
+      case .check: ACC_OP_CHECK
+      case .logout: ACC_OP_LOGOUT
+      case .call: ACC_OP_CALL
+      case .validate: ACC_OP_VALIDATE
+      }
+    return acc_session_config(
+      size: UInt32(MemoryLayout<acc_session_config>.size), operation: operation,
+      settings: arena.pairs(settings), user: arena.string(request.user),
+      password: arena.string(secrets.password), token: arena.string(secrets.token),
+      session_values: arena.pairs(request.sessionValues.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
+      method: arena.string(request.method), path: arena.string(request.path),
+      parameters: arena.pairs(request.parameters), host: host)
+  }
+
+  /// The session pointer, handed between threads.
+  struct Session: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+  }
+}
+
+/// The loop of step calls of one session.
+private struct StepLoop {
+  let runner: AdapterSessionRunner
+  let operation: AdapterOperation
+  let session: AdapterSessionRunner.Session
+  let deadline: DispatchTime
+  let timeout: Double
+  /// A call missed the deadline: the session and its memory must be left alone.
+  var abandoned = false
+
+  private var name: String { runner.adapter.description.name }
+
+  mutating func run() -> (AdapterOutcome, SecretBytes?) {
+    let output = UnsafeMutablePointer<acc_step_output>.allocate(capacity: 1)
+    let response = UnsafeMutablePointer<acc_response>.allocate(capacity: 1)
+    var responseArena = CArena()
+    var hasResponse = false
+    var sends = 0
+    defer {
+      if !abandoned {
+        output.deallocate()
+        response.deallocate()
+      }
+    }
+    while true {
+      output.initialize(to: acc_step_output())
+      output.pointee.size = UInt32(MemoryLayout<acc_step_output>.size)
+      let step = runner.adapter.step
+      let session = session
+      let given = hasResponse ? UnsafePointer(response) : nil
+      let call = Pointers(output: output, response: given)
+      guard let result = WatchedCall(deadline: deadline).run({ step(session.pointer, call.response, call.output) }) else {
+        abandoned = true
+        responseArena.abandon()
+        return (runner.notAnswering(timeout), nil)
+      }
+      let reader = OutputReader(output: output.pointee, limits: runner.limits, adapter: name)
+      switch result {
+      case ACC_STEP_SEND:
+        guard operation != .validate else {
+          return (.adapterFailed(message: "adapter \(name) asked for the network while checking settings (VALIDATE must not send)"), nil)
+        }
+        sends += 1
+        guard sends <= runner.limits.steps else {
+          return (.adapterFailed(message: "adapter \(name) asked for more than \(runner.limits.steps) requests in one operation; it is looping"), nil)
+        }
+        let request: HTTPRequest
+        do throws(AdapterFault) {
+          request = try reader.request()
+        } catch {
+          return (.adapterFailed(message: error.message), nil)
+        }
+        let left = deadline.secondsLeft
+        guard left > 0 else { return (timedOut(), nil) }
+        let answer: HTTPResponse
+        do throws(TransportError) {
+          answer = try runner.transport.perform(request, timeout: left, responseLimit: runner.limits.response)
+        } catch {
+          if case .timedOut = error { return (timedOut(), nil) }
+          return (.backendError(message: "\(request.method) \(URLText.withoutSecrets(request.url)): \(error.message)"), nil)
+        }
+        responseArena = CArena()
+        response.initialize(to: acc_response(
+          size: UInt32(MemoryLayout<acc_response>.size), status: answer.status,
+          headers: responseArena.pairs(answer.headers.map { ($0.name, $0.value) }),
+          body: responseArena.string(answer.body)))
+        hasResponse = true
+      default:
+        do throws(AdapterFault) {
+          return try reader.outcome(result)
+        } catch {
+          return (.adapterFailed(message: error.message), nil)
+        }
+      }
+    }
+  }
+
+  private func timedOut() -> AdapterOutcome {
+    .backendError(message: "the backend did not answer within \(Seconds.text(timeout)) (adapter \(name))")
+  }
+
+  /// The pointers one step call uses, handed to the worker thread.
+  private struct Pointers: @unchecked Sendable {
+    let output: UnsafeMutablePointer<acc_step_output>
+    let response: UnsafePointer<acc_response>?
+  }
+}

@@ -1,0 +1,170 @@
+import CCurl
+import Glibc
+
+/// An HTTP request an adapter asked for.
+public struct HTTPRequest: Sendable {
+  public var method: String
+  public var url: String
+  public var headers: [(name: String, value: String)]
+  public var body: [UInt8]
+
+  public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+  }
+}
+
+/// What came back.
+public struct HTTPResponse: Sendable {
+  public var status: Int32
+  /// Names lowercased.
+  public var headers: [(name: String, value: String)]
+  public var body: [UInt8]
+}
+
+public enum TransportError: Error, Equatable {
+  case timedOut(seconds: Double)
+  case tooLarge(limit: Int)
+  case failed(String)
+
+  public var message: String {
+    switch self {
+    case .timedOut(let seconds): "no answer within \(Seconds.text(seconds))"
+    case .tooLarge(let limit): "the reply is larger than \(limit / 1024 / 1024) MiB"
+    case .failed(let detail): detail
+    }
+  }
+}
+
+/// Performs the adapters' HTTP requests; tests substitute their own.
+public protocol HTTPTransport: Sendable {
+  func perform(_ request: HTTPRequest, timeout: Double, responseLimit: Int) throws(TransportError) -> HTTPResponse
+}
+
+enum Seconds {
+  static func text(_ seconds: Double) -> String {
+    seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\((seconds * 10).rounded() / 10) s"
+  }
+}
+
+/// HTTP through libcurl: http and https only, no redirects followed, no cookie engine, no
+/// signals, a deadline for the whole transfer and a cap on the body.
+public struct CurlTransport: HTTPTransport {
+  public init() {}
+
+  private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+  public func perform(_ request: HTTPRequest, timeout: Double, responseLimit: Int) throws(TransportError) -> HTTPResponse {
+    guard Self.initialized, let curl = curl_easy_init() else { throw .failed("cannot start libcurl") }
+    defer { curl_easy_cleanup(curl) }
+    let sink = ResponseSink(limit: responseLimit)
+    let context = Unmanaged.passUnretained(sink).toOpaque()
+    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    defer { curl_slist_free_all(headerList) }
+    for header in request.headers + [("Expect", "")] {
+      headerList = curl_slist_append(headerList, "\(header.0): \(header.1)")
+    }
+    let milliseconds = max(1, Int((timeout * 1000).rounded(.up)))
+    // An empty body still needs a valid pointer, or curl reads the fields from stdin.
+    var body = request.body.isEmpty ? [0] : request.body
+    let bodyLength = request.body.count
+    defer { body.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+
+    let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
+      body.withUnsafeMutableBytes { bodyBytes in
+        var setup = [
+          accounts_curl_set_string(curl, CURLOPT_URL, request.url),
+          accounts_curl_set_pointer(curl, CURLOPT_ERRORBUFFER, errors.baseAddress),
+          accounts_curl_set_long(curl, CURLOPT_NOSIGNAL, 1),
+          accounts_curl_set_long(curl, CURLOPT_FOLLOWLOCATION, 0),
+          accounts_curl_set_string(curl, CURLOPT_PROTOCOLS_STR, "http,https"),
+          accounts_curl_set_long(curl, CURLOPT_TIMEOUT_MS, milliseconds),
+          accounts_curl_set_long(curl, CURLOPT_CONNECTTIMEOUT_MS, min(milliseconds, 10_000)),
+          accounts_curl_set_string(curl, CURLOPT_USERAGENT, "accounts"),
+          accounts_curl_set_pointer(curl, CURLOPT_HTTPHEADER, headerList),
+          accounts_curl_set_data_callback(curl, CURLOPT_WRITEFUNCTION, { data, size, count, context in
+            ResponseSink.from(context).take(data, size * count, header: false)
+          }),
+          accounts_curl_set_pointer(curl, CURLOPT_WRITEDATA, context),
+          accounts_curl_set_data_callback(curl, CURLOPT_HEADERFUNCTION, { data, size, count, context in
+            ResponseSink.from(context).take(data, size * count, header: true)
+          }),
+          accounts_curl_set_pointer(curl, CURLOPT_HEADERDATA, context),
+        ]
+        switch request.method {
+        case "GET": setup.append(accounts_curl_set_long(curl, CURLOPT_HTTPGET, 1))
+        case "HEAD": setup.append(accounts_curl_set_long(curl, CURLOPT_NOBODY, 1))
+        default:
+          if request.method != "POST" {
+            setup.append(accounts_curl_set_string(curl, CURLOPT_CUSTOMREQUEST, request.method))
+          }
+          setup.append(accounts_curl_set_size(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyLength)))
+          setup.append(accounts_curl_set_pointer(curl, CURLOPT_POSTFIELDS, bodyBytes.baseAddress))
+        }
+        if let failed = setup.first(where: { $0 != CURLE_OK }) { return failed }
+        return curl_easy_perform(curl)
+      }
+    }
+    switch code {
+    case CURLE_OK: break
+    case CURLE_WRITE_ERROR where sink.exceeded: throw .tooLarge(limit: responseLimit)
+    case CURLE_OPERATION_TIMEDOUT: throw .timedOut(seconds: timeout)
+    default:
+      let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+      throw .failed(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
+    }
+    var status = 0
+    _ = accounts_curl_response_code(curl, &status)
+    return HTTPResponse(status: Int32(truncatingIfNeeded: status), headers: sink.headers, body: sink.body)
+  }
+}
+
+/// Collects one response: the body up to its limit, and the headers of the final response.
+private final class ResponseSink {
+  let limit: Int
+  var body: [UInt8] = []
+  var headers: [(name: String, value: String)] = []
+  var exceeded = false
+
+  init(limit: Int) { self.limit = limit }
+
+  static func from(_ context: UnsafeMutableRawPointer?) -> ResponseSink {
+    Unmanaged<ResponseSink>.fromOpaque(context!).takeUnretainedValue()
+  }
+
+  /// Returns the count taken; anything else makes curl stop with CURLE_WRITE_ERROR.
+  func take(_ data: UnsafeMutablePointer<CChar>?, _ count: Int, header: Bool) -> Int {
+    guard let data, count > 0 else { return 0 }
+    let bytes = UnsafeRawBufferPointer(start: data, count: count)
+    if header {
+      let line = String(decoding: bytes, as: UTF8.self)
+      if line.hasPrefix("HTTP/") {
+        headers = []  // a new response (after 100 Continue): only the last one's headers count
+      } else if let colon = line.firstIndex(of: ":"), headers.count < 200 {
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters()
+        headers.append((name, value))
+      }
+      return count
+    }
+    guard body.count + count <= limit else {
+      exceeded = true
+      return 0
+    }
+    body.append(contentsOf: bytes)
+    return count
+  }
+}
+
+extension Substring {
+  /// Without leading and trailing spaces, tabs, CR and LF.
+  func trimmingCharacters() -> String {
+    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
+    guard let first = firstIndex(where: { !blank($0) }) else { return "" }
+    let last = lastIndex(where: { !blank($0) })!
+    return String(self[first...last])
+  }
+}

@@ -1,0 +1,110 @@
+import AccountsCore
+import AccountsJSON
+import CAccountsAdapter
+import Glibc
+
+// The C entry points of libAccountsAdapterHost.so, called by the command line through dlsym
+// (AccountsCLI/AdapterHostLibrary.swift). Requests and answers are JSON texts (AdapterWire);
+// secrets travel as acc_pair bytes named "password", "token" or "setting:NAME", and the token
+// comes back as bytes that accounts_adapter_host_release wipes. Answers are malloc'd.
+
+/// Bumped whenever an entry point or a wire text changes.
+@_cdecl("accounts_adapter_host_interface_version")
+public func accountsAdapterHostInterfaceVersion() -> Int32 { 1 }
+
+/// Every adapter in the search path: `[AdapterEntry]`.
+@_cdecl("accounts_adapter_host_catalog")
+public func accountsAdapterHostCatalog(_ searchPathText: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar> {
+  let searchPath = (try? JSON.parse(String(cString: searchPathText)))
+    .flatMap { try? AdapterSearchPath(wireReader: JSONReader($0)) } ?? AdapterSearchPath(directories: [])
+  return duplicate(AdapterEntry.wireText(AdapterCatalog(searchPath: searchPath).entries()))
+}
+
+/// One adapter, loaded: an `AdapterDescription`, or NULL and an `AdapterError` in `error`.
+@_cdecl("accounts_adapter_host_describe")
+public func accountsAdapterHostDescribe(
+  _ name: UnsafePointer<CChar>, _ searchPathText: UnsafePointer<CChar>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> UnsafeMutablePointer<CChar>? {
+  do throws(AdapterError) {
+    let searchPath = try readSearchPath(String(cString: searchPathText))
+    let adapter = try AdapterCatalog(searchPath: searchPath).adapter(named: String(cString: name))
+    return duplicate(JSON.serialize(adapter.description.wireValue, pretty: false))
+  } catch let failure {
+    error.pointee = duplicate(failure.wireText)
+    return nil
+  }
+}
+
+/// Runs one operation: an `AdapterOutcome`, or NULL and an `AdapterError` in `error`. A token
+/// returned by LOGIN is put in `token`/`tokenLength`.
+@_cdecl("accounts_adapter_host_run")
+public func accountsAdapterHostRun(
+  _ requestText: UnsafePointer<CChar>, _ secretItems: UnsafePointer<acc_pair>?, _ secretCount: Int,
+  _ token: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ tokenLength: UnsafeMutablePointer<Int>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> UnsafeMutablePointer<CChar>? {
+  do throws(AdapterError) {
+    let request: AdapterRequest
+    let searchPath: AdapterSearchPath
+    do {
+      (request, searchPath) = try AdapterRequest.from(wireText: String(cString: requestText))
+    } catch {
+      throw .hostMissing(detail: "unreadable request: \(error.detail)")
+    }
+    let adapter = try AdapterCatalog(searchPath: searchPath).adapter(named: request.adapter)
+    let secrets = readSecrets(secretItems, secretCount)
+    let (outcome, returnedToken) = AdapterSessionRunner(adapter: adapter).run(request, secrets: secrets)
+    if let returnedToken {
+      returnedToken.withUnsafeBytes { bytes in
+        let copy = malloc(max(bytes.count, 1))!
+        if bytes.count > 0 { copy.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        token.pointee = copy
+        tokenLength.pointee = bytes.count
+      }
+    }
+    return duplicate(outcome.wireText)
+  } catch let failure {
+    error.pointee = duplicate(failure.wireText)
+    return nil
+  }
+}
+
+/// Frees what an entry point returned; `length` >= 0 wipes that many bytes first (a token).
+@_cdecl("accounts_adapter_host_release")
+public func accountsAdapterHostRelease(_ pointer: UnsafeMutableRawPointer?, _ length: Int) {
+  guard let pointer else { return }
+  if length > 0 { explicit_bzero(pointer, length) }
+  free(pointer)
+}
+
+private func readSearchPath(_ text: String) throws(AdapterError) -> AdapterSearchPath {
+  do {
+    return try AdapterSearchPath(wireReader: JSONReader(try JSON.parse(text)))
+  } catch {
+    throw .hostMissing(detail: "unreadable search path")
+  }
+}
+
+private func readSecrets(_ items: UnsafePointer<acc_pair>?, _ count: Int) -> AdapterSecrets {
+  var secrets = AdapterSecrets()
+  guard let items else { return secrets }
+  for index in 0..<count {
+    let pair = items[index]
+    let name = pair.name.bytes.map {
+      String(decoding: UnsafeRawBufferPointer(start: $0, count: pair.name.length), as: UTF8.self)
+    } ?? ""
+    let value = SecretBytes(copying: UnsafeRawBufferPointer(start: pair.value.bytes, count: pair.value.length))
+    switch name {
+    case "password": secrets.password = value
+    case "token": secrets.token = value
+    case let setting where setting.hasPrefix("setting:"): secrets.settings[String(setting.dropFirst(8))] = value
+    default: continue
+    }
+  }
+  return secrets
+}
+
+private func duplicate(_ text: String) -> UnsafeMutablePointer<CChar> {
+  strdup(text)!
+}

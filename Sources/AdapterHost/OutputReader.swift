@@ -1,0 +1,147 @@
+import AccountsCore
+import CAccountsAdapter
+
+/// An adapter broke the ABI: a malformed request or output. Exit 9, naming the adapter.
+struct AdapterFault: Error {
+  var message: String
+}
+
+/// Reads what a step wrote into `acc_step_output`, trusting nothing: every string is bounded
+/// and checked, every request field validated before it reaches libcurl.
+struct OutputReader {
+  let output: acc_step_output
+  let limits: AdapterLimits
+  let adapter: String
+
+  static let maxHeaders = 64
+  static let maxSessionValues = 32
+
+  func request() throws(AdapterFault) -> HTTPRequest {
+    let method = try text(output.request.method, "request method", limit: 16)
+    guard !method.isEmpty, method.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else {
+      throw fault("sent a request with method '\(Printable.line(method))'; use an uppercase HTTP method")
+    }
+    let url = try text(output.request.url, "request URL", limit: limits.string)
+    guard url.hasPrefix("http://") || url.hasPrefix("https://"),
+      url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+    else {
+      throw fault("sent a request to '\(Printable.line(URLText.withoutSecrets(url)))', which is not an absolute http(s) URL without spaces")
+    }
+    let headers = try pairs(output.request.headers, "request headers", limit: Self.maxHeaders)
+    for header in headers {
+      guard !header.0.isEmpty, header.0.utf8.allSatisfy(Self.isTokenByte) else {
+        throw fault("sent a header named '\(Printable.line(header.0))', which is not a valid header name")
+      }
+      guard !header.1.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+        throw fault("sent header \(header.0) with a line break in its value")
+      }
+    }
+    let body = try bytes(output.request.body, "request body", limit: limits.string)
+    return HTTPRequest(method: method, url: url, headers: headers.map { ($0.0, $0.1) }, body: body)
+  }
+
+  /// The outcome of a final result code, and the token of a successful LOGIN.
+  func outcome(_ result: Int32) throws(AdapterFault) -> (AdapterOutcome, SecretBytes?) {
+    let message = Printable.line(try text(output.message, "message", limit: limits.string))
+    switch result {
+    case ACC_STEP_OK:
+      var token: SecretBytes?
+      if output.token.length > 0 {
+        var tokenBytes = try bytes(output.token, "token", limit: limits.string)
+        guard tokenBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+          throw fault("returned a token with spaces, control characters or non-ASCII bytes")
+        }
+        token = SecretBytes(consuming: &tokenBytes)
+      }
+      var values: [String: String] = [:]
+      for (name, value) in try pairs(output.session_values, "session values", limit: Self.maxSessionValues) {
+        guard !name.isEmpty, name.count <= 64, name.utf8.allSatisfy(Self.isValueNameByte) else {
+          throw fault("returned a session value named '\(Printable.line(name))'; names are [A-Za-z0-9_]")
+        }
+        guard value.utf8.count <= 1024, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+          throw fault("returned session value \(name) longer than 1024 bytes or with control characters")
+        }
+        values[name] = value
+      }
+      var body: String?
+      if output.body.length > 0 {
+        body = String(decoding: try bytes(output.body, "body", limit: limits.response), as: UTF8.self)
+      }
+      let success = AdapterSuccess(
+        expiresIn: max(0, output.expires_in), sessionValues: values, body: body, message: message)
+      return (.ok(success), token)
+    case ACC_STEP_WRONG_PASSWORD:
+      return (.wrongPassword(message: message.isEmpty ? "the backend rejected the user name or password" : message), nil)
+    case ACC_STEP_SESSION_EXPIRED:
+      return (.sessionExpired(message: message.isEmpty ? "the session expired" : message), nil)
+    case ACC_STEP_KICKED:
+      return (.kicked(message: message.isEmpty ? "signed in elsewhere" : message), nil)
+    case ACC_STEP_UPGRADE_REQUIRED:
+      let link = Printable.line(try text(output.link, "link", limit: 2048))
+      return (.upgradeRequired(message: message.isEmpty ? "the backend requires a newer client" : message, link: link), nil)
+    case ACC_STEP_ERROR:
+      return (.backendError(message: message.isEmpty ? "adapter \(adapter) failed without saying why" : message), nil)
+    default:
+      throw fault("returned the unknown result code \(result)")
+    }
+  }
+
+  private func fault(_ text: String) -> AdapterFault {
+    AdapterFault(message: "adapter \(adapter) \(text)")
+  }
+
+  private func bytes(_ string: acc_string, _ what: String, limit: Int) throws(AdapterFault) -> [UInt8] {
+    switch AdapterText.bytes(string, limit: limit) {
+    case .success(let buffer): return Array(buffer)
+    case .failure(let problem): throw fault("returned a \(what) that is \(problem)")
+    }
+  }
+
+  private func text(_ string: acc_string, _ what: String, limit: Int) throws(AdapterFault) -> String {
+    switch AdapterText.read(string, limit: limit) {
+    case .success(let text): return text
+    case .failure(let problem): throw fault("returned a \(what) that is \(problem)")
+    }
+  }
+
+  private func pairs(_ list: acc_pairs, _ what: String, limit: Int) throws(AdapterFault) -> [(String, String)] {
+    guard list.count > 0 else { return [] }
+    guard list.count <= limit else { throw fault("returned \(list.count) \(what) (at most \(limit))") }
+    guard let items = list.items else { throw fault("returned \(what) with a NULL list") }
+    var result: [(String, String)] = []
+    for index in 0..<list.count {
+      result.append((
+        try text(items[index].name, "name in \(what)", limit: 256),
+        try text(items[index].value, "value in \(what)", limit: limits.string)))
+    }
+    return result
+  }
+
+  /// RFC 9110 token characters.
+  static func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+    default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+  }
+
+  static func isValueNameByte(_ byte: UInt8) -> Bool {
+    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+  }
+}
+
+/// URLs in messages: no user info and no query string, which may carry a password (a GET login).
+enum URLText {
+  static func withoutSecrets(_ url: String) -> String {
+    var text = Substring(url)
+    if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<query] }
+    if let scheme = text.firstRange(of: "://") {
+      let rest = text[scheme.upperBound...]
+      let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+      if let at = rest[..<hostEnd].lastIndex(of: "@") {
+        text = text[..<scheme.upperBound] + rest[rest.index(after: at)...]
+      }
+    }
+    return String(text)
+  }
+}

@@ -1,0 +1,158 @@
+import AccountsCore
+import Foundation
+import Testing
+import TestSupport
+
+@testable import AdapterHost
+
+/// The checks before and after dlopen (SPEC §5): each refusal names its reason, and a refused
+/// adapter does not stop the others.
+@Suite struct LoaderRefusalTests {
+  let scratch: ScratchDirectory
+
+  init() throws { scratch = try ScratchDirectory() }
+
+  func load(_ path: String, name: String, check: AdapterFileCheck = AdapterFileCheck()) -> Result<LoadedAdapter, Refusal> {
+    AdapterLoader.load(path, name: name, check: check)
+  }
+
+  func refusal(_ path: String, name: String, check: AdapterFileCheck = AdapterFileCheck()) -> String {
+    switch load(path, name: name, check: check) {
+    case .success: "loaded"
+    case .failure(let refusal): refusal.reason
+    }
+  }
+
+  @Test func aCAdapterBuiltFromTheHeaderAloneLoads() throws {
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    let adapter = try load(path, name: "example").get()
+    #expect(adapter.description.name == "example")
+    #expect(adapter.description.abiText == "1.0")
+    #expect(adapter.description.settings.map(\.name) == ["base_url", "login_path"])
+    #expect(adapter.description.setting(named: "login_path")?.defaultValue == "login")
+    #expect(adapter.description.setting(named: "login_path")?.isOptional == true)
+  }
+
+  @Test func groupWritableFileIsRefused() throws {
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    chmod(path, 0o664)
+    #expect(refusal(path, name: "example") == "writable by group or others (mode 0664); run: chmod go-w \(path)")
+  }
+
+  @Test func worldWritableDirectoryIsRefused() throws {
+    let directory = scratch.path + "/open"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    chmod(directory, 0o777)
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: directory)
+    #expect(refusal(path, name: "example").hasPrefix("directory \(directory) is writable by group or others (mode 0777)"))
+  }
+
+  @Test func rootOwnedStickyDirectoryIsAccepted() throws {
+    // The scratch directory is in /tmp: root-owned, world-writable, sticky.
+    var status = stat()
+    stat("/tmp", &status)
+    try #require(status.st_uid == 0 && status.st_mode & S_ISVTX != 0 && status.st_mode & S_IWOTH != 0)
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    #expect(refusal(path, name: "example") == "loaded")
+  }
+
+  @Test func fileOwnedByAnotherUserIsRefused() throws {
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    if getuid() == 0 {
+      try #require(chown(path, 65534, 65534) == 0)
+      #expect(refusal(path, name: "example").hasPrefix("owned by uid 65534, not by you (uid 0) or root"))
+    } else {
+      // Not root: the file is ours, so check it as if we were someone else.
+      let stranger = AdapterFileCheck(userID: getuid() + 1)
+      #expect(refusal(path, name: "example", check: stranger).hasPrefix("owned by uid \(getuid())"))
+    }
+  }
+
+  @Test func directoryOwnedByAnotherUserIsRefused() throws {
+    try #require(getuid() == 0, "needs root to give a directory away (CI runs as root)")
+    let directory = scratch.path + "/theirs"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: directory)
+    try #require(chown(directory, 65534, 65534) == 0)
+    #expect(refusal(path, name: "example") == "directory \(directory) is owned by uid 65534, not by you or root")
+  }
+
+  @Test func fifoAndDirectoryAreNotRegularFiles() throws {
+    let fifo = scratch.path + "/fifo.so"
+    try #require(mkfifo(fifo, 0o644) == 0)
+    #expect(refusal(fifo, name: "fifo") == "not a regular file")
+    let directory = scratch.path + "/dir.so"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    #expect(refusal(directory, name: "dir") == "not a regular file")
+  }
+
+  @Test func textFileIsNotELF() throws {
+    let path = scratch.path + "/text.so"
+    try "#!/bin/sh\necho hi\n".write(toFile: path, atomically: false, encoding: .utf8)
+    chmod(path, 0o644)
+    #expect(refusal(path, name: "text") == "not an ELF shared library")
+  }
+
+  @Test func libraryWithoutTheEntrySymbolIsRefused() throws {
+    let path = try CAdapterCompiler.hostile("MODE_NO_ENTRY", name: "noentry", into: scratch.path)
+    #expect(refusal(path, name: "noentry") == "no accounts_adapter_v1 symbol: not an accounts adapter, or built for another ABI")
+  }
+
+  @Test func otherMajorVersionIsRefused() throws {
+    let v2 = try CAdapterCompiler.hostile("MODE_V2_SYMBOL", name: "vtwo", into: scratch.path)
+    #expect(refusal(v2, name: "vtwo").hasPrefix("built for adapter ABI 2.x (exports accounts_adapter_v2)"))
+    let abi2 = try CAdapterCompiler.hostile("MODE_ABI2", name: "abitwo", into: scratch.path)
+    #expect(refusal(abi2, name: "abitwo") == "built for adapter ABI 2.0; this accounts speaks 1.0")
+    let newer = try CAdapterCompiler.hostile("MODE_NEWER_MINOR", name: "newer", into: scratch.path)
+    #expect(refusal(newer, name: "newer").contains("ABI 1.99, newer than this accounts (1.0); update accounts"))
+  }
+
+  @Test func entryReturningNullIsRefused() throws {
+    let path = try CAdapterCompiler.hostile("MODE_NULL_ENTRY", name: "null", into: scratch.path)
+    #expect(refusal(path, name: "null").hasPrefix("accounts_adapter_v1 returned no descriptor"))
+  }
+
+  @Test func descriptorMustNameTheFileAndHaveItsFunctions() throws {
+    let named = try CAdapterCompiler.hostile("MODE_WRONG_NAME", name: "honest", into: scratch.path)
+    #expect(refusal(named, name: "honest").hasPrefix("its descriptor says name 'someone-else'"))
+    let stepless = try CAdapterCompiler.hostile("MODE_NO_STEP", name: "stepless", into: scratch.path)
+    #expect(refusal(stepless, name: "stepless") == "its descriptor lacks session_new, step or session_free")
+  }
+
+  @Test func symbolicLinksAreCheckedAtTheirTarget() throws {
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    let open = scratch.path + "/open"
+    try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+    chmod(open, 0o777)
+    let target = try CAdapterCompiler.build("example.c", name: "example", into: open)
+    let goodLink = scratch.path + "/good.so"
+    try FileManager.default.createSymbolicLink(atPath: goodLink, withDestinationPath: path)
+    #expect(refusal(goodLink, name: "example") == "loaded")  // the name check uses the descriptor
+    let badLink = scratch.path + "/bad.so"
+    try FileManager.default.createSymbolicLink(atPath: badLink, withDestinationPath: target)
+    #expect(refusal(badLink, name: "example").hasPrefix("directory \(open) is writable"))
+  }
+
+  @Test func aRefusedAdapterLeavesTheOthersWorking() throws {
+    try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    let bad = try CAdapterCompiler.hostile("MODE_ABI2", name: "bad", into: scratch.path)
+    let later = scratch.path + "/later"
+    try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: false)
+    let shadowed = try CAdapterCompiler.build("example.c", name: "example", into: later)
+    let catalog = AdapterCatalog(searchPath: AdapterSearchPath(directories: [.init(path: scratch.path), .init(path: later)]))
+
+    let entries = catalog.entries()
+    #expect(entries.map(\.name) == ["bad", "example", "example"])
+    #expect(entries[0].refusal == "built for adapter ABI 2.0; this accounts speaks 1.0")
+    #expect(entries[1].description?.name == "example")
+    #expect(entries[2].shadowedBy == scratch.path + "/example.so" && entries[2].path == shadowed)
+
+    #expect(try catalog.adapter(named: "example").description.path == scratch.path + "/example.so")
+    #expect(throws: AdapterError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.0")) {
+      try catalog.adapter(named: "bad")
+    }
+    #expect(throws: AdapterError.notFound(name: "exampel", searched: [scratch.path, later], known: ["bad", "example"])) {
+      try catalog.adapter(named: "exampel")
+    }
+  }
+}

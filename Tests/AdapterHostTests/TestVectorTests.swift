@@ -1,0 +1,103 @@
+import AccountsCore
+import CAccountsAdapter
+import Foundation
+import Testing
+import TestSupport
+
+@testable import AdapterHost
+
+/// A host whose clock stands at 2017-12-09 13:39:39 UTC (local time = UTC) and whose random
+/// bytes spell the signed vector's rand, "12dwfhdy487rSels"; digests are the real GLib ones.
+nonisolated(unsafe) let fixedHost: UnsafePointer<acc_host> = {
+  let host = UnsafeMutablePointer<acc_host>.allocate(capacity: 1)
+  host.initialize(to: acc_host(
+    size: UInt32(MemoryLayout<acc_host>.size),
+    now: { 1_512_826_779 },
+    local_utc_offset: { _ in 0 },
+    random_bytes: { buffer, length in
+      let spelled: [UInt8] = [1, 2, 39, 58, 41, 43, 39, 60, 4, 8, 7, 53, 28, 40, 47, 54]
+      for index in 0..<length { buffer![index] = spelled[index % spelled.count] }
+    },
+    digest: { HostServices.digest($0, $1, $2, $3, $4) },
+    hmac: { HostServices.hmac($0, $1, $2, $3, $4, $5, $6) },
+    log: { _, _ in }))
+  return UnsafePointer(host)
+}()
+
+/// Every test vector of SPEC §5, computed by the built-in adapters' .so files loaded through
+/// the host, with a fixed clock and randomness, read off the request they ask the host to send.
+@Suite struct TestVectorTests {
+  func secret(_ text: String) -> SecretBytes {
+    var bytes = Array(text.utf8)
+    return SecretBytes(consuming: &bytes)
+  }
+
+  /// The form fields of the login request `adapter` makes for user/password 123456.
+  func loginFields(_ adapter: String, settings: [String: String], secrets: [String: String] = [:]) throws -> [String: String] {
+    let path = PackagePaths.products.appendingPathComponent("lib\(adapter).so").path
+    let loaded = try AdapterLoader.load(path, name: adapter).get()
+    let transport = CannedTransport(body: #"{"userId": 1001, "token": "t0k3n", "expiresIn": 60}"#)
+    let request = AdapterRequest(
+      adapter: adapter, backend: "vectors", operation: .login, settings: settings, user: "123456", timeout: 10)
+    let (outcome, token) = AdapterSessionRunner(adapter: loaded, transport: transport, host: fixedHost).run(
+      request, secrets: AdapterSecrets(password: secret("123456"), settings: secrets.mapValues(secret)))
+    #expect(outcome == .ok(AdapterSuccess(expiresIn: 60, sessionValues: ["userId": "1001"])))
+    #expect(token.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } == "t0k3n")
+    let sent = try #require(transport.requests.first)
+    #expect(sent.method == "POST")
+    var fields: [String: String] = [:]
+    for pair in String(decoding: sent.body, as: UTF8.self).split(separator: "&") {
+      let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding! }
+      fields[parts[0]] = parts.count > 1 ? parts[1] : ""
+    }
+    return fields
+  }
+
+  @Test func plainEncodings() throws {
+    let base = ["base_url": "https://id.example/api"]
+    #expect(try loginFields("plain", settings: base.merging(["encoding": "base64"]) { $1 })["password"] == "MTIzNDU2")
+    #expect(try loginFields("plain", settings: base.merging(["encoding": "md5"]) { $1 })["password"] == "e10adc3949ba59abbe56e057f20f883e")
+    #expect(
+      try loginFields("plain", settings: base.merging(["encoding": "md5-hmac"]) { $1 }, secrets: ["hmac_key": "qianqian"])["password"]
+        == "41bab42bb4b0da6bfbdd2210c7df3ac2")
+    #expect(try loginFields("plain", settings: base)["password"] == "123456")
+  }
+
+  @Test func hmacProofAtTheVectorMinute() throws {
+    let fields = try loginFields(
+      "hmac", settings: ["base_url": "https://id.example/api", "time_zone": "UTC"], secrets: ["hmac_key": "qianqian"])
+    #expect(fields == ["username": "123456", "password": "94ffe794a692a63f2e91b8b9787e3073"])
+  }
+
+  @Test func signedLoginSignature() throws {
+    let fields = try loginFields(
+      "signed",
+      settings: ["base_url": "https://api.example/api", "app_id": "170ib799dd511e7b66000163e033322", "plat": "iOS", "ver": "1.0"],
+      secrets: ["private_key": "170ib799dd511e7b66000163e033322"])
+    #expect(fields == [
+      "app_id": "170ib799dd511e7b66000163e033322", "password": "123456", "phoneNo": "123456", "plat": "iOS",
+      "rand": "12dwfhdy487rSels", "timestamp": "2017-12-09-13:39:39", "ver": "1.0",
+      "sign": "989616cf53a4a3e333dc38e17a433ee4",
+    ])
+  }
+
+  @Test func hostDigestsMatchKnownValues() {
+    func hex(_ algorithm: Int32, key: String? = nil, _ text: String) -> String {
+      var out = [UInt8](repeating: 0, count: 64)
+      let data = Array(text.utf8)
+      let count: Int
+      if let key {
+        let keyBytes = Array(key.utf8)
+        count = HostServices.hmac(algorithm, keyBytes, keyBytes.count, data, data.count, &out, out.count)
+      } else {
+        count = HostServices.digest(algorithm, data, data.count, &out, out.count)
+      }
+      return out.prefix(count).map { String(format: "%02x", $0) }.joined()
+    }
+    #expect(hex(ACC_DIGEST_MD5, "123456") == "e10adc3949ba59abbe56e057f20f883e")
+    #expect(hex(ACC_DIGEST_SHA1, "abc") == "a9993e364706816aba3e25717850c26c9cd0d89d")
+    #expect(hex(ACC_DIGEST_SHA256, "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(hex(ACC_DIGEST_MD5, key: "key", "The quick brown fox jumps over the lazy dog") == "80070713463e7749b90c2dc24911e275")
+    #expect(hex(99, "x") == "", "unknown algorithms give nothing")
+  }
+}

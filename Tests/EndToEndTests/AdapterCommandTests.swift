@@ -1,0 +1,195 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `accounts adapters` and `accounts backend add/show/test` from the outside: the binary, a
+/// real headless keyring, the built-in adapters and C adapters built in the test, and the test
+/// backend on 127.0.0.1.
+@Suite struct AdapterCommandTests {
+  static let appID = "170ib799dd511e7b66000163e033322"
+
+  /// $XDG_DATA_HOME/accounts/adapters of the sandbox, created 0755.
+  func userAdapters(_ sandbox: Sandbox) throws -> String {
+    let directory = sandbox.environment["XDG_DATA_HOME"]! + "/accounts/adapters"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    chmod(directory, 0o755)
+    return directory
+  }
+
+  @Test func adaptersListsTheBuiltInsWithTheirSettings() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let adapters = try #require(try sandbox.json(["adapters", "--json"]) as? [[String: Any]])
+    #expect(adapters.compactMap { $0["name"] as? String } == ["hmac", "plain", "signed"])
+    for adapter in adapters {
+      #expect(adapter["abi"] as? String == "1.0")
+      #expect(adapter["refused"] is NSNull)
+      #expect((adapter["path"] as? String)?.hasSuffix("lib\(adapter["name"]!).so") == true)
+    }
+    let signed = try #require(adapters.last?["settings"] as? [[String: Any]])
+    let privateKey = try #require(signed.first { $0["name"] as? String == "private_key" })
+    #expect(privateKey["secret"] as? Bool == true && privateKey["optional"] as? Bool == false)
+    let plat = try #require(signed.first { $0["name"] as? String == "plat" })
+    #expect(plat["default"] as? String == "linux")
+
+    let detail = try sandbox.ok(["adapters", "signed"]).standardOutput
+    #expect(squeezed(detail).contains("private_key secret, required - The application's private signing key"), "\(detail)")
+    #expect(try sandbox.ok(["__complete", "adapters"]).standardOutput == "hmac\nplain\nsigned\n")
+    let missing = try sandbox.run(["adapters", "signd"])
+    #expect(missing.status == 9)
+    #expect(missing.standardError.contains("no adapter 'signd'") && missing.standardError.contains("did you mean 'signed'?"))
+  }
+
+  /// The issue's scenario: a signed backend, its key in the keyring only, one test login.
+  @Test func signedBackendAddShowAndTest() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let backend = try TestBackend()
+    try sandbox.ok(
+      ["backend", "add", "corp", "--adapter", "signed", "--set", "base_url=\(backend.url)/signed/api",
+       "--set", "app_id=\(Self.appID)", "--set", "ver=1.0", "--secret-stdin", "private_key"],
+      stdin: Self.appID + "\n")
+    #expect(filesContaining(Self.appID + "\n", under: sandbox.keyring.root).isEmpty)
+    let config = try String(contentsOfFile: sandbox.environment["XDG_CONFIG_HOME"]! + "/accounts/config.json", encoding: .utf8)
+    #expect(!config.contains("\"private_key\":"), "the key's value never reaches config.json: \(config)")
+    #expect(try sandbox.keyringItems(backend: "corp").contains("label = accounts: backend corp private_key"))
+
+    let show = try sandbox.ok(["backend", "show", "corp"]).standardOutput
+    #expect(squeezed(show).contains("private_key (in keyring)") && squeezed(show).contains("plat (default: linux)"), "\(show)")
+    #expect(!show.contains(Self.appID + "\n") || show.components(separatedBy: Self.appID).count == 2, "only app_id shows the id")
+    let shown = try #require(try sandbox.json(["backend", "show", "corp", "--json"]) as? [String: Any])
+    #expect(shown["secret_settings"] as? [String] == ["private_key"])
+    #expect(shown["problems"] as? [String] == [])
+
+    let tested = try sandbox.ok(["backend", "test", "corp", "alice", "--password-stdin"], stdin: "123456\n")
+    #expect(tested.standardError.contains("alice@corp: logged in through adapter signed (userId 1001); the token is valid for 1 h"), "\(tested)")
+    #expect(tested.standardError.contains("logged out again"))
+    let paths = try backend.requests().compactMap { $0["path"] as? String }
+    #expect(paths == ["/signed/api/login"], "no logout_path: LOGOUT stays local")
+    #expect(try sandbox.ok(["list", "--json"]).standardOutput == "[]\n", "backend test stores no account")
+    #expect(!(try sandbox.keyringItems(backend: "corp")).contains("token"), "nor a token")
+
+    let wrong = try sandbox.run(["backend", "test", "corp", "alice", "--password-stdin"], stdin: "654321\n")
+    #expect(wrong.status == 4)
+    #expect(wrong.standardError == "accounts: alice@corp: wrong username or password; check the user name and password\n")
+    try backend.control("retire", ["app_id": Self.appID])
+    let retired = try sandbox.run(["backend", "test", "corp", "alice", "--password-stdin"], stdin: "123456\n")
+    #expect(retired.status == 6)
+    #expect(retired.standardError.contains("get the update: https://example.invalid/update/\(Self.appID)"), "\(retired)")
+  }
+
+  @Test func eachBuiltInAdapterLogsInThroughTheCommandLine() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let backend = try TestBackend(arguments: ["--hmac-time-zone", "+08:00"])
+    // md5-hmac needs hmac_key: --secret-stdin gives it without a terminal.
+    try sandbox.ok(
+      ["backend", "add", "md5h", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/md5-hmac",
+       "--set", "encoding=md5-hmac", "--secret-stdin", "hmac_key"],
+      stdin: "qianqian\n")
+    try sandbox.ok(
+      ["backend", "add", "get", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/base64",
+       "--set", "encoding=base64", "--set", "method=GET", "--set", "allow_insecure_transport=true"])
+    try sandbox.ok(
+      ["backend", "add", "hm", "--adapter", "hmac", "--set", "base_url=\(backend.url)/hmac",
+       "--set", "time_zone=+08:00", "--secret-stdin", "hmac_key"],
+      stdin: "qianqian\n")
+    for name in ["md5h", "get", "hm"] {
+      let result = try sandbox.run(["backend", "test", name, "bob", "--password-stdin"], stdin: "hunter2\n")
+      #expect(result.status == 0, "\(name): \(result)")
+      #expect(result.standardError.contains("bob@\(name): logged in through adapter"), "\(name): \(result)")
+      let wrong = try sandbox.run(["backend", "test", name, "bob", "--password-stdin"], stdin: "hunter3\n")
+      #expect(wrong.status == 4, "\(name): \(wrong)")
+    }
+    // The hmac proof is bound to the minute in the backend's zone: another zone is refused.
+    try backend.control("time-zone", ["time_zone": "-05:00"])
+    #expect(try sandbox.run(["backend", "test", "hm", "bob", "--password-stdin"], stdin: "hunter2\n").status == 4)
+  }
+
+  @Test func backendAddChecksSettingsAgainstTheAdapter() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let signed = ["--adapter", "signed", "--set", "base_url=https://api.example/api", "--set", "ver=1.0"]
+
+    let typo = try sandbox.run(["backend", "add", "corp"] + signed + ["--set", "app_idd=x", "--secret-stdin", "private_key"], stdin: "k\n")
+    #expect(typo.status == 2)
+    #expect(typo.standardError.hasPrefix("accounts: backend corp: adapter has no setting 'app_idd'; did you mean 'app_id'?"), "\(typo)")
+
+    let missing = try sandbox.run(["backend", "add", "corp"] + signed + ["--secret-stdin", "private_key"], stdin: "k\n")
+    #expect(missing.status == 2)
+    #expect(missing.standardError.contains("setting app_id is required"), "\(missing)")
+
+    let noTerminal = try sandbox.run(["backend", "add", "corp"] + signed + ["--set", "app_id=a"])
+    #expect(noTerminal.status == 2)
+    #expect(noTerminal.standardError == "accounts: no terminal to ask for the private_key; pipe it in with --secret-stdin private_key\n")
+
+    let badValue = try sandbox.run(["backend", "add", "corp"] + signed + ["--set", "app_id=a", "--set", "password_encoding=rot13", "--secret-stdin", "private_key"], stdin: "k\n")
+    #expect(badValue.status == 2)
+    #expect(badValue.standardError.contains("rot13"), "\(badValue)")
+
+    let insecure = try sandbox.run(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=http://api.example"])
+    #expect(insecure.status == 2)
+    #expect(insecure.standardError.contains("allow_insecure_transport=true"), "\(insecure)")
+
+    let unknownAdapter = try sandbox.run(["backend", "add", "corp", "--adapter", "plian", "--set", "base_url=https://x"])
+    #expect(unknownAdapter.status == 9)
+    #expect(unknownAdapter.standardError.contains("did you mean 'plain'?"))
+
+    #expect(try sandbox.ok(["backend", "list", "--json"]).standardOutput == "[]\n", "nothing was recorded")
+    #expect(!(try sandbox.keyringItems(backend: "corp")).contains("private_key"), "no secret left behind")
+  }
+
+  @Test func aThirdPartyCAdapterLoadsAndLogsIn() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let backend = try TestBackend()
+    let directory = try userAdapters(sandbox)
+    try CAdapterCompiler.build("example.c", name: "example", into: directory)
+    #expect(try sandbox.ok(["adapters"]).standardOutput.contains("example 1.0.0  ABI 1.0  \(directory)/example.so"))
+    try sandbox.ok(["backend", "add", "ex", "--adapter", "example", "--set", "base_url=\(backend.url)/plain/plain"])
+    let tested = try sandbox.ok(["backend", "test", "ex", "carol", "--password-stdin"], stdin: "secret3\n")
+    #expect(tested.standardError.contains("carol@ex: logged in through adapter example (userId 1003)"))
+  }
+
+  @Test func refusedAdaptersAreReportedAndTheOthersKeepWorking() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let directory = try userAdapters(sandbox)
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: directory)
+    try sandbox.ok(["backend", "add", "ex", "--adapter", "example", "--set", "base_url=http://127.0.0.1:9"])
+    chmod(path, 0o666)
+
+    let listed = try sandbox.ok(["adapters"])
+    #expect(listed.standardOutput.contains("example  \(path)\n  refused: writable by group or others (mode 0666); run: chmod go-w \(path)"), "\(listed)")
+    #expect(listed.standardOutput.contains("signed 1.0.0"))
+    #expect(listed.standardError == "1 adapter refused; the others work\n")
+
+    let tested = try sandbox.run(["backend", "test", "ex", "alice", "--password-stdin"], stdin: "pw\n")
+    #expect(tested.status == 9)
+    #expect(tested.standardError == "accounts: adapter \(path) refused: writable by group or others (mode 0666); run: chmod go-w \(path)\n")
+    let shown = try sandbox.run(["backend", "show", "ex"])
+    #expect(shown.status == 9 && shown.standardOutput.contains("base_url"), "show still shows the settings: \(shown)")
+  }
+
+  @Test func aHostileAdapterCannotHangTheCommand() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let directory = try userAdapters(sandbox)
+    try CAdapterCompiler.hostile("MODE_SPIN", name: "spin", into: directory)
+    try CAdapterCompiler.hostile("MODE_LOOP", name: "loop", into: directory)
+    let fast = ["ACCOUNTS_NETWORK_TIMEOUT": "1"]
+    let spin = try sandbox.run(["backend", "add", "s", "--adapter", "spin"], environment: fast, timeout: 20)
+    #expect(spin.status == 9)
+    #expect(spin.standardError == "accounts: adapter spin did not answer within 1 s; it may be stuck\n")
+    #expect(spin.seconds < 10)
+    let loop = try sandbox.run(["backend", "add", "l", "--adapter", "loop"], environment: fast, timeout: 20)
+    #expect(loop.status == 9)
+    #expect(loop.standardError.contains("asked for the network while checking settings"))
+    #expect(try sandbox.ok(["backend", "list", "--json"]).standardOutput == "[]\n")
+  }
+}
+
+/// Runs of spaces as one, for matching table rows whatever the column widths.
+func squeezed(_ text: String) -> String {
+  text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+}

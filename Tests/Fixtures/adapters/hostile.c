@@ -1,0 +1,128 @@
+/*
+ * hostile.c: adapters that break the rules, one per MODE, for the host's tests.
+ *
+ *     cc -shared -fPIC -I include -DMODE=MODE_SPIN -DNAME='"spin"' -o spin.so hostile.c
+ *
+ * Each must be refused at load or end its operation with an error: none may hang or crash
+ * the host.
+ */
+#define _DEFAULT_SOURCE
+#include <accounts_adapter.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MODE_LOOP 1            /* SEND forever */
+#define MODE_SPIN 2            /* step does not return for 30 s (asleep, not burning a core) */
+#define MODE_UNKNOWN_RESULT 3  /* returns 42 */
+#define MODE_HUGE_MESSAGE 4    /* a 2 MiB message */
+#define MODE_NULL_STRING 5     /* a NULL pointer with a length */
+#define MODE_BAD_HEADER 6      /* a header value with a line break */
+#define MODE_NULL_ENTRY 7      /* the entry returns NULL */
+#define MODE_ABI2 8            /* descriptor of ABI 2.0 */
+#define MODE_NEWER_MINOR 9     /* descriptor of ABI 1.99 */
+#define MODE_V2_SYMBOL 10      /* exports accounts_adapter_v2 only */
+#define MODE_NO_ENTRY 11       /* exports nothing */
+#define MODE_NO_STEP 12        /* descriptor without step */
+#define MODE_NO_SESSION 13     /* session_new returns NULL */
+#define MODE_BAD_TOKEN 14      /* OK with a token holding a line break */
+#define MODE_WRONG_NAME 15     /* descriptor name differs from the file name */
+
+#ifndef MODE
+#error "define MODE"
+#endif
+#ifndef NAME
+#define NAME "hostile"
+#endif
+
+static int marker;
+
+static void *session_new(const acc_session_config *config) {
+  (void)config;
+  if (MODE == MODE_NO_SESSION) return NULL;
+  return &marker;
+}
+
+static char *huge;
+
+__attribute__((unused)) static int32_t step(void *session, const acc_response *response, acc_step_output *out) {
+  (void)session;
+  (void)response;
+  static const acc_pair bad_header[] = {{ACC_STRING("X-Test"), ACC_STRING("a\r\nX-Injected: 1")}};
+  switch (MODE) {
+  case MODE_LOOP:
+    out->request.method = (acc_string)ACC_STRING("GET");
+    out->request.url = (acc_string)ACC_STRING("http://127.0.0.1:9/loop");
+    return ACC_STEP_SEND;
+  case MODE_SPIN:
+    sleep(30);
+    return ACC_STEP_OK;
+  case MODE_UNKNOWN_RESULT:
+    return 42;
+  case MODE_HUGE_MESSAGE:
+    huge = malloc(2u << 20);
+    memset(huge, 'x', 2u << 20);
+    out->message.bytes = huge;
+    out->message.length = 2u << 20;
+    return ACC_STEP_ERROR;
+  case MODE_NULL_STRING:
+    out->message.bytes = NULL;
+    out->message.length = 5;
+    return ACC_STEP_ERROR;
+  case MODE_BAD_HEADER:
+    out->request.method = (acc_string)ACC_STRING("GET");
+    out->request.url = (acc_string)ACC_STRING("http://127.0.0.1:9/x");
+    out->request.headers.items = bad_header;
+    out->request.headers.count = 1;
+    return ACC_STEP_SEND;
+  case MODE_BAD_TOKEN:
+    out->token = (acc_string)ACC_STRING("abc\ndef");
+    return ACC_STEP_OK;
+  default:
+    return ACC_STEP_OK;
+  }
+}
+
+static void session_free(void *session) { (void)session; }
+
+static const acc_adapter descriptor = {
+#if MODE == MODE_ABI2
+    2u << 16,
+#elif MODE == MODE_NEWER_MINOR
+    1u << 16 | 99,
+#else
+    ACC_ADAPTER_ABI_VERSION,
+#endif
+#if MODE == MODE_WRONG_NAME
+    ACC_STRING("someone-else"),
+#else
+    ACC_STRING(NAME),
+#endif
+    ACC_STRING("0.0.1"),
+    ACC_STRING("misbehaves on purpose"),
+    NULL,
+    0,
+    session_new,
+#if MODE == MODE_NO_STEP
+    NULL,
+#else
+    step,
+#endif
+    session_free,
+};
+
+#if MODE == MODE_V2_SYMBOL
+const acc_adapter *accounts_adapter_v2(uint32_t host_abi_version) {
+  (void)host_abi_version;
+  return &descriptor;
+}
+#elif MODE != MODE_NO_ENTRY
+const acc_adapter *accounts_adapter_v1(uint32_t host_abi_version) {
+  (void)host_abi_version;
+  if (MODE == MODE_NULL_ENTRY) return NULL;
+  return &descriptor;
+}
+#else
+const acc_adapter *unrelated_function(void) { return &descriptor; }
+#endif

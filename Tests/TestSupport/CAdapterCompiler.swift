@@ -1,0 +1,51 @@
+import Foundation
+
+/// Builds adapters from the C fixtures in Tests/Fixtures/adapters with the system C compiler
+/// and nothing but the ABI header: what a third party does.
+public enum CAdapterCompiler {
+  /// Compiles `source` (a file name under Tests/Fixtures/adapters) into `directory/NAME.so`.
+  @discardableResult
+  public static func build(
+    _ source: String, name: String, defines: [String] = [], into directory: String
+  ) throws -> String {
+    let output = "\(directory)/\(name).so"
+    let include = PackagePaths.root.appendingPathComponent("Sources/CAccountsAdapter/include").path
+    let file = PackagePaths.root.appendingPathComponent("Tests/Fixtures/adapters/\(source)").path
+    let result = try runProcess(
+      "/usr/bin/cc",
+      ["-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-I", include]
+        + defines.map { "-D\($0)" } + ["-o", output, file],
+      environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+    guard result.status == 0 else { throw CompileError(output: result.description) }
+    return output
+  }
+
+  /// A hostile fixture in one of its modes, named `name`.
+  @discardableResult
+  public static func hostile(_ mode: String, name: String, into directory: String) throws -> String {
+    try build("hostile.c", name: name, defines: ["MODE=\(mode)", "NAME=\"\(name)\""], into: directory)
+  }
+
+  public struct CompileError: Error, CustomStringConvertible {
+    public let output: String
+    public var description: String { "cc failed: \(output)" }
+  }
+}
+
+/// A fresh directory under /tmp, mode 0755, for adapter files; removed by `remove()`.
+public final class ScratchDirectory: @unchecked Sendable {
+  public let path: String
+
+  public init() throws {
+    var template = Array("/tmp/accounts-test-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+    path = String(cString: made)
+    chmod(path, 0o755)
+  }
+
+  deinit { remove() }
+
+  public func remove() {
+    try? FileManager.default.removeItem(atPath: path)
+  }
+}

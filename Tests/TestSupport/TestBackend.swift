@@ -1,0 +1,88 @@
+import Foundation
+
+/// The project's test backend server (Tests/Backend/accounts-test-backend) on 127.0.0.1, one
+/// per test that needs it: every family of SPEC §5, tokens with expiry, and control endpoints.
+/// It stops by itself after `lifetime` seconds, or when this process goes away.
+public final class TestBackend: @unchecked Sendable {
+  public let url: String
+  private let process: Process
+
+  public init(arguments: [String] = [], lifetime: Int = 300) throws {
+    process = Process()
+    process.executableURL = PackagePaths.root.appendingPathComponent("Tests/Backend/accounts-test-backend")
+    process.arguments = ["--port", "0", "--lifetime", String(lifetime)] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // The first line is the URL; wait for it at most 20 s.
+    let line = LineReader(output.fileHandleForReading)
+    guard let first = line.first(timeout: 20), first.hasPrefix("http://127.0.0.1:") else {
+      process.terminate()
+      throw TestBackendError.didNotStart
+    }
+    url = first
+  }
+
+  deinit { stop() }
+
+  /// SIGTERM, then SIGKILL after 2 s: a stuck server must not hang the test run.
+  public func stop() {
+    guard process.isRunning else { return }
+    process.terminate()
+    for _ in 0..<20 where process.isRunning { usleep(100_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+  }
+
+  /// POSTs a JSON object to a control endpoint (e.g. "expire") and returns the reply's JSON.
+  @discardableResult
+  public func control(_ endpoint: String, _ body: [String: Any] = [:]) throws -> [String: Any] {
+    let data = try JSONSerialization.data(withJSONObject: body)
+    let result = try runProcess(
+      "/usr/bin/curl",
+      ["-sS", "--max-time", "10", "-X", "POST", "-H", "Content-Type: application/json",
+       "--data-binary", String(decoding: data, as: UTF8.self), "\(url)/control/\(endpoint)"],
+      environment: ["PATH": "/usr/bin:/bin"], timeout: 15)
+    return (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any] ?? [:]
+  }
+
+  /// The requests the server saw (without control requests), oldest first.
+  public func requests() throws -> [[String: Any]] {
+    let result = try runProcess(
+      "/usr/bin/curl", ["-sS", "--max-time", "10", "\(url)/control/log"],
+      environment: ["PATH": "/usr/bin:/bin"], timeout: 15)
+    let reply = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any]
+    return reply?["requests"] as? [[String: Any]] ?? []
+  }
+}
+
+public enum TestBackendError: Error, CustomStringConvertible {
+  case didNotStart
+
+  public var description: String { "the test backend did not print its URL within 20 s" }
+}
+
+/// Reads the first line of a pipe with a deadline.
+private final class LineReader: @unchecked Sendable {
+  private let handle: FileHandle
+  private var line: String?
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ handle: FileHandle) { self.handle = handle }
+
+  func first(timeout: Double) -> String? {
+    DispatchQueue.global().async {
+      var bytes: [UInt8] = []
+      while true {
+        let data = self.handle.readData(ofLength: 1)
+        if data.isEmpty || data.first == 10 { break }
+        bytes.append(data.first!)
+      }
+      self.line = String(decoding: bytes, as: UTF8.self)
+      self.done.signal()
+    }
+    guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+    return line
+  }
+}
