@@ -30,7 +30,7 @@ public protocol HostServices {
   func hmac(
     _ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
   ) throws(AdapterError) -> [UInt8]
-  /// A diagnostic line, shown with --verbose; never a secret.
+  /// A diagnostic line, shown on stderr when ACCOUNTS_DEBUG is set; never a secret.
   func log(_ level: LogLevel, _ message: String)
 }
 

@@ -154,14 +154,14 @@ public struct ReplyInterpreter: Sendable {
       if let error { return unmapped(error) }
       userID = 0
     case let other?:
-      return .error(wrongType(fields.userID, found: Self.kind(other)))
+      return .error(wrongType(fields.userID, found: other.kindDescription))
     }
     guard userID > 0 else {
       return .wrongPassword(nonEmpty(error?.message, or: Self.rejected))
     }
 
     guard case .string(let token)? = object[fields.token], !token.isEmpty else {
-      let found = object[fields.token].map { Self.kind($0) } ?? "nothing"
+      let found = object[fields.token].map(\.kindDescription) ?? "nothing"
       return .error(
         "the backend's login reply has no token: \"\(Message.oneLine(fields.token))\" is "
           + (found == "a string" ? "empty" : found) + ", expected a non-empty string")
@@ -183,7 +183,7 @@ public struct ReplyInterpreter: Sendable {
       expiresIn = seconds
     case let other?:
       return .error(
-        wrongType(fields.expiresIn, found: Self.kind(other), expected: "a non-negative integer"))
+        wrongType(fields.expiresIn, found: other.kindDescription, expected: "a non-negative integer"))
     }
     return .ok(token: token, expiresIn: expiresIn, sessionValues: [Pair("userId", String(userID))])
   }
@@ -199,15 +199,4 @@ public struct ReplyInterpreter: Sendable {
   }
 
   private func clipped(_ text: String) -> String { Message.oneLine(text, limit: 40) }
-
-  static func kind(_ value: JSONValue) -> String {
-    switch value {
-    case .null: "null"
-    case .bool: "a boolean"
-    case .number: "a number"
-    case .string: "a string"
-    case .array: "an array"
-    case .object: "an object"
-    }
-  }
 }

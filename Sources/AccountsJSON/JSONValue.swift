@@ -14,7 +14,7 @@ public enum JSONValue: Equatable, Sendable {
 
 extension JSONValue {
   /// What the value is, with its article, for messages: "a string", "an object", "null".
-  var kindDescription: String {
+  public var kindDescription: String {
     switch self {
     case .null: "null"
     case .bool: "a boolean"

@@ -139,6 +139,22 @@ import Testing
     #expect(!(try sandbox.keyringItems(backend: "corp")).contains("private_key"), "no secret left behind")
   }
 
+  @Test func showReportsSettingsTheAdapterDoesNotKnow() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.addBackend("corp")
+    let path = sandbox.environment["XDG_CONFIG_HOME"]! + "/accounts/config.json"
+    let config = try String(contentsOfFile: path, encoding: .utf8)
+    try config.replacingOccurrences(of: "\"base_url\"", with: "\"bogus\": \"x\", \"base_url\"")
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    let shown = try sandbox.run(["backend", "show", "corp"])
+    #expect(shown.status == 1)
+    #expect(squeezed(shown.standardOutput).contains("bogus x (not declared by the adapter)"), "\(shown)")
+    #expect(shown.standardError.hasPrefix("accounts: backend corp: adapter has no setting 'bogus'"), "\(shown)")
+    let doctor = try sandbox.run(["doctor"])
+    #expect(doctor.status != 0 && doctor.standardOutput.contains("FAIL  backend corp"), "\(doctor)")
+  }
+
   @Test func aThirdPartyCAdapterLoadsAndLogsIn() throws {
     let sandbox = try Sandbox()
     defer { sandbox.close() }

@@ -10,9 +10,10 @@ enum DoctorCommand {
     discussion: """
       Checks that the Secret Service is reachable and which program provides it, whether the \
       keyring collection is locked, that the index and config files are readable, well formed \
-      and private (0600 in 0700 directories). Prints one line per check, with the fix for \
-      each problem; exits with the status of the first problem (7 for the keyring, 1 for \
-      files), 0 when all is well.
+      and private (0600 in 0700 directories), that every adapter file is safe to load and \
+      every backend's adapter loads and has its settings. Prints one line per check, with the \
+      fix for each problem; exits with the status of the first problem (7 for the keyring, 1 \
+      for files and settings, 9 for adapters), 0 when all is well.
       """,
     examples: [("accounts doctor", "find out why something does not work")],
     handler: run)
@@ -32,6 +33,7 @@ enum DoctorCommand {
     findings += fileFindings(
       "config", environment.paths.config, load: { try counted(environment.config.load().backends.count, "backend") })
     findings += secretServiceFindings(environment)
+    findings += adapterFindings(environment)
 
     if invocation.json {
       environment.output.writeJSON(.array(findings.map { finding in
@@ -121,6 +123,52 @@ enum DoctorCommand {
     } catch {
       return [Finding(check: "keyring", ok: false, detail: "\(error)", status: .secretStoreUnavailable)]
     }
+  }
+
+  /// Every adapter file found, and every backend's adapter and settings.
+  static func adapterFindings(_ environment: Environment) -> [Finding] {
+    let searchPath = environment.adapterSearchPath
+    let entries: [AdapterEntry]
+    let host: AdapterHosting
+    do {
+      host = try environment.adapterHost()
+      entries = try host.catalog(searchPath)
+    } catch let error as UserFacingError {
+      return [Finding(check: "adapters", ok: false, detail: error.message, fix: error.fix, status: error.status)]
+    } catch {
+      return [Finding(check: "adapters", ok: false, detail: "\(error)", status: .adapterFailed)]
+    }
+    let loaded = entries.compactMap { $0.description?.name }
+    var findings = [Finding(
+      check: "adapters", ok: !loaded.isEmpty,
+      detail: loaded.isEmpty
+        ? "none found in \(searchPath.directories.map(\.path).joined(separator: ", "))"
+        : "\(loaded.joined(separator: ", ")) loaded",
+      fix: loaded.isEmpty ? "reinstall accounts (`make install`) or put adapters in \(environment.paths.userAdapters)" : nil,
+      status: .adapterFailed)]
+    for entry in entries {
+      if let refusal = entry.refusal {
+        findings.append(Finding(
+          check: "adapter", ok: false, detail: "\(entry.path) refused: \(refusal)", status: .adapterFailed))
+      }
+    }
+    guard let configuration = try? environment.config.load() else { return findings }
+    for backend in configuration.backends {
+      do {
+        let description = try host.describe(backend.adapter, in: searchPath)
+        let problems = BackendSettingsCheck(adapter: description)
+          .problems(settings: backend.settings, secretNames: backend.secretSettings)
+        findings.append(Finding(
+          check: "backend \(backend.name)", ok: problems.isEmpty,
+          detail: problems.first.map(\.description) ?? "adapter \(backend.adapter) \(description.version), settings complete",
+          fix: problems.isEmpty ? nil : "edit \(environment.paths.config), or remove the backend and add it again",
+          status: .failure))
+      } catch {
+        findings.append(Finding(
+          check: "backend \(backend.name)", ok: false, detail: error.message, fix: error.fix, status: error.status))
+      }
+    }
+    return findings
   }
 
   private static func octal(_ mode: mode_t) -> String {

@@ -25,6 +25,11 @@ enum Documentation {
   static let environment: [(String, String)] = [
     ("ACCOUNTS_SECRET_TIMEOUT",
      "Seconds each Secret Service call may take before accounts gives up with exit status 7 (default 5)."),
+    ("ACCOUNTS_NETWORK_TIMEOUT",
+     "Seconds one adapter operation (a login, a check, a call) may take, requests included, before accounts gives up with exit status 8 or 9 (default 20)."),
+    ("ACCOUNTS_ADAPTER_PATH",
+     "Colon-separated directories searched for adapters before $XDG_DATA_HOME/accounts/adapters and the built-in ones."),
+    ("ACCOUNTS_DEBUG", "When set, adapters' log lines are shown on stderr."),
     ("XDG_CONFIG_HOME", "config.json is in $XDG_CONFIG_HOME/accounts (default ~/.config/accounts)."),
     ("XDG_STATE_HOME", "The index is in $XDG_STATE_HOME/accounts (default ~/.local/state/accounts)."),
     ("TZ", "The time zone of the times `list` shows; --json always uses UTC."),
@@ -35,9 +40,11 @@ enum Documentation {
      "The index: saved accounts, the auto-login slot, token expiry times; no secrets. Writers lock accounts.json.lock; the previous version is kept as accounts.json.bak."),
     ("$XDG_CONFIG_HOME/accounts/config.json",
      "The backends and their non-secret settings."),
+    ("$XDG_DATA_HOME/accounts/adapters",
+     "Your own adapters, NAME.so, checked before loading: not writable by group or others, owned by you or root (see accounts-adapter(7))."),
   ]
 
-  static let seeAlso = ["secret-tool(1)", "gnome-keyring-daemon(1)", "seahorse(1)"]
+  static let seeAlso = ["accounts-adapter(7)", "secret-tool(1)", "gnome-keyring-daemon(1)", "seahorse(1)"]
 }
 
 /// Greedy word wrap for help text.
