@@ -12,7 +12,7 @@ let package = Package(
     // command needs a secret, so `list` and completion do not load libsecret and GLib.
     .library(name: "AccountsSecretService", type: .dynamic, targets: ["SecretService"]),
     // The adapter host (loader, step machine, host services, HTTP) as a shared library, loaded
-    // only by the commands that use adapters: it brings GLib and libcurl.
+    // only by the commands that use adapters: it brings GLib (and libcurl, on the first request).
     .library(name: "AccountsAdapterHost", type: .dynamic, targets: ["AdapterHost"]),
     // The built-in adapters, loaded with dlopen like any third-party adapter.
     .library(name: "plain", type: .dynamic, targets: ["plain"]),
@@ -47,8 +47,9 @@ let package = Package(
       dependencies: ["AccountsCore", "CAccountsAdapter", "CGLib", "CCurl"]
     ),
     .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
-    // Typed wrappers for libcurl's variadic curl_easy_setopt/getinfo, which Swift cannot call.
-    .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+    // libcurl, dlopened on the first request (most adapter commands send none), with typed
+    // wrappers for its variadic curl_easy_setopt/getinfo, which Swift cannot call.
+    .target(name: "CCurl"),
 
     // What the built-in adapters share: the ABI in Swift terms, form encoding, replies.
     .target(name: "AdapterKit", dependencies: ["CAccountsAdapter", "AccountsJSON"], path: "Plugins/AdapterKit"),

@@ -49,23 +49,22 @@ enum Seconds {
   }
 }
 
-/// HTTP through libcurl: http and https only, no redirects followed, no cookie engine, no
+/// HTTP through libcurl (loaded on the first request): http and https only, no redirects followed, no cookie engine, no
 /// signals, a deadline for the whole transfer and a cap on the body.
 public struct CurlTransport: HTTPTransport {
   public init() {}
 
-  private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
-
   public func perform(_ request: HTTPRequest, timeout: Double, responseLimit: Int) throws(TransportError) -> HTTPResponse {
-    guard Self.initialized, let curl = curl_easy_init() else { throw .failed("cannot start libcurl") }
-    defer { curl_easy_cleanup(curl) }
+    if let problem = accounts_curl_load() { throw .failed("cannot load libcurl: \(String(cString: problem))") }
+    guard let curl = accounts_curl_easy_init() else { throw .failed("cannot start libcurl") }
+    defer { accounts_curl_easy_cleanup(curl) }
     let sink = ResponseSink(limit: responseLimit)
     let context = Unmanaged.passUnretained(sink).toOpaque()
     var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     var headerList: UnsafeMutablePointer<curl_slist>?
-    defer { curl_slist_free_all(headerList) }
+    defer { accounts_curl_slist_free_all(headerList) }
     for header in request.headers + [("Expect", "")] {
-      headerList = curl_slist_append(headerList, "\(header.0): \(header.1)")
+      headerList = accounts_curl_slist_append(headerList, "\(header.0): \(header.1)")
     }
     let milliseconds = max(1, Int((timeout * 1000).rounded(.up)))
     // An empty body still needs a valid pointer, or curl reads the fields from stdin.
@@ -105,7 +104,7 @@ public struct CurlTransport: HTTPTransport {
           setup.append(accounts_curl_set_pointer(curl, CURLOPT_POSTFIELDS, bodyBytes.baseAddress))
         }
         if let failed = setup.first(where: { $0 != CURLE_OK }) { return failed }
-        return curl_easy_perform(curl)
+        return accounts_curl_easy_perform(curl)
       }
     }
     switch code {
@@ -114,7 +113,7 @@ public struct CurlTransport: HTTPTransport {
     case CURLE_OPERATION_TIMEDOUT: throw .timedOut(seconds: timeout)
     default:
       let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-      throw .failed(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
+      throw .failed(detail.isEmpty ? String(cString: accounts_curl_easy_strerror(code)) : detail)
     }
     var status = 0
     _ = accounts_curl_response_code(curl, &status)

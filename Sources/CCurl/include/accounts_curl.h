@@ -1,11 +1,26 @@
 /*
- * Typed entry points for the parts of libcurl that Swift cannot call: curl_easy_setopt and
- * curl_easy_getinfo are variadic. One function per argument type; nothing else lives here.
+ * libcurl for the adapters' HTTP, loaded with dlopen on the first request: most commands that
+ * load the adapter host (`accounts adapters`, `backend add`) never send one, and loading
+ * libcurl and its TLS stack costs about 10 ms. The header is only for types and constants.
+ *
+ * Also the typed entry points for the parts of libcurl that Swift cannot call:
+ * curl_easy_setopt and curl_easy_getinfo are variadic. One function per argument type.
  */
 #ifndef ACCOUNTS_CURL_H
 #define ACCOUNTS_CURL_H
 
 #include <curl/curl.h>
+
+/** Loads libcurl.so.4 and runs curl_global_init, once per process. NULL when ready, else why
+ *  not (a static string). Call it before any other function here. */
+const char *accounts_curl_load(void);
+
+CURL *accounts_curl_easy_init(void);
+void accounts_curl_easy_cleanup(CURL *handle);
+CURLcode accounts_curl_easy_perform(CURL *handle);
+const char *accounts_curl_easy_strerror(CURLcode code);
+struct curl_slist *accounts_curl_slist_append(struct curl_slist *list, const char *text);
+void accounts_curl_slist_free_all(struct curl_slist *list);
 
 /** A CURLOPT_WRITEFUNCTION / CURLOPT_HEADERFUNCTION callback. */
 typedef size_t (*accounts_curl_data_callback)(char *data, size_t size, size_t count, void *context);
