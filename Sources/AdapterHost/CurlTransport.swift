@@ -54,6 +54,16 @@ enum Seconds {
 public struct CurlTransport: HTTPTransport {
   public init() {}
 
+  /// Proxies from the environment apply, but never to loopback: a backend on 127.0.0.1 (the
+  /// test backend, an SSH tunnel) is reached directly.
+  static let noProxy: String = {
+    var hosts: [String] = []
+    if let configured = getenv("no_proxy") ?? getenv("NO_PROXY"), configured.pointee != 0 {
+      hosts.append(String(cString: configured))
+    }
+    return (hosts + ["localhost", "127.0.0.1", "::1"]).joined(separator: ",")
+  }()
+
   public func perform(_ request: HTTPRequest, timeout: Double, responseLimit: Int) throws(TransportError) -> HTTPResponse {
     if let problem = accounts_curl_load() { throw .failed("cannot load libcurl: \(String(cString: problem))") }
     guard let curl = accounts_curl_easy_init() else { throw .failed("cannot start libcurl") }
@@ -83,6 +93,7 @@ public struct CurlTransport: HTTPTransport {
           accounts_curl_set_long(curl, CURLOPT_TIMEOUT_MS, milliseconds),
           accounts_curl_set_long(curl, CURLOPT_CONNECTTIMEOUT_MS, min(milliseconds, 10_000)),
           accounts_curl_set_string(curl, CURLOPT_USERAGENT, "accounts"),
+          accounts_curl_set_string(curl, CURLOPT_NOPROXY, Self.noProxy),
           accounts_curl_set_pointer(curl, CURLOPT_HTTPHEADER, headerList),
           accounts_curl_set_data_callback(curl, CURLOPT_WRITEFUNCTION, { data, size, count, context in
             ResponseSink.from(context).take(data, size * count, header: false)

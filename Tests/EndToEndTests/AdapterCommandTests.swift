@@ -163,7 +163,10 @@ import Testing
     try CAdapterCompiler.build("example.c", name: "example", into: directory)
     #expect(try sandbox.ok(["adapters"]).standardOutput.contains("example 1.0.0  ABI 1.0  \(directory)/example.so"))
     try sandbox.ok(["backend", "add", "ex", "--adapter", "example", "--set", "base_url=\(backend.url)/plain/plain"])
-    let tested = try sandbox.ok(["backend", "test", "ex", "carol", "--password-stdin"], stdin: "secret3\n")
+    // A proxy in the environment is never used for loopback (this one would refuse).
+    let tested = try sandbox.ok(
+      ["backend", "test", "ex", "carol", "--password-stdin"], stdin: "secret3\n",
+      environment: ["http_proxy": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"])
     #expect(tested.standardError.contains("carol@ex: logged in through adapter example (userId 1003)"))
   }
 

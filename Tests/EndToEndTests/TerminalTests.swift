@@ -54,4 +54,22 @@ import Testing
     let piped = try sandbox.run(["clear"])
     #expect(piped.status == 0, "nothing left to forget: \(piped)")
   }
+
+  @Test func secretSettingsAndTestPasswordsAreAskedWithoutEcho() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let backend = try TestBackend()
+    let key = "170ib799dd511e7b66000163e033322"
+    let add = try terminal(
+      sandbox,
+      ["backend", "add", "corp", "--adapter", "signed", "--set", "base_url=\(backend.url)/signed/api",
+       "--set", "app_id=\(key)", "--set", "ver=1.0"],
+      [("private_key for backend corp (The application's private signing key): ", key + "\n")])
+    #expect(add.status == 0, "\(add)")
+    #expect(!add.standardOutput.contains(key), "the key is never echoed: \(add.standardOutput)")
+    let test = try terminal(sandbox, ["backend", "test", "corp", "alice"], [("Password for alice@corp: ", "123456\n")])
+    #expect(test.status == 0, "\(test)")
+    #expect(test.standardOutput.contains("alice@corp: logged in through adapter signed (userId 1001)"))
+    #expect(!test.standardOutput.contains("123456"))
+  }
 }
