@@ -40,7 +40,7 @@ public final class KeyringSession: @unchecked Sendable {
     input = Pipe()
     process.standardOutput = output
     process.standardInput = input
-    try process.run()
+    try process.runWithTerminationSignals()
 
     var lines: [String] = []
     var buffer = Data()

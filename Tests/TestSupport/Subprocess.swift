@@ -44,7 +44,7 @@ public func runProcess(
   process.standardError = errors
   process.standardInput = standardInput == nil ? FileHandle.nullDevice : input
   let started = Date()
-  try process.run()
+  try process.runWithTerminationSignals()
   if let standardInput {
     try? input.fileHandleForWriting.write(contentsOf: Data(standardInput.utf8))
     try? input.fileHandleForWriting.close()
@@ -88,4 +88,23 @@ private final class Collected: @unchecked Sendable {
 
   var output: String { lock.withLock { String(decoding: outputData, as: UTF8.self) } }
   var errors: String { lock.withLock { String(decoding: errorData, as: UTF8.self) } }
+}
+
+extension Process {
+  /// Starts the process with SIGTERM, SIGINT, SIGHUP and SIGQUIT unblocked.
+  ///
+  /// Foundation spawns children with the calling thread's signal mask, and the threads tests
+  /// run on (Dispatch workers) block nearly every signal. A child that inherits that mask
+  /// ignores SIGTERM for good: dbus-run-session's dbus-daemon then outlives every test
+  /// session (hundreds were left behind), and gnome-keyring-daemon and the test backend
+  /// need SIGKILL. SIGCHLD stays blocked: Foundation's own child reaping relies on it.
+  public func runWithTerminationSignals() throws {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT] { sigaddset(&signals, signal) }
+    var previous = sigset_t()
+    pthread_sigmask(SIG_UNBLOCK, &signals, &previous)
+    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    try run()
+  }
 }

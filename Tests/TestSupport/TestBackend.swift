@@ -14,7 +14,7 @@ public final class TestBackend: @unchecked Sendable {
     let output = Pipe()
     process.standardOutput = output
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try process.runWithTerminationSignals()
     // The first line is the URL; wait for it at most 20 s.
     let line = LineReader(output.fileHandleForReading)
     guard let first = line.first(timeout: 20), first.hasPrefix("http://127.0.0.1:") else {
