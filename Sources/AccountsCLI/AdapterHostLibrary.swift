@@ -24,27 +24,16 @@ final class AdapterHostLibrary: AdapterHosting {
   private let releaseFunction: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
 
   init() throws(AdapterError) {
-    let path: String
-    switch InstalledFiles.library(Self.fileName) {
-    case .success(let found): path = found
-    case .failure(let missing): throw .hostMissing(detail: missing.text)
+    do throws(InstalledFiles.Missing) {
+      let library = try SharedLibrary(
+        Self.fileName, versionSymbol: "accounts_adapter_host_interface_version", version: Self.interfaceVersion)
+      catalogFunction = try library.symbol("accounts_adapter_host_catalog", as: type(of: catalogFunction))
+      describeFunction = try library.symbol("accounts_adapter_host_describe", as: type(of: describeFunction))
+      runFunction = try library.symbol("accounts_adapter_host_run", as: type(of: runFunction))
+      releaseFunction = try library.symbol("accounts_adapter_host_release", as: type(of: releaseFunction))
+    } catch {
+      throw .hostMissing(detail: error.text)
     }
-    guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-      throw .hostMissing(detail: dlerror().map { String(cString: $0) } ?? path)
-    }
-    func symbol<Function>(_ name: String, as type: Function.Type) throws(AdapterError) -> Function {
-      guard let address = dlsym(library, name) else { throw .hostMissing(detail: "\(path) has no \(name)") }
-      return unsafeBitCast(address, to: type)
-    }
-    let version = try symbol(
-      "accounts_adapter_host_interface_version", as: (@convention(c) () -> Int32).self)()
-    guard version == Self.interfaceVersion else {
-      throw .hostMissing(detail: "\(path) speaks version \(version), this accounts version \(Self.interfaceVersion)")
-    }
-    catalogFunction = try symbol("accounts_adapter_host_catalog", as: type(of: catalogFunction))
-    describeFunction = try symbol("accounts_adapter_host_describe", as: type(of: describeFunction))
-    runFunction = try symbol("accounts_adapter_host_run", as: type(of: runFunction))
-    releaseFunction = try symbol("accounts_adapter_host_release", as: type(of: releaseFunction))
   }
 
   func catalog(_ searchPath: AdapterSearchPath) throws(AdapterError) -> [AdapterEntry] {

@@ -39,7 +39,7 @@ final class Environment {
       output: Output(), now: Timestamp.now,
       makeSecretStore: {
         try SecretServiceLibrary(
-          timeout: try secretTimeout(variables), promptTimeout: 120,
+          timeout: try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5), promptTimeout: 120,
           mayPrompt: terminal.errorIsTerminal
             && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil))
       })
@@ -75,7 +75,7 @@ final class Environment {
 
   /// `ACCOUNTS_NETWORK_TIMEOUT`: seconds one adapter operation may take, requests included.
   func networkTimeout() throws(CommandError) -> Double {
-    try seconds("ACCOUNTS_NETWORK_TIMEOUT", default: 20)
+    try seconds(variables, "ACCOUNTS_NETWORK_TIMEOUT", default: 20)
   }
 
   var index: IndexStore {
@@ -85,19 +85,10 @@ final class Environment {
   var config: ConfigStore { ConfigStore(paths: paths) }
 }
 
-/// `ACCOUNTS_SECRET_TIMEOUT`: seconds every Secret Service call may take (default 5).
-private func secretTimeout(_ variables: [String: String]) throws(CommandError) -> Double {
-  try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5)
-}
-
-extension Environment {
-  func seconds(_ variable: String, default fallback: Double) throws(CommandError) -> Double {
-    try AccountsCLI.seconds(variables, variable, default: fallback)
-  }
-}
-
 /// A number of seconds from the environment, (0, 3600].
-private func seconds(_ variables: [String: String], _ variable: String, default fallback: Double) throws(CommandError) -> Double {
+private func seconds(
+  _ variables: [String: String], _ variable: String, default fallback: Double
+) throws(CommandError) -> Double {
   guard let text = variables[variable] else { return fallback }
   guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
     throw .usage(

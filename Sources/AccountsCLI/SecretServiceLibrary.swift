@@ -28,33 +28,23 @@ final class SecretServiceLibrary: SecretStore {
 
   /// Loads the library and opens a store with the given deadlines.
   init(timeout: Double, promptTimeout: Double, mayPrompt: Bool) throws(SecretStoreError) {
-    let path = try Self.locate()
-    guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-      throw .supportMissing(detail: dlerror().map { String(cString: $0) } ?? path)
+    do throws(InstalledFiles.Missing) {
+      let library = try SharedLibrary(
+        Self.fileName, versionSymbol: "accounts_secret_interface_version", version: Self.interfaceVersion)
+      let open = try library.symbol(
+        "accounts_secret_open", as: (@convention(c) (Double, Double, Int32) -> UnsafeMutableRawPointer).self)
+      storeFunction = try library.symbol("accounts_secret_store", as: type(of: storeFunction))
+      lookupFunction = try library.symbol("accounts_secret_lookup", as: type(of: lookupFunction))
+      deleteFunction = try library.symbol("accounts_secret_delete", as: type(of: deleteFunction))
+      deleteAllFunction = try library.symbol("accounts_secret_delete_all", as: type(of: deleteAllFunction))
+      deleteSettingsFunction = try library.symbol("accounts_secret_delete_settings", as: type(of: deleteSettingsFunction))
+      lockFunction = try library.symbol("accounts_secret_lock", as: type(of: lockFunction))
+      reportFunction = try library.symbol("accounts_secret_report", as: type(of: reportFunction))
+      releaseFunction = try library.symbol("accounts_secret_release", as: type(of: releaseFunction))
+      handle = open(timeout, promptTimeout, mayPrompt ? 1 : 0)
+    } catch {
+      throw .supportMissing(detail: error.text)
     }
-    func symbol<Function>(_ name: String, as type: Function.Type) throws(SecretStoreError) -> Function {
-      guard let address = dlsym(library, name) else {
-        throw .supportMissing(detail: "\(path) has no \(name)")
-      }
-      return unsafeBitCast(address, to: type)
-    }
-    let version = try symbol(
-      "accounts_secret_interface_version", as: (@convention(c) () -> Int32).self)()
-    guard version == Self.interfaceVersion else {
-      throw .supportMissing(
-        detail: "\(path) speaks version \(version), this accounts version \(Self.interfaceVersion)")
-    }
-    let open = try symbol(
-      "accounts_secret_open", as: (@convention(c) (Double, Double, Int32) -> UnsafeMutableRawPointer).self)
-    storeFunction = try symbol("accounts_secret_store", as: type(of: storeFunction))
-    lookupFunction = try symbol("accounts_secret_lookup", as: type(of: lookupFunction))
-    deleteFunction = try symbol("accounts_secret_delete", as: type(of: deleteFunction))
-    deleteAllFunction = try symbol("accounts_secret_delete_all", as: type(of: deleteAllFunction))
-    deleteSettingsFunction = try symbol("accounts_secret_delete_settings", as: type(of: deleteSettingsFunction))
-    lockFunction = try symbol("accounts_secret_lock", as: type(of: lockFunction))
-    reportFunction = try symbol("accounts_secret_report", as: type(of: reportFunction))
-    releaseFunction = try symbol("accounts_secret_release", as: type(of: releaseFunction))
-    handle = open(timeout, promptTimeout, mayPrompt ? 1 : 0)
   }
 
   func store(_ secret: SecretBytes, for key: SecretKey) throws {
@@ -117,44 +107,4 @@ final class SecretServiceLibrary: SecretStore {
     return String(cString: answer)
   }
 
-  /// Beside the executable (the build directory), else in ../lib/accounts (an installation).
-  private static func locate() throws(SecretStoreError) -> String {
-    switch InstalledFiles.library(fileName) {
-    case .success(let path): return path
-    case .failure(let detail): throw .supportMissing(detail: detail.text)
-    }
-  }
-}
-
-/// The files installed beside the executable, found from /proc/self/exe only (never from the
-/// environment, which another user of a shared shell could set).
-enum InstalledFiles {
-  struct Missing: Error { let text: String }
-
-  /// The directory of the running executable.
-  static func executableDirectory() -> String? {
-    guard let executable = realpath("/proc/self/exe", nil) else { return nil }
-    defer { free(executable) }
-    return String(cString: executable).split(separator: "/", omittingEmptySubsequences: false)
-      .dropLast().joined(separator: "/")
-  }
-
-  /// A library beside the executable (the build directory), else in ../lib/accounts.
-  static func library(_ fileName: String) -> Result<String, Missing> {
-    guard let directory = executableDirectory() else { return .failure(Missing(text: "cannot resolve /proc/self/exe")) }
-    let candidates = ["\(directory)/\(fileName)", "\(directory)/../lib/accounts/\(fileName)"]
-    for candidate in candidates where access(candidate, R_OK) == 0 { return .success(candidate) }
-    return .failure(Missing(text: "\(fileName) is in neither \(directory) nor \(directory)/../lib/accounts"))
-  }
-
-  /// Where the built-in adapters are: PREFIX/lib/accounts/adapters when installed, else the
-  /// build directory, where only the built-in names count (it holds other libraries too).
-  static func builtInAdapters() -> AdapterSearchPath.Directory? {
-    guard let directory = executableDirectory() else { return nil }
-    if let installed = realpath("\(directory)/../lib/accounts/adapters", nil) {
-      defer { free(installed) }
-      return AdapterSearchPath.Directory(path: String(cString: installed))
-    }
-    return AdapterSearchPath.Directory(path: directory, onlyNames: AdapterSearchPath.builtInNames)
-  }
 }

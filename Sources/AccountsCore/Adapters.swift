@@ -11,6 +11,12 @@ public struct AdapterSetting: Equatable, Sendable {
   /// The adapter's documented default, for display; empty when it has none.
   public var defaultValue: String
 
+  /// The ABI's rule for setting names: 1 to 64 of lowercase [a-z0-9_].
+  public static func isValidName(_ name: String) -> Bool {
+    (1...64).contains(name.utf8.count)
+      && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
+  }
+
   public init(
     name: String, label: String, isSecret: Bool = false, isOptional: Bool = false,
     isPerAccount: Bool = false, defaultValue: String = ""
@@ -47,7 +53,10 @@ public struct AdapterDescription: Equatable, Sendable {
   }
 
   /// "1.0".
-  public var abiText: String { "\(abiVersion >> 16).\(abiVersion & 0xFFFF)" }
+  public var abiText: String { Self.abiText(abiVersion) }
+
+  /// "major.minor" of an ABI version `major << 16 | minor`.
+  public static func abiText(_ version: UInt32) -> String { "\(version >> 16).\(version & 0xFFFF)" }
 
   public func setting(named name: String) -> AdapterSetting? {
     settings.first { $0.name == name }

@@ -32,16 +32,16 @@ public enum Names {
   }
 
   /// `name` with control characters made visible, safe to put in a one-line message.
-  public static func printable(_ name: String) -> String {
+  public static func printable(_ name: String, limit: Int = 80) -> String {
     var out = ""
-    for scalar in name.unicodeScalars.prefix(80) {
+    for scalar in name.unicodeScalars.prefix(limit) {
       if isControl(scalar) {
         out += "\\u{\(String(scalar.value, radix: 16))}"
       } else {
         out.unicodeScalars.append(scalar)
       }
     }
-    return name.unicodeScalars.count > 80 ? out + "…" : out
+    return name.unicodeScalars.count > limit ? out + "…" : out
   }
 
   private static func isAlphanumeric(_ byte: UInt8) -> Bool {

@@ -15,7 +15,7 @@ public struct AdapterCatalog {
   public func entries() -> [AdapterEntry] {
     var winners: [String: String] = [:]
     var entries: [AdapterEntry] = []
-    for (name, path) in files() {
+    for (name, path) in searchPath.files() {
       if let winner = winners[name] {
         entries.append(AdapterEntry(path: path, name: name, shadowedBy: winner))
         continue
@@ -31,7 +31,7 @@ public struct AdapterCatalog {
 
   /// The adapter called `name`: the first file of that name, loaded; nothing else is loaded.
   public func adapter(named name: String) throws(AdapterError) -> LoadedAdapter {
-    let found = files()
+    let found = searchPath.files()
     guard let path = found.first(where: { $0.name == name })?.path else {
       throw .notFound(
         name: name, searched: searchPath.directories.map(\.path),
@@ -43,5 +43,4 @@ public struct AdapterCatalog {
     }
   }
 
-  func files() -> [(name: String, path: String)] { searchPath.files() }
 }

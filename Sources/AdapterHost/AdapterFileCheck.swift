@@ -1,3 +1,4 @@
+import AccountsCore
 import Glibc
 
 /// The checks an adapter file passes before `dlopen` (SPEC §5), in the spirit of OpenSSH's
@@ -28,16 +29,16 @@ struct AdapterFileCheck {
   /// Opens `path` and checks it and its directories; the reason when refused.
   func open(_ path: String) -> Result<CheckedFile, Refusal> {
     guard let resolved = realpath(path, nil) else {
-      return .failure(Refusal("cannot resolve the path: \(describe(errno))"))
+      return .failure(Refusal("cannot resolve the path: \(describeErrno(errno))"))
     }
     let real = String(cString: resolved)
     free(resolved)
     let descriptor = Glibc.open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-    guard descriptor >= 0 else { return .failure(Refusal("cannot open: \(describe(errno))")) }
+    guard descriptor >= 0 else { return .failure(Refusal("cannot open: \(describeErrno(errno))")) }
     var status = stat()
     let refusal =
       fstat(descriptor, &status) != 0
-      ? Refusal("cannot stat: \(describe(errno))")
+      ? Refusal("cannot stat: \(describeErrno(errno))")
       : checkFile(status, path: real) ?? checkDirectories(above: real) ?? checkELF(descriptor)
     if let refusal {
       close(descriptor)
@@ -57,7 +58,7 @@ struct AdapterFileCheck {
     }
     if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
       return Refusal(
-        "writable by group or others (mode \(octal(status.st_mode & 0o7777)))", fix: "chmod go-w \(path)")
+        "writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(path)")
     }
     return nil
   }
@@ -69,7 +70,7 @@ struct AdapterFileCheck {
       directory = parent(of: directory)
       var status = stat()
       guard stat(directory, &status) == 0 else {
-        return Refusal("cannot stat directory \(directory): \(describe(errno))")
+        return Refusal("cannot stat directory \(directory): \(describeErrno(errno))")
       }
       if status.st_uid != 0, status.st_uid != userID {
         return Refusal("directory \(directory) is owned by uid \(status.st_uid), not by you or root")
@@ -78,7 +79,7 @@ struct AdapterFileCheck {
       let rootSticky = status.st_uid == 0 && status.st_mode & S_ISVTX != 0
       if writableByOthers, !rootSticky {
         return Refusal(
-          "directory \(directory) is writable by group or others (mode \(octal(status.st_mode & 0o7777)))",
+          "directory \(directory) is writable by group or others (mode \(octalMode(status.st_mode)))",
           fix: "chmod go-w \(directory)")
       }
     }
@@ -110,11 +111,3 @@ struct Refusal: Error, Equatable {
   }
 }
 
-func describe(_ error: Int32) -> String {
-  String(cString: strerror(error))
-}
-
-func octal(_ mode: mode_t) -> String {
-  let digits = String(mode, radix: 8)
-  return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-}

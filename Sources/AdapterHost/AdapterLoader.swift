@@ -49,7 +49,7 @@ public enum AdapterLoader {
     }
     typealias Entry = @convention(c) (UInt32) -> UnsafePointer<acc_adapter>?
     guard let descriptor = unsafeBitCast(entry, to: Entry.self)(abiVersion) else {
-      return .failure(Refusal("\(ACC_ADAPTER_ENTRY_NAME) returned no descriptor: the adapter does not work with ABI \(abiText(abiVersion))"))
+      return .failure(Refusal("\(ACC_ADAPTER_ENTRY_NAME) returned no descriptor: the adapter does not work with ABI \(AdapterDescription.abiText(abiVersion))"))
     }
     return DescriptorCheck(descriptor: descriptor, expectedName: name, path: file.path).loaded()
   }
@@ -57,13 +57,11 @@ public enum AdapterLoader {
   /// Says which ABI the library was built for when it exports another major's entry.
   private static func missingEntryReason(_ handle: UnsafeMutableRawPointer) -> String {
     for major in 2...9 where dlsym(handle, "accounts_adapter_v\(major)") != nil {
-      return "built for adapter ABI \(major).x (exports accounts_adapter_v\(major)); this accounts speaks \(abiText(abiVersion))"
+      return "built for adapter ABI \(major).x (exports accounts_adapter_v\(major)); this accounts speaks \(AdapterDescription.abiText(abiVersion))"
     }
     return "no \(ACC_ADAPTER_ENTRY_NAME) symbol: not an accounts adapter, or built for another ABI"
   }
 }
-
-func abiText(_ version: UInt32) -> String { "\(version >> 16).\(version & 0xFFFF)" }
 
 /// The descriptor checks: ABI version, name, functions, strings and settings in bounds.
 struct DescriptorCheck {
@@ -87,14 +85,14 @@ struct DescriptorCheck {
     let adapter = descriptor.pointee
     let hostVersion = AdapterLoader.abiVersion
     if adapter.abi_version >> 16 != hostVersion >> 16 {
-      throw Refusal("built for adapter ABI \(abiText(adapter.abi_version)); this accounts speaks \(abiText(hostVersion))")
+      throw Refusal("built for adapter ABI \(AdapterDescription.abiText(adapter.abi_version)); this accounts speaks \(AdapterDescription.abiText(hostVersion))")
     }
     if adapter.abi_version & 0xFFFF > hostVersion & 0xFFFF {
-      throw Refusal("built for adapter ABI \(abiText(adapter.abi_version)), newer than this accounts (\(abiText(hostVersion))); update accounts")
+      throw Refusal("built for adapter ABI \(AdapterDescription.abiText(adapter.abi_version)), newer than this accounts (\(AdapterDescription.abiText(hostVersion))); update accounts")
     }
     let name = try text(adapter.name, "name", limit: Self.maxShortString)
     guard name == expectedName else {
-      throw Refusal("its descriptor says name '\(Printable.line(name))'; the file must be called \(name).so")
+      throw Refusal("its descriptor says name '\(Names.printable(name))'; the file must be called \(name).so")
     }
     guard let sessionNew = adapter.session_new, let step = adapter.step, let sessionFree = adapter.session_free else {
       throw Refusal("its descriptor lacks session_new, step or session_free")
@@ -108,8 +106,8 @@ struct DescriptorCheck {
       for index in 0..<adapter.settings_count {
         let setting = declared[index]
         let settingName = try text(setting.name, "setting name", limit: 64)
-        guard Self.isSettingName(settingName), !settings.contains(where: { $0.name == settingName }) else {
-          throw Refusal("setting name '\(Printable.line(settingName))' is not lowercase [a-z0-9_] or is declared twice")
+        guard AdapterSetting.isValidName(settingName), !settings.contains(where: { $0.name == settingName }) else {
+          throw Refusal("setting name '\(Names.printable(settingName))' is not lowercase [a-z0-9_] or is declared twice")
         }
         settings.append(AdapterSetting(
           name: settingName, label: try text(setting.label, "label of \(settingName)", limit: Self.maxShortString),
@@ -133,10 +131,6 @@ struct DescriptorCheck {
     case .success(let text): return text
     case .failure(let problem): throw Refusal("its \(what) is \(problem)")
     }
-  }
-
-  static func isSettingName(_ name: String) -> Bool {
-    !name.isEmpty && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F }
   }
 }
 

@@ -1,6 +1,7 @@
 import AccountsCore
 import CAccountsAdapter
 import Dispatch
+import Glibc
 
 /// The bounds the host puts on every operation.
 public struct AdapterLimits: Sendable {
@@ -146,7 +147,7 @@ private struct StepLoop {
         guard sends <= runner.limits.steps else {
           return (.adapterFailed(message: "adapter \(name) asked for more than \(runner.limits.steps) requests in one operation; it is looping"), nil)
         }
-        let request: HTTPRequest
+        var request: HTTPRequest
         do throws(AdapterFault) {
           request = try reader.request()
         } catch {
@@ -155,6 +156,8 @@ private struct StepLoop {
         let left = deadline.secondsLeft
         guard left > 0 else { return (timedOut(), nil) }
         let answer: HTTPResponse
+        // The body may hold the password: this is its only copy, wiped once sent.
+        defer { request.body.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
         do throws(TransportError) {
           answer = try runner.transport.perform(request, timeout: left, responseLimit: runner.limits.response)
         } catch {

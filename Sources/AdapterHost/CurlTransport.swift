@@ -64,6 +64,13 @@ public struct CurlTransport: HTTPTransport {
     return (hosts + ["localhost", "127.0.0.1", "::1"]).joined(separator: ",")
   }()
 
+  /// An empty body still needs a valid pointer, or curl reads the fields from stdin.
+  nonisolated(unsafe) private static let emptyBody: UnsafeMutableRawPointer = {
+    let byte = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+    byte.storeBytes(of: 0, as: UInt8.self)
+    return byte
+  }()
+
   public func perform(_ request: HTTPRequest, timeout: Double, responseLimit: Int) throws(TransportError) -> HTTPResponse {
     if let problem = accounts_curl_load() { throw .failed("cannot load libcurl: \(String(cString: problem))") }
     guard let curl = accounts_curl_easy_init() else { throw .failed("cannot start libcurl") }
@@ -77,13 +84,10 @@ public struct CurlTransport: HTTPTransport {
       headerList = accounts_curl_slist_append(headerList, "\(header.0): \(header.1)")
     }
     let milliseconds = max(1, Int((timeout * 1000).rounded(.up)))
-    // An empty body still needs a valid pointer, or curl reads the fields from stdin.
-    var body = request.body.isEmpty ? [0] : request.body
-    let bodyLength = request.body.count
-    defer { body.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+    // curl reads the caller's body in place: no copy of a password is made here.
 
     let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
-      body.withUnsafeMutableBytes { bodyBytes in
+      request.body.withUnsafeBytes { bodyBytes in
         var setup = [
           accounts_curl_set_string(curl, CURLOPT_URL, request.url),
           accounts_curl_set_pointer(curl, CURLOPT_ERRORBUFFER, errors.baseAddress),
@@ -111,8 +115,9 @@ public struct CurlTransport: HTTPTransport {
           if request.method != "POST" {
             setup.append(accounts_curl_set_string(curl, CURLOPT_CUSTOMREQUEST, request.method))
           }
-          setup.append(accounts_curl_set_size(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyLength)))
-          setup.append(accounts_curl_set_pointer(curl, CURLOPT_POSTFIELDS, bodyBytes.baseAddress))
+          setup.append(accounts_curl_set_size(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyBytes.count)))
+          setup.append(accounts_curl_set_pointer(
+            curl, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bodyBytes.baseAddress) ?? Self.emptyBody))
         }
         if let failed = setup.first(where: { $0 != CURLE_OK }) { return failed }
         return accounts_curl_easy_perform(curl)

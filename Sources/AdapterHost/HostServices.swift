@@ -1,3 +1,4 @@
+import AccountsCore
 import CAccountsAdapter
 import CGLib
 import Glibc
@@ -40,7 +41,7 @@ public enum HostServices {
       if count > 0 {
         filled += count
       } else if errno != EINTR {
-        fatalError("getrandom failed: \(describe(errno))")  // no safe way to go on without entropy
+        fatalError("getrandom failed: \(describeErrno(errno))")  // no safe way to go on without entropy
       }
     }
   }
@@ -99,23 +100,8 @@ public enum HostServices {
     case ACC_LOG_WARNING: "warning"
     default: "log"
     }
-    let line = "accounts: adapter \(name): \(Printable.line(text))\n"
+    let line = "accounts: adapter \(name): \(Names.printable(text, limit: 400))\n"
     let output = Array(line.utf8)
     _ = output.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-  }
-}
-
-/// Text from an adapter or a backend, made safe for one line of a terminal.
-enum Printable {
-  static func line(_ text: String, limit: Int = 400) -> String {
-    var result = String.UnicodeScalarView()
-    for (index, scalar) in text.unicodeScalars.enumerated() {
-      if index == limit {
-        result.append("…")
-        break
-      }
-      result.append(scalar.properties.generalCategory == .control ? " " : scalar)
-    }
-    return String(result)
   }
 }

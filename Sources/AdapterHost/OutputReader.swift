@@ -19,18 +19,18 @@ struct OutputReader {
   func request() throws(AdapterFault) -> HTTPRequest {
     let method = try text(output.request.method, "request method", limit: 16)
     guard !method.isEmpty, method.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else {
-      throw fault("sent a request with method '\(Printable.line(method))'; use an uppercase HTTP method")
+      throw fault("sent a request with method '\(Names.printable(method))'; use an uppercase HTTP method")
     }
     let url = try text(output.request.url, "request URL", limit: limits.string)
     guard url.hasPrefix("http://") || url.hasPrefix("https://"),
       url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
     else {
-      throw fault("sent a request to '\(Printable.line(URLText.withoutSecrets(url)))', which is not an absolute http(s) URL without spaces")
+      throw fault("sent a request to '\(Names.printable(URLText.withoutSecrets(url)))', which is not an absolute http(s) URL without spaces")
     }
     let headers = try pairs(output.request.headers, "request headers", limit: Self.maxHeaders)
     for header in headers {
       guard !header.0.isEmpty, header.0.utf8.allSatisfy(Self.isTokenByte) else {
-        throw fault("sent a header named '\(Printable.line(header.0))', which is not a valid header name")
+        throw fault("sent a header named '\(Names.printable(header.0))', which is not a valid header name")
       }
       guard !header.1.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
         throw fault("sent header \(header.0) with a line break in its value")
@@ -42,7 +42,7 @@ struct OutputReader {
 
   /// The outcome of a final result code, and the token of a successful LOGIN.
   func outcome(_ result: Int32) throws(AdapterFault) -> (AdapterOutcome, SecretBytes?) {
-    let message = Printable.line(try text(output.message, "message", limit: limits.string))
+    let message = Names.printable(try text(output.message, "message", limit: limits.string), limit: 400)
     switch result {
     case ACC_STEP_OK:
       var token: SecretBytes?
@@ -56,7 +56,7 @@ struct OutputReader {
       var values: [String: String] = [:]
       for (name, value) in try pairs(output.session_values, "session values", limit: Self.maxSessionValues) {
         guard !name.isEmpty, name.count <= 64, name.utf8.allSatisfy(Self.isValueNameByte) else {
-          throw fault("returned a session value named '\(Printable.line(name))'; names are [A-Za-z0-9_]")
+          throw fault("returned a session value named '\(Names.printable(name))'; names are [A-Za-z0-9_]")
         }
         guard value.utf8.count <= 1024, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
           throw fault("returned session value \(name) longer than 1024 bytes or with control characters")
@@ -77,7 +77,7 @@ struct OutputReader {
     case ACC_STEP_KICKED:
       return (.kicked(message: message.isEmpty ? "signed in elsewhere" : message), nil)
     case ACC_STEP_UPGRADE_REQUIRED:
-      let link = Printable.line(try text(output.link, "link", limit: 2048))
+      let link = Names.printable(try text(output.link, "link", limit: 2048), limit: 2048)
       return (.upgradeRequired(message: message.isEmpty ? "the backend requires a newer client" : message, link: link), nil)
     case ACC_STEP_ERROR:
       return (.backendError(message: message.isEmpty ? "adapter \(adapter) failed without saying why" : message), nil)

@@ -106,7 +106,7 @@ enum BackendAddCommand {
         throw .usage("--set '\(Names.printable(pair))' is not KEY=VALUE", fix: "write it as --set base_url=https://...")
       }
       let key = String(pair[..<equals])
-      guard isSettingName(key) else {
+      guard AdapterSetting.isValidName(key) else {
         throw .usage(
           "'\(Names.printable(key))' is not a valid setting name",
           fix: "use lowercase letters, digits and '_', as `accounts adapters` shows them")
@@ -131,12 +131,5 @@ enum BackendAddCommand {
     default:
       throw CommandError(.adapterFailed, "adapter \(request.adapter) gave an unexpected answer to the settings check")
     }
-  }
-
-  /// Lowercase letters, digits and `_`, starting with a letter; at most 64 (the ABI's names).
-  static func isSettingName(_ key: String) -> Bool {
-    guard let first = key.unicodeScalars.first, ("a"..."z").contains(first), key.unicodeScalars.count <= 64
-    else { return false }
-    return key.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
   }
 }

@@ -85,14 +85,14 @@ enum DoctorCommand {
     var findings: [Finding] = []
     if file.st_mode & 0o077 != 0 {
       findings.append(Finding(
-        check: check, ok: false, detail: "\(path) is open to others (mode \(octal(file.st_mode & 0o777)))",
+        check: check, ok: false, detail: "\(path) is open to others (mode \(octalMode(file.st_mode)))",
         fix: "chmod 600 \(path)", status: .failure))
     }
     let directory = String(path[..<path.lastIndex(of: "/")!])
     var parent = stat()
     if stat(directory, &parent) == 0, parent.st_mode & 0o077 != 0 {
       findings.append(Finding(
-        check: check, ok: false, detail: "\(directory) is open to others (mode \(octal(parent.st_mode & 0o777)))",
+        check: check, ok: false, detail: "\(directory) is open to others (mode \(octalMode(parent.st_mode)))",
         fix: "chmod 700 \(directory)", status: .failure))
     }
     return findings
@@ -171,7 +171,4 @@ enum DoctorCommand {
     return findings
   }
 
-  private static func octal(_ mode: mode_t) -> String {
-    "0" + String(mode, radix: 8)
-  }
 }

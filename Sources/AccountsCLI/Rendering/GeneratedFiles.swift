@@ -9,28 +9,14 @@ enum GeneratedFiles {
 
   /// The files, for the package at `root` (the adapter manual embeds a file from it).
   static func all(root: String) throws -> [(path: String, contents: String)] {
-    let example = try readText("\(root)/\(examplePath)")
+    let path = "\(root)/\(examplePath)"
+    guard let example = try DocumentFile(path: path).read() else { throw FileError.unreadable(path: path, errno: ENOENT) }
     return [
       ("completions/accounts.bash", CompletionScripts.script(for: "bash")!),
       ("completions/_accounts", CompletionScripts.script(for: "zsh")!),
       ("completions/accounts.fish", CompletionScripts.script(for: "fish")!),
       ("man/accounts.1", ManRenderer.accounts1(CommandTable.all)),
-      ("man/accounts-adapter.7", AdapterManual.roff(example: example, version: AccountsCommandLine.version)),
+      ("man/accounts-adapter.7", AdapterManual.roff(example: String(decoding: example, as: UTF8.self), version: AccountsCommandLine.version)),
     ]
-  }
-
-  private static func readText(_ path: String) throws(FileError) -> String {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw FileError.unreadable(path: path, errno: errno) }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { break }
-      bytes += chunk[0..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -1,0 +1,63 @@
+import AccountsCore
+import Glibc
+
+/// The files installed beside the executable, found from /proc/self/exe only (never from the
+/// environment, which another user of a shared shell could set).
+enum InstalledFiles {
+  /// Why a library is not there or does not fit.
+  struct Missing: Error { let text: String }
+
+  /// The directory of the running executable.
+  static func executableDirectory() -> String? {
+    guard let executable = realpath("/proc/self/exe", nil) else { return nil }
+    defer { free(executable) }
+    return String(cString: executable).split(separator: "/", omittingEmptySubsequences: false)
+      .dropLast().joined(separator: "/")
+  }
+
+  /// A library beside the executable (the build directory), else in ../lib/accounts.
+  static func library(_ fileName: String) -> Result<String, Missing> {
+    guard let directory = executableDirectory() else { return .failure(Missing(text: "cannot resolve /proc/self/exe")) }
+    let candidates = ["\(directory)/\(fileName)", "\(directory)/../lib/accounts/\(fileName)"]
+    for candidate in candidates where access(candidate, R_OK) == 0 { return .success(candidate) }
+    return .failure(Missing(text: "\(fileName) is in neither \(directory) nor \(directory)/../lib/accounts"))
+  }
+
+  /// Where the built-in adapters are: PREFIX/lib/accounts/adapters when installed, else the
+  /// build directory, where only the built-in names count (it holds other libraries too).
+  static func builtInAdapters() -> AdapterSearchPath.Directory? {
+    guard let directory = executableDirectory() else { return nil }
+    if let installed = realpath("\(directory)/../lib/accounts/adapters", nil) {
+      defer { free(installed) }
+      return AdapterSearchPath.Directory(path: String(cString: installed))
+    }
+    return AdapterSearchPath.Directory(path: directory, onlyNames: AdapterSearchPath.builtInNames)
+  }
+}
+
+/// One of accounts' own libraries, dlopened (RTLD_NOW | RTLD_LOCAL) from where InstalledFiles
+/// finds it and never closed, its interface version checked before anything else is called.
+struct SharedLibrary {
+  let path: String
+  private let handle: UnsafeMutableRawPointer
+
+  init(_ fileName: String, versionSymbol: String, version: Int32) throws(InstalledFiles.Missing) {
+    switch InstalledFiles.library(fileName) {
+    case .success(let found): path = found
+    case .failure(let missing): throw missing
+    }
+    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+      throw InstalledFiles.Missing(text: dlerror().map { String(cString: $0) } ?? path)
+    }
+    self.handle = handle
+    let found = try symbol(versionSymbol, as: (@convention(c) () -> Int32).self)()
+    guard found == version else {
+      throw InstalledFiles.Missing(text: "\(path) speaks version \(found), this accounts version \(version)")
+    }
+  }
+
+  func symbol<Function>(_ name: String, as type: Function.Type) throws(InstalledFiles.Missing) -> Function {
+    guard let address = dlsym(handle, name) else { throw InstalledFiles.Missing(text: "\(path) has no \(name)") }
+    return unsafeBitCast(address, to: type)
+  }
+}
