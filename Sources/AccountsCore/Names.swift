@@ -1,19 +1,40 @@
-/// Rules for names a user types, checked when something is saved, so that every saved name can
-/// be typed back, completed by a shell, and shown on one line.
+/// Rules for the names accounts saves, checked when a name is saved *and* when a file is read,
+/// so that every saved name can be typed back, completed by a shell, and shown on one line.
+///
+/// A user name holds letters and digits of any script and `. _ - @ +`: nothing a shell
+/// interprets (no `$`, backquote, quotes, spaces, `;`, `|`, `*`, ...), nothing a terminal
+/// interprets (no control characters), and nothing that hides or reorders text (no Unicode
+/// format characters such as bidi overrides or zero-width spaces). Those are the names of QA
+/// accounts, e-mail addresses, phone numbers and Chinese names; like gh and kubectx, accounts
+/// refuses the rest instead of quoting it everywhere.
 public enum Names {
-  /// A user name: 1–256 characters, no control characters or whitespace, not starting with `-`
-  /// (it would read as an option). `@` is allowed: user names are often e-mail addresses.
+  /// What a user name may hold, for messages and the man page.
+  public static let userRule =
+    "letters and digits of any script and . _ - @ +, at most 256, not starting with '-'"
+
+  /// The ASCII punctuation a user name may hold.
+  static let userPunctuation: Set<Unicode.Scalar> = [".", "_", "-", "@", "+"]
+
+  /// Why `user` is not a valid user name, or nil when it is.
+  public static func userProblem(_ user: String) -> String? {
+    guard !user.isEmpty else { return "the user name is empty" }
+    guard user.unicodeScalars.count <= 256 else { return "the user name is longer than 256 characters" }
+    guard !user.hasPrefix("-") else { return "user names cannot start with '-'" }
+    if let bad = user.unicodeScalars.first(where: { !isUserScalar($0) }) {
+      return "the user name '\(printable(user))' contains \(describe(bad))"
+    }
+    return nil
+  }
+
+  public static func isValidUser(_ user: String) -> Bool { userProblem(user) == nil }
+
+  /// Throws the usage error for a user name a person typed.
   public static func checkUser(_ user: String) throws(CommandError) {
-    guard !user.isEmpty else { throw .usage("the user name is empty") }
-    guard user.unicodeScalars.count <= 256 else {
-      throw .usage("the user name is longer than 256 characters")
+    guard let problem = userProblem(user) else { return }
+    if user.hasPrefix("-") {
+      throw .usage(problem, fix: "put `--` before it if it is not an option")
     }
-    guard !user.hasPrefix("-") else {
-      throw .usage("user names cannot start with '-'", fix: "put `--` before it if it is not an option")
-    }
-    if let bad = user.unicodeScalars.first(where: { $0.properties.isWhitespace || isControl($0) }) {
-      throw .usage("the user name '\(printable(user))' contains \(describe(bad))")
-    }
+    throw .usage(problem, fix: "user names may hold \(userRule)")
   }
 
   /// A backend name: a letter or digit, then letters, digits, `.`, `_` or `-`; at most 64.
@@ -25,35 +46,71 @@ public enum Names {
     }
   }
 
+  /// Backend and adapter names: ASCII letters and digits, then also `.`, `_` and `-`; 1–64.
   public static func isBackendName(_ name: String) -> Bool {
     let bytes = Array(name.utf8)
     guard (1...64).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
     return bytes.allSatisfy { isAlphanumeric($0) || $0 == 46 || $0 == 95 || $0 == 45 }
   }
 
-  /// `name` with control characters made visible, safe to put in a one-line message.
-  public static func printable(_ name: String, limit: Int = 80) -> String {
+  /// The one sanitiser for text that reaches a terminal: `text` with every character a
+  /// terminal or a bidi algorithm would act on (C0 and C1 controls, DEL, Unicode format
+  /// characters, line and paragraph separators) written as `\u{…}`, and cut at `limit`
+  /// characters. Every field a command prints for people goes through it.
+  public static func printable(_ text: String, limit: Int = 80) -> String {
     var out = ""
-    for scalar in name.unicodeScalars.prefix(limit) {
-      if isControl(scalar) {
+    var count = 0
+    for scalar in text.unicodeScalars {
+      if count == limit { return out + "…" }
+      count += 1
+      if isUnsafeForTerminal(scalar) {
         out += "\\u{\(String(scalar.value, radix: 16))}"
       } else {
         out.unicodeScalars.append(scalar)
       }
     }
-    return name.unicodeScalars.count > limit ? out + "…" : out
+    return out
+  }
+
+  /// True for the characters `printable` escapes.
+  public static func isUnsafeForTerminal(_ scalar: Unicode.Scalar) -> Bool {
+    if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return true }
+    switch scalar.properties.generalCategory {
+    case .format, .lineSeparator, .paragraphSeparator, .control: return true
+    default: return false
+    }
+  }
+
+  private static func isUserScalar(_ scalar: Unicode.Scalar) -> Bool {
+    if scalar.isASCII {
+      let byte = UInt8(scalar.value)
+      return isAlphanumeric(byte) || userPunctuation.contains(scalar)
+    }
+    switch scalar.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+      .nonspacingMark, .spacingMark, .enclosingMark,
+      .decimalNumber, .letterNumber, .otherNumber:
+      return true
+    default:
+      return false
+    }
   }
 
   private static func isAlphanumeric(_ byte: UInt8) -> Bool {
     (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
   }
 
-  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-      || scalar.properties.generalCategory == .format
+  private static func describe(_ scalar: Unicode.Scalar) -> String {
+    switch scalar {
+    case " ": "a space"
+    case _ where isUnsafeForTerminal(scalar) || scalar.properties.isWhitespace:
+      "the invisible character U+\(hex(scalar))"
+    default: "'\(Character(scalar))' (U+\(hex(scalar)))"
+    }
   }
 
-  private static func describe(_ scalar: Unicode.Scalar) -> String {
-    scalar == " " ? "a space" : "the character U+\(String(scalar.value, radix: 16, uppercase: true))"
+  private static func hex(_ scalar: Unicode.Scalar) -> String {
+    let digits = String(scalar.value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 }

@@ -1,0 +1,119 @@
+import Glibc
+
+/// An errno value as a Swift error (swift-system's `Errno`, without the dependency).
+public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
+  public let code: Int32
+
+  public init(_ code: Int32) { self.code = code }
+
+  /// The calling thread's current errno.
+  public static var current: Errno { Errno(errno) }
+
+  /// strerror's text, e.g. "No space left on device".
+  public var description: String { describeErrno(code) }
+}
+
+/// A file descriptor with the system calls accounts makes on it, each retried after EINTR and
+/// throwing `Errno` on failure: the one place that loops over interrupted and short reads and
+/// writes. It does not own the descriptor; `close()` is explicit (swift-system's
+/// `FileDescriptor` does the same).
+public struct FileDescriptor: Sendable, Equatable {
+  public let rawValue: Int32
+
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  public static let standardInput = FileDescriptor(rawValue: 0)
+  public static let standardOutput = FileDescriptor(rawValue: 1)
+  public static let standardError = FileDescriptor(rawValue: 2)
+
+  /// open(2), retried after EINTR (an open of a FIFO or a terminal can be interrupted).
+  public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(Errno) -> FileDescriptor {
+    while true {
+      let descriptor = Glibc.open(path, flags | O_CLOEXEC, mode)
+      if descriptor >= 0 { return FileDescriptor(rawValue: descriptor) }
+      if errno != EINTR { throw .current }
+    }
+  }
+
+  /// read(2) into `buffer`: the count read, 0 at the end of the file.
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    while true {
+      let count = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
+      if count >= 0 { return count }
+      if errno != EINTR { throw .current }
+    }
+  }
+
+  /// pread(2): up to `buffer.count` bytes at `offset`; fewer only at the end of the file.
+  public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    var done = 0
+    while done < buffer.count {
+      let count = Glibc.pread(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw .current
+      }
+      if count == 0 { break }
+      done += count
+    }
+    return done
+  }
+
+  /// Every byte of the file from the current position, refusing more than `limit` bytes.
+  /// Returns nil when the file is longer than that.
+  public func readAll(limit: Int) throws(Errno) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+    defer { chunk.deallocate() }
+    while true {
+      let count = try read(into: chunk)
+      if count == 0 { return bytes }
+      guard bytes.count + count <= limit else { return nil }
+      bytes.append(contentsOf: chunk[0..<count])
+    }
+  }
+
+  /// write(2) until every byte is written.
+  public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+      if written < 0 {
+        if errno == EINTR { continue }
+        throw .current
+      }
+      offset += written
+    }
+  }
+
+  public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+    let failure: Errno? = bytes.withUnsafeBytes { raw in
+      do throws(Errno) {
+        try writeAll(raw)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let failure { throw failure }
+  }
+
+  /// fstat(2).
+  public func status() throws(Errno) -> stat {
+    var status = stat()
+    guard fstat(rawValue, &status) == 0 else { throw .current }
+    return status
+  }
+
+  /// fsync(2).
+  public func sync() throws(Errno) {
+    while fsync(rawValue) != 0 {
+      if errno != EINTR { throw .current }
+    }
+  }
+
+  /// close(2). The descriptor is gone whatever it returns (Linux never retries a close).
+  public func close() {
+    _ = Glibc.close(rawValue)
+  }
+}
