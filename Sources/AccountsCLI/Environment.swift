@@ -78,11 +78,14 @@ final class Environment {
     try seconds(variables, "ACCOUNTS_NETWORK_TIMEOUT", default: 20)
   }
 
-  var index: IndexStore {
-    IndexStore(paths: paths, stallMidWrite: variables["ACCOUNTS_TEST_STALL_WRITE"] == "1")
-  }
+  var index: IndexStore { IndexStore(paths: paths) }
 
   var config: ConfigStore { ConfigStore(paths: paths) }
+
+  /// The only way commands change the keyring together with the index or the config.
+  var ledger: Ledger {
+    Ledger(index: index, config: config, secrets: { [unowned self] in try self.secretStore() })
+  }
 }
 
 /// A number of seconds from the environment, (0, 3600].

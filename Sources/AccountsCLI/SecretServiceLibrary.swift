@@ -11,7 +11,7 @@ import Glibc
 /// itself; it is never unloaded.
 final class SecretServiceLibrary: SecretStore {
   static let fileName = "libAccountsSecretService.so"
-  static let interfaceVersion: Int32 = 1
+  static let interfaceVersion: Int32 = 2
 
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   private typealias CString = UnsafePointer<CChar>
@@ -19,6 +19,7 @@ final class SecretServiceLibrary: SecretStore {
   private let handle: UnsafeMutableRawPointer
   private let storeFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, UnsafeRawPointer?, Int, ErrorOut) -> Int32
   private let lookupFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>, ErrorOut) -> Int32
+  private let existsFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, ErrorOut) -> Int32
   private let deleteFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, ErrorOut) -> Int32
   private let deleteAllFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, ErrorOut) -> Int32
   private let deleteSettingsFunction: @convention(c) (UnsafeMutableRawPointer, CString, ErrorOut) -> Int32
@@ -35,6 +36,7 @@ final class SecretServiceLibrary: SecretStore {
         "accounts_secret_open", as: (@convention(c) (Double, Double, Int32) -> UnsafeMutableRawPointer).self)
       storeFunction = try library.symbol("accounts_secret_store", as: type(of: storeFunction))
       lookupFunction = try library.symbol("accounts_secret_lookup", as: type(of: lookupFunction))
+      existsFunction = try library.symbol("accounts_secret_exists", as: type(of: existsFunction))
       deleteFunction = try library.symbol("accounts_secret_delete", as: type(of: deleteFunction))
       deleteAllFunction = try library.symbol("accounts_secret_delete_all", as: type(of: deleteAllFunction))
       deleteSettingsFunction = try library.symbol("accounts_secret_delete_settings", as: type(of: deleteSettingsFunction))
@@ -64,6 +66,10 @@ final class SecretServiceLibrary: SecretStore {
     guard found == 1, let bytes else { return nil }
     defer { releaseFunction(bytes, length) }
     return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
+  }
+
+  func exists(_ key: SecretKey) throws -> Bool {
+    try call { existsFunction(handle, key.backend, key.account, key.kind.attributeValue, $0) } == 1
   }
 
   func delete(_ key: SecretKey) throws {

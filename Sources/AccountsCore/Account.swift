@@ -1,3 +1,5 @@
+import AccountsJSON
+
 /// A saved account as the index records it. Secrets are not here: the remembered password and
 /// the token live in the Secret Service; the index only knows whether they exist, and the
 /// token's expiry, so that `list` needs no secret.
@@ -11,10 +13,14 @@ public struct Account: Sendable, Equatable {
   public var addedAt: Timestamp
   /// Non-secret values the adapter returned at login (e.g. `userId`) and wants back later.
   public var session: [String: String]
+  /// Members of the account's object in the index that this version does not know (written by
+  /// a newer one, or by hand), kept as they were.
+  public var unknownFields: JSONObject
 
   public init(
     id: AccountID, remembered: Bool = false, token: TokenRecord? = nil,
-    lastLogin: Timestamp? = nil, addedAt: Timestamp, session: [String: String] = [:]
+    lastLogin: Timestamp? = nil, addedAt: Timestamp, session: [String: String] = [:],
+    unknownFields: JSONObject = [:]
   ) {
     self.id = id
     self.remembered = remembered
@@ -22,6 +28,7 @@ public struct Account: Sendable, Equatable {
     self.lastLogin = lastLogin
     self.addedAt = addedAt
     self.session = session
+    self.unknownFields = unknownFields
   }
 
   /// What `list` shows about the token at `now`.
@@ -36,9 +43,12 @@ public struct Account: Sendable, Equatable {
 public struct TokenRecord: Sendable, Equatable {
   /// Nil when the backend gave no lifetime: the token is trusted until the backend says otherwise.
   public var expiresAt: Timestamp?
+  /// Members of the token's object that this version does not know, kept as they were.
+  public var unknownFields: JSONObject
 
-  public init(expiresAt: Timestamp?) {
+  public init(expiresAt: Timestamp?, unknownFields: JSONObject = [:]) {
     self.expiresAt = expiresAt
+    self.unknownFields = unknownFields
   }
 }
 

@@ -1,3 +1,5 @@
+import AccountsJSON
+
 /// The index's content: every saved account and the single auto-login slot.
 ///
 /// The slot is one optional field, so two holders cannot exist by construction, and every
@@ -9,15 +11,26 @@ public struct AccountBook: Sendable, Equatable {
   public private(set) var autoLogin: AccountID?
   /// The holder before the current one, for `switch -`.
   public private(set) var previousAutoLogin: AccountID?
+  /// Accounts whose keyring items may disagree with what the index says of them: a command that
+  /// changes both was interrupted between the two, or its keyring call timed out and may still
+  /// land. The ledger settles them (see `Ledger`); sorted, no duplicates.
+  public private(set) var unsettled: [AccountID]
+  /// Top-level members of the index that this version does not know, kept as they were.
+  public var unknownFields: JSONObject
 
   public init() {
     accounts = []
+    unsettled = []
+    unknownFields = [:]
   }
 
   /// Builds a book from decoded parts; throws when they contradict each other.
   public init(
-    accounts: [Account], autoLogin: AccountID?, previousAutoLogin: AccountID?
+    accounts: [Account], autoLogin: AccountID?, previousAutoLogin: AccountID?,
+    unsettled: [AccountID] = [], unknownFields: JSONObject = [:]
   ) throws(AccountBookError) {
+    self.unsettled = Array(Set(unsettled)).sorted()
+    self.unknownFields = unknownFields
     self.accounts = accounts.sorted { $0.id < $1.id }
     for (earlier, later) in zip(self.accounts, self.accounts.dropFirst()) where earlier.id == later.id {
       throw .duplicate(later.id)
@@ -101,6 +114,17 @@ public struct AccountBook: Sendable, Equatable {
     accounts.removeAll()
     autoLogin = nil
     previousAutoLogin = nil
+  }
+
+  /// Records that `id`'s keyring items may no longer match what the book says of them.
+  public mutating func markUnsettled(_ id: AccountID) {
+    let index = unsettled.firstIndex { !($0 < id) } ?? unsettled.endIndex
+    if index == unsettled.endIndex || unsettled[index] != id { unsettled.insert(id, at: index) }
+  }
+
+  /// Records that `id`'s keyring items match the book again.
+  public mutating func markSettled(_ id: AccountID) {
+    unsettled.removeAll { $0 == id }
   }
 
   private func position(of id: AccountID) -> Int? {

@@ -14,14 +14,27 @@ public struct ConfigStore: Sendable {
     try decode(file.read())
   }
 
+  /// The configuration under the writers' lock, re-read under it; `body` may save changes
+  /// several times before the lock is released.
+  public func withLock<Result>(
+    _ body: (inout LockedDocument<Configuration>) throws -> Result
+  ) throws -> Result {
+    try file.withLock { transaction in
+      var config = LockedDocument(
+        content: try decode(transaction.bytes), transaction: transaction,
+        encode: { Array(ConfigFormat.encode($0).utf8) })
+      return try body(&config)
+    }
+  }
+
   /// Changes the configuration under the writers' lock (see `DocumentFile`).
   @discardableResult
   public func update<Result>(_ change: (inout Configuration) throws -> Result) throws -> Result {
-    try file.update { bytes in
-      let old = try decode(bytes)
-      var configuration = old
+    try withLock { config in
+      var configuration = config.content
       let result = try change(&configuration)
-      return (configuration == old ? nil : Array(ConfigFormat.encode(configuration).utf8), result)
+      try config.save(configuration)
+      return result
     }
   }
 
@@ -45,19 +58,25 @@ public struct ConfigStore: Sendable {
 ///     }
 enum ConfigFormat {
   static let version: Int64 = 1
+  static let rootKeys: Set<String> = ["version", "backends", "unsettled"]
+  static let backendKeys: Set<String> = ["adapter", "settings", "secret_settings"]
 
   static func encode(_ configuration: Configuration) -> String {
     var backends = JSONObject()
     for backend in configuration.backends {
       var settings = JSONObject()
       for key in backend.settings.keys.sorted() { settings[key] = .string(backend.settings[key]!) }
-      backends[backend.name] = .object([
+      var object: JSONObject = [
         "adapter": .string(backend.adapter),
         "settings": .object(settings),
         "secret_settings": .array(backend.secretSettings.map { .string($0) }),
-      ])
+      ]
+      for (key, value) in backend.unknownFields where object[key] == nil { object[key] = value }
+      backends[backend.name] = .object(object)
     }
-    let root: JSONObject = ["version": .number(JSONNumber(version)), "backends": .object(backends)]
+    var root: JSONObject = ["version": .number(JSONNumber(version)), "backends": .object(backends)]
+    if !configuration.unsettled.isEmpty { root["unsettled"] = .array(configuration.unsettled.map { .string($0) }) }
+    for (key, value) in configuration.unknownFields where root[key] == nil { root[key] = value }
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
 
@@ -80,15 +99,42 @@ enum ConfigFormat {
         guard Names.isBackendName(name) else {
           throw JSONShapeError(path: entry.path, problem: "not a valid backend name")
         }
+        let adapter = try entry.string("adapter")
+        guard Names.isBackendName(adapter) else {
+          throw JSONShapeError(path: join(entry.path, "adapter"), problem: "not a valid adapter name")
+        }
         var settings: [String: String] = [:]
         let settingsReader = try entry.object("settings")
-        for (key, _) in try settingsReader.asObject() { settings[key] = try settingsReader.string(key) }
+        for (key, _) in try settingsReader.asObject() {
+          guard AdapterSetting.isValidName(key) else {
+            throw JSONShapeError(path: join(settingsReader.path, key), problem: "not a valid setting name")
+          }
+          settings[key] = try settingsReader.string(key)
+        }
+        var secretSettings: [String] = []
+        for item in try entry.optionalArray("secret_settings") ?? [] {
+          let key = try item.asString()
+          guard AdapterSetting.isValidName(key) else {
+            throw JSONShapeError(path: item.path, problem: "not a valid setting name")
+          }
+          secretSettings.append(key)
+        }
+        var unknown = JSONObject()
+        for (key, value) in try entry.asObject() where !backendKeys.contains(key) { unknown[key] = value }
         backends.append(
           BackendConfig(
-            name: name, adapter: try entry.string("adapter"), settings: settings,
-            secretSettings: try (entry.optionalArray("secret_settings") ?? []).map { try $0.asString() }))
+            name: name, adapter: adapter, settings: settings, secretSettings: secretSettings,
+            unknownFields: unknown))
       }
-      return try Configuration(backends: backends)
+      var unsettled: [String] = []
+      for item in try root.optionalArray("unsettled") ?? [] {
+        let name = try item.asString()
+        guard Names.isBackendName(name) else { throw JSONShapeError(path: item.path, problem: "not a valid backend name") }
+        unsettled.append(name)
+      }
+      var unknown = JSONObject()
+      for (key, value) in try root.asObject() where !rootKeys.contains(key) { unknown[key] = value }
+      return try Configuration(backends: backends, unsettled: unsettled, unknownFields: unknown)
     } catch let error as JSONParseError {
       throw malformed(error.description)
     } catch let error as JSONShapeError {

@@ -1,3 +1,5 @@
+import AccountsJSON
+
 /// A named login target (SPEC §2): which adapter, and its non-secret settings. Secret settings
 /// live in the Secret Service; the configuration only lists their names, so that `backend show`
 /// can say "(in keyring)" without touching D-Bus.
@@ -7,14 +9,18 @@ public struct BackendConfig: Sendable, Equatable {
   public var settings: [String: String]
   /// Names of settings whose values are in the Secret Service (kind `setting:NAME`).
   public var secretSettings: [String]
+  /// Members of the backend's object that this version does not know, kept as they were.
+  public var unknownFields: JSONObject
 
   public init(
-    name: String, adapter: String, settings: [String: String] = [:], secretSettings: [String] = []
+    name: String, adapter: String, settings: [String: String] = [:], secretSettings: [String] = [],
+    unknownFields: JSONObject = [:]
   ) {
     self.name = name
     self.adapter = adapter
     self.settings = settings
     self.secretSettings = secretSettings.sorted()
+    self.unknownFields = unknownFields
   }
 }
 
@@ -22,8 +28,17 @@ public struct BackendConfig: Sendable, Equatable {
 public struct Configuration: Sendable, Equatable {
   /// Sorted by name.
   public private(set) var backends: [BackendConfig]
+  /// Backends whose secret settings in the keyring may disagree with this configuration: a
+  /// command that changes both was interrupted between the two (see `Ledger`). Sorted.
+  public private(set) var unsettled: [String]
+  /// Top-level members of config.json that this version does not know, kept as they were.
+  public var unknownFields: JSONObject
 
-  public init(backends: [BackendConfig] = []) throws(ConfigurationError) {
+  public init(
+    backends: [BackendConfig] = [], unsettled: [String] = [], unknownFields: JSONObject = [:]
+  ) throws(ConfigurationError) {
+    self.unsettled = Array(Set(unsettled)).sorted()
+    self.unknownFields = unknownFields
     self.backends = backends.sorted { $0.name < $1.name }
     for (earlier, later) in zip(self.backends, self.backends.dropFirst())
     where earlier.name == later.name {
@@ -45,6 +60,16 @@ public struct Configuration: Sendable, Equatable {
   public mutating func remove(_ name: String) -> BackendConfig? {
     guard let index = backends.firstIndex(where: { $0.name == name }) else { return nil }
     return backends.remove(at: index)
+  }
+
+  /// Records that `name`'s secret settings may no longer match the configuration.
+  public mutating func markUnsettled(_ name: String) {
+    if !unsettled.contains(name) { unsettled = (unsettled + [name]).sorted() }
+  }
+
+  /// Records that `name`'s secret settings match the configuration again.
+  public mutating func markSettled(_ name: String) {
+    unsettled.removeAll { $0 == name }
   }
 
   /// The backend `name`, with "did you mean" when there is none.

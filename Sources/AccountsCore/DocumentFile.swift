@@ -4,46 +4,72 @@ import Glibc
 ///
 /// Readers never lock: writers replace the file with `rename`, so a reader sees the old or the
 /// new content, never a mix. Writers serialise on an exclusive `flock` of `<file>.lock`, re-read
-/// the file under the lock, write `<file>.tmp`, `fsync` it, keep the previous version as
-/// `<file>.bak`, and `rename` the new one into place. A writer killed at any point leaves the old
-/// or the new file. Files are created 0600 in directories created 0700.
+/// the file under the lock, write `<target>.tmp`, `fsync` it, keep the previous version as
+/// `<target>.bak`, and `rename` the new one into place. A writer killed at any point leaves the
+/// old or the new file. Files are created 0600 in directories created 0700.
+///
+/// What is read is checked first (`DocumentTrust`): a regular file (a FIFO would hang every
+/// command, a link to /dev/zero would read for ever), at most `sizeLimit` bytes, owned by the
+/// user or root and writable by nobody else, in a directory nobody else can write to. A file
+/// that is a symbolic link (a dotfiles repository) is read and written through the link.
 public struct DocumentFile: Sendable {
   public let path: String
-  /// Test hook: stop the process (SIGSTOP) half-way through writing the temporary file, so a
-  /// test can SIGKILL a writer mid-write. Set from ACCOUNTS_TEST_STALL_WRITE.
-  let stallMidWrite: Bool
+  let trust: DocumentTrust
 
-  public init(path: String, stallMidWrite: Bool = false) {
+  /// The most a document may hold: about 50,000 accounts.
+  public static let sizeLimit = 16 << 20
+
+  public init(path: String, userID: uid_t = getuid()) {
     self.path = path
-    self.stallMidWrite = stallMidWrite
+    trust = DocumentTrust(userID: userID)
   }
 
   public var lockPath: String { path + ".lock" }
-  public var backupPath: String { path + ".bak" }
-  var temporaryPath: String { path + ".tmp" }
+  /// The previous version, beside the file the path leads to.
+  public var backupPath: String { (resolvedTarget() ?? path) + ".bak" }
 
   /// The file's bytes, or nil when it does not exist.
   public func read() throws(FileError) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    if descriptor < 0 {
-      if errno == ENOENT { return nil }
-      throw .unreadable(path: path, errno: errno)
-    }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var status = stat()
-    if fstat(descriptor, &status) == 0 { bytes.reserveCapacity(Int(status.st_size)) }
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw .unreadable(path: path, errno: errno)
+    let descriptor: FileDescriptor
+    do {
+      // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
+      descriptor = try .open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+    } catch {
+      if error.code == ENOENT {
+        if let target = danglingLinkTarget() { throw danglingLink(target) }
+        return nil
       }
-      if count == 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
+      throw .unreadable(path: path, errno: error.code)
     }
+    defer { descriptor.close() }
+    let status: stat
+    do {
+      status = try descriptor.status()
+    } catch {
+      throw .unreadable(path: path, errno: error.code)
+    }
+    var directories = [parentDirectory(of: path)]
+    if let target = resolvedTarget() { directories.append(parentDirectory(of: target)) }
+    try trust.check(file: status, path: path, directories: directories)
+    guard Int(status.st_size) <= Self.sizeLimit else { throw .tooLarge(path: path, limit: Self.sizeLimit) }
+    let bytes: [UInt8]?
+    do {
+      bytes = try descriptor.readAll(limit: Self.sizeLimit)
+    } catch {
+      throw .unreadable(path: path, errno: error.code)
+    }
+    guard let bytes else { throw .tooLarge(path: path, limit: Self.sizeLimit) }
     return bytes
+  }
+
+  /// The file under the writers' lock: `body` reads what is there now and may replace it, as
+  /// often as it needs, before the lock is released.
+  public func withLock<Result>(_ body: (inout Transaction) throws -> Result) throws -> Result {
+    try makeDirectories(for: path)
+    let lock = try acquireLock()
+    defer { lock.close() }  // closing the descriptor releases the flock
+    var transaction = Transaction(file: self, bytes: try read())
+    return try body(&transaction)
   }
 
   /// Under the lock, hands the current bytes (nil: no file) to `change`, which returns the new
@@ -51,29 +77,49 @@ public struct DocumentFile: Sendable {
   public func update<Result>(
     _ change: ([UInt8]?) throws -> (bytes: [UInt8]?, result: Result)
   ) throws -> Result {
-    try makeDirectories(for: path)
-    let lock = try acquireLock()
-    defer { close(lock) }  // closing the descriptor releases the flock
-    let (bytes, result) = try change(try read())
-    if let bytes { try replace(with: bytes) }
-    return result
+    try withLock { transaction in
+      let (bytes, result) = try change(transaction.bytes)
+      if let bytes { try transaction.write(bytes) }
+      return result
+    }
+  }
+
+  /// The file while its writers' lock is held.
+  public struct Transaction {
+    public let file: DocumentFile
+    /// The content now: read under the lock, then what this transaction wrote.
+    public private(set) var bytes: [UInt8]?
+
+    /// Replaces the file (temporary file, fsync, backup, rename).
+    public mutating func write(_ bytes: [UInt8]) throws(FileError) {
+      try file.replace(with: bytes)
+      self.bytes = bytes
+    }
   }
 
   /// Waits for the exclusive lock, bounded: a writer that hangs must not hang every other one.
-  private func acquireLock() throws(FileError) -> Int32 {
-    let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard descriptor >= 0 else { throw .unwritable(path: lockPath, errno: errno) }
+  private func acquireLock() throws(FileError) -> FileDescriptor {
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try .open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
+    } catch {
+      throw .unwritable(path: lockPath, errno: error.code)
+    }
+    if let status = try? descriptor.status(), status.st_mode & S_IFMT != S_IFREG {
+      descriptor.close()
+      throw .refused(path: lockPath, reason: "is not a regular file", fix: "remove it")
+    }
     let limitSeconds = 15
     let start = Timestamp.now()
     var pause: Int = 1_000_000  // nanoseconds, doubling up to 20 ms
-    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+    while flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
       guard errno == EWOULDBLOCK || errno == EINTR else {
         let code = errno
-        close(descriptor)
+        descriptor.close()
         throw .unwritable(path: lockPath, errno: code)
       }
       if Timestamp.now().secondsSince1970 - start.secondsSince1970 >= limitSeconds {
-        close(descriptor)
+        descriptor.close()
         throw .busy(lockPath: lockPath, seconds: limitSeconds)
       }
       var request = timespec(tv_sec: 0, tv_nsec: pause)
@@ -83,46 +129,131 @@ public struct DocumentFile: Sendable {
     return descriptor
   }
 
+  /// Writes `bytes` to a temporary file beside the target, makes it durable, keeps the old
+  /// version as the backup and renames the new one into place. Nothing is changed unless every
+  /// byte reached the disk.
   private func replace(with bytes: [UInt8]) throws(FileError) {
-    let temporary = temporaryPath
+    let target = try writeTarget()
+    let temporary = target + ".tmp"
     unlink(temporary)  // a stale one from a writer that was killed
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard descriptor >= 0 else { throw .unwritable(path: temporary, errno: errno) }
-    var failure: Int32 = 0
-    bytes.withUnsafeBytes { raw in
-      var offset = 0
-      while offset < raw.count {
-        if stallMidWrite, offset == 0, raw.count > 1 {
-          let half = raw.count / 2
-          _ = write(descriptor, raw.baseAddress!, half)
-          offset = half
-          raise(SIGSTOP)
-          continue
-        }
-        let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          failure = errno
-          return
-        }
-        offset += written
-      }
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try .open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
+    } catch {
+      throw .unwritable(path: temporary, errno: error.code)
     }
-    if failure == 0, fsync(descriptor) != 0 { failure = errno }
-    close(descriptor)
-    guard failure == 0 else {
+    do {
+      try descriptor.writeAll(bytes)
+      try descriptor.sync()
+      descriptor.close()
+    } catch {
+      descriptor.close()
       unlink(temporary)
-      throw .unwritable(path: temporary, errno: failure)
+      throw .unwritable(path: path, errno: error.code)
     }
     // Keep the version being replaced: a hard link costs nothing and survives the rename.
-    unlink(backupPath)
-    _ = link(path, backupPath)
-    guard rename(temporary, path) == 0 else {
+    let backup = target + ".bak"
+    unlink(backup)
+    _ = link(target, backup)
+    guard rename(temporary, target) == 0 else {
       let code = errno
       unlink(temporary)
       throw .unwritable(path: path, errno: code)
     }
-    syncDirectory(of: path)
+    syncDirectory(of: target)
+  }
+
+  /// The file a write replaces: the path itself, or the file its symbolic link leads to.
+  private func writeTarget() throws(FileError) -> String {
+    var status = stat()
+    guard lstat(path, &status) == 0 else { return path }  // not there yet: created
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: return path
+    case S_IFLNK:
+      guard let target = resolvedTarget() else { throw danglingLink(danglingLinkTarget() ?? "?") }
+      return target
+    default:
+      throw .refused(path: path, reason: "is not a regular file", fix: "move it away")
+    }
+  }
+
+  /// The real path of the file when `path` is a symbolic link that leads to one.
+  private func resolvedTarget() -> String? {
+    var status = stat()
+    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+      let resolved = realpath(path, nil)
+    else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// Where `path` points when it is a symbolic link to nothing.
+  private func danglingLinkTarget() -> String? {
+    var status = stat()
+    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink(path, &buffer, buffer.count - 1)
+    guard count >= 0 else { return "?" }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  private func danglingLink(_ target: String) -> FileError {
+    .refused(
+      path: path, reason: "is a symbolic link to \(Names.printable(target, limit: 200)), which does not exist",
+      fix: "create the file it points to, or remove the link")
+  }
+}
+
+/// Who may have written a document accounts reads: the user or root, and nobody else.
+struct DocumentTrust: Sendable {
+  let userID: uid_t
+
+  /// Checks the open file's status and the directories it lives in (the link's and the
+  /// target's, when the path is a symbolic link).
+  func check(file status: stat, path: String, directories: [String]) throws(FileError) {
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      throw .refused(
+        path: path, reason: "is not a regular file (\(kind(status.st_mode)))", fix: "move it away")
+    }
+    if status.st_uid != userID, status.st_uid != 0 {
+      throw .refused(
+        path: path, reason: "is owned by uid \(status.st_uid), not by you (uid \(userID)) or root",
+        fix: "check who changed it, then chown \(userID) \(path)")
+    }
+    if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+      throw .refused(
+        path: path, reason: "is writable by group or others (mode \(octalMode(status.st_mode)))",
+        fix: "check who changed it, then chmod go-w \(path)")
+    }
+    for directory in directories { try check(directory: directory, of: path) }
+  }
+
+  private func check(directory: String, of path: String) throws(FileError) {
+    var parent = stat()
+    guard stat(directory, &parent) == 0 else { return }  // the open succeeded: a race, not a risk
+    if parent.st_uid != userID, parent.st_uid != 0 {
+      throw .refused(
+        path: path, reason: "is in \(directory), owned by uid \(parent.st_uid), not by you or root",
+        fix: "move it to a directory of yours")
+    }
+    let rootSticky = parent.st_uid == 0 && parent.st_mode & S_ISVTX != 0
+    if parent.st_mode & (S_IWGRP | S_IWOTH) != 0, !rootSticky {
+      throw .refused(
+        path: path,
+        reason: "is in \(directory), which group or others can write to (mode \(octalMode(parent.st_mode)))",
+        fix: "chmod go-w \(directory)")
+    }
+  }
+
+  private func kind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFIFO: "a FIFO"
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    case S_IFDIR: "a directory"
+    case S_IFSOCK: "a socket"
+    default: "mode \(octalMode(mode))"
+    }
   }
 }
 
@@ -146,8 +277,22 @@ func parentDirectory(of path: String) -> String {
 
 /// Makes the rename durable: without it a crash can bring back the old directory entry.
 private func syncDirectory(of path: String) {
-  let descriptor = open(parentDirectory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-  guard descriptor >= 0 else { return }
-  fsync(descriptor)
-  close(descriptor)
+  guard let directory = try? FileDescriptor.open(parentDirectory(of: path), O_RDONLY | O_DIRECTORY) else { return }
+  try? directory.sync()
+  directory.close()
+}
+
+/// A document's decoded content while its writers' lock is held.
+public struct LockedDocument<Content: Equatable> {
+  /// The content as the file holds it now.
+  public private(set) var content: Content
+  var transaction: DocumentFile.Transaction
+  let encode: (Content) -> [UInt8]
+
+  /// Writes `content` unless it is what the file holds already.
+  public mutating func save(_ content: Content) throws(FileError) {
+    guard content != self.content else { return }
+    try transaction.write(encode(content))
+    self.content = content
+  }
 }

@@ -8,6 +8,9 @@ public enum FileError: UserFacingError, Equatable {
   case busy(lockPath: String, seconds: Int)
   case malformed(path: String, detail: String, backup: String?)
   case newerFormat(path: String, version: Int64)
+  /// Not read: not a regular file, written by someone else, or a link to nothing.
+  case refused(path: String, reason: String, fix: String)
+  case tooLarge(path: String, limit: Int)
 
   public var status: ExitStatus { .failure }
 
@@ -20,17 +23,36 @@ public enum FileError: UserFacingError, Equatable {
     case .malformed(let path, let detail, _): "\(path) is malformed: \(detail)"
     case .newerFormat(let path, let version):
       "\(path) has format version \(version), newer than this accounts understands"
+    case .refused(let path, let reason, _): "refusing to use \(path): it \(reason)"
+    case .tooLarge(let path, let limit):
+      "refusing to read \(path): it is larger than \(limit >> 20) MiB, the most accounts reads"
     }
   }
 
   public var fix: String? {
     switch self {
-    case .unreadable, .unwritable: "check the file's and its directory's owner and permissions"
+    case .unreadable(let path, let code), .unwritable(let path, let code):
+      Self.fix(errno: code, path: path)
     case .busy: "wait for it to finish, or end it if it hangs"
     case .malformed(_, _, let backup?):
       "fix it by hand, or restore the previous version saved at \(backup)"
     case .malformed(let path, _, nil): "fix it by hand, or move it away to start with an empty one (\(path))"
     case .newerFormat: "upgrade accounts"
+    case .refused(_, _, let fix): fix
+    case .tooLarge: "move it away: it is not an accounts file"
+    }
+  }
+
+  /// What to do about an errno from reading or writing `path`.
+  static func fix(errno code: Int32, path: String) -> String {
+    switch code {
+    case ENOSPC: "free some space on the file system that holds \(parentDirectory(of: path))"
+    case EDQUOT: "your disk quota is used up; free some space"
+    case EROFS: "the file system that holds \(parentDirectory(of: path)) is mounted read-only"
+    case EACCES, EPERM: "check the owner and permissions of \(path) and its directory"
+    case EIO: "the disk reported an error; check it (dmesg)"
+    case ENOTDIR, ELOOP: "a part of the path is not a directory; check \(parentDirectory(of: path))"
+    default: "check \(path) and its directory"
     }
   }
 }

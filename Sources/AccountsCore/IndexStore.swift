@@ -6,8 +6,8 @@ import Glibc
 public struct IndexStore: Sendable {
   public let file: DocumentFile
 
-  public init(paths: Paths, stallMidWrite: Bool = false) {
-    file = DocumentFile(path: paths.index, stallMidWrite: stallMidWrite)
+  public init(paths: Paths) {
+    file = DocumentFile(path: paths.index)
   }
 
   /// The saved accounts; an empty book when the file does not exist yet. No lock is taken.
@@ -15,15 +15,27 @@ public struct IndexStore: Sendable {
     try decode(file.read())
   }
 
+  /// The book under the writers' lock: `body` sees the book as it is now (re-read under the
+  /// lock, so no concurrent change is lost) and may save changes to it several times before the
+  /// lock is released. The ledger uses this to keep the keyring and the index in step.
+  public func withLock<Result>(_ body: (inout LockedDocument<AccountBook>) throws -> Result) throws -> Result {
+    try file.withLock { transaction in
+      var index = LockedDocument(
+        content: try decode(transaction.bytes), transaction: transaction,
+        encode: { Array(IndexFormat.encode($0).utf8) })
+      return try body(&index)
+    }
+  }
+
   /// Changes the book under the writers' lock, re-reading it first so that no concurrent change
   /// is lost. The file is written only when the book changed.
   @discardableResult
   public func update<Result>(_ change: (inout AccountBook) throws -> Result) throws -> Result {
-    try file.update { bytes in
-      let old = try decode(bytes)
-      var book = old
+    try withLock { index in
+      var book = index.content
       let result = try change(&book)
-      return (book == old ? nil : Array(IndexFormat.encode(book).utf8), result)
+      try index.save(book)
+      return result
     }
   }
 
@@ -44,10 +56,16 @@ public struct IndexStore: Sendable {
 ///           "added_at": "2026-11-22T07:00:00Z", "last_login": null,
 ///           "token": { "expires_at": "2026-11-23T07:00:00Z" },   // or null: no token
 ///           "session": { "userId": "42" } }
-///       ]
+///       ],
+///       "unsettled": [ "bob@corp" ]          // optional: see AccountBook.unsettled
 ///     }
+///
+/// Members this version does not know are kept, at every level that has them.
 enum IndexFormat {
   static let version: Int64 = 1
+  static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled"]
+  static let accountKeys: Set<String> = ["user", "backend", "remembered", "added_at", "last_login", "token", "session"]
+  static let tokenKeys: Set<String> = ["expires_at"]
 
   static func encode(_ book: AccountBook) -> String {
     var root = JSONObject()
@@ -55,6 +73,8 @@ enum IndexFormat {
     root["auto_login"] = book.autoLogin.map { .string($0.description) } ?? .null
     root["previous_auto_login"] = book.previousAutoLogin.map { .string($0.description) } ?? .null
     root["accounts"] = .array(book.accounts.map(encode))
+    if !book.unsettled.isEmpty { root["unsettled"] = .array(book.unsettled.map { .string($0.description) }) }
+    keep(book.unknownFields, in: &root)
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
 
@@ -67,12 +87,26 @@ enum IndexFormat {
     object["last_login"] = account.lastLogin.map { .string($0.iso8601) } ?? .null
     object["token"] =
       account.token.map { token in
-        .object(["expires_at": token.expiresAt.map { .string($0.iso8601) } ?? .null])
+        var record: JSONObject = ["expires_at": token.expiresAt.map { .string($0.iso8601) } ?? .null]
+        keep(token.unknownFields, in: &record)
+        return .object(record)
       } ?? .null
     var session = JSONObject()
     for key in account.session.keys.sorted() { session[key] = .string(account.session[key]!) }
     object["session"] = .object(session)
+    keep(account.unknownFields, in: &object)
     return .object(object)
+  }
+
+  /// Appends the members this version does not know after the ones it wrote.
+  private static func keep(_ unknown: JSONObject, in object: inout JSONObject) {
+    for (key, value) in unknown where object[key] == nil { object[key] = value }
+  }
+
+  private static func unknown(_ object: JSONObject, known: Set<String>) -> JSONObject {
+    var rest = JSONObject()
+    for (key, value) in object where !known.contains(key) { rest[key] = value }
+    return rest
   }
 
   static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
@@ -103,15 +137,30 @@ enum IndexFormat {
       throw JSONShapeError(path: "version", problem: "expected 1, found \(version)")
     }
     let accounts = try root.array("accounts").map(decodeAccount)
+    var unsettled: [AccountID] = []
+    for entry in try root.optionalArray("unsettled") ?? [] {
+      unsettled.append(try accountID(try entry.asString(), path: entry.path))
+    }
     return try AccountBook(
       accounts: accounts,
-      autoLogin: try accountID(root, "auto_login"),
-      previousAutoLogin: try accountID(root, "previous_auto_login"))
+      autoLogin: try root.optionalString("auto_login").map { try accountID($0, path: "auto_login") },
+      previousAutoLogin: try root.optionalString("previous_auto_login").map {
+        try accountID($0, path: "previous_auto_login")
+      },
+      unsettled: unsettled,
+      unknownFields: unknown(try root.asObject(), known: rootKeys))
   }
 
   private static func decodeAccount(_ object: JSONReader) throws -> Account {
     let user = try object.string("user")
+    if let problem = Names.userProblem(user) {
+      throw JSONShapeError(path: join(object.path, "user"), problem: problem)
+    }
     let backend = try object.string("backend")
+    guard Names.isBackendName(backend) else {
+      throw JSONShapeError(
+        path: join(object.path, "backend"), problem: "'\(Names.printable(backend))' is not a valid backend name")
+    }
     var session: [String: String] = [:]
     if let values = try object.optionalObject("session") {
       for (key, _) in try values.asObject() { session[key] = try values.string(key) }
@@ -120,31 +169,35 @@ enum IndexFormat {
       id: AccountID(user: user, backend: backend),
       remembered: try object.bool("remembered"),
       token: try object.optionalObject("token").map { token in
-        TokenRecord(expiresAt: try timestamp(token, "expires_at"))
+        TokenRecord(
+          expiresAt: try timestamp(token, "expires_at"),
+          unknownFields: unknown(try token.asObject(), known: tokenKeys))
       },
       lastLogin: try timestamp(object, "last_login"),
       addedAt: try timestamp(object, "added_at")
         ?? { throw JSONShapeError(path: join(object.path, "added_at"), problem: "missing") }(),
-      session: session)
+      session: session,
+      unknownFields: unknown(try object.asObject(), known: accountKeys))
   }
 
   private static func timestamp(_ object: JSONReader, _ key: String) throws -> Timestamp? {
     guard let text = try object.optionalString(key) else { return nil }
     guard let time = Timestamp(iso8601: text) else {
       throw JSONShapeError(
-        path: join(object.path, key), problem: "expected an ISO-8601 time, found \"\(text)\"")
+        path: join(object.path, key), problem: "expected an ISO-8601 time, found \"\(Names.printable(text))\"")
     }
     return time
   }
 
-  private static func accountID(_ object: JSONReader, _ key: String) throws -> AccountID? {
-    guard let text = try object.optionalString(key) else { return nil }
+  /// `USER@BACKEND`, both parts valid names.
+  private static func accountID(_ text: String, path: String) throws -> AccountID {
     guard let at = text.lastIndex(of: "@"), at != text.startIndex,
-      Names.isBackendName(String(text[text.index(after: at)...]))
+      case let user = String(text[..<at]), Names.isValidUser(user),
+      case let backend = String(text[text.index(after: at)...]), Names.isBackendName(backend)
     else {
-      throw JSONShapeError(path: key, problem: "expected USER@BACKEND, found \"\(text)\"")
+      throw JSONShapeError(path: path, problem: "expected USER@BACKEND, found \"\(Names.printable(text))\"")
     }
-    return AccountID(user: String(text[..<at]), backend: String(text[text.index(after: at)...]))
+    return AccountID(user: user, backend: backend)
   }
 }
 

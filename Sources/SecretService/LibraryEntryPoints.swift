@@ -13,7 +13,7 @@ import Glibc
 
 /// The version of this C interface; the loader refuses a library with another one.
 @_cdecl("accounts_secret_interface_version")
-public func secretInterfaceVersion() -> Int32 { 1 }
+public func secretInterfaceVersion() -> Int32 { 2 }
 
 /// A store with the given deadlines; never freed (one per process).
 @_cdecl("accounts_secret_open")
@@ -48,6 +48,17 @@ public func lookUpSecret(
     bytes.pointee = copy
     length.pointee = secret.count
     return 1
+  }
+}
+
+/// 1 when an item exists, 0 when none does.
+@_cdecl("accounts_secret_exists")
+public func secretExists(
+  _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
+  _ kind: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  reporting(handle, error) { store in
+    try store.exists(try key(backend, account, kind)) ? 1 : 0
   }
 }
 

@@ -60,6 +60,15 @@ public final class LibsecretStore: SecretStore {
     return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: Int(length)))
   }
 
+  public func exists(_ key: SecretKey) throws -> Bool {
+    let service = try connect()
+    guard try search(service, attributes(of: key)).isEmpty else { return true }
+    if let collection = try defaultCollection(service), isLocked(collection) {
+      throw SecretStoreError.locked(collection: label(of: collection))
+    }
+    return false
+  }
+
   public func delete(_ key: SecretKey) throws {
     try deleteMatching(attributes(of: key), what: key.label)
   }

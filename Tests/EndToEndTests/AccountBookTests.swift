@@ -126,19 +126,19 @@ import Testing
     for index in 0..<30 { try sandbox.ok(["add", "user\(index)"]) }
     let before = try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath))
 
-    // ACCOUNTS_TEST_STALL_WRITE stops the writer with SIGSTOP after half of the new index is
-    // in the temporary file; the test then kills it for good.
+    // The interposer stops the writer (SIGSTOP) once the new index is written to the temporary
+    // file and synced, just before it is renamed into place; the test then kills it for good.
     let writer = Process()
     writer.executableURL = URL(fileURLWithPath: PackagePaths.accounts)
     writer.arguments = ["add", "victim"]
-    writer.environment = sandbox.environment.merging(["ACCOUNTS_TEST_STALL_WRITE": "1"]) { $1 }
+    writer.environment = sandbox.environment.merging(Interposer.environment(stop: "before:1")) { $1 }
     writer.standardInput = FileHandle.nullDevice
     try writer.run()
     let stopped = waitUntil(seconds: 20) { processState(writer.processIdentifier) == "T" }
     #expect(stopped, "the writer never reached the stall point")
     let temporary = sandbox.indexPath + ".tmp"
-    let partial = try Data(contentsOf: URL(fileURLWithPath: temporary))
-    #expect(partial.count > 0 && partial.count < before.count + 200, "the writer was mid-write: \(partial.count) bytes")
+    let written = try Data(contentsOf: URL(fileURLWithPath: temporary))
+    #expect(written.count > before.count, "the new version is written but not in place: \(written.count) bytes")
     kill(writer.processIdentifier, SIGKILL)
     writer.waitUntilExit()
     #expect(writer.terminationReason == .uncaughtSignal)

@@ -70,11 +70,14 @@ import Testing
     #expect(add.status == 7, "\(add)")
     let remove = try sandbox.run(["remove", "alice"], timeout: 30)
     #expect(remove.status == 7, "\(remove)")
+    // bob claims no secret: a locked keyring is no reason to keep him; alice stays.
     let clear = try sandbox.run(["clear", "--yes"], timeout: 30)
     #expect(clear.status == 7, "\(clear)")
-    #expect(clear.standardError.split(separator: "\n").count == 1, "just the error: \(clear.standardError)")
+    #expect(clear.standardError.hasPrefix("forgot 1 account; kept 1 whose secrets could not be deleted\naccounts: the keyring collection"), "\(clear.standardError)")
     let list = try sandbox.ok(["list"]).standardOutput
-    #expect(list.contains("alice") && !list.contains("carol"))
+    #expect(list.contains("alice") && !list.contains("carol") && !list.contains("bob"), "\(list)")
+    let nothing = try sandbox.run(["remove", "alice"], timeout: 30)
+    #expect(nothing.status == 7 && nothing.standardError.split(separator: "\n").count == 1, "just the error: \(nothing)")
 
     let doctor = try sandbox.run(["doctor"], timeout: 30)
     #expect(doctor.status == 7, "\(doctor)")

@@ -8,6 +8,13 @@ public struct ProcessResult: Sendable, CustomStringConvertible {
   /// Wall-clock seconds from spawn to exit.
   public var seconds: Double
 
+  public init(status: Int32, standardOutput: String, standardError: String, seconds: Double) {
+    self.status = status
+    self.standardOutput = standardOutput
+    self.standardError = standardError
+    self.seconds = seconds
+  }
+
   public var description: String {
     "exit \(status) after \(String(format: "%.2f", seconds)) s\n"
       + "--- stdout\n\(standardOutput)--- stderr\n\(standardError)---"

@@ -33,26 +33,14 @@ enum AddCommand {
         "--password-stdin without --remember: the password would not be stored",
         fix: "add --remember, or leave out --password-stdin")
     }
-    if try environment.index.load()[id] != nil { throw AccountBookError.alreadySaved(id) }
-    if remembers {
-      let password =
-        invocation.isSet(SharedArguments.passwordStdin)
+    if try environment.index.load()[id] != nil { throw AccountBookError.alreadySaved(id) }  // before asking
+    let password: SecretBytes? =
+      !remembers ? nil
+      : invocation.isSet(SharedArguments.passwordStdin)
         ? try environment.terminal.readSecretFromStandardInput(what: "password")
         : try environment.terminal.promptSecret("Password for \(id): ", what: "password")
-      // The secret first: the index never claims a password the keyring does not have.
-      try environment.secretStore().store(password, for: SecretKey(id, .password))
-    }
     let now = environment.now()
-    let added = try environment.index.update { book in
-      guard book[id] == nil else {
-        // Saved by another process meanwhile; the keyring now holds our password for it.
-        if remembers { book.update(id) { $0.remembered = true } }
-        return false
-      }
-      try book.add(Account(id: id, remembered: remembers, addedAt: now))
-      return true
-    }
-    guard added else { throw AccountBookError.alreadySaved(id) }
+    try environment.ledger.add(Account(id: id, addedAt: now), password: password)
     if invocation.json {
       let book = try environment.index.load()
       if let account = book[id] {

@@ -85,13 +85,9 @@ enum BackendAddCommand {
         timeout: try environment.networkTimeout()),
       secrets: AdapterSecrets(settings: secrets), host: host, searchPath: searchPath)
 
-    // The secrets first: config.json never names a secret the keyring does not have.
-    for (settingName, value) in secrets {
-      try environment.secretStore().store(value, for: .setting(settingName, backend: backendName))
-    }
     let backend = BackendConfig(
       name: backendName, adapter: adapterName, settings: settings, secretSettings: Array(secrets.keys))
-    try environment.config.update { try $0.add(backend) }
+    try environment.ledger.addBackend(backend, secretSettings: secrets)
     if invocation.json { environment.output.writeJSON(BackendCommands.json(backend, accounts: 0)) }
     environment.output.message(
       "added backend \(backendName) (adapter \(adapterName))"

@@ -169,14 +169,11 @@ enum BackendRemoveCommand {
         "backend \(backend.name) still has \(counted(accounts.count, "saved account"))",
         fix: "remove them first, or add --force to forget them too")
     }
-    for account in accounts {
-      try RemoveCommand.sweepSecrets(of: account, environment)
-      try environment.index.update { $0.remove(account.id) }
+    if !accounts.isEmpty {
+      let forgotten = try environment.ledger.forget(accounts.map(\.id))
+      if let failure = forgotten.failure { throw failure }
     }
-    if !backend.secretSettings.isEmpty {
-      try environment.secretStore().deleteSettings(backend: backend.name)
-    }
-    try environment.config.update { $0.remove(backend.name) }
+    try environment.ledger.removeBackend(backend.name)
     if invocation.json {
       environment.output.writeJSON(.object([
         "removed": .string(backend.name),

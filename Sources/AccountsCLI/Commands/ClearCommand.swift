@@ -11,7 +11,8 @@ enum ClearCommand {
       Forgets every saved account with its remembered password and token, as `remove` does \
       for one. Asks first on a terminal; without a terminal it needs --yes. Backends and \
       their settings stay. If the keyring fails part-way, the accounts whose secrets could \
-      not be deleted stay saved.
+      not be deleted stay saved; accounts without a remembered password or token are \
+      forgotten even then, and their keyring items, if any, are swept later.
       """,
     options: [yes],
     examples: [("accounts clear --yes", "start afresh")],
@@ -35,25 +36,17 @@ enum ClearCommand {
         return
       }
     }
-    var swept: [AccountID] = []
-    var failure: Error?
-    for account in accounts {
-      do {
-        try RemoveCommand.sweepSecrets(of: account, environment)
-        swept.append(account.id)
-      } catch {
-        failure = error
-        break  // the keyring's problems (locked, gone) are the same for every account
-      }
-    }
-    try environment.index.update { book in
-      for id in swept { book.remove(id) }
-    }
+    let forgotten = try environment.ledger.forget(accounts.map(\.id))
+    let swept = forgotten.removed
+    let failure = forgotten.failure
     if invocation.json {
       environment.output.writeJSON(.object(["removed": .array(swept.map { .string($0.description) })]))
     }
+    let kept = accounts.count - swept.count - forgotten.missing.count
     if failure == nil || !swept.isEmpty {
-      environment.output.message("forgot \(counted(swept.count, "account"))")
+      environment.output.message(
+        "forgot \(counted(swept.count, "account"))"
+          + (kept > 0 ? "; kept \(kept) whose secrets could not be deleted" : ""))
     }
     if let failure { throw failure }
   }

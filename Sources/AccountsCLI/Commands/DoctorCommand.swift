@@ -28,8 +28,12 @@ enum DoctorCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     var findings: [Finding] = []
-    findings += fileFindings(
-      "index", environment.paths.index, load: { try counted(environment.index.load().accounts.count, "account") })
+    findings += fileFindings("index", environment.paths.index, load: {
+      let book = try environment.index.load()
+      guard !book.unsettled.isEmpty else { return counted(book.accounts.count, "account") }
+      return counted(book.accounts.count, "account") + "; \(counted(book.unsettled.count, "account")) to settle "
+        + "(a command was interrupted between the keyring and the index; the next command that uses the keyring settles it)"
+    })
     findings += fileFindings(
       "config", environment.paths.config, load: { try counted(environment.config.load().backends.count, "backend") })
     findings += secretServiceFindings(environment)

@@ -22,13 +22,7 @@ enum PasswdCommand {
       invocation.isSet(SharedArguments.passwordStdin)
       ? try environment.terminal.readSecretFromStandardInput(what: "password")
       : try environment.terminal.promptSecret("New password for \(id): ", what: "password")
-    try environment.secretStore().store(password, for: SecretKey(id, .password))
-    let found = try environment.index.update { $0.update(id) { $0.remembered = true } }
-    guard found else {
-      // Removed by another process while we asked; do not leave its password behind.
-      try? environment.secretStore().delete(SecretKey(id, .password))
-      throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
-    }
+    try environment.ledger.replacePassword(of: id, with: password)
     if invocation.json {
       let book = try environment.index.load()
       environment.output.writeJSON(

@@ -19,22 +19,14 @@ enum RemoveCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()
-    let id = try environment.resolveAccount(
-      invocation.argument(user)!, invocation, in: book, allowPrefix: false)
-    try sweepSecrets(of: book[id]!, environment)
-    try environment.index.update { $0.remove(id) }
+    let query = invocation.argument(user)!
+    let id = try environment.resolveAccount(query, invocation, in: book, allowPrefix: false)
+    let forgotten = try environment.ledger.forget([id])
+    guard forgotten.removed == [id] else {
+      if let failure = forgotten.failure { throw failure }
+      throw AccountLookupError.unknown(query, backend: invocation.backend, suggestions: [])  // removed meanwhile
+    }
     if invocation.json { environment.output.writeJSON(.object(["removed": .array([.string(id.description)])])) }
     environment.output.message("forgot \(id)")
-  }
-
-  /// Deletes every secret of `account`. When the index says nothing was stored, a keyring that
-  /// cannot be reached is no reason to keep the account: the sweep is then best effort.
-  static func sweepSecrets(of account: Account, _ environment: Environment) throws {
-    do {
-      try environment.secretStore().deleteAll(
-        backend: account.id.backend, account: account.id.user)
-    } catch let error as SecretStoreError where !account.remembered && account.token == nil {
-      _ = error
-    }
   }
 }

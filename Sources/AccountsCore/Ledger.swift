@@ -1,0 +1,223 @@
+/// The one place that changes the keyring and the index (or the config) together, so that they
+/// agree after every command, whether it succeeded, failed, crashed or raced others (SPEC §2):
+/// every item in the keyring belongs to an account or backend the files name, and every
+/// password or token the index claims is in the keyring. Commands never do it by hand.
+///
+/// The rules, in the order every change follows them:
+/// 1. **One writer at a time.** A change takes the writers' lock of the file first and holds
+///    it until the keyring and the file agree again; it decides from the file as re-read under
+///    the lock. No other `accounts` process can act on the same account in between (and no two
+///    processes ever delete the same item at once).
+/// 2. **Intent before effect.** Before the keyring is touched, the account is marked unsettled
+///    in the file. A process killed between the keyring change and the file's final write leaves
+///    that mark, and the next change settles the account before doing its own work.
+/// 3. **A secret is stored before the index claims it; the index forgets a secret only once it
+///    is deleted** (or the account goes with it).
+/// 4. **Undo what the file could not record.** When the final write fails (a full disk, a
+///    read-only file system), the keyring change is taken back: a new password is deleted, a
+///    replaced one is put back.
+/// 5. **Settling** makes the file agree with what the keyring holds: a saved account is marked
+///    remembered exactly when its password item exists, an unrecorded token is deleted, a
+///    recorded token that is gone is forgotten, and every item of an account the index no longer
+///    names is deleted. A keyring call that timed out may still land later, so its account stays
+///    unsettled until a later settle sees the keyring answer.
+public struct Ledger {
+  public let index: IndexStore
+  public let config: ConfigStore
+  let secrets: () throws -> SecretStore
+
+  public init(index: IndexStore, config: ConfigStore, secrets: @escaping () throws -> SecretStore) {
+    self.index = index
+    self.config = config
+    self.secrets = secrets
+  }
+
+  /// Saves a new account; with `password`, remembers it. Throws `alreadySaved` when another
+  /// process saved it first.
+  public func add(_ account: Account, password: SecretBytes?) throws {
+    try index.withLock { index in
+      var book = index.content
+      guard book[account.id] == nil else { throw AccountBookError.alreadySaved(account.id) }
+      guard let password else {
+        try book.add(account)
+        try index.save(book)
+        return
+      }
+      let store = try secrets()
+      settleUnsettled(&book, store)
+      let key = SecretKey(account.id, .password)
+      book.markUnsettled(account.id)
+      try index.save(book)
+      do {
+        try store.store(password, for: key)
+      } catch {
+        recover(account.id, after: error, &book, &index, store)
+        throw error
+      }
+      var remembered = account
+      remembered.remembered = true
+      try book.add(remembered)
+      book.markSettled(account.id)
+      do {
+        try index.save(book)
+      } catch {
+        try? store.delete(key)  // the index could not take the claim: the password goes too
+        throw error
+      }
+    }
+  }
+
+  /// Replaces the remembered password of a saved account (or starts remembering one).
+  public func replacePassword(of id: AccountID, with password: SecretBytes) throws {
+    try index.withLock { index in
+      var book = index.content
+      guard book[id] != nil else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
+      let store = try secrets()
+      settleUnsettled(&book, store)
+      let key = SecretKey(id, .password)
+      // Kept to be put back if the index cannot record the change.
+      let previous = book[id]?.remembered == true ? try store.lookup(key) : nil
+      book.markUnsettled(id)
+      try index.save(book)
+      do {
+        try store.store(password, for: key)
+      } catch {
+        recover(id, after: error, &book, &index, store)
+        throw error
+      }
+      book.update(id) { $0.remembered = true }
+      book.markSettled(id)
+      do {
+        try index.save(book)
+      } catch {
+        if let previous { try? store.store(previous, for: key) } else { try? store.delete(key) }
+        throw error
+      }
+    }
+  }
+
+  /// What `forget` did: the accounts forgotten, those that were not saved (any more), and the
+  /// keyring error that stopped it, after which the remaining accounts were left as they were.
+  public struct Forgotten {
+    public var removed: [AccountID] = []
+    public var missing: [AccountID] = []
+    public var failure: Error?
+  }
+
+  /// Forgets accounts with every secret of theirs. An account whose secrets cannot be deleted
+  /// stays saved, unless the index claims none of them: then the keyring's state is no reason to
+  /// keep it, and it stays unsettled until a later command can sweep it. The first keyring
+  /// failure stops the sweep (a locked or absent keyring fails every account alike).
+  public func forget(_ ids: [AccountID]) throws -> Forgotten {
+    try index.withLock { index in
+      var book = index.content
+      var result = Forgotten()
+      let targets = ids.filter { book[$0] != nil }
+      result.missing = ids.filter { book[$0] == nil }
+      guard !targets.isEmpty else { return result }
+      var store: SecretStore?
+      do {
+        store = try secrets()
+      } catch {
+        result.failure = error
+      }
+      if let store { settleUnsettled(&book, store) }
+      for id in targets { book.markUnsettled(id) }
+      try index.save(book)
+      for id in targets {
+        let account = book[id]!
+        let claimed = account.remembered || account.token != nil
+        if result.failure == nil, let store {
+          do {
+            try store.deleteAll(backend: id.backend, account: id.user)
+            book.remove(id)
+            book.markSettled(id)
+            result.removed.append(id)
+          } catch {
+            result.failure = error
+            if claimed {
+              recover(id, after: error, &book, &index, store)  // it stays, saying what is left
+            } else {
+              book.remove(id)  // it stays unsettled: its leftovers are swept later
+              result.removed.append(id)
+            }
+          }
+        } else if claimed {
+          book.markSettled(id)  // not tried: its secrets are as they were
+        } else {
+          book.remove(id)
+          result.removed.append(id)
+        }
+      }
+      try index.save(book)
+      return result
+    }
+  }
+
+  /// Settles every unsettled account now (for `doctor`); stops at the first keyring failure.
+  public func settle() throws -> (settled: Int, left: Int) {
+    try index.withLock { index in
+      var book = index.content
+      let before = book.unsettled.count
+      guard before > 0 else { return (0, 0) }
+      settleUnsettled(&book, try secrets())
+      try index.save(book)
+      return (before - book.unsettled.count, book.unsettled.count)
+    }
+  }
+
+  // MARK: - Settling
+
+  /// Settles what earlier commands left unsettled, best effort: a keyring that fails stops it,
+  /// and the command goes on with its own work.
+  func settleUnsettled(_ book: inout AccountBook, _ store: SecretStore) {
+    for id in book.unsettled {
+      do {
+        try settle(id, &book, store)
+      } catch {
+        return
+      }
+    }
+  }
+
+  /// Makes the book agree with the keyring about `id` (rule 5), then marks it settled.
+  func settle(_ id: AccountID, _ book: inout AccountBook, _ store: SecretStore) throws {
+    guard let account = book[id] else {
+      try store.deleteAll(backend: id.backend, account: id.user)
+      book.markSettled(id)
+      return
+    }
+    let hasPassword = try store.exists(SecretKey(id, .password))
+    let hasToken = try store.exists(SecretKey(id, .token))
+    if account.token == nil, hasToken { try store.delete(SecretKey(id, .token)) }
+    book.update(id) { account in
+      account.remembered = hasPassword
+      if !hasToken {
+        account.token = nil
+        account.session = [:]
+      }
+    }
+    book.markSettled(id)
+  }
+
+  /// After a keyring change failed: settles `id` at once if the keyring answers, and records
+  /// the outcome; the account stays unsettled when the failed call may still land.
+  private func recover(
+    _ id: AccountID, after error: Error, _ book: inout AccountBook, _ index: inout LockedDocument<AccountBook>,
+    _ store: SecretStore
+  ) {
+    var settled = book
+    if (try? settle(id, &settled, store)) != nil {
+      book = settled
+      if mayStillLand(error) { book.markUnsettled(id) }
+    }
+    try? index.save(book)
+  }
+}
+
+/// A keyring call that timed out was cancelled on our side only: the provider may still carry
+/// it out.
+func mayStillLand(_ error: Error) -> Bool {
+  if case .timedOut? = error as? SecretStoreError { return true }
+  return false
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// The test-only LD_PRELOAD library of Tests/Fixtures/interpose/steps.c, built once per test
+/// process: it logs the built binary's fsync and rename calls and can stop it (SIGSTOP) before
+/// or after the Nth rename of the index or the config, so a test can kill it, race it or fill
+/// its disk between two steps without a test hook in the product.
+public enum Interposer {
+  /// The path of the built library.
+  public static let path: String = {
+    let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let output = directory + "/steps.so"
+    let source = PackagePaths.root.appendingPathComponent("Tests/Fixtures/interpose/steps.c").path
+    let result = try? runProcess(
+      "/usr/bin/cc", ["-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-o", output, source, "-ldl"],
+      environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+    precondition(result?.status == 0, "cannot build the interposer: \(String(describing: result))")
+    return output
+  }()
+
+  /// Environment variables that load the interposer, logging to `log` and stopping as `stop`
+  /// says ("before:N" or "after:N").
+  public static func environment(log: String? = nil, stop: String? = nil) -> [String: String] {
+    var variables = ["LD_PRELOAD": path]
+    if let log { variables["STEPS_LOG"] = log }
+    if let stop { variables["STEPS_STOP"] = stop }
+    return variables
+  }
+}
