@@ -1,0 +1,74 @@
+import AccountsCore
+
+/// An in-memory Secret Service for the ledger's unit tests: items by key, a log of calls, and
+/// faults to inject. The end-to-end tests run the same scenarios against a real keyring.
+final class FakeSecretStore: SecretStore {
+  var items: [SecretKey: [UInt8]] = [:]
+  /// "store alice@corp password", "delete ...", "deleteAll alice@corp", "exists ...", "lookup ..."
+  private(set) var calls: [String] = []
+  /// The error the next call of an operation ("store", "delete", "deleteAll", "exists", "lookup")
+  /// throws, once.
+  var failNext: [String: SecretStoreError] = [:]
+  /// A store that times out but lands anyway (what a provider that was slow does).
+  var storeTimesOutButLands = false
+  /// Called during each store, after the item is in place: a test sabotages the index here.
+  var duringStore: (() -> Void)?
+
+  func text(_ key: SecretKey) -> String? { items[key].map { String(decoding: $0, as: UTF8.self) } }
+
+  private func fault(_ operation: String) throws(SecretStoreError) {
+    if let error = failNext.removeValue(forKey: operation) { throw error }
+  }
+
+  private func describe(_ key: SecretKey) -> String { "\(key.account)@\(key.backend) \(key.kind.attributeValue)" }
+
+  func store(_ secret: SecretBytes, for key: SecretKey) throws {
+    calls.append("store \(describe(key))")
+    try fault("store")
+    items[key] = secret.withUnsafeBytes { Array($0) }
+    duringStore?()
+    if storeTimesOutButLands { throw SecretStoreError.timedOut(operation: "store", seconds: 5) }
+  }
+
+  func lookup(_ key: SecretKey) throws -> SecretBytes? {
+    calls.append("lookup \(describe(key))")
+    try fault("lookup")
+    guard var bytes = items[key] else { return nil }
+    return SecretBytes(consuming: &bytes)
+  }
+
+  func exists(_ key: SecretKey) throws -> Bool {
+    calls.append("exists \(describe(key))")
+    try fault("exists")
+    return items[key] != nil
+  }
+
+  func delete(_ key: SecretKey) throws {
+    calls.append("delete \(describe(key))")
+    try fault("delete")
+    items[key] = nil
+  }
+
+  func deleteAll(backend: String, account: String) throws {
+    calls.append("deleteAll \(account)@\(backend)")
+    try fault("deleteAll")
+    items = items.filter { !($0.key.backend == backend && $0.key.account == account) }
+  }
+
+  func deleteSettings(backend: String) throws {
+    calls.append("deleteSettings \(backend)")
+    try fault("deleteSettings")
+    items = items.filter { !($0.key.backend == backend && $0.key.account.isEmpty) }
+  }
+
+  func lock() throws -> String { "Fake" }
+
+  func report() throws -> SecretServiceReport {
+    SecretServiceReport(provider: "fake", providerProcessID: nil, collection: "Fake", collectionLocked: false)
+  }
+}
+
+func secret(_ text: String) -> SecretBytes {
+  var bytes = Array(text.utf8)
+  return SecretBytes(consuming: &bytes)
+}

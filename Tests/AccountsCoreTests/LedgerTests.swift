@@ -1,0 +1,212 @@
+import AccountsCore
+import Foundation
+import Testing
+
+/// The ledger's rules (see Ledger.swift) against a fake Secret Service whose faults the tests
+/// choose; the end-to-end LedgerTests run the races, disks and kills against a real keyring.
+@Suite struct LedgerRuleTests {
+  let now = Timestamp(secondsSince1970: 1_800_000_000)
+  let alice = AccountID(user: "alice", backend: "corp")
+  let bob = AccountID(user: "bob", backend: "corp")
+
+  func ledger(_ tree: TemporaryTree, _ store: FakeSecretStore) -> Ledger {
+    Ledger(index: IndexStore(paths: tree.paths), config: ConfigStore(paths: tree.paths), secrets: { store })
+  }
+
+  /// The next write of `path` fails: a directory stands where its temporary file goes.
+  func breakWrites(of path: String) {
+    mkdir(path + ".tmp", 0o700)
+  }
+
+  func book(_ tree: TemporaryTree) throws -> AccountBook { try IndexStore(paths: tree.paths).load() }
+
+  @Test func aRememberedAddRecordsItsIntentThenStoresThenClaims() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    var seenDuringStore: AccountBook?
+    store.duringStore = { seenDuringStore = try? IndexStore(paths: tree.paths).load() }
+    try ledger(tree, store).add(Account(id: alice, addedAt: now), password: secret("pw1"))
+    #expect(seenDuringStore?[alice] == nil, "not claimed before the keyring has it")
+    #expect(seenDuringStore?.unsettled == [alice], "the intent is on disk before the keyring changes")
+    #expect(try book(tree)[alice]?.remembered == true)
+    #expect(try book(tree).unsettled == [])
+    #expect(store.text(SecretKey(alice, .password)) == "pw1")
+  }
+
+  @Test func anAddWithoutAPasswordNeverTouchesTheKeyring() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    try ledger(tree, store).add(Account(id: alice, addedAt: now), password: nil)
+    #expect(store.calls == [])
+    #expect(try book(tree)[alice]?.remembered == false)
+  }
+
+  @Test func anAddWhoseClaimCannotBeWrittenTakesThePasswordBack() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    store.duringStore = { breakWrites(of: tree.paths.index) }
+    #expect(throws: FileError.self) {
+      try ledger(tree, store).add(Account(id: alice, addedAt: now), password: secret("pw1"))
+    }
+    #expect(store.items.isEmpty, "the password went with the failed claim")
+    #expect(try book(tree)[alice] == nil)
+  }
+
+  @Test func aPasswdWhoseClaimCannotBeWrittenPutsTheOldPasswordBack() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    try ledger.add(Account(id: alice, addedAt: now), password: secret("pw1"))
+    try ledger.add(Account(id: bob, addedAt: now), password: nil)
+    store.duringStore = { breakWrites(of: tree.paths.index) }
+    #expect(throws: FileError.self) { try ledger.replacePassword(of: alice, with: secret("pw2")) }
+    #expect(store.text(SecretKey(alice, .password)) == "pw1", "the replaced password is back")
+    rmdir(tree.paths.index + ".tmp")
+    #expect(throws: FileError.self) { try ledger.replacePassword(of: bob, with: secret("pw2")) }
+    #expect(store.items[SecretKey(bob, .password)] == nil, "bob had none: the new one is deleted")
+    #expect(try book(tree)[bob]?.remembered == false)
+  }
+
+  @Test func aStoreTheKeyringRefusesLeavesNothing() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    store.failNext["store"] = .failed(operation: "store", detail: "refused")
+    #expect(throws: SecretStoreError.failed(operation: "store", detail: "refused")) {
+      try ledger(tree, store).add(Account(id: alice, addedAt: now), password: secret("pw1"))
+    }
+    #expect(try book(tree)[alice] == nil)
+    #expect(try book(tree).unsettled == [], "the keyring answered: nothing can land later")
+    #expect(store.items.isEmpty)
+  }
+
+  @Test func aStoreThatTimedOutStaysUnsettledAndIsSweptByTheNextCommand() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    store.storeTimesOutButLands = true  // cancelled on our side, carried out by the provider
+    #expect(throws: SecretStoreError.self) {
+      try ledger.add(Account(id: alice, addedAt: now), password: secret("pw1"))
+    }
+    #expect(try book(tree)[alice] == nil)
+    #expect(try book(tree).unsettled == [alice], "a timed-out store may still land")
+    store.storeTimesOutButLands = false
+    try ledger.add(Account(id: bob, addedAt: now), password: secret("pw2"))
+    #expect(store.items[SecretKey(alice, .password)] == nil, "swept: alice is not saved")
+    #expect(try book(tree).unsettled == [])
+  }
+
+  @Test func settlingMakesTheIndexAgreeWithTheKeyring() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let carol = AccountID(user: "carol", backend: "corp")
+    let dave = AccountID(user: "dave", backend: "corp")
+    let gone = AccountID(user: "gone", backend: "corp")
+    try IndexStore(paths: tree.paths).update { book in
+      try book.add(Account(id: alice, remembered: true, addedAt: now))  // claims a password it lacks
+      try book.add(Account(id: bob, addedAt: now))  // has one it does not claim
+      try book.add(Account(id: carol, token: TokenRecord(expiresAt: nil), addedAt: now, session: ["userId": "3"]))
+      try book.add(Account(id: dave, addedAt: now))  // an unrecorded token
+      for id in [alice, bob, carol, dave, gone] { book.markUnsettled(id) }
+    }
+    store.items[SecretKey(bob, .password)] = Array("b".utf8)
+    store.items[SecretKey(dave, .token)] = Array("t".utf8)
+    store.items[SecretKey(gone, .password)] = Array("g".utf8)
+    store.items[SecretKey(gone, .token)] = Array("g".utf8)
+    let result = try ledger(tree, store).settle()
+    #expect(result.settled == 5 && result.left == 0)
+    let book = try book(tree)
+    #expect(book[alice]?.remembered == false)
+    #expect(book[bob]?.remembered == true)
+    #expect(book[carol]?.token == nil && book[carol]?.session == [:])
+    #expect(store.items[SecretKey(dave, .token)] == nil)
+    #expect(store.items.keys.filter { $0.account == "gone" }.isEmpty)
+    #expect(book.unsettled == [])
+  }
+
+  @Test func settlingStopsAtTheFirstKeyringFailureAndKeepsTheRest() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    try IndexStore(paths: tree.paths).update { book in
+      try book.add(Account(id: alice, remembered: true, addedAt: now))
+      book.markUnsettled(alice)
+      book.markUnsettled(bob)
+    }
+    store.failNext["exists"] = .locked(collection: "Login")
+    let result = try ledger(tree, store).settle()
+    #expect(result.settled == 0 && result.left == 2)
+    #expect(try book(tree)[alice]?.remembered == true, "unknown is not 'gone'")
+  }
+
+  @Test func removingKeepsAnAccountWhoseSecretsCannotBeDeleted() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    try ledger.add(Account(id: alice, addedAt: now), password: secret("pw1"))
+    store.failNext["deleteAll"] = .locked(collection: "Login")
+    let forgotten = try ledger.forget([alice])
+    #expect(forgotten.removed == [])
+    #expect(forgotten.failure as? SecretStoreError == .locked(collection: "Login"))
+    #expect(try book(tree)[alice]?.remembered == true)
+    #expect(try book(tree).unsettled == [])
+    #expect(store.text(SecretKey(alice, .password)) == "pw1")
+  }
+
+  @Test func removingAnAccountThatClaimsNoSecretSucceedsWithoutAKeyringAndSweepsLater() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    try ledger.add(Account(id: bob, addedAt: now), password: nil)
+    store.items[SecretKey(bob, .token)] = Array("left over".utf8)
+    store.failNext["deleteAll"] = .noSessionBus(detail: "gone")
+    #expect(try ledger.forget([bob]).removed == [bob])
+    #expect(try book(tree)[bob] == nil)
+    #expect(try book(tree).unsettled == [bob], "its leftovers are swept later")
+    try ledger.add(Account(id: alice, addedAt: now), password: secret("pw"))
+    #expect(store.items[SecretKey(bob, .token)] == nil)
+    #expect(try book(tree).unsettled == [])
+  }
+
+  @Test func forgettingStopsAtTheFirstKeyringFailure() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    let carol = AccountID(user: "carol", backend: "corp")
+    try ledger.add(Account(id: alice, addedAt: now), password: secret("a"))
+    try ledger.add(Account(id: bob, addedAt: now), password: secret("b"))
+    try ledger.add(Account(id: carol, addedAt: now), password: nil)
+    store.failNext["deleteAll"] = .locked(collection: "Login")
+    let forgotten = try ledger.forget([alice, bob, carol])
+    #expect(forgotten.removed == [carol], "claims nothing: forgotten anyway")
+    #expect(store.calls.filter { $0.hasPrefix("deleteAll") } == ["deleteAll alice@corp"], "one failure stops the sweep")
+    let book = try book(tree)
+    #expect(book[alice]?.remembered == true && book[bob]?.remembered == true)
+    #expect(book.unsettled == [carol])
+  }
+
+  @Test func aBackendsSecretsAreTakenBackWhenTheConfigCannotRecordThem() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    store.duringStore = { breakWrites(of: tree.paths.config) }
+    let corp = BackendConfig(name: "corp", adapter: "signed", secretSettings: ["private_key"])
+    #expect(throws: FileError.self) {
+      try ledger(tree, store).addBackend(corp, secretSettings: ["private_key": secret("key")])
+    }
+    #expect(store.items.isEmpty)
+    #expect(try ConfigStore(paths: tree.paths).load()["corp"] == nil)
+  }
+
+  @Test func aSecondBackendOfTheSameNameNeverTouchesTheFirstOnesSecrets() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    let corp = BackendConfig(name: "corp", adapter: "signed", secretSettings: ["private_key"])
+    try ledger.addBackend(corp, secretSettings: ["private_key": secret("first")])
+    #expect(throws: ConfigurationError.backendExists("corp")) {
+      try ledger.addBackend(corp, secretSettings: ["private_key": secret("second")])
+    }
+    #expect(store.text(.setting("private_key", backend: "corp")) == "first")
+    try ledger.removeBackend("corp")
+    #expect(store.items.isEmpty)
+    #expect(try ConfigStore(paths: tree.paths).load().backends.isEmpty)
+  }
+}
