@@ -1,34 +1,64 @@
 import AccountsCore
+import Glibc
 
 /// The whole command line tool: parses argv against the command table, runs the command, and
 /// turns any error into one line on stderr and the documented exit status.
 public enum AccountsCommandLine {
   public static let version = "0.1.0"
 
+  /// Runs `accounts` with the process's own argv, refusing arguments that are not UTF-8: read
+  /// as Swift strings they would turn into U+FFFD, and two different names into one account.
+  public static func main() -> Int32 {
+    StandardStreams.guardDescriptors()
+    var arguments: [String] = []
+    for index in 0..<Int(CommandLine.argc) {
+      guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+      let bytes = UnsafeBufferPointer(
+        start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
+      guard let text = String(validating: bytes, as: UTF8.self) else {
+        return report(CommandError.usage(
+          "argument \(index) is not valid UTF-8 text",
+          fix: "names, options and values must be UTF-8; check the encoding of your terminal or script"))
+      }
+      arguments.append(text)
+    }
+    return main(arguments)
+  }
+
   /// Runs `accounts` with `arguments` (argv, program name first) and returns the exit status.
   public static func main(_ arguments: [String]) -> Int32 {
+    StandardStreams.guardDescriptors()
     let parser = Parser(commands: CommandTable.all, defaultCommand: "list")
     var output: Output?
     do {
       switch try parser.parse(Array(arguments.dropFirst())) {
       case .version:
-        writeAll(1, Array("accounts \(version)\n".utf8))
+        try StandardStreams.writeToStandardOutput(Array("accounts \(version)\n".utf8))
       case .help(let path):
-        writeAll(1, Array(HelpRenderer.help(for: path, in: CommandTable.all).utf8))
+        try StandardStreams.writeToStandardOutput(Array(HelpRenderer.help(for: path, in: CommandTable.all).utf8))
       case .run(let invocation):
         let environment = try Environment.live()
         output = environment.output
         try invocation.path.command.handler!(invocation, environment)
-        environment.output.flush()
+        try environment.output.flush()
       }
       return ExitStatus.success.rawValue
     } catch {
-      output?.flush()  // data already produced goes out before the error
-      let reported = error as? UserFacingError
-      let line =
-        "accounts: " + (reported?.message ?? "\(error)") + (reported?.fix.map { "; \($0)" } ?? "")
-      writeAll(2, Array((line + "\n").utf8))
-      return (reported?.status ?? .failure).rawValue
+      // Data already produced goes out before the error; if it cannot, that is said too.
+      do throws(OutputError) {
+        try output?.flush()
+      } catch let failure {
+        _ = report(failure)
+      }
+      return report(error)
     }
+  }
+
+  /// Prints the one line for `error` on stderr and returns its exit status.
+  private static func report(_ error: Error) -> Int32 {
+    let reported = error as? UserFacingError
+    let line = "accounts: " + (reported?.message ?? "\(error)") + (reported?.fix.map { "; \($0)" } ?? "")
+    try? FileDescriptor.standardError.writeAll(Array((Names.printable(line, limit: .max) + "\n").utf8))
+    return (reported?.status ?? .failure).rawValue
   }
 }

@@ -3,13 +3,23 @@ import Glibc
 
 /// Data for stdout, collected and written at once (a 1,000-line list is one `write`), and
 /// messages for stderr, written at once. Bytes of secrets put into the buffer are wiped.
+///
+/// Scripts read stdout, so a write that fails (a full disk, a closed descriptor) is an error
+/// with exit status 1, never a silent success.
 final class Output {
   private var buffer: [UInt8] = []
   private var holdsSecret = false
 
-  /// Appends data for stdout.
+  /// Appends data for stdout, as is: JSON, completion candidates, scripts.
   func write(_ text: String) {
     buffer.append(contentsOf: text.utf8)
+  }
+
+  /// Appends text for people on stdout (tables, names), every line through the one sanitiser
+  /// so that nothing in it can act on the terminal.
+  func writeText(_ text: String) {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    write(lines.map { Names.printable(String($0), limit: .max) }.joined(separator: "\n"))
   }
 
   /// Appends a secret's bytes for stdout (`accounts password`); the buffer is wiped on flush.
@@ -19,8 +29,10 @@ final class Output {
   }
 
   /// Appends a secret as a JSON string literal for stdout, escaped byte by byte so that no
-  /// String copy of it is made. Bytes ≥ 0x80 pass through: the secret is UTF-8 text.
+  /// String copy of it is made. The caller has checked `secret.isUTF8Text`: other bytes cannot
+  /// be a JSON string.
   func writeQuotedJSON(_ secret: SecretBytes) {
+    precondition(secret.isUTF8Text, "only UTF-8 text is a JSON string")
     holdsSecret = true
     let hex: [UInt8] = Array("0123456789abcdef".utf8)
     buffer.append(34)
@@ -31,7 +43,7 @@ final class Output {
         case 10: buffer.append(contentsOf: [92, 110])
         case 13: buffer.append(contentsOf: [92, 114])
         case 9: buffer.append(contentsOf: [92, 116])
-        case 0..<32: buffer.append(contentsOf: [92, 117, 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+        case 0..<32, 127: buffer.append(contentsOf: [92, 117, 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
         default: buffer.append(byte)
         }
       }
@@ -39,35 +51,64 @@ final class Output {
     buffer.append(34)
   }
 
-  /// A line for the user on stderr, e.g. "saved alice@corp".
+  /// A line for the user on stderr, e.g. "saved alice@corp", through the sanitiser. A message
+  /// that cannot be written has nowhere else to go, so that failure is not reported.
   func message(_ text: String) {
-    writeAll(2, Array((text + "\n").utf8))
+    try? FileDescriptor.standardError.writeAll(Array((Names.printable(text, limit: .max) + "\n").utf8))
   }
 
-  /// Writes what was collected to stdout.
-  func flush() {
+  /// Writes what was collected to stdout; throws when it cannot.
+  func flush() throws(OutputError) {
     guard !buffer.isEmpty else { return }
-    writeAll(1, buffer)
-    if holdsSecret {
-      buffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
-      holdsSecret = false
+    defer {
+      if holdsSecret {
+        buffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
+        holdsSecret = false
+      }
+      buffer.removeAll()
     }
-    buffer.removeAll()
+    try StandardStreams.writeToStandardOutput(buffer)
   }
 }
 
-/// Writes every byte, retrying after signals and short writes. A closed pipe ends the process
-/// through SIGPIPE, as for any Unix filter.
-func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
-  bytes.withUnsafeBytes { raw in
-    var offset = 0
-    while offset < raw.count {
-      let written = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-      if written < 0 {
-        if errno == EINTR { continue }
-        return
+/// stdout could not take the data.
+struct OutputError: UserFacingError {
+  let errno: Int32
+
+  var status: ExitStatus { .failure }
+  var message: String {
+    errno == EBADF ? "cannot write to stdout: it is closed" : "cannot write to stdout: \(describeErrno(errno))"
+  }
+  var fix: String? {
+    errno == ENOSPC ? "free some space where stdout goes, or send it elsewhere" : "send stdout somewhere writable"
+  }
+}
+
+/// The three standard descriptors, checked once at start.
+enum StandardStreams {
+  /// True when the process started with stdout closed: its data has nowhere to go.
+  nonisolated(unsafe) private(set) static var outputWasClosed = false
+
+  /// Opens /dev/null on any of 0, 1, 2 that is closed, so that no file accounts opens later
+  /// (the index, its lock) gets one of those numbers and receives output meant for a terminal.
+  /// Remembers a closed stdout, so that data written to it is an error, not lost in silence.
+  static func guardDescriptors() {
+    for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
+      if descriptor == 1 { outputWasClosed = true }
+      let null = open("/dev/null", O_RDWR)
+      if null >= 0, null != descriptor {
+        dup2(null, descriptor)
+        close(null)
       }
-      offset += written
+    }
+  }
+
+  static func writeToStandardOutput(_ bytes: [UInt8]) throws(OutputError) {
+    guard !outputWasClosed else { throw OutputError(errno: EBADF) }
+    do {
+      try FileDescriptor.standardOutput.writeAll(bytes)
+    } catch {
+      throw OutputError(errno: error.code)
     }
   }
 }

@@ -13,18 +13,23 @@ struct Terminal {
     Terminal(canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1)
   }
 
-  /// Reads a secret from stdin: one line, without its line ending; at most 64 KiB.
+  /// Reads a secret from stdin: one line, without its line ending; at most 64 KiB of UTF-8
+  /// text.
   func readSecretFromStandardInput(what: String) throws(CommandError) -> SecretBytes {
+    let limit = 65536
     var bytes: [UInt8] = []
     defer { wipe(&bytes) }
-    let limit = 65536
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    defer { wipe(&chunk) }
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+    defer {
+      explicit_bzero(chunk.baseAddress!, chunk.count)
+      chunk.deallocate()
+    }
     while bytes.count <= limit {
-      let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw CommandError(.failure, "cannot read the \(what) from stdin: \(String(cString: strerror(errno)))")
+      let count: Int
+      do {
+        count = try FileDescriptor.standardInput.read(into: chunk)
+      } catch {
+        throw CommandError(.failure, "cannot read the \(what) from stdin: \(error)")
       }
       if count == 0 { break }
       bytes.append(contentsOf: chunk[0..<count])
@@ -35,10 +40,23 @@ struct Terminal {
     guard !bytes.isEmpty else {
       throw .usage("no \(what) on stdin", fix: "pipe it in, e.g. printf '%s\\n' \"$PASSWORD\" | accounts ...")
     }
-    guard !bytes.contains(10), !bytes.contains(13), !bytes.contains(0) else {
-      throw .usage("the \(what) on stdin must be a single line")
+    guard !bytes.contains(10), !bytes.contains(13) else {
+      throw .usage("the \(what) on stdin must be a single line", fix: "give one line, ended by a newline")
     }
+    try Self.checkSecretText(bytes, what: what)
     return SecretBytes(consuming: &bytes)
+  }
+
+  /// A secret is UTF-8 text without NUL bytes: the Secret Service stores text, JSON carries
+  /// text, and C hands it on up to the first NUL.
+  static func checkSecretText(_ bytes: [UInt8], what: String) throws(CommandError) {
+    guard !bytes.contains(0) else {
+      throw .usage("the \(what) contains a NUL byte, which no password can hold", fix: "check what you piped in")
+    }
+    guard String(validating: bytes, as: UTF8.self) != nil else {
+      throw .usage(
+        "the \(what) is not UTF-8 text", fix: "give it as UTF-8 (check the encoding of your terminal or file)")
+    }
   }
 
   /// Asks for a secret on the terminal without echoing it. Ctrl-C restores the echo.
@@ -50,11 +68,11 @@ struct Terminal {
     guard canPrompt else {
       throw .usage("no terminal to ask for the \(what)", fix: "pipe it in with \(stdinOption)")
     }
-    let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-    guard tty >= 0 else {
+    guard let terminal = try? FileDescriptor.open("/dev/tty", O_RDWR | O_NOCTTY) else {
       throw .usage("cannot open the terminal to ask for the \(what)", fix: "use \(stdinOption)")
     }
-    defer { close(tty) }
+    defer { terminal.close() }
+    let tty = terminal.rawValue
     var saved = termios()
     let hasAttributes = tcgetattr(tty, &saved) == 0
     if hasAttributes {
@@ -71,32 +89,33 @@ struct Terminal {
       }
     }
     // The prompt only once echo is off, so nothing typed after it can be echoed.
-    writeAll(tty, Array(prompt.utf8))
+    try? terminal.writeAll(Array(prompt.utf8))
     var bytes: [UInt8] = []
     defer { wipe(&bytes) }
     var byte: UInt8 = 0
     while bytes.count < 65536 {
-      let count = read(tty, &byte, 1)
-      if count < 0, errno == EINTR { continue }
-      if count <= 0 || byte == 10 { break }
+      let count = (try? withUnsafeMutableBytes(of: &byte) { try terminal.read(into: $0) }) ?? 0
+      if count == 0 || byte == 10 { break }
       bytes.append(byte)
     }
     byte = 0
     if bytes.last == 13 { bytes.removeLast() }
     guard !bytes.isEmpty else { throw .usage("no \(what) given") }
+    try Self.checkSecretText(bytes, what: what)
     return SecretBytes(consuming: &bytes)
   }
 
   /// Asks a yes/no question on the terminal; anything but y/yes is no.
   func confirm(_ question: String) -> Bool {
     guard canPrompt else { return false }
-    let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-    guard tty >= 0 else { return false }
-    defer { close(tty) }
-    writeAll(tty, Array("\(question) [y/N] ".utf8))
+    guard let terminal = try? FileDescriptor.open("/dev/tty", O_RDWR | O_NOCTTY) else { return false }
+    defer { terminal.close() }
+    try? terminal.writeAll(Array("\(question) [y/N] ".utf8))
     var answer: [UInt8] = []
     var byte: UInt8 = 0
-    while answer.count < 64, read(tty, &byte, 1) == 1, byte != 10 { answer.append(byte) }
+    while answer.count < 64, (try? withUnsafeMutableBytes(of: &byte) { try terminal.read(into: $0) }) == 1, byte != 10 {
+      answer.append(byte)
+    }
     let text = String(decoding: answer, as: UTF8.self).lowercased()
     return text == "y" || text == "yes"
   }

@@ -52,6 +52,11 @@ public final class SecretBytes: @unchecked Sendable {
     return try body(copy.baseAddress!.assumingMemoryBound(to: CChar.self))
   }
 
+  /// Whether the bytes are UTF-8 text (a JSON string can carry them).
+  public var isUTF8Text: Bool {
+    withUnsafeBytes { String(validating: $0.bindMemory(to: UInt8.self), as: UTF8.self) != nil }
+  }
+
   /// Compares in time independent of where the first difference is.
   public func isEqual(to other: SecretBytes) -> Bool {
     guard count == other.count else { return false }

@@ -1,4 +1,4 @@
 import AccountsCLI
 import Glibc
 
-exit(AccountsCommandLine.main(CommandLine.arguments))
+exit(AccountsCommandLine.main())

@@ -17,10 +17,13 @@ enum GenerateCommand {
     for file in try GeneratedFiles.all(root: root) {
       let path = "\(root)/\(file.path)"
       // Shipped files, not private data: 0644, written in place.
-      let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-      guard descriptor >= 0 else { throw FileError.unwritable(path: path, errno: errno) }
-      writeAll(descriptor, Array(file.contents.utf8))
-      close(descriptor)
+      do {
+        let descriptor = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
+        defer { descriptor.close() }
+        try descriptor.writeAll(Array(file.contents.utf8))
+      } catch {
+        throw FileError.unwritable(path: path, errno: error.code)
+      }
       environment.output.message("wrote \(file.path)")
     }
   }

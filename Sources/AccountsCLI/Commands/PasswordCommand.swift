@@ -31,6 +31,11 @@ enum PasswordCommand {
         fix: "store it again with `accounts passwd \(name)`")
     }
     if invocation.json {
+      guard password.isUTF8Text else {
+        throw CommandError(
+          .failure, "the password of \(id) is not UTF-8 text, so it cannot be printed as JSON",
+          fix: "print it without --json")
+      }
       environment.output.write("{\n  \"account\": ")
       environment.output.write(JSON.serialize(.string(id.description), pretty: false))
       environment.output.write(",\n  \"password\": ")

@@ -10,7 +10,14 @@ enum GeneratedFiles {
   /// The files, for the package at `root` (the adapter manual embeds a file from it).
   static func all(root: String) throws -> [(path: String, contents: String)] {
     let path = "\(root)/\(examplePath)"
-    guard let example = try DocumentFile(path: path).read() else { throw FileError.unreadable(path: path, errno: ENOENT) }
+    let example: [UInt8]
+    do {
+      let descriptor = try FileDescriptor.open(path, O_RDONLY)
+      defer { descriptor.close() }
+      example = try descriptor.readAll(limit: 1 << 20) ?? []
+    } catch {
+      throw FileError.unreadable(path: path, errno: error.code)
+    }
     return [
       ("completions/accounts.bash", CompletionScripts.script(for: "bash")!),
       ("completions/_accounts", CompletionScripts.script(for: "zsh")!),
