@@ -53,9 +53,11 @@ func counted(_ count: Int, _ noun: String) -> String {
   "\(count) \(noun)\(count == 1 ? "" : "s")"
 }
 
-/// Plain columns separated by two spaces; the last column is not padded.
+/// Plain columns separated by two spaces; the last column is not padded. Every cell goes
+/// through the one sanitiser first: cells hold names and settings from files people edit.
 enum TextTable {
   static func render(_ rows: [[String]]) -> String {
+    let rows = rows.map { $0.map { Names.printable($0, limit: .max) } }
     guard let columns = rows.first?.count else { return "" }
     var widths = [Int](repeating: 0, count: columns)
     for row in rows {

@@ -10,6 +10,7 @@ public struct BackendSettingsCheck: Sendable {
     case secretGivenInClear(name: String)
     case missing(name: String, label: String)
     case missingSecret(name: String, label: String)
+    case invalidValue(name: String, reason: String)
 
     public var description: String {
       switch self {
@@ -20,6 +21,7 @@ public struct BackendSettingsCheck: Sendable {
         "'\(name)' is a secret setting: it is asked for without echo (or read with --secret-stdin \(name)) and kept in the keyring, never given with --set"
       case .missing(let name, let label): "setting \(name) is required (\(label))"
       case .missingSecret(let name, let label): "secret setting \(name) is required (\(label))"
+      case .invalidValue(let name, let reason): "\(name) \(reason)"
       }
     }
   }
@@ -35,6 +37,9 @@ public struct BackendSettingsCheck: Sendable {
       }
       if setting.isSecret, settings[name] != nil { problems.append(.secretGivenInClear(name: name)) }
     }
+    if let url = settings["base_url"], let reason = BaseURL.problem(url) {
+      problems.append(.invalidValue(name: "base_url", reason: reason))
+    }
     for setting in adapter.settings where !setting.isOptional {
       if setting.isSecret, !secretNames.contains(setting.name) {
         problems.append(.missingSecret(name: setting.name, label: setting.label))
@@ -48,5 +53,47 @@ public struct BackendSettingsCheck: Sendable {
   /// The secret settings to ask for: every required one, and the optional ones `wanted`.
   public func secretsToAsk(wanted: [String]) -> [AdapterSetting] {
     adapter.settings.filter { $0.isSecret && (!$0.isOptional || wanted.contains($0.name)) }
+  }
+}
+
+/// The checks every `base_url` passes, whatever the adapter: an absolute http(s) URL to a host,
+/// without credentials (they would sit in config.json in the clear), with a valid port, and
+/// without a query or fragment (adapters append paths to it).
+public enum BaseURL {
+  /// Why `url` cannot be a base URL, or nil when it can.
+  public static func problem(_ url: String) -> String? {
+    guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || Names.isUnsafeForTerminal($0) }) else {
+      return "must not contain spaces or control characters"
+    }
+    let lower = url.lowercased()
+    let scheme = lower.hasPrefix("https://") ? "https://" : lower.hasPrefix("http://") ? "http://" : nil
+    guard let scheme else { return "must start with https:// or http://" }
+    let rest = url.dropFirst(scheme.count)
+    let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    if authority.contains("@") {
+      return "must not hold a user name or password (USER:PASSWORD@HOST); accounts keeps passwords in the keyring"
+    }
+    if rest.contains("?") || rest.contains("#") { return "must not have a query (?...) or a fragment (#...)" }
+    var host = authority[...]
+    var port: Substring?
+    if host.hasPrefix("[") {  // [IPv6]:port
+      guard let close = host.firstIndex(of: "]") else { return "has an unterminated [IPv6] address" }
+      let after = host[host.index(after: close)...]
+      host = host[...close]
+      if !after.isEmpty {
+        guard after.hasPrefix(":") else { return "has text after its [IPv6] address" }
+        port = after.dropFirst()
+      }
+    } else if let colon = host.lastIndex(of: ":") {
+      port = host[host.index(after: colon)...]
+      host = host[..<colon]
+    }
+    guard host.count > (host.hasPrefix("[") ? 2 : 0) else { return "has no host" }
+    if let port {
+      guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
+        let number = Int(port), (1...65535).contains(number)
+      else { return "has an invalid port '\(Names.printable(String(port), limit: 20))' (1 to 65535)" }
+    }
+    return nil
   }
 }

@@ -3,10 +3,30 @@ import Glibc
 /// A point in time with one-second resolution, written as ISO-8601 UTC ("2026-11-22T07:00:00Z").
 /// Foundation's Date would do, but the `list` path must not load Foundation (see bench/list).
 public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible {
-  public var secondsSince1970: Int64
+  public private(set) var secondsSince1970: Int64
 
+  /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the times ISO-8601's four-digit years can
+  /// write. Every timestamp lies between them, so every one that is written reads back.
+  public static let earliest = Timestamp(clamping: -62_167_219_200)
+  public static let latest = Timestamp(clamping: 253_402_300_799)
+
+  /// The time `secondsSince1970` seconds after the epoch, clamped to `earliest...latest`.
   public init(secondsSince1970: Int64) {
-    self.secondsSince1970 = secondsSince1970
+    self.secondsSince1970 = min(max(secondsSince1970, -62_167_219_200), 253_402_300_799)
+  }
+
+  private init(clamping seconds: Int64) {
+    secondsSince1970 = seconds
+  }
+
+  /// The longest token lifetime accounts believes: ten years. A backend that says a token
+  /// lives for a billion years gets ten (and the index never holds a time it cannot read).
+  public static let longestLifetime: Int64 = 10 * 366 * 86_400
+
+  /// A token lifetime a backend gave, in seconds, bounded by `longestLifetime`; nil when it
+  /// gave none (0) or nonsense (negative).
+  public static func lifetime(_ seconds: Int64) -> Int64? {
+    seconds > 0 ? min(seconds, longestLifetime) : nil
   }
 
   /// The current wall-clock time.

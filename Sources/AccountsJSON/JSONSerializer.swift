@@ -89,6 +89,16 @@ struct JSONSerializer {
         case 0x08: escape = "\\b"
         case 0x0C: escape = "\\f"
         case ..<0x20: escape = nil
+        case 0xC2 where position + 1 < utf8.count && (0x80...0x9F).contains(utf8[position + 1]):
+          // C1 controls (U+0080 to U+009F): some terminals act on them (U+009B starts an escape
+          // sequence), so they are escaped like the C0 ones.
+          output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+          append("\\u00")
+          output.append(Self.lowercaseHexDigit(utf8[position + 1] >> 4))
+          output.append(Self.lowercaseHexDigit(utf8[position + 1] & 0xF))
+          position += 2
+          runStart = position
+          continue
         case 0xE2
         where position + 2 < utf8.count && utf8[position + 1] == 0x80
           && (utf8[position + 2] == 0xA8 || utf8[position + 2] == 0xA9):

@@ -162,6 +162,21 @@ import Testing
 }
 
 @Suite struct TimestampTests {
+  /// A backend's absurd lifetime must never produce a time the index cannot read back.
+  @Test func everyTimeThatIsWrittenReadsBack() throws {
+    for seconds: Int64 in [.max, .min, 253_402_300_800, -62_167_219_201, 6_917_529_027_641_081_855] {
+      let time = Timestamp(secondsSince1970: seconds)
+      #expect(Timestamp(iso8601: time.iso8601) == time, "\(seconds) wrote \(time.iso8601)")
+    }
+    #expect(Timestamp(secondsSince1970: .max).iso8601 == "9999-12-31T23:59:59Z")
+    #expect(Timestamp(secondsSince1970: .min).iso8601 == "0000-01-01T00:00:00Z")
+    let now = Timestamp(secondsSince1970: 1_800_000_000)
+    #expect(now.adding(seconds: .max) == Timestamp.latest)
+    #expect(Timestamp.lifetime(6_917_529_027_641_081_855) == Timestamp.longestLifetime && Timestamp.longestLifetime == 316_224_000)
+    #expect(Timestamp.lifetime(3600) == 3600)
+    #expect(Timestamp.lifetime(0) == nil && Timestamp.lifetime(-5) == nil)
+  }
+
   @Test func formatsAndParsesISO8601() throws {
     let time = Timestamp(secondsSince1970: 1_512_826_779)
     #expect(time.iso8601 == "2017-12-09T13:39:39Z")

@@ -15,22 +15,49 @@ import Testing
 
   @Test func completeSettingsHaveNoProblems() {
     let check = BackendSettingsCheck(adapter: signed)
-    #expect(check.problems(settings: ["base_url": "u", "app_id": "a"], secretNames: ["private_key"]).isEmpty)
+    #expect(check.problems(settings: ["base_url": "https://u.example", "app_id": "a"], secretNames: ["private_key"]).isEmpty)
   }
 
   @Test func unknownSettingsAreNamedWithSuggestions() {
     let problems = BackendSettingsCheck(adapter: signed)
-      .problems(settings: ["base_url": "u", "app_idd": "a"], secretNames: ["private_key"])
+      .problems(settings: ["base_url": "https://u.example", "app_idd": "a"], secretNames: ["private_key"])
     #expect(problems == [.unknown(name: "app_idd", suggestions: ["app_id"]), .missing(name: "app_id", label: "App id")])
     #expect(problems[0].description == "adapter has no setting 'app_idd'; did you mean 'app_id'?")
   }
 
   @Test func secretsGivenInClearAndMissingSecretsAreProblems() {
     let problems = BackendSettingsCheck(adapter: signed)
-      .problems(settings: ["base_url": "u", "app_id": "a", "private_key": "leaked"], secretNames: [])
+      .problems(settings: ["base_url": "https://u.example", "app_id": "a", "private_key": "leaked"], secretNames: [])
     #expect(problems.contains(.secretGivenInClear(name: "private_key")))
     #expect(problems.contains(.missingSecret(name: "private_key", label: "Signing key")))
-    #expect(!problems.description.contains("leaked"))
+    // What the user reads names the setting, never its value.
+    for problem in problems where problem == .secretGivenInClear(name: "private_key") {
+      #expect(problem.description.hasPrefix("'private_key' is a secret setting: it is asked for without echo"))
+      #expect(!problem.description.contains("leaked"))
+    }
+  }
+
+  @Test func baseURLsWithCredentialsBadPortsOrNoHostAreRefused() {
+    let check = BackendSettingsCheck(adapter: signed)
+    func problem(_ url: String) -> String? {
+      check.problems(settings: ["base_url": url, "app_id": "a"], secretNames: ["private_key"]).first?.description
+    }
+    for good in ["https://api.corp.example", "http://127.0.0.1:8080/api", "https://[::1]:443/x", "HTTPS://Host.Example:1/",
+                 "https://h:65535"] {
+      #expect(problem(good) == nil, "\(good)")
+    }
+    #expect(problem("https://alice:hunter2@api.corp.example")?.hasPrefix("base_url must not hold a user name or password") == true)
+    #expect(problem("https://token@api.corp.example/x")?.hasPrefix("base_url must not hold a user name or password") == true)
+    #expect(problem("https://api.corp.example:0") == "base_url has an invalid port '0' (1 to 65535)")
+    #expect(problem("https://api.corp.example:65536") == "base_url has an invalid port '65536' (1 to 65535)")
+    #expect(problem("https://api.corp.example:8o8o") == "base_url has an invalid port '8o8o' (1 to 65535)")
+    #expect(problem("https://api.corp.example:") == "base_url has an invalid port '' (1 to 65535)")
+    #expect(problem("https://:8080/x") == "base_url has no host")
+    #expect(problem("ftp://files.example") == "base_url must start with https:// or http://")
+    #expect(problem("file:///etc/passwd") == "base_url must start with https:// or http://")
+    #expect(problem("https://a.example/x?tenant=1") == "base_url must not have a query (?...) or a fragment (#...)")
+    #expect(problem("https://a.example/\u{1B}[31m") == "base_url must not contain spaces or control characters")
+    #expect(problem("https://a.example/x y") == "base_url must not contain spaces or control characters")
   }
 
   @Test func requiredSecretsAreAskedAndOptionalOnesOnlyWhenWanted() {

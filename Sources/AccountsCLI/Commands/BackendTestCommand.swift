@@ -53,7 +53,8 @@ enum BackendTestCommand {
         adapter: backend.adapter, backend: backend.name, operation: .logout, settings: backend.settings,
         user: userName, sessionValues: success.sessionValues, timeout: timeout),
       secrets: AdapterSecrets(token: token, settings: secrets), in: searchPath)
-    let expiresAt = success.expiresIn > 0 ? environment.now().adding(seconds: success.expiresIn) : nil
+    let lifetime = Timestamp.lifetime(success.expiresIn)
+    let expiresAt = lifetime.map { environment.now().adding(seconds: $0) }
 
     if invocation.json {
       environment.output.writeJSON(.object([
@@ -61,7 +62,7 @@ enum BackendTestCommand {
         "user": .string(userName),
         "outcome": .string("ok"),
         "token": .bool(token != nil),
-        "expires_in": success.expiresIn > 0 ? .number(JSONNumber(success.expiresIn)) : .null,
+        "expires_in": lifetime.map { .number(JSONNumber($0)) } ?? .null,
         "expires_at": expiresAt.map { .string($0.iso8601) } ?? .null,
         "session_values": .object(sessionValues(success)),
         "logout": .string(logout.name),
@@ -72,8 +73,8 @@ enum BackendTestCommand {
     if !values.isEmpty { report += " (\(values.joined(separator: ", ")))" }
     if token == nil {
       report += "; no token came back"
-    } else if let expiresAt {
-      report += "; the token is valid for \(Duration.text(seconds: success.expiresIn)) (until \(LocalTime.format(expiresAt)))"
+    } else if let lifetime, let expiresAt {
+      report += "; the token is valid for \(Duration.text(seconds: lifetime)) (until \(LocalTime.format(expiresAt)))"
     } else {
       report += "; the token's lifetime is unknown"
     }

@@ -22,7 +22,7 @@ enum CurrentCommand {
     if invocation.json {
       environment.output.writeJSON(AccountPresentation.json(account, in: book, now: environment.now()))
     } else {
-      environment.output.write("\(id)\n")
+      environment.output.writeText("\(id)\n")
     }
   }
 }

@@ -9,8 +9,9 @@ enum DoctorCommand {
     summary: "check the keyring, the index, the config and the adapters",
     discussion: """
       Checks that the Secret Service is reachable and which program provides it, whether the \
-      keyring collection is locked, that the index and config files are readable, well formed \
-      and private (0600 in 0700 directories), that every adapter file is safe to load and \
+      keyring collection is locked, that the index and config files are readable, well formed, \
+      yours (it shows their owner) and private (0600 in 0700 directories), whether a command \
+      was interrupted between the keyring and the index, that every adapter file is safe to load and \
       every backend's adapter loads and has its settings. Prints one line per check, with the \
       fix for each problem; exits with the status of the first problem (7 for the keyring, 1 \
       for files and settings, 9 for adapters), 0 when all is well.
@@ -50,10 +51,10 @@ enum DoctorCommand {
       let width = findings.map(\.check.count).max() ?? 0
       for finding in findings {
         let padding = String(repeating: " ", count: width - finding.check.count)
-        environment.output.write(
+        environment.output.writeText(
           "\(finding.ok ? "ok  " : "FAIL")  \(finding.check)\(padding)  \(finding.detail)\n")
         if let fix = finding.fix {
-          environment.output.write("      \(String(repeating: " ", count: width))  fix: \(fix)\n")
+          environment.output.writeText("      \(String(repeating: " ", count: width))  fix: \(fix)\n")
         }
       }
     }
@@ -74,7 +75,9 @@ enum DoctorCommand {
       if stat(path, &status) != 0 {
         findings.append(Finding(check: check, ok: true, detail: "\(path) (not created yet)"))
       } else {
-        findings.append(Finding(check: check, ok: true, detail: "\(path): \(summary)"))
+        findings.append(Finding(
+          check: check, ok: true,
+          detail: "\(path): \(summary); owned by \(ownerName(status.st_uid)), mode \(octalMode(status.st_mode))"))
         findings += privacyFindings(check, path, status)
       }
     } catch let error as UserFacingError {
@@ -83,6 +86,12 @@ enum DoctorCommand {
       findings.append(Finding(check: check, ok: false, detail: "\(error)", status: .failure))
     }
     return findings
+  }
+
+  /// "alice (uid 1000)", or the number alone when no user has it.
+  static func ownerName(_ uid: uid_t) -> String {
+    guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+    return "\(String(cString: name)) (uid \(uid))"
   }
 
   private static func privacyFindings(_ check: String, _ path: String, _ file: stat) -> [Finding] {
