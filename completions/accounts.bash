@@ -2,6 +2,10 @@
 # Generated from the command table by `accounts completion bash`; do not edit.
 # Load it with `source <(accounts completion bash)`, or install it as
 # /usr/share/bash-completion/completions/accounts (`make install` does).
+#
+# Candidates are matched as plain text and reach COMPREPLY as literal words: nothing here
+# passes a name, or a word on the command line, through compgen -W, eval or an unquoted
+# expansion, which would run $(...) and backquotes and expand globs once more.
 
 # The command path a word leads to from a command path; nothing for an unknown word.
 _accounts_next() {
@@ -36,82 +40,82 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands='list add remove password passwd current clear backend adapters doctor lock completion help'
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='' ;;
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'list')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'add')
-      _accounts_subcommands=''
-      _accounts_options='--remember --password-stdin --json --backend --help -h --version'
-      _accounts_arguments='none' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--remember' '--password-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('none') ;;
     'remove')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='account' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
     'password')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='account' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
     'passwd')
-      _accounts_subcommands=''
-      _accounts_options='--password-stdin --json --backend --help -h --version'
-      _accounts_arguments='account' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--password-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
     'current')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'clear')
-      _accounts_subcommands=''
-      _accounts_options='--yes -y --json --backend --help -h --version'
-      _accounts_arguments='' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--yes' '-y' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'backend')
-      _accounts_subcommands='add list show test remove'
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='' ;;
+      _accounts_subcommands=('add' 'list' 'show' 'test' 'remove')
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'backend add')
-      _accounts_subcommands=''
-      _accounts_options='--adapter --set --secret-stdin --secret --json --backend --help -h --version'
-      _accounts_arguments='none' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--adapter' '--set' '--secret-stdin' '--secret' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('none') ;;
     'backend list')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'backend show')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='backend' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('backend') ;;
     'backend test')
-      _accounts_subcommands=''
-      _accounts_options='--password-stdin --json --backend --help -h --version'
-      _accounts_arguments='backend none' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--password-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('backend' 'none') ;;
     'backend remove')
-      _accounts_subcommands=''
-      _accounts_options='--force --json --backend --help -h --version'
-      _accounts_arguments='backend' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--force' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('backend') ;;
     'adapters')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='adapter' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('adapter') ;;
     'doctor')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'lock')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'completion')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='shell' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('shell') ;;
     'help')
-      _accounts_subcommands=''
-      _accounts_options='--json --backend --help -h --version'
-      _accounts_arguments='command...' ;;
-  *) _accounts_subcommands='' _accounts_options='' _accounts_arguments='' ;;
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('command...') ;;
+  *) _accounts_subcommands=() _accounts_options=() _accounts_arguments=() ;;
   esac
 }
 
@@ -127,69 +131,137 @@ _accounts_option_kind() {
   esac
 }
 
-# Candidates of a kind ($1) for the current word ($2), asking the accounts being completed ($3)
-# with the --backend typed so far ($4). Names come from the index and config only.
+# Appends to COMPREPLY every word after the first that starts with the first. The quotes
+# make "$cur" a literal prefix, never a pattern.
+_accounts_offer() {
+  local cur=$1 candidate
+  shift
+  for candidate in "$@"; do
+    [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
+  done
+}
+
+# Succeeds when $1 could be a saved name (see NAMES in `man accounts`): not empty, not
+# starting with '-', no control character, and every ASCII character in it a letter, a
+# digit or one of . _ - @ +. Letters of other scripts pass. Anything else was not saved
+# by accounts (a damaged or planted file) and is dropped, not quoted: bash inserts
+# COMPREPLY as it is, so $(...), backquotes, globs, ~ or a blank in it would act when the
+# line runs, and a quoted form (printf %q) would no longer start with what was typed.
+_accounts_is_name() {
+  local rest=${1//[[:alnum:]._@+-]/}
+  [[ -n $1 && $1 != -* && $rest != *[[:ascii:][:cntrl:]]* ]]
+}
+
+# Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
+# being completed ($3) with the --backend typed so far ($4). Names come from the index and
+# config only. Each line printed is one candidate, read as text and never expanded.
 _accounts_candidates() {
-  local IFS=$'\n' word
+  local word candidate
+  local -a arguments
   case "$1" in
-    shell) word='' ; COMPREPLY=($(compgen -W $'bash\nzsh\nfish' -- "$2")) ; return ;;
+    shell) _accounts_offer "$2" bash zsh fish ; return ;;
     account) word=accounts ;;
     backend) word=backends ;;
     adapter) word=adapters ;;
     command) word=commands ;;
-    *) COMPREPLY=() ; return ;;
+    *) return ;;
   esac
-  # Two expansions: IFS is a newline here, so one would pass "--backend NAME" as one word.
-  COMPREPLY=($(compgen -W "$("$3" __complete "$word" ${4:+--backend} ${4:+"$4"} 2>/dev/null)" -- "$2"))
+  arguments=(__complete "$word")
+  [[ -n $4 ]] && arguments+=(--backend "$4")
+  while IFS= read -r candidate || [[ -n $candidate ]]; do
+    _accounts_is_name "$candidate" && _accounts_offer "$2" "$candidate"
+  done < <("$3" "${arguments[@]}" 2>/dev/null)
+}
+
+# Sets _accounts_words to the words up to the cursor as the user sees them. bash also
+# splits COMP_WORDS at every COMP_WORDBREAKS character (by default @ : = among others), so
+# alice@corp arrives as alice, @, corp: pieces with no blank between them in COMP_LINE
+# are joined again.
+_accounts_line_words() {
+  local line=$COMP_LINE piece i
+  if [[ -z ${COMP_LINE+set} ]]; then
+    _accounts_words=("${COMP_WORDS[@]:0:COMP_CWORD+1}")
+    return
+  fi
+  _accounts_words=()
+  for ((i = 0; i <= COMP_CWORD; i++)); do
+    piece=${COMP_WORDS[i]}
+    if ((i == 0)) || [[ $line == [[:space:]]* ]]; then
+      line=${line#"${line%%[![:space:]]*}"}
+      _accounts_words+=("$piece")
+    else
+      _accounts_words[${#_accounts_words[@]} - 1]+=$piece
+    fi
+    line=${line#"$piece"}
+  done
+}
+
+# readline replaces only the end of the current word ($1), from its last COMP_WORDBREAKS
+# character on: after a ':' or '=', but from the '@' or '$' itself, which bash keeps in
+# the word (its rl_special_prefixes). For alice@co that is "@co": cut "alice" from every
+# candidate.
+_accounts_cut_at_wordbreaks() {
+  local i
+  for ((i = ${#1}; i > 0; i--)); do
+    [[ $COMP_WORDBREAKS == *"${1:i-1:1}"* ]] && break
+  done
+  ((i > 0)) || return 0
+  [[ ${1:i-1:1} == [@\$] ]] && i=$((i - 1))
+  COMPREPLY=("${COMPREPLY[@]#"${1:0:i}"}")
 }
 
 _accounts() {
-  local cur=${COMP_WORDS[COMP_CWORD]} program=${COMP_WORDS[0]}
-  local path='' word next kind backend='' positional=0 arguments_only='' i
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    word=${COMP_WORDS[i]}
+  local -a _accounts_words _accounts_subcommands _accounts_options _accounts_arguments
+  _accounts_line_words
+  local cword=$((${#_accounts_words[@]} - 1))
+  local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
+  local command_path='' word next kind backend='' positional=0 arguments_only='' i
+  COMPREPLY=()
+  for ((i = 1; i < cword; i++)); do
+    word=${_accounts_words[i]}
     if [[ -z $arguments_only ]]; then
       case $word in
         --) arguments_only=1 ; continue ;;
+        --backend=*) backend=${word#--backend=} ; continue ;;
         --*=*) continue ;;
         -*)
           if _accounts_option_kind "$word" >/dev/null; then
-            ((i++))
-            [[ $word == --backend ]] && backend=${COMP_WORDS[i]}
+            i=$((i + 1))
+            [[ $word == --backend ]] && backend=${_accounts_words[i]}
           fi
           continue ;;
       esac
     fi
-    _accounts_spec "$path"
-    if [[ -n $_accounts_subcommands ]]; then
-      next=$(_accounts_next "$path" "$word")
+    _accounts_spec "$command_path"
+    if ((${#_accounts_subcommands[@]})); then
+      next=$(_accounts_next "$command_path" "$word")
       [[ -n $next ]] || return 0
-      path=$next
+      command_path=$next
     else
-      ((positional++))
+      positional=$((positional + 1))
     fi
   done
-  if [[ -z $arguments_only ]] && ((COMP_CWORD > 1)) &&
-    kind=$(_accounts_option_kind "${COMP_WORDS[COMP_CWORD - 1]}"); then
+  _accounts_spec "$command_path"
+  if [[ -z $arguments_only ]] && ((cword > 1)) &&
+    kind=$(_accounts_option_kind "${_accounts_words[cword - 1]}"); then
     _accounts_candidates "$kind" "$cur" "$program" "$backend"
-    return 0
-  fi
-  _accounts_spec "$path"
-  if [[ -z $arguments_only && $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$_accounts_options" -- "$cur"))
-  elif [[ -n $_accounts_subcommands ]]; then
-    COMPREPLY=($(compgen -W "$_accounts_subcommands" -- "$cur"))
+  elif [[ -z $arguments_only && $cur == -* ]]; then
+    _accounts_offer "$cur" "${_accounts_options[@]}"
+  elif ((${#_accounts_subcommands[@]})); then
+    _accounts_offer "$cur" "${_accounts_subcommands[@]}"
   else
-    local kinds=($_accounts_arguments)
-    if ((positional < ${#kinds[@]})); then
-      kind=${kinds[positional]}
-    elif ((${#kinds[@]} > 0)) && [[ ${kinds[${#kinds[@]} - 1]} == *... ]]; then
-      kind=${kinds[${#kinds[@]} - 1]}
+    if ((positional < ${#_accounts_arguments[@]})); then
+      kind=${_accounts_arguments[positional]}
+    elif ((${#_accounts_arguments[@]})) &&
+      [[ ${_accounts_arguments[${#_accounts_arguments[@]} - 1]} == *... ]]; then
+      kind=${_accounts_arguments[${#_accounts_arguments[@]} - 1]}
     else
       return 0
     fi
     _accounts_candidates "${kind%...}" "$cur" "$program" "$backend"
   fi
+  _accounts_cut_at_wordbreaks "$cur"
+  return 0
 }
 
 complete -F _accounts accounts

@@ -2,10 +2,13 @@
 # Generated from the command table by `accounts completion fish`; do not edit.
 # Install it as ~/.config/fish/completions/accounts.fish (`make install` puts it in
 # fish's vendor completions directory).
+#
+# Names are printed by `accounts __complete` one per line and offered as literal words;
+# nothing from a name or the command line is evaluated.
 
 # The command path a word leads to from a command path; nothing for an unknown word.
-function __accounts_next --argument-names path word
-    switch "$path:$word"
+function __accounts_next --argument-names command_path word
+    switch "$command_path:$word"
         case ':list'
             echo 'list'
         case ':ls'
@@ -53,6 +56,15 @@ function __accounts_next --argument-names path word
     end
 end
 
+# Succeeds for a command path that takes a subcommand.
+function __accounts_is_group --argument-names command_path
+    switch "$command_path"
+        case '' 'backend'
+            return 0
+    end
+    return 1
+end
+
 # The completion kind of an option's value; fails for options without a value.
 function __accounts_option_kind --argument-names option
     switch $option
@@ -71,51 +83,80 @@ function __accounts_option_kind --argument-names option
     end
 end
 
-# The command path typed so far, e.g. "backend add".
-function __accounts_path
+# Walks the words before the cursor: prints how many arguments follow the command, then
+# the command path (e.g. "backend add"). Fails at a word that is no command where a
+# command was expected.
+function __accounts_walk
     set -l words (commandline -opc)
     set -e words[1]
-    set -l path ''
+    set -l command_path ''
+    set -l positional 0
     set -l skip 0
+    set -l arguments_only 0
     for word in $words
         if test $skip -eq 1
             set skip 0
             continue
         end
-        switch $word
-            case '--*=*'
-                continue
-            case '-*'
-                if __accounts_option_kind $word >/dev/null
-                    set skip 1
-                end
-                continue
+        if test $arguments_only -eq 0
+            switch $word
+                case --
+                    set arguments_only 1
+                    continue
+                case '--*=*'
+                    continue
+                case '-*'
+                    if __accounts_option_kind $word >/dev/null
+                        set skip 1
+                    end
+                    continue
+            end
         end
-        set -l next (__accounts_next "$path" $word)
-        if test -z "$next"
-            break
+        if __accounts_is_group "$command_path"
+            set -l next (__accounts_next "$command_path" $word)
+            test -n "$next"; or return 1
+            set command_path $next
+        else
+            set positional (math $positional + 1)
         end
-        set path $next
     end
-    echo $path
+    printf '%s\n' $positional "$command_path"
 end
 
+# Succeeds when the cursor is on the command at the path given.
 function __accounts_at --argument-names expected
-    set -l path (__accounts_path)
-    test "$path" = "$expected"
+    set -l state (__accounts_walk); or return 1
+    test "$state[2]" = "$expected"
 end
 
-# Names of a kind from the accounts being completed, with the --backend typed so far.
-# They come from the index and config only.
+# Succeeds when the cursor is on argument INDEX (from 0) of the command at the path given;
+# with "variadic", on that argument or any after it.
+function __accounts_argument_at --argument-names expected index variadic
+    set -l state (__accounts_walk); or return 1
+    test "$state[2]" = "$expected"; or return 1
+    test $state[1] -eq $index; or begin
+        test -n "$variadic"; and test $state[1] -gt $index
+    end
+end
+
+# Names of a kind from the accounts being completed, with the --backend typed so far, one
+# per line. They come from the index and config only. Lines that could not be saved
+# names are dropped (see NAMES in `man accounts`): a leading '-', a control character, or
+# an ASCII character other than a letter, a digit or . _ - @ +.
 function __accounts_names --argument-names kind
     set -l words (commandline -opc)
-    set -l backend
-    for i in (seq (count $words))
-        if test "$words[$i]" = --backend; and test $i -lt (count $words)
-            set backend --backend $words[(math $i + 1)]
+    set -l arguments __complete $kind
+    for i in (seq 2 (count $words))
+        switch $words[$i]
+            case --backend
+                if test $i -lt (count $words)
+                    set arguments __complete $kind --backend $words[(math $i + 1)]
+                end
+            case '--backend=*'
+                set arguments __complete $kind --backend (string replace -r -- '^--backend=' '' $words[$i])
         end
     end
-    $words[1] __complete $kind $backend 2>/dev/null
+    $words[1] $arguments 2>/dev/null | string match -r -- '^(?!-)(?:[[:alnum:]._@+-]|[^\x00-\x7f\p{Cc}])+$'
 end
 
 complete -c accounts -f
@@ -134,10 +175,10 @@ complete -c accounts -n '__accounts_at '\'''\''' -a completion -d 'print the she
 complete -c accounts -n '__accounts_at '\'''\''' -a help -d 'show help for accounts or for one command'
 complete -c accounts -n '__accounts_at '\''add'\''' -l remember -d 'remember the password in the Secret Service (asked for without echo, or read with --password-stdin)'
 complete -c accounts -n '__accounts_at '\''add'\''' -l password-stdin -d 'read the password from stdin (one line) instead of asking'
-complete -c accounts -n '__accounts_at '\''remove'\''' -a '(__accounts_names accounts)'
-complete -c accounts -n '__accounts_at '\''password'\''' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_argument_at '\''remove'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_argument_at '\''password'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''passwd'\''' -l password-stdin -d 'read the password from stdin (one line) instead of asking'
-complete -c accounts -n '__accounts_at '\''passwd'\''' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_argument_at '\''passwd'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''clear'\''' -s y -l yes -d 'do not ask for confirmation'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a add -d 'add a backend'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a list -d 'list the backends'
@@ -148,14 +189,14 @@ complete -c accounts -n '__accounts_at '\''backend add'\''' -l adapter -x -a '(_
 complete -c accounts -n '__accounts_at '\''backend add'\''' -l set -x -d 'a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example'
 complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret-stdin -x -d 'read the secret setting NAME from stdin (one line) instead of asking for it'
 complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret -x -d 'also ask for the optional secret setting NAME (required ones are always asked for)'
-complete -c accounts -n '__accounts_at '\''backend show'\''' -a '(__accounts_names backends)'
+complete -c accounts -n '__accounts_argument_at '\''backend show'\'' 0' -a '(__accounts_names backends)'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l password-stdin -d 'read the password from stdin (one line) instead of asking'
-complete -c accounts -n '__accounts_at '\''backend test'\''' -a '(__accounts_names backends)'
+complete -c accounts -n '__accounts_argument_at '\''backend test'\'' 0' -a '(__accounts_names backends)'
 complete -c accounts -n '__accounts_at '\''backend remove'\''' -l force -d 'also forget the backend'\''s saved accounts and their secrets'
-complete -c accounts -n '__accounts_at '\''backend remove'\''' -a '(__accounts_names backends)'
-complete -c accounts -n '__accounts_at '\''adapters'\''' -a '(__accounts_names adapters)'
-complete -c accounts -n '__accounts_at '\''completion'\''' -a 'bash zsh fish'
-complete -c accounts -n '__accounts_at '\''help'\''' -a '(__accounts_names commands)'
+complete -c accounts -n '__accounts_argument_at '\''backend remove'\'' 0' -a '(__accounts_names backends)'
+complete -c accounts -n '__accounts_argument_at '\''adapters'\'' 0' -a '(__accounts_names adapters)'
+complete -c accounts -n '__accounts_argument_at '\''completion'\'' 0' -a 'bash zsh fish'
+complete -c accounts -n '__accounts_argument_at '\''help'\'' 0 variadic' -a '(__accounts_names commands)'
 complete -c accounts -l json -d 'print machine-readable JSON on stdout, with stable keys'
 complete -c accounts -l backend -x -a '(__accounts_names backends)' -d 'the backend that account names refer to (for USER without @BACKEND)'
 complete -c accounts -s h -l help -d 'show help for the command and exit'

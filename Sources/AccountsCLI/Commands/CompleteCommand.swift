@@ -2,6 +2,8 @@ import AccountsCore
 
 /// `accounts __complete KIND`: the names the completion scripts offer, one per line. Reads only
 /// the index and the config: never D-Bus, never the network (see bench/list for its speed).
+/// Account and backend names that break the naming rules (a damaged or hand-edited file) are
+/// left out, so a shell never sees them; the scripts drop such lines too.
 enum CompleteCommand {
   static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters or commands")
 
@@ -18,9 +20,10 @@ enum CompleteCommand {
       let book = try environment.index.load()
       names = zip(book.accounts, book.shortestNames())
         .filter { invocation.backend == nil || $0.0.id.backend == invocation.backend }
+        .filter { Names.isValidUser($0.0.id.user) && Names.isBackendName($0.0.id.backend) }
         .map(\.1)
     case "backends":
-      names = try environment.config.load().backends.map(\.name)
+      names = try environment.config.load().backends.map(\.name).filter(Names.isBackendName)
     case "adapters":
       // File names only: completion never loads a library.
       var seen = Set<String>()

@@ -9,8 +9,9 @@ enum CompletionCommand {
     summary: "print the shell completion script for bash, zsh or fish",
     discussion: """
       Prints a script that completes commands, options, account and backend names. Names are \
-      read from the index and config only, so completing never touches the keyring. `make \
-      install` installs the scripts where each shell finds them; to load one by hand:
+      read from the index and config only, so completing never touches the keyring, and are \
+      offered as literal words: the shell never evaluates one (see NAMES in `man accounts`). \
+      `make install` installs the scripts where each shell finds them; to load one by hand:
       """,
     arguments: [shell],
     examples: [

@@ -22,6 +22,26 @@ enum Documentation {
     """,
   ]
 
+  /// What a name may hold and why: the man page's NAMES section.
+  static let names = [
+    """
+    A user name may hold \(Names.userRule). Backend and adapter names are ASCII letters and \
+    digits, then also '.', '_' and '-': at most 64, starting with a letter or digit. accounts \
+    refuses other names.
+    """,
+    """
+    The rule keeps every name safe to type, to complete and to print: no name holds a \
+    character that a shell expands or splits on (such as $, backquotes, quotes, blanks, *, ? \
+    or ~) or that a terminal acts on or hides (control characters, Unicode format characters \
+    such as bidi overrides). E-mail addresses, phone numbers and names in any script fit.
+    """,
+    """
+    Shell completion (accounts completion) offers names as literal words: the bash, zsh and \
+    fish scripts never evaluate a name or a word on the command line, and leave out any \
+    candidate that breaks these rules.
+    """,
+  ]
+
   static let environment: [(String, String)] = [
     ("ACCOUNTS_SECRET_TIMEOUT",
      "Seconds each Secret Service call may take before accounts gives up with exit status 7 (default 5)."),

@@ -1,4 +1,8 @@
 /// fish: `complete` rules conditioned on the command path typed so far.
+///
+/// fish does not expand what a command substitution in `complete -a` prints, and
+/// `commandline -opc` returns the typed words unescaped but unevaluated; the script keeps it
+/// that way (no eval, every word passed as one argument) and drops lines that cannot be names.
 enum FishCompletion {
   static func render(_ model: CompletionModel) -> String {
     var out = """
@@ -6,10 +10,13 @@ enum FishCompletion {
       # Generated from the command table by `accounts completion fish`; do not edit.
       # Install it as ~/.config/fish/completions/accounts.fish (`make install` puts it in
       # fish's vendor completions directory).
+      #
+      # Names are printed by `accounts __complete` one per line and offered as literal words;
+      # nothing from a name or the command line is evaluated.
 
       # The command path a word leads to from a command path; nothing for an unknown word.
-      function __accounts_next --argument-names path word
-          switch "$path:$word"
+      function __accounts_next --argument-names command_path word
+          switch "$command_path:$word"
 
       """
     for step in model.steps {
@@ -17,6 +24,15 @@ enum FishCompletion {
     }
     out += """
           end
+      end
+
+      # Succeeds for a command path that takes a subcommand.
+      function __accounts_is_group --argument-names command_path
+          switch "$command_path"
+              case \(model.nodes.filter { !$0.subcommands.isEmpty }.map { shellQuoted($0.path) }.joined(separator: " "))
+                  return 0
+          end
+          return 1
       end
 
       # The completion kind of an option's value; fails for options without a value.
@@ -33,51 +49,80 @@ enum FishCompletion {
           end
       end
 
-      # The command path typed so far, e.g. "backend add".
-      function __accounts_path
+      # Walks the words before the cursor: prints how many arguments follow the command, then
+      # the command path (e.g. "backend add"). Fails at a word that is no command where a
+      # command was expected.
+      function __accounts_walk
           set -l words (commandline -opc)
           set -e words[1]
-          set -l path ''
+          set -l command_path ''
+          set -l positional 0
           set -l skip 0
+          set -l arguments_only 0
           for word in $words
               if test $skip -eq 1
                   set skip 0
                   continue
               end
-              switch $word
-                  case '--*=*'
-                      continue
-                  case '-*'
-                      if __accounts_option_kind $word >/dev/null
-                          set skip 1
-                      end
-                      continue
+              if test $arguments_only -eq 0
+                  switch $word
+                      case --
+                          set arguments_only 1
+                          continue
+                      case '--*=*'
+                          continue
+                      case '-*'
+                          if __accounts_option_kind $word >/dev/null
+                              set skip 1
+                          end
+                          continue
+                  end
               end
-              set -l next (__accounts_next "$path" $word)
-              if test -z "$next"
-                  break
+              if __accounts_is_group "$command_path"
+                  set -l next (__accounts_next "$command_path" $word)
+                  test -n "$next"; or return 1
+                  set command_path $next
+              else
+                  set positional (math $positional + 1)
               end
-              set path $next
           end
-          echo $path
+          printf '%s\\n' $positional "$command_path"
       end
 
+      # Succeeds when the cursor is on the command at the path given.
       function __accounts_at --argument-names expected
-          set -l path (__accounts_path)
-          test "$path" = "$expected"
+          set -l state (__accounts_walk); or return 1
+          test "$state[2]" = "$expected"
       end
 
-      # Names of a kind from the accounts being completed, with the --backend typed so far.
-      # They come from the index and config only.
+      # Succeeds when the cursor is on argument INDEX (from 0) of the command at the path given;
+      # with "variadic", on that argument or any after it.
+      function __accounts_argument_at --argument-names expected index variadic
+          set -l state (__accounts_walk); or return 1
+          test "$state[2]" = "$expected"; or return 1
+          test $state[1] -eq $index; or begin
+              test -n "$variadic"; and test $state[1] -gt $index
+          end
+      end
+
+      # Names of a kind from the accounts being completed, with the --backend typed so far, one
+      # per line. They come from the index and config only. Lines that could not be saved
+      # names are dropped (see NAMES in `man accounts`): a leading '-', a control character, or
+      # an ASCII character other than a letter, a digit or . _ - @ +.
       function __accounts_names --argument-names kind
           set -l words (commandline -opc)
-          set -l backend
-          for i in (seq (count $words))
-              if test "$words[$i]" = --backend; and test $i -lt (count $words)
-                  set backend --backend $words[(math $i + 1)]
+          set -l arguments __complete $kind
+          for i in (seq 2 (count $words))
+              switch $words[$i]
+                  case --backend
+                      if test $i -lt (count $words)
+                          set arguments __complete $kind --backend $words[(math $i + 1)]
+                      end
+                  case '--backend=*'
+                      set arguments __complete $kind --backend (string replace -r -- '^--backend=' '' $words[$i])
               end
           end
-          $words[1] __complete $kind $backend 2>/dev/null
+          $words[1] $arguments 2>/dev/null | string match -r -- '^(?!-)(?:[[:alnum:]._@+-]|[^\\x00-\\x7f\\p{Cc}])+$'
       end
 
       complete -c accounts -f
@@ -91,10 +136,10 @@ enum FishCompletion {
       for option in node.options {
         out += "complete -c accounts -n \(condition) \(optionFlags(option)) -d \(shellQuoted(option.help))\n"
       }
-      for argument in node.arguments {
-        if let candidates = candidates(argument.completion) {
-          out += "complete -c accounts -n \(condition) -a \(shellQuoted(candidates))\n"
-        }
+      for (index, argument) in node.arguments.enumerated() {
+        guard let candidates = candidates(argument.completion) else { continue }
+        let position = "__accounts_argument_at \(shellQuoted(node.path)) \(index)" + (argument.variadic ? " variadic" : "")
+        out += "complete -c accounts -n \(shellQuoted(position)) -a \(shellQuoted(candidates))\n"
       }
     }
     for option in GlobalOptions.all {
@@ -113,7 +158,7 @@ enum FishCompletion {
   }
 
   private static func candidates(_ kind: CompletionKind) -> String? {
-    if kind == .shell { return "bash zsh fish" }
+    if kind == .shell { return CompletionModel.shells.joined(separator: " ") }
     return CompletionModel.completeWord(kind).map { "(__accounts_names \($0))" }
   }
 }

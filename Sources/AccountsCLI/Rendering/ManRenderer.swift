@@ -14,10 +14,9 @@ enum ManRenderer {
       "[\\fICOMMAND\\fR] [\\fIOPTIONS\\fR] [\\fIARGUMENTS\\fR]",
       ".SH DESCRIPTION",
     ]
-    for (index, paragraph) in Documentation.description.enumerated() {
-      if index > 0 { out.append(".PP") }
-      out.append(escape(HelpRenderer.paragraphs(paragraph).joined(separator: " ")))
-    }
+    out += paragraphs(Documentation.description)
+    out.append(".SH NAMES")
+    out += paragraphs(Documentation.names)
     out.append(".SH COMMANDS")
     for path in CommandTable.paths where !path.command.hidden {
       out += command(path)
@@ -45,6 +44,16 @@ enum ManRenderer {
     out.append(".SH SEE ALSO")
     out.append(Documentation.seeAlso.map { reference($0) }.joined(separator: ",\n"))
     return out.joined(separator: "\n") + "\n"
+  }
+
+  /// Paragraphs of running text, separated by .PP.
+  private static func paragraphs(_ texts: [String]) -> [String] {
+    var out: [String] = []
+    for (index, paragraph) in texts.enumerated() {
+      if index > 0 { out.append(".PP") }
+      out.append(escape(HelpRenderer.paragraphs(paragraph).joined(separator: " ")))
+    }
+    return out
   }
 
   private static func command(_ path: CommandPath) -> [String] {

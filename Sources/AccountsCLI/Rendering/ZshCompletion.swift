@@ -1,4 +1,8 @@
 /// zsh: an autoloadable `_accounts` that also works when sourced.
+///
+/// Candidates go to `compadd` as words (never with -Q, so zsh quotes what it inserts), and
+/// nothing a name or the command line holds is evaluated: no eval, no `${(e)...}`, and every
+/// expansion that reaches a command is quoted.
 enum ZshCompletion {
   static func render(_ model: CompletionModel) -> String {
     var out = """
@@ -7,6 +11,9 @@ enum ZshCompletion {
       # Generated from the command table by `accounts completion zsh`; do not edit.
       # Install it as _accounts in a directory on $fpath (`make install` does) and run compinit,
       # or load it with `source <(accounts completion zsh)` after compinit.
+      #
+      # Names reach compadd as words, which zsh quotes when it inserts one; nothing from a name
+      # or the command line is evaluated.
 
       # The command path a word leads to from a command path; nothing for an unknown word.
       _accounts_next() {
@@ -36,7 +43,8 @@ enum ZshCompletion {
         out += "      )\n"
       }
       if !node.arguments.isEmpty {
-        out += "      _accounts_arguments=(\(model.argumentKinds(node).joined(separator: " ")))\n"
+        let kinds = model.argumentKinds(node).map(shellQuoted).joined(separator: " ")
+        out += "      _accounts_arguments=(\(kinds))\n"
       }
       if !node.options.isEmpty {
         out += "      _accounts_options=(\n"
@@ -72,13 +80,23 @@ enum ZshCompletion {
         esac
       }
 
+      # Succeeds when $1 could be a saved name (see NAMES in `man accounts`): not empty, not
+      # starting with '-', no control character, and every ASCII character in it a letter, a
+      # digit or one of . _ - @ +. Anything else was not saved by accounts (a damaged or
+      # planted file) and is not offered, as in the bash and fish scripts.
+      _accounts_is_name() {
+        local rest=${1//[[:alnum:]._@+-]/}
+        [[ -n $1 && $1 != -* && $rest != *[[:ascii:][:cntrl:]]* ]]
+      }
+
       # Offers the names of a kind ($1), asking the accounts being completed ($2) with the
-      # --backend typed so far ($3). Names come from the index and config only.
+      # --backend typed so far ($3). Names come from the index and config only; each line
+      # printed is one candidate, split at newlines only and never expanded.
       _accounts_candidates() {
-        local word
-        local -a names
+        local word line
+        local -a names arguments
         case "$1" in
-          shell) names=(bash zsh fish) ;;
+          shell) names=(\(CompletionModel.shells.joined(separator: " "))) ;;
 
       """
     for kind in CompletionKind.allCases {
@@ -89,14 +107,22 @@ enum ZshCompletion {
           *) return 1 ;;
         esac
         if [[ -n $word ]]; then
-          names=(${(f)"$($2 __complete $word ${3:+--backend} ${3:+$3} 2>/dev/null)"})
+          arguments=(__complete "$word")
+          [[ -n $3 ]] && arguments+=(--backend "$3")
+          for line in "${(@f)$("$2" "${arguments[@]}" 2>/dev/null)}"; do
+            _accounts_is_name "$line" && names+=("$line")
+          done
         fi
         compadd -a names
       }
 
+      # Words on the line are as typed, quotes included: (Q) removes one level of quoting
+      # without expanding anything, so --backend 'corp' means corp and --backend '$(x)' means
+      # the literal text $(x). (command_path, never path: a local path is tied to $PATH in
+      # zsh, and emptying it left the program unfound.)
       _accounts() {
-        local cur=${words[CURRENT]} program=${words[1]}
-        local path='' word next kind backend='' arguments_only='' i
+        local cur=${words[CURRENT]} program=${(Q)words[1]}
+        local command_path='' word next kind backend='' arguments_only='' i
         local -i positional=0
         local -a _accounts_subcommands _accounts_options _accounts_arguments
         for ((i = 2; i < CURRENT; i++)); do
@@ -104,20 +130,21 @@ enum ZshCompletion {
           if [[ -z $arguments_only ]]; then
             case $word in
               --) arguments_only=1 ; continue ;;
+              --backend=*) backend=${(Q)word#--backend=} ; continue ;;
               --*=*) continue ;;
               -*)
                 if _accounts_option_kind "$word" >/dev/null; then
                   ((i++))
-                  [[ $word == --backend ]] && backend=${words[i]}
+                  [[ $word == --backend ]] && backend=${(Q)words[i]}
                 fi
                 continue ;;
             esac
           fi
-          _accounts_spec "$path"
+          _accounts_spec "$command_path"
           if (( ${#_accounts_subcommands} )); then
-            next=$(_accounts_next "$path" "$word")
+            next=$(_accounts_next "$command_path" "$word")
             [[ -n $next ]] || return 1
-            path=$next
+            command_path=$next
           else
             ((positional++))
           fi
@@ -127,7 +154,7 @@ enum ZshCompletion {
           _accounts_candidates "$kind" "$program" "$backend"
           return
         fi
-        _accounts_spec "$path"
+        _accounts_spec "$command_path"
         if [[ -z $arguments_only && $cur == -* ]]; then
           _describe -t options 'option' _accounts_options
         elif (( ${#_accounts_subcommands} )); then

@@ -1,0 +1,207 @@
+/// bash: `complete -F _accounts accounts`, without depending on the bash-completion package.
+///
+/// Every candidate reaches COMPREPLY as a literal word. The script never hands a name, or a
+/// word the user typed, to `compgen -W`, `eval` or an unquoted expansion: each of those
+/// expands `$(...)`, backquotes, `~` and globs once more, so a saved name could run a command
+/// when TAB was pressed.
+enum BashCompletion {
+  static func render(_ model: CompletionModel) -> String {
+    var out = """
+      # bash completion for accounts
+      # Generated from the command table by `accounts completion bash`; do not edit.
+      # Load it with `source <(accounts completion bash)`, or install it as
+      # /usr/share/bash-completion/completions/accounts (`make install` does).
+      #
+      # Candidates are matched as plain text and reach COMPREPLY as literal words: nothing here
+      # passes a name, or a word on the command line, through compgen -W, eval or an unquoted
+      # expansion, which would run $(...) and backquotes and expand globs once more.
+
+      # The command path a word leads to from a command path; nothing for an unknown word.
+      _accounts_next() {
+        case "$1:$2" in
+
+      """
+    for step in model.steps {
+      out += "    \(shellQuoted("\(step.from):\(step.word)"))) echo \(shellQuoted(step.to)) ;;\n"
+    }
+    out += """
+        esac
+      }
+
+      # Sets what may follow a command path: subcommands, options, and the completion kinds of
+      # its arguments (a kind ending in ... takes every remaining word).
+      _accounts_spec() {
+        case "$1" in
+
+      """
+    for node in model.nodes {
+      out += "    \(shellQuoted(node.path)))\n"
+      out += "      _accounts_subcommands=(\(words(node.subcommands.map(\.name))))\n"
+      out += "      _accounts_options=(\(words(model.optionNames(node))))\n"
+      out += "      _accounts_arguments=(\(words(model.argumentKinds(node)))) ;;\n"
+    }
+    out += """
+        *) _accounts_subcommands=() _accounts_options=() _accounts_arguments=() ;;
+        esac
+      }
+
+      # The completion kind of an option's value; fails for options without a value.
+      _accounts_option_kind() {
+        case "$1" in
+
+      """
+    for option in model.valueOptions {
+      out += "    --\(option.long)) echo \(option.completion.rawValue) ;;\n"
+    }
+    out += """
+        *) return 1 ;;
+        esac
+      }
+
+      # Appends to COMPREPLY every word after the first that starts with the first. The quotes
+      # make "$cur" a literal prefix, never a pattern.
+      _accounts_offer() {
+        local cur=$1 candidate
+        shift
+        for candidate in "$@"; do
+          [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
+        done
+      }
+
+      # Succeeds when $1 could be a saved name (see NAMES in `man accounts`): not empty, not
+      # starting with '-', no control character, and every ASCII character in it a letter, a
+      # digit or one of . _ - @ +. Letters of other scripts pass. Anything else was not saved
+      # by accounts (a damaged or planted file) and is dropped, not quoted: bash inserts
+      # COMPREPLY as it is, so $(...), backquotes, globs, ~ or a blank in it would act when the
+      # line runs, and a quoted form (printf %q) would no longer start with what was typed.
+      _accounts_is_name() {
+        local rest=${1//[[:alnum:]._@+-]/}
+        [[ -n $1 && $1 != -* && $rest != *[[:ascii:][:cntrl:]]* ]]
+      }
+
+      # Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
+      # being completed ($3) with the --backend typed so far ($4). Names come from the index and
+      # config only. Each line printed is one candidate, read as text and never expanded.
+      _accounts_candidates() {
+        local word candidate
+        local -a arguments
+        case "$1" in
+          shell) _accounts_offer "$2" \(CompletionModel.shells.joined(separator: " ")) ; return ;;
+
+      """
+    for kind in CompletionKind.allCases {
+      guard let word = CompletionModel.completeWord(kind) else { continue }
+      out += "    \(kind.rawValue)) word=\(word) ;;\n"
+    }
+    out += """
+          *) return ;;
+        esac
+        arguments=(__complete "$word")
+        [[ -n $4 ]] && arguments+=(--backend "$4")
+        while IFS= read -r candidate || [[ -n $candidate ]]; do
+          _accounts_is_name "$candidate" && _accounts_offer "$2" "$candidate"
+        done < <("$3" "${arguments[@]}" 2>/dev/null)
+      }
+
+      # Sets _accounts_words to the words up to the cursor as the user sees them. bash also
+      # splits COMP_WORDS at every COMP_WORDBREAKS character (by default @ : = among others), so
+      # alice@corp arrives as alice, @, corp: pieces with no blank between them in COMP_LINE
+      # are joined again.
+      _accounts_line_words() {
+        local line=$COMP_LINE piece i
+        if [[ -z ${COMP_LINE+set} ]]; then
+          _accounts_words=("${COMP_WORDS[@]:0:COMP_CWORD+1}")
+          return
+        fi
+        _accounts_words=()
+        for ((i = 0; i <= COMP_CWORD; i++)); do
+          piece=${COMP_WORDS[i]}
+          if ((i == 0)) || [[ $line == [[:space:]]* ]]; then
+            line=${line#"${line%%[![:space:]]*}"}
+            _accounts_words+=("$piece")
+          else
+            _accounts_words[${#_accounts_words[@]} - 1]+=$piece
+          fi
+          line=${line#"$piece"}
+        done
+      }
+
+      # readline replaces only the end of the current word ($1), from its last COMP_WORDBREAKS
+      # character on: after a ':' or '=', but from the '@' or '$' itself, which bash keeps in
+      # the word (its rl_special_prefixes). For alice@co that is "@co": cut "alice" from every
+      # candidate.
+      _accounts_cut_at_wordbreaks() {
+        local i
+        for ((i = ${#1}; i > 0; i--)); do
+          [[ $COMP_WORDBREAKS == *"${1:i-1:1}"* ]] && break
+        done
+        ((i > 0)) || return 0
+        [[ ${1:i-1:1} == [@\\$] ]] && i=$((i - 1))
+        COMPREPLY=("${COMPREPLY[@]#"${1:0:i}"}")
+      }
+
+      _accounts() {
+        local -a _accounts_words _accounts_subcommands _accounts_options _accounts_arguments
+        _accounts_line_words
+        local cword=$((${#_accounts_words[@]} - 1))
+        local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
+        local command_path='' word next kind backend='' positional=0 arguments_only='' i
+        COMPREPLY=()
+        for ((i = 1; i < cword; i++)); do
+          word=${_accounts_words[i]}
+          if [[ -z $arguments_only ]]; then
+            case $word in
+              --) arguments_only=1 ; continue ;;
+              --backend=*) backend=${word#--backend=} ; continue ;;
+              --*=*) continue ;;
+              -*)
+                if _accounts_option_kind "$word" >/dev/null; then
+                  i=$((i + 1))
+                  [[ $word == --backend ]] && backend=${_accounts_words[i]}
+                fi
+                continue ;;
+            esac
+          fi
+          _accounts_spec "$command_path"
+          if ((${#_accounts_subcommands[@]})); then
+            next=$(_accounts_next "$command_path" "$word")
+            [[ -n $next ]] || return 0
+            command_path=$next
+          else
+            positional=$((positional + 1))
+          fi
+        done
+        _accounts_spec "$command_path"
+        if [[ -z $arguments_only ]] && ((cword > 1)) &&
+          kind=$(_accounts_option_kind "${_accounts_words[cword - 1]}"); then
+          _accounts_candidates "$kind" "$cur" "$program" "$backend"
+        elif [[ -z $arguments_only && $cur == -* ]]; then
+          _accounts_offer "$cur" "${_accounts_options[@]}"
+        elif ((${#_accounts_subcommands[@]})); then
+          _accounts_offer "$cur" "${_accounts_subcommands[@]}"
+        else
+          if ((positional < ${#_accounts_arguments[@]})); then
+            kind=${_accounts_arguments[positional]}
+          elif ((${#_accounts_arguments[@]})) &&
+            [[ ${_accounts_arguments[${#_accounts_arguments[@]} - 1]} == *... ]]; then
+            kind=${_accounts_arguments[${#_accounts_arguments[@]} - 1]}
+          else
+            return 0
+          fi
+          _accounts_candidates "${kind%...}" "$cur" "$program" "$backend"
+        fi
+        _accounts_cut_at_wordbreaks "$cur"
+        return 0
+      }
+
+      complete -F _accounts accounts
+
+      """
+    return out
+  }
+
+  /// Words for a bash array, each quoted.
+  private static func words(_ list: [String]) -> String {
+    list.map(shellQuoted).joined(separator: " ")
+  }
+}

@@ -1,0 +1,100 @@
+import AccountsCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import AccountsCLI
+
+/// What `man accounts` says, read from the committed man/accounts.1 as groff renders it: the
+/// drift check proves the file matches the generator, these prove the generator leaves nothing
+/// out.
+@Suite struct ManPageTests {
+  /// The page as plain text, one line per paragraph (a very long line length, so that no word
+  /// is broken or hyphenated across lines), split into its sections by heading.
+  func sections() throws -> [(heading: String, lines: [String])] {
+    let path = PackagePaths.root.appendingPathComponent("man/accounts.1").path
+    let result = try runProcess(
+      "/usr/bin/groff", ["-man", "-Tascii", "-P", "-cbu", "-rLL=4000n", path],
+      environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+    #expect(result.status == 0, "\(result)")
+    var sections: [(heading: String, lines: [String])] = []
+    for line in result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(
+      String.init)
+    {
+      if let first = line.first, first.isUppercase, line.allSatisfy({ $0.isUppercase || $0 == " " })
+      {
+        sections.append((line, []))
+      } else if !sections.isEmpty {
+        sections[sections.count - 1].lines.append(line)
+      }
+    }
+    return sections
+  }
+
+  /// The lines of a section, nil when the page has no such section.
+  func section(_ heading: String, in sections: [(heading: String, lines: [String])]) -> [String]? {
+    sections.first { $0.heading == heading }?.lines
+  }
+
+  /// Whether `lines` hold the item that documents `option`: its tag, e.g. "-y, --yes" or
+  /// "--set KEY=VALUE", indented as a .TP tag is, alone on its line or followed by the help
+  /// when the tag is short.
+  func documents(_ option: OptionSpec, in lines: [String]) -> Bool {
+    let term =
+      "       " + (option.short.map { "-\($0), " } ?? "") + "--\(option.long)"
+      + (option.valueName.map { " \($0)" } ?? "")
+    return lines.contains { $0 == term || $0.hasPrefix(term + " ") }
+  }
+
+  @Test func everyOptionIsDocumentedInItsCommandsSection() throws {
+    let sections = try sections()
+    let commands = try #require(section("COMMANDS", in: sections))
+    // Each command's own subsection runs from its heading (indented 3) to the next heading.
+    var subsections: [String: [String]] = [:]
+    var current: String?
+    for line in commands {
+      if line.hasPrefix("   "), !line.hasPrefix("    ") {
+        current = line.split(separator: " ").joined(separator: " ")
+        subsections[current!] = []
+      } else if let current {
+        subsections[current]!.append(line)
+      }
+    }
+    for path in CommandTable.paths where !path.command.hidden {
+      let heading = subsections.keys.first {
+        $0 == "accounts \(path.name)" || $0.hasPrefix("accounts \(path.name) ")
+      }
+      guard let heading else {
+        Issue.record("no section for accounts \(path.name); sections: \(subsections.keys.sorted())")
+        continue
+      }
+      for option in path.command.options {
+        let documented = documents(option, in: subsections[heading]!)
+        #expect(
+          documented,
+          "`accounts \(path.name)` does not document --\(option.long) in its own section")
+      }
+    }
+    let global = try #require(section("GLOBAL OPTIONS", in: sections))
+    for option in GlobalOptions.all {
+      let documented = documents(option, in: global)
+      #expect(documented, "GLOBAL OPTIONS does not document --\(option.long)")
+    }
+  }
+
+  /// NAMES comes right after DESCRIPTION and says what a name may hold, and that completion
+  /// offers names as literal words.
+  @Test func namesSectionSaysWhatNamesMayHold() throws {
+    let sections = try sections()
+    let headings = sections.map(\.heading)
+    guard let names = section("NAMES", in: sections) else {
+      Issue.record("no NAMES section in \(headings)")
+      return
+    }
+    #expect(
+      headings.firstIndex(of: "NAMES") == headings.firstIndex(of: "DESCRIPTION").map { $0 + 1 })
+    let text = names.joined(separator: " ").split(separator: " ").joined(separator: " ")
+    #expect(text.contains(Names.userRule), "NAMES: \(text)")
+    #expect(text.contains("literal words"), "NAMES: \(text)")
+  }
+}
