@@ -53,6 +53,21 @@ import Testing
     #expect(try sandbox.ok(["password", "alice"]).standardOutput == "alice-pw\n")
   }
 
+  /// A writer that cannot get the lock gives up after 15 s without having touched the keyring
+  /// (it used to store the password first, and leave it behind).
+  @Test func aLockTimeOutChangesNothing() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "bob"])
+    let lock = try HeldLock(sandbox.indexPath + ".lock")
+    let result = try sandbox.run(["add", "alice", "--remember", "--password-stdin"], stdin: "pw\n", timeout: 40)
+    lock.release()
+    #expect(result.status == 1, "\(result)")
+    #expect(result.standardError.hasPrefix("accounts: another accounts process has held \(sandbox.indexPath).lock for 15 s"), "\(result)")
+    #expect(try sandbox.allKeyringItems() == [])
+    #expect(try sandbox.invariantViolations() == [])
+  }
+
   /// A writer waiting for the lock re-reads the index under it: a change made meanwhile (by a
   /// writer that held the lock) is kept.
   @Test func aWriterReReadsTheIndexUnderTheLock() throws {
