@@ -42,6 +42,41 @@ enum Documentation {
     """,
   ]
 
+  /// What accounts refuses and why, and how it keeps the keyring and the files in step: the
+  /// man page's SAFETY section.
+  static let safety = [
+    """
+    The index and config.json are read only when they are regular files of at most 16 MiB, \
+    owned by you or root, writable by nobody else, in a directory nobody else can write to \
+    (root's sticky /tmp is fine). Anything else (a FIFO, a device, a file another user owns or \
+    can change) is refused with the reason and the fix, and never read: a planted file could \
+    change the names accounts shows or the URL a login goes to. accounts doctor shows who \
+    owns them.
+    """,
+    """
+    Arguments, passwords and secret settings must be UTF-8 text; a password may not hold a \
+    NUL byte. base_url must be an http or https URL with a host and a valid port, and no user \
+    name, password, query or fragment: credentials belong in the keyring. A token lifetime \
+    longer than ten years counts as ten years.
+    """,
+    """
+    Output that scripts read fails loudly: when stdout cannot be written (a full disk, a \
+    closed descriptor) accounts exits 1 and says so. Names, settings and messages are printed \
+    with control and Unicode format characters written as \\u{...}, so nothing from a file \
+    can act on the terminal.
+    """,
+    """
+    The keyring and the index agree after every command, whether it succeeded, failed, \
+    crashed or raced another: every item in the keyring belongs to an account or backend the \
+    files name, and every password or token the index claims is in the keyring. Commands that \
+    change both hold the writers' lock while they do, record their intent in the index first, \
+    store a secret before the index claims it, and take the keyring change back when the \
+    index cannot be written. A command killed half-way leaves the account marked to settle; \
+    the next command that uses the keyring settles it, and accounts doctor reports it \
+    meanwhile.
+    """,
+  ]
+
   static let environment: [(String, String)] = [
     ("ACCOUNTS_SECRET_TIMEOUT",
      "Seconds each Secret Service call may take before accounts gives up with exit status 7 (default 5)."),
@@ -57,9 +92,9 @@ enum Documentation {
 
   static let files: [(String, String)] = [
     ("$XDG_STATE_HOME/accounts/accounts.json",
-     "The index: saved accounts, the auto-login slot, token expiry times; no secrets. Writers lock accounts.json.lock; the previous version is kept as accounts.json.bak."),
+     "The index: saved accounts, the auto-login slot, token expiry times; no secrets. Writers lock accounts.json.lock; the previous version is kept as accounts.json.bak. Members accounts does not know are kept when it writes."),
     ("$XDG_CONFIG_HOME/accounts/config.json",
-     "The backends and their non-secret settings."),
+     "The backends and their non-secret settings. It may be a symbolic link (a dotfiles repository): accounts writes through the link."),
     ("$XDG_DATA_HOME/accounts/adapters",
      "Your own adapters, NAME.so, checked before loading: not writable by group or others, owned by you or root (see accounts-adapter(7))."),
   ]

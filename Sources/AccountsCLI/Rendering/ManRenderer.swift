@@ -31,6 +31,8 @@ enum ManRenderer {
     for (name, text) in Documentation.files {
       out += [".TP", ".I \(escape(name))", escape(text)]
     }
+    out.append(".SH SAFETY")
+    out += paragraphs(Documentation.safety)
     out.append(".SH EXIT STATUS")
     for status in ExitStatus.allCases {
       out += [".TP", ".B \(status.rawValue)", escape(HelpRenderer.capitalised(status.meaning)) + "."]
