@@ -14,7 +14,7 @@ extension Ledger {
         return
       }
       let store = try secrets()
-      settleUnsettled(&configuration, store)
+      try settleUnsettled(&configuration, store)
       configuration.markUnsettled(backend.name)
       try config.save(configuration)
       do {
@@ -55,7 +55,7 @@ extension Ledger {
         return backend
       }
       let store = try secrets()
-      settleUnsettled(&configuration, store)
+      try settleUnsettled(&configuration, store)
       configuration.markUnsettled(name)
       try config.save(configuration)
       do {
@@ -74,11 +74,12 @@ extension Ledger {
 
   /// Settles what earlier commands left unsettled, best effort (see `settleUnsettled` for
   /// accounts).
-  func settleUnsettled(_ configuration: inout Configuration, _ store: SecretStore) {
+  func settleUnsettled(_ configuration: inout Configuration, _ store: SecretStore) throws {
     for name in configuration.unsettled {
       do {
         try settle(name, &configuration, store)
       } catch {
+        if mayStillLand(error) { throw error }
         return
       }
     }

@@ -44,7 +44,7 @@ public struct Ledger {
         return
       }
       let store = try secrets()
-      settleUnsettled(&book, store)
+      try settleUnsettled(&book, store)
       let key = SecretKey(account.id, .password)
       book.markUnsettled(account.id)
       try index.save(book)
@@ -73,7 +73,7 @@ public struct Ledger {
       var book = index.content
       guard book[id] != nil else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
       let store = try secrets()
-      settleUnsettled(&book, store)
+      try settleUnsettled(&book, store)
       let key = SecretKey(id, .password)
       // Kept to be put back if the index cannot record the change.
       let previous = book[id]?.remembered == true ? try store.lookup(key) : nil
@@ -118,10 +118,10 @@ public struct Ledger {
       var store: SecretStore?
       do {
         store = try secrets()
+        try settleUnsettled(&book, store!)
       } catch {
-        result.failure = error
+        result.failure = error  // no keyring call follows; accounts that claim nothing still go
       }
-      if let store { settleUnsettled(&book, store) }
       for id in targets { book.markUnsettled(id) }
       try index.save(book)
       for id in targets {
@@ -154,13 +154,14 @@ public struct Ledger {
     }
   }
 
-  /// Settles every unsettled account now (for `doctor`); stops at the first keyring failure.
-  public func settle() throws -> (settled: Int, left: Int) {
+  /// Settles every unsettled account now; stops at the first keyring failure. (Commands
+  /// settle on their way; this is for tests of the rule itself.)
+  func settle() throws -> (settled: Int, left: Int) {
     try index.withLock { index in
       var book = index.content
       let before = book.unsettled.count
       guard before > 0 else { return (0, 0) }
-      settleUnsettled(&book, try secrets())
+      try settleUnsettled(&book, try secrets())
       try index.save(book)
       return (before - book.unsettled.count, book.unsettled.count)
     }
@@ -169,12 +170,14 @@ public struct Ledger {
   // MARK: - Settling
 
   /// Settles what earlier commands left unsettled, best effort: a keyring that fails stops it,
-  /// and the command goes on with its own work.
-  func settleUnsettled(_ book: inout AccountBook, _ store: SecretStore) {
+  /// and the command goes on with its own work, unless the keyring did not answer at all (a
+  /// hung provider): then that is the command's error too, rather than a second wait.
+  func settleUnsettled(_ book: inout AccountBook, _ store: SecretStore) throws {
     for id in book.unsettled {
       do {
         try settle(id, &book, store)
       } catch {
+        if mayStillLand(error) { throw error }
         return
       }
     }
