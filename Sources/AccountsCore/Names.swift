@@ -12,9 +12,6 @@ public enum Names {
   public static let userRule =
     "letters and digits of any script and . _ - @ +, at most 256, not starting with '-'"
 
-  /// The ASCII punctuation a user name may hold.
-  static let userPunctuation: Set<Unicode.Scalar> = [".", "_", "-", "@", "+"]
-
   /// Why `user` is not a valid user name, or nil when it is.
   public static func userProblem(_ user: String) -> String? {
     guard !user.isEmpty else { return "the user name is empty" }
@@ -58,6 +55,14 @@ public enum Names {
   /// characters, line and paragraph separators) written as `\u{…}`, and cut at `limit`
   /// characters. Every field a command prints for people goes through it.
   public static func printable(_ text: String, limit: Int = 80) -> String {
+    // Most fields are short printable ASCII: those come back as they are, without a copy
+    // (`list` prints thousands of them).
+    var plain = 0
+    for byte in text.utf8 {
+      guard byte >= 0x20, byte < 0x7F else { plain = -1; break }
+      plain += 1
+    }
+    if plain >= 0, plain <= limit { return text }
     var out = ""
     var count = 0
     for scalar in text.unicodeScalars {
@@ -74,7 +79,8 @@ public enum Names {
 
   /// True for the characters `printable` escapes.
   public static func isUnsafeForTerminal(_ scalar: Unicode.Scalar) -> Bool {
-    if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return true }
+    if scalar.value < 0x7F { return scalar.value < 0x20 }
+    if scalar.value <= 0x9F { return true }
     switch scalar.properties.generalCategory {
     case .format, .lineSeparator, .paragraphSeparator, .control: return true
     default: return false
@@ -84,7 +90,8 @@ public enum Names {
   private static func isUserScalar(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.isASCII {
       let byte = UInt8(scalar.value)
-      return isAlphanumeric(byte) || userPunctuation.contains(scalar)
+      // . _ - @ + (see `userRule`)
+      return isAlphanumeric(byte) || byte == 0x2E || byte == 0x5F || byte == 0x2D || byte == 0x40 || byte == 0x2B
     }
     switch scalar.properties.generalCategory {
     case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
