@@ -8,13 +8,7 @@ import Testing
 @Suite struct AdapterCommandTests {
   static let appID = "170ib799dd511e7b66000163e033322"
 
-  /// $XDG_DATA_HOME/accounts/adapters of the sandbox, created 0755.
-  func userAdapters(_ sandbox: Sandbox) throws -> String {
-    let directory = sandbox.environment["XDG_DATA_HOME"]! + "/accounts/adapters"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    chmod(directory, 0o755)
-    return directory
-  }
+  func userAdapters(_ sandbox: Sandbox) throws -> String { try sandbox.userAdapterDirectory() }
 
   @Test func adaptersListsTheBuiltInsWithTheirSettings() throws {
     let sandbox = try Sandbox()

@@ -27,6 +27,8 @@ enum Documentation {
      "Seconds each Secret Service call may take before accounts gives up with exit status 7 (default 5)."),
     ("ACCOUNTS_NETWORK_TIMEOUT",
      "Seconds one adapter operation (a login, a check, a call) may take, requests included, before accounts gives up with exit status 8 or 9 (default 20)."),
+    ("ACCOUNTS_ADAPTER_LOAD_TIMEOUT",
+     "Seconds adapters and doctor give each adapter to load, in a separate process, before they stop it and report it as hanging (default 5)."),
     ("ACCOUNTS_ADAPTER_PATH",
      "Colon-separated directories searched for adapters before $XDG_DATA_HOME/accounts/adapters and the built-in ones."),
     ("ACCOUNTS_DEBUG", "When set, adapters' log lines are shown on stderr."),

@@ -4,7 +4,8 @@
  *     cc -shared -fPIC -I include -DMODE=MODE_SPIN -DNAME='"spin"' -o spin.so hostile.c
  *
  * Each must be refused at load or end its operation with an error: none may hang or crash
- * the host.
+ * the host. The modes that crash or hang while loading cannot be contained in-process: the
+ * commands that list adapters load them in a child process (accounts __probe-adapters).
  */
 #define _DEFAULT_SOURCE
 #include <accounts_adapter.h>
@@ -28,6 +29,10 @@
 #define MODE_NO_SESSION 13     /* session_new returns NULL */
 #define MODE_BAD_TOKEN 14      /* OK with a token holding a line break */
 #define MODE_WRONG_NAME 15     /* descriptor name differs from the file name */
+#define MODE_GARBAGE_ENTRY 16  /* the entry returns a pointer to nowhere */
+#define MODE_BAD_STRING 17     /* a descriptor string at address 0x1 with a length */
+#define MODE_ABORT_ON_LOAD 18  /* a constructor calls abort() */
+#define MODE_HANG_ON_LOAD 19   /* a constructor sleeps for 60 s */
 
 #ifndef MODE
 #error "define MODE"
@@ -37,6 +42,12 @@
 #endif
 
 static int marker;
+
+#if MODE == MODE_ABORT_ON_LOAD
+__attribute__((constructor)) static void abort_on_load(void) { abort(); }
+#elif MODE == MODE_HANG_ON_LOAD
+__attribute__((constructor)) static void hang_on_load(void) { sleep(60); }
+#endif
 
 static void *session_new(const acc_session_config *config) {
   (void)config;
@@ -100,7 +111,11 @@ static const acc_adapter descriptor = {
     ACC_STRING(NAME),
 #endif
     ACC_STRING("0.0.1"),
+#if MODE == MODE_BAD_STRING
+    {(const char *)0x1, 12},
+#else
     ACC_STRING("misbehaves on purpose"),
+#endif
     NULL,
     0,
     session_new,
@@ -121,6 +136,7 @@ const acc_adapter *accounts_adapter_v2(uint32_t host_abi_version) {
 const acc_adapter *accounts_adapter_v1(uint32_t host_abi_version) {
   (void)host_abi_version;
   if (MODE == MODE_NULL_ENTRY) return NULL;
+  if (MODE == MODE_GARBAGE_ENTRY) return (const acc_adapter *)(uintptr_t)0x10;
   return &descriptor;
 }
 #else
