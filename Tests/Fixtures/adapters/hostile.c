@@ -33,6 +33,7 @@
 #define MODE_BAD_STRING 17     /* a descriptor string at address 0x1 with a length */
 #define MODE_ABORT_ON_LOAD 18  /* a constructor calls abort() */
 #define MODE_HANG_ON_LOAD 19   /* a constructor sleeps for 60 s */
+#define MODE_ECHO_SETTINGS 20  /* declares a secret setting; LOGIN returns what it was given */
 
 #ifndef MODE
 #error "define MODE"
@@ -49,9 +50,23 @@ __attribute__((constructor)) static void abort_on_load(void) { abort(); }
 __attribute__((constructor)) static void hang_on_load(void) { sleep(60); }
 #endif
 
+/* MODE_ECHO_SETTINGS: the value of api_key this session was given, or "absent". */
+static char echoed[64];
+static acc_pair echoed_pair[1];
+
 static void *session_new(const acc_session_config *config) {
-  (void)config;
   if (MODE == MODE_NO_SESSION) return NULL;
+  if (MODE == MODE_ECHO_SETTINGS) {
+    strcpy(echoed, "absent");
+    for (size_t i = 0; i < config->settings.count; i++) {
+      const acc_pair *pair = &config->settings.items[i];
+      if (pair->name.length == 7 && memcmp(pair->name.bytes, "api_key", 7) == 0 &&
+          pair->value.length < sizeof echoed) {
+        memcpy(echoed, pair->value.bytes, pair->value.length);
+        echoed[pair->value.length] = '\0';
+      }
+    }
+  }
   return &marker;
 }
 
@@ -90,12 +105,23 @@ __attribute__((unused)) static int32_t step(void *session, const acc_response *r
   case MODE_BAD_TOKEN:
     out->token = (acc_string)ACC_STRING("abc\ndef");
     return ACC_STEP_OK;
+  case MODE_ECHO_SETTINGS:
+    echoed_pair[0].name = (acc_string)ACC_STRING("api_key");
+    echoed_pair[0].value = (acc_string){echoed, strlen(echoed)};
+    out->session_values.items = echoed_pair;
+    out->session_values.count = 1;
+    return ACC_STEP_OK;
   default:
     return ACC_STEP_OK;
   }
 }
 
 static void session_free(void *session) { (void)session; }
+
+__attribute__((unused)) static const acc_setting echo_settings[] = {
+    {ACC_STRING("base_url"), ACC_STRING("Base URL"), ACC_SETTING_OPTIONAL, ACC_STRING("")},
+    {ACC_STRING("api_key"), ACC_STRING("A secret key"), ACC_SETTING_SECRET, ACC_STRING("")},
+};
 
 static const acc_adapter descriptor = {
 #if MODE == MODE_ABI2
@@ -116,8 +142,13 @@ static const acc_adapter descriptor = {
 #else
     ACC_STRING("misbehaves on purpose"),
 #endif
+#if MODE == MODE_ECHO_SETTINGS
+    echo_settings,
+    sizeof echo_settings / sizeof echo_settings[0],
+#else
     NULL,
     0,
+#endif
     session_new,
 #if MODE == MODE_NO_STEP
     NULL,
