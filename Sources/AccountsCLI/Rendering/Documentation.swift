@@ -43,7 +43,7 @@ enum Documentation {
     ("$XDG_CONFIG_HOME/accounts/config.json",
      "The backends and their non-secret settings."),
     ("$XDG_DATA_HOME/accounts/adapters",
-     "Your own adapters, NAME.so, checked before loading: not writable by group or others, owned by you or root (see accounts-adapter(7))."),
+     "Your own adapters, NAME.so, checked before loading: not writable by group or others, owned by you or root, reached and linked only through places only you or root can write (see accounts-adapter(7))."),
   ]
 
   static let seeAlso = ["accounts-adapter(7)", "secret-tool(1)", "gnome-keyring-daemon(1)", "seahorse(1)"]
