@@ -34,6 +34,9 @@ final class ChildProcess {
 
   /// Starts `accounts ARGUMENTS` with this process's environment plus `environment`.
   init(arguments: [String], environment extra: [String: String] = [:]) throws(StartError) {
+    // A parent that ignores SIGCHLD hands that down, and then the kernel reaps children
+    // itself: waitpid could not tell a crash from a hang. This process starts no other child.
+    signal(SIGCHLD, SIG_DFL)
     var ends: [Int32] = [-1, -1]
     // pipe2 is not in the Glibc module; this process starts no other child meanwhile.
     guard pipe(&ends) == 0 else { throw StartError(errno: .current) }

@@ -87,6 +87,21 @@ import Testing
     #expect(doctor.seconds < 15)
   }
 
+  /// A parent that ignores SIGCHLD hands that down, and then the kernel reaps children by
+  /// itself: a crash must still be told from a hang.
+  @Test func aCrashIsNamedEvenWhenSIGCHLDIsIgnored() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let garbage = try CAdapterCompiler.hostile("MODE_GARBAGE_ENTRY", name: "garbage", into: try sandbox.userAdapterDirectory())
+    let ignoring = "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
+    let result = try runProcess(
+      "/usr/bin/python3", ["-c", ignoring, PackagePaths.accounts, "adapters", "garbage"],
+      environment: sandbox.environment.merging(["ACCOUNTS_ADAPTER_LOAD_TIMEOUT": "3"]) { $1 }, timeout: 30)
+    #expect(result.status == 9)
+    #expect(result.standardError == "accounts: adapter \(garbage) refused: crashed while loading (SIGSEGV)\n", "\(result)")
+    #expect(result.seconds < 3, "known at once, not at the deadline")
+  }
+
   /// Completion offers what would load: a valid name whose file passes the checks made without
   /// loading it (where it lives, who owns it, its ELF header). A file name a shell would act on
   /// is never offered, and `accounts adapters` shows it refused, printed harmlessly.
