@@ -48,10 +48,11 @@ public struct BackendError: Equatable, Sendable {
 
 /// Turns a backend's reply into a step result, the same way for every built-in adapter.
 ///
-/// In order: HTTP 401 means the session expired (at LOGIN: the password is wrong; at LOGOUT:
-/// fine, it is gone); a body that is not a JSON object is an error; an `err.code` the `codes`
-/// setting maps decides the outcome; any other status outside 2xx is an error; then each
-/// operation reads its own fields.
+/// In order: a redirect is an error that says where it leads (the host follows none); HTTP 401
+/// means the session expired (at LOGIN: the credentials were rejected, whatever the body says;
+/// at LOGOUT: fine, it is gone); a body that is not a JSON object is an error; an `err.code`
+/// the `codes` setting maps decides the outcome; any other status outside 2xx is an error;
+/// then each operation reads its own fields.
 public struct ReplyInterpreter: Sendable {
   public var codes: ErrorCodes
   public var fields: ReplyFields
@@ -72,9 +73,13 @@ public struct ReplyInterpreter: Sendable {
       if case .object(let object)? = parsed { object } else { nil }
     let backendError = object.flatMap { BackendError(in: $0) }
 
+    if Self.redirects.contains(status) {
+      return .error(redirect(response))
+    }
     if status == 401 {
       switch operation {
-      case .login: return .wrongPassword(nonEmpty(backendError?.message, or: Self.rejected))
+      // No session exists yet: a body saying "token expired" must not be shown for exit 4.
+      case .login: return .wrongPassword(Self.rejected + " (HTTP 401)")
       case .logout: return .ok
       default:
         return .sessionExpired(
@@ -115,9 +120,40 @@ public struct ReplyInterpreter: Sendable {
     }
   }
 
+  /// The statuses that send the client elsewhere with a Location.
+  static let redirects: Set<Int32> = [301, 302, 303, 307, 308]
+
+  /// "the backend answered with a redirect (HTTP 302) to https://…, which …; check base_url …".
+  /// The target goes without user info, query and fragment: a GET login's query holds the
+  /// password, and a redirect may repeat it.
+  private func redirect(_ response: Response) -> String {
+    let location = response.headers.first { $0.name == "location" }.map { Self.withoutSecrets($0.value) }
+    let target = location.flatMap { $0.isEmpty ? nil : " to " + Message.oneLine($0) } ?? ""
+    return "the backend answered with a redirect (HTTP \(response.status))\(target), which accounts does not follow; check base_url (https instead of http? the right path?)"
+  }
+
+  /// `url` without `user:password@`, `?query` and `#fragment`.
+  static func withoutSecrets(_ url: String) -> String {
+    var text = Substring(url)
+    if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
+    if let scheme = text.firstRange(of: "://") {
+      let rest = text[scheme.upperBound...]
+      let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+      if let at = rest[..<hostEnd].lastIndex(of: "@") {
+        text = text[..<scheme.upperBound] + rest[rest.index(after: at)...]
+      }
+    }
+    return String(text)
+  }
+
   private func mapped(_ outcome: CodeOutcome, _ error: BackendError, for operation: Operation)
     -> StepResult
   {
+    if operation == .login, outcome == .expired || outcome == .kicked {
+      // A login has no session to expire or lose: the code means something else here.
+      let code = error.code.map { " \($0)" } ?? ""
+      return .error("the backend refused the login with error\(code)" + (error.message.isEmpty ? "" : ": " + error.message))
+    }
     switch outcome {
     case .expired:
       if operation == .logout { return .ok }

@@ -9,13 +9,13 @@ import Glibc
 /// or in PREFIX/lib/accounts, RTLD_LOCAL, never unloaded.
 final class AdapterHostLibrary: AdapterHosting {
   static let fileName = "libAccountsAdapterHost.so"
-  static let interfaceVersion: Int32 = 1
+  static let interfaceVersion: Int32 = 2
 
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   private typealias CString = UnsafePointer<CChar>
   private typealias Answer = UnsafeMutablePointer<CChar>?
 
-  private let catalogFunction: @convention(c) (CString) -> Answer
+  private let probeFunction: @convention(c) (CString) -> Answer
   private let describeFunction: @convention(c) (CString, CString, ErrorOut) -> Answer
   private let runFunction: @convention(c) (
     CString, UnsafePointer<acc_pair>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>,
@@ -27,7 +27,7 @@ final class AdapterHostLibrary: AdapterHosting {
     do throws(InstalledFiles.Missing) {
       let library = try SharedLibrary(
         Self.fileName, versionSymbol: "accounts_adapter_host_interface_version", version: Self.interfaceVersion)
-      catalogFunction = try library.symbol("accounts_adapter_host_catalog", as: type(of: catalogFunction))
+      probeFunction = try library.symbol("accounts_adapter_host_probe", as: type(of: probeFunction))
       describeFunction = try library.symbol("accounts_adapter_host_describe", as: type(of: describeFunction))
       runFunction = try library.symbol("accounts_adapter_host_run", as: type(of: runFunction))
       releaseFunction = try library.symbol("accounts_adapter_host_release", as: type(of: releaseFunction))
@@ -36,13 +36,12 @@ final class AdapterHostLibrary: AdapterHosting {
     }
   }
 
-  func catalog(_ searchPath: AdapterSearchPath) throws(AdapterError) -> [AdapterEntry] {
-    let text = take(catalogFunction(JSON.serialize(searchPath.wireValue, pretty: false)))
-    do {
-      return try AdapterEntry.entries(wireText: text ?? "")
-    } catch {
-      throw .hostMissing(detail: "unreadable adapter list: \(error.detail)")
+  func probe(_ path: String) -> AdapterEntry {
+    let text = take(probeFunction(path)) ?? ""
+    guard let value = try? JSON.parse(text), let entry = try? AdapterEntry(wireReader: JSONReader(value)) else {
+      return AdapterEntry(path: path, name: "", refusal: "the adapter host gave an unreadable answer")
     }
+    return entry
   }
 
   func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {

@@ -18,6 +18,7 @@ enum CommandTable {
     HelpCommand.spec,
     CompleteCommand.spec,
     GenerateCommand.spec,
+    ProbeAdaptersCommand.spec,
   ]
 
   /// Every runnable command with its path, groups expanded, hidden ones included.

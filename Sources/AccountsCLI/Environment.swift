@@ -78,6 +78,12 @@ final class Environment {
     try seconds(variables, "ACCOUNTS_NETWORK_TIMEOUT", default: 20)
   }
 
+  /// `ACCOUNTS_ADAPTER_LOAD_TIMEOUT`: seconds one adapter file may take to load when listed
+  /// (`adapters`, `doctor`) before it is reported as hanging.
+  func adapterLoadTimeout() throws(CommandError) -> Double {
+    try seconds(variables, "ACCOUNTS_ADAPTER_LOAD_TIMEOUT", default: 5)
+  }
+
   var index: IndexStore { IndexStore(paths: paths) }
 
   var config: ConfigStore { ConfigStore(paths: paths) }

@@ -106,14 +106,6 @@ extension AdapterEntry {
       },
       refusal: try reader.optionalString("refusal"), shadowedBy: try reader.optionalString("shadowed_by"))
   }
-
-  public static func wireText(_ entries: [AdapterEntry]) -> String {
-    JSON.serialize(.array(entries.map(\.wireValue)), pretty: false)
-  }
-
-  public static func entries(wireText: String) throws(AdapterWireError) -> [AdapterEntry] {
-    try parse(wireText) { try $0.asArray().map { try AdapterEntry(wireReader: $0) } }
-  }
 }
 
 extension AdapterRequest {

@@ -86,59 +86,6 @@ public struct AdapterEntry: Equatable, Sendable {
   }
 }
 
-/// Where adapters are searched, in order (SPEC §5).
-public struct AdapterSearchPath: Equatable, Sendable {
-  public struct Directory: Equatable, Sendable {
-    public var path: String
-    /// The directory the built-in adapters were built into: a build directory holds other
-    /// libraries too, so only the built-in names are looked at there.
-    public var onlyNames: [String]?
-
-    public init(path: String, onlyNames: [String]? = nil) {
-      self.path = path
-      self.onlyNames = onlyNames
-    }
-  }
-
-  public var directories: [Directory]
-
-  public init(directories: [Directory]) { self.directories = directories }
-
-  public static let builtInNames = ["hmac", "plain", "signed"]
-
-  /// (name, path) of every candidate adapter file, directory by directory, each directory
-  /// sorted; nothing is opened. Missing directories are skipped.
-  public func files() -> [(name: String, path: String)] {
-    var result: [(name: String, path: String)] = []
-    for directory in directories {
-      var names: [String] = []
-      guard let stream = opendir(directory.path) else { continue }
-      while let entry = readdir(stream) {
-        names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-        })
-      }
-      closedir(stream)
-      for fileName in names.sorted() {
-        guard let name = Self.adapterName(fileName: fileName) else { continue }
-        if let only = directory.onlyNames, !only.contains(name) { continue }
-        let separator = directory.path.hasSuffix("/") ? "" : "/"
-        result.append((name, directory.path + separator + fileName))
-      }
-    }
-    return result
-  }
-
-  /// `plain` for `plain.so` and `libplain.so` (the names SwiftPM and cargo give); nil for
-  /// other files.
-  public static func adapterName(fileName: String) -> String? {
-    guard fileName.hasSuffix(".so"), !fileName.hasPrefix(".") else { return nil }
-    var stem = fileName.dropLast(3)
-    if stem.hasPrefix("lib"), stem.count > 3 { stem = stem.dropFirst(3) }
-    return stem.isEmpty ? nil : String(stem)
-  }
-}
-
 /// The operations of the ABI (`ACC_OP_*`).
 public enum AdapterOperation: String, Sendable, CaseIterable {
   case login, check, logout, call, validate
@@ -262,8 +209,9 @@ public enum AdapterError: UserFacingError, Equatable {
 
 /// Finds, loads and runs adapters. The real one lives in libAccountsAdapterHost.so.
 public protocol AdapterHosting: AnyObject {
-  /// Every adapter file in the search path, loaded or refused.
-  func catalog(_ searchPath: AdapterSearchPath) throws(AdapterError) -> [AdapterEntry]
+  /// One adapter file, loaded and described or refused: run in a child process by the
+  /// commands that list adapters, since a broken adapter can take the process down.
+  func probe(_ path: String) -> AdapterEntry
   /// The adapter called `name`, loaded.
   func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription
   /// Runs one operation; the token comes back on LOGIN success.

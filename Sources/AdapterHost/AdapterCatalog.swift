@@ -11,22 +11,25 @@ public struct AdapterCatalog {
     self.searchPath = searchPath
   }
 
-  /// Every adapter file found, loaded or refused, in search order.
+  /// Every adapter file found, loaded or refused, in search order, loaded in this process. The
+  /// command line does not call this: it probes each file in a child process that an adapter
+  /// may crash (AccountsCLI's AdapterProbe, through `probe`).
   public func entries() -> [AdapterEntry] {
-    var winners: [String: String] = [:]
-    var entries: [AdapterEntry] = []
-    for (name, path) in searchPath.files() {
-      if let winner = winners[name] {
-        entries.append(AdapterEntry(path: path, name: name, shadowedBy: winner))
-        continue
-      }
-      winners[name] = path
-      switch AdapterLoader.load(path, name: name, check: check) {
-      case .success(let adapter): entries.append(AdapterEntry(path: path, name: name, description: adapter.description))
-      case .failure(let refusal): entries.append(AdapterEntry(path: path, name: name, refusal: refusal.reason))
-      }
+    searchPath.survey().map { entry in
+      entry.refusal == nil && entry.shadowedBy == nil ? Self.probe(entry.path, check: check) : entry
     }
-    return entries
+  }
+
+  /// The entry of one adapter file: checked, loaded and described, or refused with the reason.
+  public static func probe(_ path: String, check: AdapterFileCheck = AdapterFileCheck()) -> AdapterEntry {
+    let fileName = String(path.split(separator: "/").last ?? "")
+    guard let name = AdapterSearchPath.adapterName(fileName: fileName) else {
+      return AdapterEntry(path: path, name: fileName, refusal: AdapterSearchPath.misnamedReason)
+    }
+    switch AdapterLoader.load(path, name: name, check: check) {
+    case .success(let adapter): return AdapterEntry(path: path, name: name, description: adapter.description)
+    case .failure(let refusal): return AdapterEntry(path: path, name: name, refusal: refusal.reason)
+    }
   }
 
   /// The adapter called `name`: the first file of that name, loaded; nothing else is loaded.
@@ -42,5 +45,4 @@ public struct AdapterCatalog {
     case .failure(let refusal): throw .refused(path: path, reason: refusal.reason)
     }
   }
-
 }

@@ -37,13 +37,24 @@ public enum AdapterLoader {
     case .success(let checked): file = checked
     case .failure(let refusal): return .failure(refusal)
     }
-    _ = dlerror()
-    guard let handle = dlopen(file.loadPath, RTLD_NOW | RTLD_LOCAL) else {
-      close(file.descriptor)
-      let detail = dlerror().map { String(cString: $0) } ?? "unknown error"
-      return .failure(Refusal("dlopen failed: \(detail.replacing(file.loadPath, with: file.path))"))
+    defer { file.descriptor.close() }
+    if let refusal = check.checkLinking(file) { return .failure(refusal) }
+    // dlopen is given the checked path, not /proc/self/fd/N: glibc takes $ORIGIN from the
+    // name it was given, and under /proc/self/fd, $ORIGIN/../cwd is the current directory.
+    // Every directory on the path passed SafePath, so only root or the user can replace the
+    // file; that it is still the file checked is confirmed just before.
+    var status = stat()
+    guard stat(file.path, &status) == 0, let checked = try? file.descriptor.status(),
+      status.st_dev == checked.st_dev, status.st_ino == checked.st_ino
+    else {
+      return .failure(Refusal("\(file.path) was replaced while it was being checked"))
     }
-    // Loaded for good: the descriptor stays open with it (see AdapterFileCheck.CheckedFile).
+    _ = dlerror()
+    guard let handle = dlopen(file.path, RTLD_NOW | RTLD_LOCAL) else {
+      let detail = dlerror().map { String(cString: $0) } ?? "unknown error"
+      return .failure(Refusal("dlopen failed: \(detail)"))
+    }
+    // Loaded for good: never dlclose'd.
     guard let entry = dlsym(handle, ACC_ADAPTER_ENTRY_NAME) else {
       return .failure(Refusal(missingEntryReason(handle)))
     }

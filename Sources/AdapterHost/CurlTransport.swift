@@ -27,12 +27,16 @@ public struct HTTPResponse: Sendable {
 public enum TransportError: Error, Equatable {
   case timedOut(seconds: Double)
   case tooLarge(limit: Int)
+  case unsupportedProtocol(scheme: String)
   case failed(String)
 
   public var message: String {
     switch self {
     case .timedOut(let seconds): "no answer within \(Seconds.text(seconds))"
-    case .tooLarge(let limit): "the reply is larger than \(limit / 1024 / 1024) MiB"
+    case .tooLarge(let limit):
+      limit >= 1 << 20 && limit % (1 << 20) == 0
+        ? "the reply is larger than \(limit >> 20) MiB" : "the reply is larger than \(limit) bytes"
+    case .unsupportedProtocol(let scheme): "accounts speaks only http and https, not \(scheme)"
     case .failed(let detail): detail
     }
   }
@@ -94,6 +98,8 @@ public struct CurlTransport: HTTPTransport {
           accounts_curl_set_long(curl, CURLOPT_NOSIGNAL, 1),
           accounts_curl_set_long(curl, CURLOPT_FOLLOWLOCATION, 0),
           accounts_curl_set_string(curl, CURLOPT_PROTOCOLS_STR, "http,https"),
+          // No redirect is followed; were one ever, it could not lead to file:// either.
+          accounts_curl_set_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
           accounts_curl_set_long(curl, CURLOPT_TIMEOUT_MS, milliseconds),
           accounts_curl_set_long(curl, CURLOPT_CONNECTTIMEOUT_MS, min(milliseconds, 10_000)),
           accounts_curl_set_string(curl, CURLOPT_USERAGENT, "accounts"),
@@ -127,6 +133,8 @@ public struct CurlTransport: HTTPTransport {
     case CURLE_OK: break
     case CURLE_WRITE_ERROR where sink.exceeded: throw .tooLarge(limit: responseLimit)
     case CURLE_OPERATION_TIMEDOUT: throw .timedOut(seconds: timeout)
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      throw .unsupportedProtocol(scheme: String(request.url.prefix { $0 != ":" }.prefix(16)))
     default:
       let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
       throw .failed(detail.isEmpty ? String(cString: accounts_curl_easy_strerror(code)) : detail)

@@ -10,14 +10,13 @@ import Glibc
 
 /// Bumped whenever an entry point or a wire text changes.
 @_cdecl("accounts_adapter_host_interface_version")
-public func accountsAdapterHostInterfaceVersion() -> Int32 { 1 }
+public func accountsAdapterHostInterfaceVersion() -> Int32 { 2 }
 
-/// Every adapter in the search path: `[AdapterEntry]`.
-@_cdecl("accounts_adapter_host_catalog")
-public func accountsAdapterHostCatalog(_ searchPathText: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar> {
-  let searchPath = (try? JSON.parse(String(cString: searchPathText)))
-    .flatMap { try? AdapterSearchPath(wireReader: JSONReader($0)) } ?? AdapterSearchPath(directories: [])
-  return duplicate(AdapterEntry.wireText(AdapterCatalog(searchPath: searchPath).entries()))
+/// One adapter file, checked and loaded: its `AdapterEntry`, described or refused. Called by
+/// `accounts __probe-adapters` in a child process, which a broken adapter may take down.
+@_cdecl("accounts_adapter_host_probe")
+public func accountsAdapterHostProbe(_ path: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar> {
+  duplicate(JSON.serialize(AdapterCatalog.probe(String(cString: path)).wireValue, pretty: false))
 }
 
 /// One adapter, loaded: an `AdapterDescription`, or NULL and an `AdapterError` in `error`.

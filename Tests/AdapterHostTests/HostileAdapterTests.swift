@@ -72,4 +72,24 @@ final class CannedTransport: HTTPTransport, @unchecked Sendable {
     #expect(try run("MODE_BAD_TOKEN") == .adapterFailed(message: "adapter mode-bad-token returned a token with spaces, control characters or non-ASCII bytes"))
     #expect(try run("MODE_NO_SESSION") == .adapterFailed(message: "adapter mode-no-session could not start a session (session_new returned NULL)"))
   }
+
+  /// A secret setting reaches the adapter from the keyring's values only: one of the same name
+  /// in the backend's plain settings (config.json, where it must never be) is not passed, not
+  /// even when the keyring has none.
+  @Test func secretSettingsComeOnlyFromTheKeyring() throws {
+    let path = try CAdapterCompiler.hostile("MODE_ECHO_SETTINGS", name: "echo", into: scratch.path)
+    let adapter = try AdapterLoader.load(path, name: "echo").get()
+    try #require(adapter.description.setting(named: "api_key")?.isSecret == true)
+    func echoed(_ secrets: AdapterSecrets) -> String? {
+      let request = AdapterRequest(
+        adapter: "echo", backend: "corp", operation: .login,
+        settings: ["base_url": "http://127.0.0.1:9", "api_key": "from-config"], user: "alice", timeout: 10)
+      let (outcome, _) = AdapterSessionRunner(adapter: adapter, transport: CannedTransport()).run(request, secrets: secrets)
+      guard case .ok(let success) = outcome else { return "\(outcome)" }
+      return success.sessionValues["api_key"]
+    }
+    #expect(echoed(AdapterSecrets()) == "absent")
+    var keyring = Array("from-keyring".utf8)
+    #expect(echoed(AdapterSecrets(settings: ["api_key": SecretBytes(consuming: &keyring)])) == "from-keyring")
+  }
 }

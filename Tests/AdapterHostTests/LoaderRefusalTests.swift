@@ -47,6 +47,31 @@ import TestSupport
     #expect(refusal(path, name: "example").hasPrefix("directory \(directory) is writable by group or others (mode 0777)"))
   }
 
+  @Test func groupWritableDirectoryIsRefused() throws {
+    let directory = scratch.path + "/shared"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    chmod(directory, 0o775)
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: directory)
+    #expect(refusal(path, name: "example") == "directory \(directory) is writable by group or others (mode 0775); run: chmod go-w \(directory)")
+  }
+
+  /// Only root's sticky directories are trusted: in anyone else's, its owner can replace what
+  /// others put there, and others can add names.
+  @Test func stickyDirectoryNotOwnedByRootIsRefused() throws {
+    let directory = scratch.path + "/sticky"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    chmod(directory, 0o1777)
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: directory)
+    var check = AdapterFileCheck()
+    if getuid() == 0 {
+      // Root owns what it creates: hand the directory and the file to someone else and check
+      // as that someone, whose own sticky directory it then is.
+      try #require(chown(directory, 65534, 65534) == 0 && chown(path, 65534, 65534) == 0)
+      check = AdapterFileCheck(userID: 65534)
+    }
+    #expect(refusal(path, name: "example", check: check) == "directory \(directory) is writable by group or others (mode 1777); run: chmod go-w \(directory)")
+  }
+
   @Test func rootOwnedStickyDirectoryIsAccepted() throws {
     // The scratch directory is in /tmp: root-owned, world-writable, sticky.
     var status = stat()
@@ -62,14 +87,17 @@ import TestSupport
       try #require(chown(path, 65534, 65534) == 0)
       #expect(refusal(path, name: "example").hasPrefix("owned by uid 65534, not by you (uid 0) or root"))
     } else {
-      // Not root: the file is ours, so check it as if we were someone else.
+      // Not root: the file is ours, and so is the directory it is in, which the path check
+      // would refuse first: check the file's own rule as if we were someone else.
+      var status = stat()
+      try #require(stat(path, &status) == 0)
       let stranger = AdapterFileCheck(userID: getuid() + 1)
-      #expect(refusal(path, name: "example", check: stranger).hasPrefix("owned by uid \(getuid())"))
+      #expect(stranger.checkFile(status, path: path)?.reason.hasPrefix("owned by uid \(getuid()), not by you") == true)
     }
   }
 
-  @Test func directoryOwnedByAnotherUserIsRefused() throws {
-    try #require(getuid() == 0, "needs root to give a directory away (CI runs as root)")
+  @Test(.enabled(if: getuid() == 0, "needs root to give a directory away (CI runs as root)"))
+  func directoryOwnedByAnotherUserIsRefused() throws {
     let directory = scratch.path + "/theirs"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     let path = try CAdapterCompiler.build("example.c", name: "example", into: directory)
@@ -131,6 +159,41 @@ import TestSupport
     let badLink = scratch.path + "/bad.so"
     try FileManager.default.createSymbolicLink(atPath: badLink, withDestinationPath: target)
     #expect(refusal(badLink, name: "example").hasPrefix("directory \(open) is writable"))
+  }
+
+  /// The directory a link lives in counts, not only its target's: anyone could point a link
+  /// in a world-writable directory somewhere else.
+  @Test func aSymbolicLinkInAWorldWritableDirectoryIsRefused() throws {
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    let open = scratch.path + "/open"
+    try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+    chmod(open, 0o777)
+    let link = open + "/example.so"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+    #expect(refusal(link, name: "example") == "directory \(open) is writable by group or others (mode 0777); run: chmod go-w \(open)")
+  }
+
+  @Test(.enabled(if: getuid() == 0, "needs root to give a link away (CI runs as root)"))
+  func aStrangersSymbolicLinkInAStickyDirectoryIsRefused() throws {
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    let sticky = scratch.path + "/sticky"
+    try FileManager.default.createDirectory(atPath: sticky, withIntermediateDirectories: false)
+    chmod(sticky, 0o1777)
+    let theirs = sticky + "/theirs.so"
+    try FileManager.default.createSymbolicLink(atPath: theirs, withDestinationPath: path)
+    try #require(lchown(theirs, 65534, 65534) == 0)
+    #expect(refusal(theirs, name: "example") == "symbolic link \(theirs) is owned by uid 65534, not by you or root, in the sticky directory \(sticky)")
+    let mine = sticky + "/mine.so"
+    try FileManager.default.createSymbolicLink(atPath: mine, withDestinationPath: path)
+    #expect(refusal(mine, name: "example") == "loaded")
+  }
+
+  @Test func symbolicLinkLoopsEnd() throws {
+    let first = scratch.path + "/first.so"
+    let second = scratch.path + "/second.so"
+    try FileManager.default.createSymbolicLink(atPath: first, withDestinationPath: second)
+    try FileManager.default.createSymbolicLink(atPath: second, withDestinationPath: first)
+    #expect(refusal(first, name: "first") == "more than 40 symbolic links in \(first)")
   }
 
   @Test func aRefusedAdapterLeavesTheOthersWorking() throws {

@@ -42,15 +42,60 @@ import TestSupport
     #expect(noToken == nil)
   }
 
+  /// One request through the transport itself.
+  func perform(_ url: String, method: String = "GET", body: String = "", limit: Int = 4 << 20) throws(TransportError) -> HTTPResponse {
+    try CurlTransport().perform(
+      HTTPRequest(
+        method: method, url: url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
+        body: Array(body.utf8)),
+      timeout: 10, responseLimit: limit)
+  }
+
   @Test func cookiesAreNeitherKeptNorSent() throws {
+    // The premise: a login reply sets a cookie. Without it this test would prove nothing.
+    let first = try perform(backend.url + "/plain/plain/login", method: "POST", body: "username=alice&password=123456")
+    #expect(first.headers.contains { $0.name == "set-cookie" && $0.value.hasPrefix("session=abc") }, "\(first.headers)")
+    _ = try perform(backend.url + "/plain/plain/login", method: "POST", body: "username=alice&password=123456")
     _ = login(base: "/plain/plain")
     _ = login(base: "/plain/plain")
     let logins = try backend.requests().filter { ($0["path"] as? String) == "/plain/plain/login" }
-    #expect(logins.count == 2)
+    #expect(logins.count == 4)
     for request in logins {
       let headers = request["headers"] as? [String: String] ?? [:]
-      #expect(headers["cookie"] == nil)
+      #expect(headers["cookie"] == nil, "a request after a Set-Cookie carried \(headers)")
     }
+  }
+
+  /// Both sides of the cap: a body of exactly the limit is read, one byte more is refused.
+  @Test func theResponseLimitIsExact() throws {
+    let exact = try perform(backend.url + "/hostile/size/1000", limit: 1000)
+    #expect(exact.status == 200 && exact.body.count == 1000)
+    #expect(throws: TransportError.tooLarge(limit: 1000)) { try perform(self.backend.url + "/hostile/size/1001", limit: 1000) }
+    #expect(TransportError.tooLarge(limit: 1000).message == "the reply is larger than 1000 bytes")
+    #expect(TransportError.tooLarge(limit: 4 << 20).message == "the reply is larger than 4 MiB")
+    // The runner hands its limit to the transport.
+    var limits = AdapterLimits()
+    limits.response = 1000
+    let request = AdapterRequest(
+      adapter: "example", backend: "test", operation: .login, settings: ["base_url": backend.url + "/hostile/size/1001"],
+      user: "alice", timeout: 10)
+    let (outcome, _) = AdapterSessionRunner(adapter: adapter, limits: limits).run(request, secrets: AdapterSecrets())
+    #expect(outcome == .backendError(message: "POST \(backend.url)/hostile/size/1001/login: the reply is larger than 1000 bytes"))
+  }
+
+  /// http and https only, whatever URL reaches the transport (the output reader refuses
+  /// others first; this is the second line).
+  @Test(arguments: ["file:///etc/hostname", "ftp://127.0.0.1:9/x", "gopher://127.0.0.1:9/x", "dict://127.0.0.1:9/x"])
+  func otherProtocolsAreRefusedByTheTransport(url: String) {
+    let scheme = String(url.prefix { $0 != ":" })
+    #expect(throws: TransportError.unsupportedProtocol(scheme: scheme)) { try perform(url) }
+  }
+
+  @Test func aRedirectToAFileIsNotFollowed() throws {
+    let response = try perform(backend.url + "/hostile/redirect-file/login")
+    #expect(response.status == 302)
+    #expect(response.headers.contains { $0.name == "location" && $0.value == "file:///etc/hostname" })
+    #expect(String(decoding: response.body, as: UTF8.self) == #"{"err": {"code": -2, "msg": "redirect"}}"#)
   }
 
   @Test func redirectsAreNotFollowed() throws {

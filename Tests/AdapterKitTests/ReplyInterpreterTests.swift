@@ -82,12 +82,14 @@ import Testing
 
   @Test func http401DependsOnTheOperation() {
     let reply = Response.json(#"{"err": {"code": -100, "msg": "token expired"}}"#, status: 401)
-    #expect(interpreter.interpret(reply, for: .login) == .wrongPassword("token expired"))
+    // At LOGIN there is no session to expire: whatever the body says, the credentials were
+    // rejected (exit 4), and the message must not say otherwise.
+    #expect(interpreter.interpret(reply, for: .login) == .wrongPassword(ReplyInterpreter.rejected + " (HTTP 401)"))
     #expect(interpreter.interpret(reply, for: .check) == .sessionExpired("token expired"))
     #expect(interpreter.interpret(reply, for: .call) == .sessionExpired("token expired"))
     #expect(interpreter.interpret(reply, for: .logout) == .ok)
     let bare = Response(status: 401, body: Array("Unauthorized".utf8))
-    #expect(interpreter.interpret(bare, for: .login) == .wrongPassword(ReplyInterpreter.rejected))
+    #expect(interpreter.interpret(bare, for: .login) == .wrongPassword(ReplyInterpreter.rejected + " (HTTP 401)"))
     #expect(
       interpreter.interpret(bare, for: .check)
         == .sessionExpired("the backend says the session expired (HTTP 401)"))
@@ -121,11 +123,45 @@ import Testing
         .json(#"{"err": {"code": -2, "msg": "status 500"}}"#, status: 500),
         for: .call) == .error("the backend answered HTTP 500: status 500"))
     #expect(
-      interpreter.interpret(.json("{}", status: 302), for: .login)
-        == .error("the backend answered HTTP 302"))
-    #expect(
       interpreter.interpret(.json(#"{"ok": true}"#, status: 503), for: .logout)
         == .error("the backend answered HTTP 503"))
+  }
+
+  /// A login has no session yet: a code the codes setting maps to "expired" or "signed in
+  /// elsewhere" cannot mean that there, so it is the backend's error in its own words (exit
+  /// 8), not a session that ended (exit 5) in the middle of logging in.
+  @Test func sessionCodesAtLoginAreTheBackendsErrors() {
+    #expect(
+      login(#"{"err": {"code": -100, "msg": "token expired"}}"#)
+        == .error("the backend refused the login with error -100: token expired"))
+    #expect(login(#"{"err": {"code": -101}}"#) == .error("the backend refused the login with error -101"))
+    #expect(
+      interpreter.interpret(.json(#"{"err": {"code": -100}}"#), for: .check)
+        == .sessionExpired("the backend says the session expired"), "after a login it is what it says")
+  }
+
+  /// accounts follows no redirect: say that it was one, where to, and what to check, instead of
+  /// "not JSON" about the redirect page.
+  @Test func redirectsAreNamedWithTheirTargetAndTheFix() {
+    let fix = ", which accounts does not follow; check base_url (https instead of http? the right path?)"
+    let moved = Response(
+      status: 301, headers: [Pair("location", "https://id.example/api/login")],
+      body: Array("<html>Moved Permanently</html>".utf8))
+    for operation in [Operation.login, .check, .logout, .call] {
+      #expect(
+        interpreter.interpret(moved, for: operation)
+          == .error("the backend answered with a redirect (HTTP 301) to https://id.example/api/login" + fix))
+    }
+    #expect(
+      interpreter.interpret(.json(#"{"err": {"code": -2, "msg": "moved"}}"#, status: 302), for: .login)
+        == .error("the backend answered with a redirect (HTTP 302)" + fix), "no Location")
+    // A GET login's query holds the password, and a redirect may repeat it: never shown.
+    let query = Response(
+      status: 307, headers: [Pair("location", "https://user:pw@id.example/login?password=123456#top\u{1b}[2J")])
+    #expect(
+      interpreter.interpret(query, for: .login)
+        == .error("the backend answered with a redirect (HTTP 307) to https://id.example/login" + fix))
+    #expect(interpreter.interpret(Response(status: 304), for: .check) == .error("the backend's reply is not JSON (HTTP 304)"))
   }
 
   @Test func checkReadsTheRemainingLifetimeWhenThereIsOne() {

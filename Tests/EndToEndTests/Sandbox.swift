@@ -55,6 +55,16 @@ final class Sandbox: @unchecked Sendable {
 
   var indexPath: String { environment["XDG_STATE_HOME"]! + "/accounts/accounts.json" }
 
+  var configPath: String { environment["XDG_CONFIG_HOME"]! + "/accounts/config.json" }
+
+  /// $XDG_DATA_HOME/accounts/adapters of the sandbox, created 0755.
+  func userAdapterDirectory() throws -> String {
+    let directory = environment["XDG_DATA_HOME"]! + "/accounts/adapters"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    chmod(directory, 0o755)
+    return directory
+  }
+
   /// `secret-tool search --all` output for our items of a backend (labels and attributes).
   func keyringItems(backend: String) throws -> String {
     let result = try runProcess(

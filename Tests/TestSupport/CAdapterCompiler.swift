@@ -3,18 +3,28 @@ import Foundation
 /// Builds adapters from the C fixtures in Tests/Fixtures/adapters with the system C compiler
 /// and nothing but the ABI header: what a third party does.
 public enum CAdapterCompiler {
-  /// Compiles `source` (a file name under Tests/Fixtures/adapters) into `directory/NAME.so`.
+  /// Compiles `source` (a file name under Tests/Fixtures/adapters) into `directory/NAME.so`;
+  /// `linkerArguments` come after the source (libraries to link, `-Wl,-rpath,...`).
   @discardableResult
   public static func build(
-    _ source: String, name: String, defines: [String] = [], into directory: String
+    _ source: String, name: String, defines: [String] = [], linkerArguments: [String] = [],
+    into directory: String
   ) throws -> String {
-    let output = "\(directory)/\(name).so"
+    try library(
+      source, at: "\(directory)/\(name).so", defines: defines, linkerArguments: linkerArguments)
+  }
+
+  /// Compiles `source` into the shared library `output`, whatever its name.
+  @discardableResult
+  public static func library(
+    _ source: String, at output: String, defines: [String] = [], linkerArguments: [String] = []
+  ) throws -> String {
     let include = PackagePaths.root.appendingPathComponent("Sources/CAccountsAdapter/include").path
     let file = PackagePaths.root.appendingPathComponent("Tests/Fixtures/adapters/\(source)").path
     let result = try runProcess(
       "/usr/bin/cc",
       ["-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-I", include]
-        + defines.map { "-D\($0)" } + ["-o", output, file],
+        + defines.map { "-D\($0)" } + ["-o", output, file] + linkerArguments,
       environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
     guard result.status == 0 else { throw CompileError(output: result.description) }
     return output

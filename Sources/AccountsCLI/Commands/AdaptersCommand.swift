@@ -13,9 +13,11 @@ enum AdaptersCommand {
       Looks in $ACCOUNTS_ADAPTER_PATH, then $XDG_DATA_HOME/accounts/adapters, then the \
       built-in adapters (plain, hmac, signed), and shows each adapter's name, version, ABI, \
       path and settings. A file that is not safe to load (writable by others, owned by \
-      another user, not an ELF library, another ABI) is shown with the reason and the fix. \
-      With NAME, only that adapter, and exit status 9 when it cannot be loaded. \
-      man 7 accounts-adapter explains how to write one.
+      another user, reached through a link others control, bringing in libraries from such \
+      places, built for another machine or ABI) is shown with the reason and the fix. Each \
+      adapter is loaded in a separate process: one that crashes or hangs while loading is \
+      shown as such, and the others are still listed. With NAME, only that adapter, and exit \
+      status 9 when it cannot be loaded. man 7 accounts-adapter explains how to write one.
       """,
     arguments: [name],
     examples: [
@@ -26,9 +28,10 @@ enum AdaptersCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let searchPath = environment.adapterSearchPath
-    let host = try environment.adapterHost()
+    // Loaded in child processes, never in this one: this command must outlive a broken adapter.
+    let probe = try AdapterProbe(environment)
     if let wanted = invocation.argument(name) {
-      let description = try host.describe(wanted, in: searchPath)
+      let description = try probe.describe(wanted, in: searchPath)
       if invocation.json {
         environment.output.writeJSON(json(AdapterEntry(path: description.path, name: wanted, description: description)))
       } else {
@@ -36,7 +39,7 @@ enum AdaptersCommand {
       }
       return
     }
-    let entries = try host.catalog(searchPath)
+    let entries = try probe.entries(searchPath)
     if invocation.json {
       environment.output.writeJSON(.array(entries.map(json)))
       return
@@ -55,13 +58,15 @@ enum AdaptersCommand {
     }
   }
 
-  /// A few lines per adapter.
+  /// A few lines per adapter. File names, paths and what an adapter says about itself come
+  /// from files anyone may name: they reach the terminal through `Names.printable`.
   static func summary(_ entry: AdapterEntry) -> String {
+    let heading = "\(printable(entry.name))  \(printable(entry.path))"
     if let shadowed = entry.shadowedBy {
-      return "\(entry.name)  \(entry.path)\n  not used: \(shadowed) comes first in the search path\n"
+      return "\(heading)\n  not used: \(printable(shadowed)) comes first in the search path\n"
     }
     guard let description = entry.description else {
-      return "\(entry.name)  \(entry.path)\n  refused: \(entry.refusal ?? "unknown reason")\n"
+      return "\(heading)\n  refused: \(printable(entry.refusal ?? "unknown reason"))\n"
     }
     let settings = description.settings.map { setting in
       let notes = [setting.isSecret ? "secret" : nil, setting.isOptional ? nil : "required"].compactMap { $0 }
@@ -69,19 +74,22 @@ enum AdaptersCommand {
       return setting.name + value + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
     }
     var lines = [
-      "\(description.name) \(description.version)  ABI \(description.abiText)  \(description.path)",
-      "  \(description.summary)",
+      "\(description.name) \(printable(description.version))  ABI \(description.abiText)  \(printable(description.path))",
+      "  \(printable(description.summary))",
     ]
-    lines += TextWrap.wrap("settings: " + settings.joined(separator: ", "), width: 100, indent: 2)
+    lines += TextWrap.wrap(printable("settings: " + settings.joined(separator: ", ")), width: 100, indent: 2)
     return lines.joined(separator: "\n") + "\n"
   }
+
+  /// `Names.printable` with room for a path or a refusal that names one.
+  static func printable(_ text: String) -> String { Names.printable(text, limit: 4096) }
 
   /// One adapter in full: a row per setting.
   static func detail(_ description: AdapterDescription) -> String {
     var text = """
-      \(description.name) \(description.version) (ABI \(description.abiText))
-      \(description.summary)
-      path: \(description.path)
+      \(description.name) \(printable(description.version)) (ABI \(description.abiText))
+      \(printable(description.summary))
+      path: \(printable(description.path))
 
 
       """
@@ -89,7 +97,10 @@ enum AdaptersCommand {
     for setting in description.settings {
       let kind = [setting.isSecret ? "secret" : nil, setting.isOptional ? "optional" : "required"]
         .compactMap { $0 }.joined(separator: ", ")
-      rows.append([setting.name, kind, setting.defaultValue.isEmpty ? "-" : setting.defaultValue, setting.label])
+      rows.append([
+        setting.name, kind, setting.defaultValue.isEmpty ? "-" : printable(setting.defaultValue),
+        printable(setting.label),
+      ])
     }
     text += TextTable.render(rows)
     return text

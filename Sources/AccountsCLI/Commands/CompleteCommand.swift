@@ -25,9 +25,17 @@ enum CompleteCommand {
     case "backends":
       names = try environment.config.load().backends.map(\.name).filter(Names.isBackendName)
     case "adapters":
-      // File names only: completion never loads a library.
+      // The names that would load: valid names whose first file passes the checks made
+      // without loading it (path, owner, mode, ELF header). Completion never loads a library.
       var seen = Set<String>()
-      names = environment.adapterSearchPath.files().map(\.name).filter { seen.insert($0).inserted }
+      let check = AdapterFileCheck()
+      names = environment.adapterSearchPath.files().filter { seen.insert($0.name).inserted }
+        .filter { file in
+          guard case .success(let checked) = check.open(file.path) else { return false }
+          checked.descriptor.close()
+          return true
+        }
+        .map(\.name)
     case "commands":
       names = CommandTable.all.filter { !$0.hidden }.map(\.name)
     default:

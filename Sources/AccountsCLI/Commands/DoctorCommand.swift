@@ -138,14 +138,14 @@ enum DoctorCommand {
     }
   }
 
-  /// Every adapter file found, and every backend's adapter and settings.
+  /// Every adapter file found, and every backend's adapter and settings. Adapters are loaded
+  /// in child processes (AdapterProbe), never in this one: doctor must outlive a broken adapter
+  /// to name it, and the backends' checks use what the children found.
   static func adapterFindings(_ environment: Environment) -> [Finding] {
     let searchPath = environment.adapterSearchPath
     let entries: [AdapterEntry]
-    let host: AdapterHosting
     do {
-      host = try environment.adapterHost()
-      entries = try host.catalog(searchPath)
+      entries = try AdapterProbe(environment).entries(searchPath)
     } catch let error as UserFacingError {
       return [Finding(check: "adapters", ok: false, detail: error.message, fix: error.fix, status: error.status)]
     } catch {
@@ -162,23 +162,26 @@ enum DoctorCommand {
     for entry in entries {
       if let refusal = entry.refusal {
         findings.append(Finding(
-          check: "adapter", ok: false, detail: "\(entry.path) refused: \(refusal)", status: .adapterFailed))
+          check: "adapter", ok: false,
+          detail: Names.printable("\(entry.path) refused: \(refusal)", limit: 4096), status: .adapterFailed))
       }
     }
     guard let configuration = try? environment.config.load() else { return findings }
     for backend in configuration.backends {
       do {
-        let description = try host.describe(backend.adapter, in: searchPath)
+        let description = try AdapterProbe.description(of: backend.adapter, in: entries, searchPath)
         let problems = BackendSettingsCheck(adapter: description)
           .problems(settings: backend.settings, secretNames: backend.secretSettings)
         findings.append(Finding(
           check: "backend \(backend.name)", ok: problems.isEmpty,
-          detail: problems.first.map(\.description) ?? "adapter \(backend.adapter) \(description.version), settings complete",
+          detail: problems.first.map(\.description)
+            ?? "adapter \(backend.adapter) \(Names.printable(description.version)), settings complete",
           fix: problems.isEmpty ? nil : "edit \(environment.paths.config), or remove the backend and add it again",
           status: .failure))
       } catch {
         findings.append(Finding(
-          check: "backend \(backend.name)", ok: false, detail: error.message, fix: error.fix, status: error.status))
+          check: "backend \(backend.name)", ok: false, detail: Names.printable(error.message, limit: 4096),
+          fix: error.fix, status: error.status))
       }
     }
     return findings

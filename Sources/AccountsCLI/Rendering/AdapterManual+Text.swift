@@ -61,6 +61,8 @@ extension AdapterManual {
            "The user's adapters are in `$XDG_DATA_HOME/accounts/adapters` (default `~/.local/share/accounts/adapters`)."),
           ("`ACCOUNTS_NETWORK_TIMEOUT`",
            "Seconds one adapter operation may take, requests included (default 20, at most 3600)."),
+          ("`ACCOUNTS_ADAPTER_LOAD_TIMEOUT`",
+           "Seconds `accounts adapters` and `accounts doctor` give each adapter to load before they stop it and report it (default 5, at most 3600)."),
           ("`ACCOUNTS_DEBUG`", "When set, the lines adapters log go to stderr."),
         ])
       ]),
@@ -88,43 +90,6 @@ extension AdapterManual {
       do not rely on it). An empty string may have a NULL pointer. `acc_pairs` is a list of \
       name and value pairs with unique names; its `count` may be 0 with `items` NULL.
       """),
-  ]
-
-  private static let loading: [Block] = [
-    .text("""
-      The host searches `$ACCOUNTS_ADAPTER_PATH` (colon-separated), then \
-      `$XDG_DATA_HOME/accounts/adapters` (`~/.local/share/accounts/adapters`), then the \
-      directory of the built-in adapters. A file named *NAME*`.so` or `lib`*NAME*`.so` (the \
-      name cargo and SwiftPM give a library) is adapter *NAME*. The first file of a name in \
-      search order wins; later ones are listed as not used.
-      """),
-    .text("""
-      Before loading a file the host checks it: symbolic links resolved, it must be a regular \
-      ELF file, owned by root or the user and not writable by group or others; every \
-      directory from its own up to / must be owned by root or the user and not writable by \
-      group or others, except a root-owned sticky directory such as /tmp. The host then loads \
-      it with `dlopen`(3) and `RTLD_NOW | RTLD_LOCAL` (every symbol must resolve at once, none \
-      is shared with other adapters), checks the descriptor, and never closes it.
-      """),
-    .text("""
-      A refused adapter is reported with its path and the reason; the others keep working. \
-      `accounts adapters` lists every adapter found with its version, ABI, path and settings, \
-      or why it was refused and the command that fixes it; `accounts adapters` *NAME* shows \
-      one adapter's settings in full, and exits with status 9 when it cannot be loaded. The \
-      reasons for refusing a file:
-      """),
-    .bullets([
-      "not a regular file, or not an ELF shared library;",
-      "the file or a directory above it is owned by another user, or writable by group or others;",
-      "`dlopen` failed: a missing library, an unresolved symbol, another architecture;",
-      "no `accounts_adapter_v1` symbol: not an adapter, or built for another major ABI version;",
-      "the entry returned NULL;",
-      "the descriptor's `abi_version` has another major version, or a newer minor version than the host's;",
-      "the descriptor's `name` is not the *NAME* of the file;",
-      "`session_new`, `step` or `session_free` is NULL;",
-      "more than 64 settings, or a setting name that is not lowercase [a-z0-9_] or is declared twice;",
-      "a descriptor string that is not UTF-8, is NULL with a length, or is too long (version 64 bytes, description 4096, any other 256).",
-    ]),
   ]
 
   private static let versioning: [Block] = [

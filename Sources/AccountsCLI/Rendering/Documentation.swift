@@ -82,6 +82,8 @@ enum Documentation {
      "Seconds each Secret Service call may take before accounts gives up with exit status 7 (default 5)."),
     ("ACCOUNTS_NETWORK_TIMEOUT",
      "Seconds one adapter operation (a login, a check, a call) may take, requests included, before accounts gives up with exit status 8 or 9 (default 20)."),
+    ("ACCOUNTS_ADAPTER_LOAD_TIMEOUT",
+     "Seconds adapters and doctor give each adapter to load, in a separate process, before they stop it and report it as hanging (default 5)."),
     ("ACCOUNTS_ADAPTER_PATH",
      "Colon-separated directories searched for adapters before $XDG_DATA_HOME/accounts/adapters and the built-in ones."),
     ("ACCOUNTS_DEBUG", "When set, adapters' log lines are shown on stderr."),
@@ -96,7 +98,7 @@ enum Documentation {
     ("$XDG_CONFIG_HOME/accounts/config.json",
      "The backends and their non-secret settings. It may be a symbolic link (a dotfiles repository): accounts writes through the link."),
     ("$XDG_DATA_HOME/accounts/adapters",
-     "Your own adapters, NAME.so, checked before loading: not writable by group or others, owned by you or root (see accounts-adapter(7))."),
+     "Your own adapters, NAME.so, checked before loading: not writable by group or others, owned by you or root, reached and linked only through places only you or root can write (see accounts-adapter(7))."),
   ]
 
   static let seeAlso = ["accounts-adapter(7)", "secret-tool(1)", "gnome-keyring-daemon(1)", "seahorse(1)"]

@@ -20,10 +20,15 @@
  * LOADING. The host searches $ACCOUNTS_ADAPTER_PATH (colon-separated), then
  * $XDG_DATA_HOME/accounts/adapters (~/.local/share/accounts/adapters), then the directory the
  * built-in adapters were installed into; the first file of a NAME wins. Before dlopen the
- * file must be a regular ELF file, it and every directory up to / owned by root or the user and
- * not writable by group or others (a root-owned sticky directory such as /tmp is accepted). The
- * host opens it with RTLD_NOW | RTLD_LOCAL and never closes it. A refused adapter is reported
- * with its path and the reason; the others keep working.
+ * file must be a regular ELF shared library for this machine, and every directory its path
+ * leads through (links followed one name at a time) owned by root or the user and not writable
+ * by group or others (a root-owned sticky directory such as /tmp is accepted when what is found
+ * in it is root's or the user's). Its RUNPATH/RPATH entries must be absolute or start with
+ * $ORIGIN and name such directories; libraries named by a path must pass the same checks.
+ * The host opens it with RTLD_NOW | RTLD_LOCAL and never closes it. A refused adapter is
+ * reported with its path and the reason; the others keep working. `accounts adapters` and
+ * `accounts doctor` load each adapter in a separate process, so a crash while loading (in a
+ * constructor, the entry, or the descriptor) is reported, not fatal to them.
  *
  * VERSIONING. ACC_ADAPTER_ABI_VERSION is major << 16 | minor. The host calls the entry with its
  * own version; the adapter returns its descriptor (whose abi_version says which header it was

@@ -4,7 +4,8 @@
  *     cc -shared -fPIC -I include -DMODE=MODE_SPIN -DNAME='"spin"' -o spin.so hostile.c
  *
  * Each must be refused at load or end its operation with an error: none may hang or crash
- * the host.
+ * the host. The modes that crash or hang while loading cannot be contained in-process: the
+ * commands that list adapters load them in a child process (accounts __probe-adapters).
  */
 #define _DEFAULT_SOURCE
 #include <accounts_adapter.h>
@@ -28,6 +29,11 @@
 #define MODE_NO_SESSION 13     /* session_new returns NULL */
 #define MODE_BAD_TOKEN 14      /* OK with a token holding a line break */
 #define MODE_WRONG_NAME 15     /* descriptor name differs from the file name */
+#define MODE_GARBAGE_ENTRY 16  /* the entry returns a pointer to nowhere */
+#define MODE_BAD_STRING 17     /* a descriptor string at address 0x1 with a length */
+#define MODE_ABORT_ON_LOAD 18  /* a constructor calls abort() */
+#define MODE_HANG_ON_LOAD 19   /* a constructor sleeps for 60 s */
+#define MODE_ECHO_SETTINGS 20  /* declares a secret setting; LOGIN returns what it was given */
 
 #ifndef MODE
 #error "define MODE"
@@ -38,9 +44,29 @@
 
 static int marker;
 
+#if MODE == MODE_ABORT_ON_LOAD
+__attribute__((constructor)) static void abort_on_load(void) { abort(); }
+#elif MODE == MODE_HANG_ON_LOAD
+__attribute__((constructor)) static void hang_on_load(void) { sleep(60); }
+#endif
+
+/* MODE_ECHO_SETTINGS: the value of api_key this session was given, or "absent". */
+static char echoed[64];
+static acc_pair echoed_pair[1];
+
 static void *session_new(const acc_session_config *config) {
-  (void)config;
   if (MODE == MODE_NO_SESSION) return NULL;
+  if (MODE == MODE_ECHO_SETTINGS) {
+    strcpy(echoed, "absent");
+    for (size_t i = 0; i < config->settings.count; i++) {
+      const acc_pair *pair = &config->settings.items[i];
+      if (pair->name.length == 7 && memcmp(pair->name.bytes, "api_key", 7) == 0 &&
+          pair->value.length < sizeof echoed) {
+        memcpy(echoed, pair->value.bytes, pair->value.length);
+        echoed[pair->value.length] = '\0';
+      }
+    }
+  }
   return &marker;
 }
 
@@ -79,12 +105,23 @@ __attribute__((unused)) static int32_t step(void *session, const acc_response *r
   case MODE_BAD_TOKEN:
     out->token = (acc_string)ACC_STRING("abc\ndef");
     return ACC_STEP_OK;
+  case MODE_ECHO_SETTINGS:
+    echoed_pair[0].name = (acc_string)ACC_STRING("api_key");
+    echoed_pair[0].value = (acc_string){echoed, strlen(echoed)};
+    out->session_values.items = echoed_pair;
+    out->session_values.count = 1;
+    return ACC_STEP_OK;
   default:
     return ACC_STEP_OK;
   }
 }
 
 static void session_free(void *session) { (void)session; }
+
+__attribute__((unused)) static const acc_setting echo_settings[] = {
+    {ACC_STRING("base_url"), ACC_STRING("Base URL"), ACC_SETTING_OPTIONAL, ACC_STRING("")},
+    {ACC_STRING("api_key"), ACC_STRING("A secret key"), ACC_SETTING_SECRET, ACC_STRING("")},
+};
 
 static const acc_adapter descriptor = {
 #if MODE == MODE_ABI2
@@ -100,9 +137,18 @@ static const acc_adapter descriptor = {
     ACC_STRING(NAME),
 #endif
     ACC_STRING("0.0.1"),
+#if MODE == MODE_BAD_STRING
+    {(const char *)0x1, 12},
+#else
     ACC_STRING("misbehaves on purpose"),
+#endif
+#if MODE == MODE_ECHO_SETTINGS
+    echo_settings,
+    sizeof echo_settings / sizeof echo_settings[0],
+#else
     NULL,
     0,
+#endif
     session_new,
 #if MODE == MODE_NO_STEP
     NULL,
@@ -121,6 +167,7 @@ const acc_adapter *accounts_adapter_v2(uint32_t host_abi_version) {
 const acc_adapter *accounts_adapter_v1(uint32_t host_abi_version) {
   (void)host_abi_version;
   if (MODE == MODE_NULL_ENTRY) return NULL;
+  if (MODE == MODE_GARBAGE_ENTRY) return (const acc_adapter *)(uintptr_t)0x10;
   return &descriptor;
 }
 #else

@@ -1,0 +1,85 @@
+// The LOADING section of man/accounts-adapter.7 (see AdapterManual+Text.swift for the rest).
+extension AdapterManual {
+  /// LOADING: where adapters are found, what is checked before one is loaded and why, and
+  /// what a refusal says. Kept apart: it follows the host's checks closely.
+  static let loading: [Block] = [
+    .text("""
+      The host searches `$ACCOUNTS_ADAPTER_PATH` (colon-separated), then \
+      `$XDG_DATA_HOME/accounts/adapters` (`~/.local/share/accounts/adapters`), then the \
+      directory of the built-in adapters. A file named *NAME*`.so` or `lib`*NAME*`.so` (the \
+      name cargo and SwiftPM give a library) is adapter *NAME*. The first file of a name in \
+      search order wins; later ones are listed as not used.
+      """),
+    .text("""
+      Before loading a file the host checks it, reading only its metadata, its ELF headers \
+      and its dynamic section, so that no code runs from a file, or a library it brings in, \
+      that anyone but you or root could have put there:
+      """),
+    .bullets([
+      """
+      The path is followed one name at a time, as the kernel does (at most 40 symbolic \
+      links). Every directory a name is looked up in, from / down to the file's own and \
+      including the directories symbolic links live in, must be owned by root or the user \
+      and not writable by group or others. A root-owned sticky directory such as /tmp is \
+      accepted, but what is found in it (the file, a directory, a symbolic link) must itself \
+      be owned by root or the user. Where a link leads is not enough: anyone who can write \
+      the directory a link lives in can point it elsewhere.
+      """,
+      "The file must be a regular file owned by root or the user and not writable by group or others.",
+      """
+      Its ELF header must describe a shared library (not a program or an object file) for \
+      this machine: the same word size, byte order and `e_machine` (`dlopen` would report a \
+      library for another machine as "No such file or directory").
+      """,
+      """
+      `dlopen` also loads the libraries the file names in `DT_NEEDED`, `DT_FILTER` and \
+      `DT_AUXILIARY`, looking first in its `RUNPATH` or `RPATH`, and runs their \
+      constructors. So every `RUNPATH` and `RPATH` entry must be absolute, or start with \
+      `$ORIGIN` (the directory the adapter file is in, links resolved), and name a directory \
+      that passes the rules above, or that does not exist where only root or the user could \
+      create it. An empty or relative entry means the current directory and is refused, as \
+      are `$LIB`, `$PLATFORM` and any other `$` token. A library named by a path must be \
+      named by an absolute one that passes the file's own checks. Link with \
+      `-Wl,-rpath,'$ORIGIN/lib'`, an absolute path only root or you can write, or no \
+      `RUNPATH` at all.
+      """,
+    ]),
+    .text("""
+      The host then loads the file by its resolved path with `dlopen`(3) and \
+      `RTLD_NOW | RTLD_LOCAL` (every symbol must resolve at once, none is shared with other \
+      adapters), checks the descriptor, and never closes it.
+      """),
+    .text("""
+      `accounts adapters` and `accounts doctor` load each adapter in a separate process: an \
+      adapter that crashes while loading (a constructor that aborts, an entry that returns a \
+      bad pointer, a descriptor string that points nowhere) is listed as "crashed while \
+      loading (SIGSEGV)", one that takes longer than `ACCOUNTS_ADAPTER_LOAD_TIMEOUT` seconds \
+      (default 5) is stopped and listed as such, and the others are listed as usual. The \
+      commands that use an adapter load it in their own process, where a crash ends the \
+      command.
+      """),
+    .text("""
+      A refused adapter is reported with its path and the reason; the others keep working. \
+      `accounts adapters` lists every adapter found with its version, ABI, path and settings, \
+      or why it was refused and the command that fixes it; `accounts adapters` *NAME* shows \
+      one adapter's settings in full, and exits with status 9 when it cannot be loaded. The \
+      reasons for refusing a file:
+      """),
+    .bullets([
+      "the file name is not a valid adapter name (ASCII letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most 64);",
+      "not a regular file, or not an ELF shared library;",
+      "the file, a directory on its path, or a symbolic link in a sticky directory is owned by another user, or a directory is writable by group or others; more than 40 symbolic links;",
+      "built for another machine, word size or byte order; an executable or an object file instead of a shared library;",
+      "a `RUNPATH` or `RPATH` entry or a library path that is empty, relative, uses a `$` token other than `$ORIGIN`, or leads to a place that fails the checks above;",
+      "`dlopen` failed: a missing library, an unresolved symbol;",
+      "it crashed, or did not finish, while loading;",
+      "no `accounts_adapter_v1` symbol: not an adapter, or built for another major ABI version;",
+      "the entry returned NULL;",
+      "the descriptor's `abi_version` has another major version, or a newer minor version than the host's;",
+      "the descriptor's `name` is not the *NAME* of the file;",
+      "`session_new`, `step` or `session_free` is NULL;",
+      "more than 64 settings, or a setting name that is not lowercase [a-z0-9_] or is declared twice;",
+      "a descriptor string that is not UTF-8, is NULL with a length, or is too long (version 64 bytes, description 4096, any other 256).",
+    ]),
+  ]
+}

@@ -1,0 +1,40 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What the built-in adapters say about replies that are not what a login expects, through the
+/// command line against the test backend: each message names what happened and the fix, and
+/// the exit status agrees with the words.
+@Suite struct BackendReplyTests {
+  @Test func aRedirectIsNamedWithWhereItLeadsAndTheFix() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let backend = try TestBackend()
+    // A GET login: the password's digest is in the query, which the redirect repeats.
+    try sandbox.ok(
+      ["backend", "add", "moved", "--adapter", "plain", "--set", "base_url=\(backend.url)/hostile/moved",
+       "--set", "method=GET", "--set", "encoding=md5"])
+    let result = try sandbox.run(["backend", "test", "moved", "alice", "--password-stdin"], stdin: "123456\n")
+    #expect(result.status == 8, "\(result)")
+    #expect(
+      result.standardError
+        == "accounts: alice@moved: the backend answered with a redirect (HTTP 301) to https://example.invalid/hostile/moved/login, which accounts does not follow; check base_url (https instead of http? the right path?)\n",
+      "\(result)")
+    #expect(!result.standardError.contains("e10adc3949ba59abbe56e057f20f883e"), "the query is not shown")
+  }
+
+  @Test func http401AtLoginIsRejectedCredentialsWhateverTheBodySays() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let backend = try TestBackend()
+    try sandbox.ok(
+      ["backend", "add", "gate", "--adapter", "plain", "--set", "base_url=\(backend.url)/hostile/expired401",
+       "--set", "encoding=md5"])
+    let result = try sandbox.run(["backend", "test", "gate", "alice", "--password-stdin"], stdin: "123456\n")
+    #expect(result.status == 4, "\(result)")
+    #expect(
+      result.standardError
+        == "accounts: alice@gate: the backend rejected the user name or password (HTTP 401); check the user name and password\n",
+      "\(result)")
+  }
+}
