@@ -89,21 +89,10 @@ public struct AdapterFileCheck: Sendable {
     }
   }
 
-  /// A regular file owned by root or the user, not writable by group or others.
+  /// A regular file owned by root or the user, not writable by group or others (SafePath's
+  /// one rule for files accounts trusts).
   public func checkFile(_ status: stat, path: String) -> Refusal? {
-    guard status.st_mode & S_IFMT == S_IFREG else {
-      return Refusal("not a regular file")
-    }
-    if status.st_uid != 0, status.st_uid != userID {
-      return Refusal(
-        "owned by uid \(status.st_uid), not by you (uid \(userID)) or root",
-        fix: "chown \(userID) \(path)")
-    }
-    if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-      return Refusal(
-        "writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(path)")
-    }
-    return nil
+    SafePath(userID: userID).fileProblem(status, path: path)
   }
 }
 

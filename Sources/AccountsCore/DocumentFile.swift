@@ -8,20 +8,22 @@ import Glibc
 /// `<target>.bak`, and `rename` the new one into place. A writer killed at any point leaves the
 /// old or the new file. Files are created 0600 in directories created 0700.
 ///
-/// What is read is checked first (`DocumentTrust`): a regular file (a FIFO would hang every
-/// command, a link to /dev/zero would read for ever), at most `sizeLimit` bytes, owned by the
-/// user or root and writable by nobody else, in a directory nobody else can write to. A file
-/// that is a symbolic link (a dotfiles repository) is read and written through the link.
+/// What is read is checked first, by the rules adapters pass too (`SafePath`): every directory
+/// on the way, and every symbolic link, owned by the user or root and writable by nobody else
+/// (root's sticky /tmp aside); the file a regular one (a FIFO would hang every command, a link
+/// to /dev/zero would read for ever), owned by the user or root, writable by nobody else, and
+/// at most `sizeLimit` bytes. A file that is a symbolic link (a dotfiles repository) is read
+/// and written through the link.
 public struct DocumentFile: Sendable {
   public let path: String
-  let trust: DocumentTrust
+  let trust: SafePath
 
   /// The most a document may hold: about 50,000 accounts.
   public static let sizeLimit = 16 << 20
 
   public init(path: String, userID: uid_t = getuid()) {
     self.path = path
-    trust = DocumentTrust(userID: userID)
+    trust = SafePath(userID: userID)
   }
 
   public var lockPath: String { path + ".lock" }
@@ -30,15 +32,16 @@ public struct DocumentFile: Sendable {
 
   /// The file's bytes, or nil when it does not exist.
   public func read() throws(FileError) -> [UInt8]? {
+    guard let target = try checkedTarget() else {
+      if let dangling = danglingLinkTarget() { throw danglingLink(dangling) }
+      return nil
+    }
     let descriptor: FileDescriptor
     do {
-      // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
-      descriptor = try .open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+      // O_NONBLOCK: should a FIFO be put there after the check, opening it must not wait.
+      descriptor = try .open(target.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
     } catch {
-      if error.code == ENOENT {
-        if let target = danglingLinkTarget() { throw danglingLink(target) }
-        return nil
-      }
+      if error.code == ENOENT { return nil }  // removed since the check: there is none
       throw .unreadable(path: path, errno: error.code)
     }
     defer { descriptor.close() }
@@ -48,9 +51,7 @@ public struct DocumentFile: Sendable {
     } catch {
       throw .unreadable(path: path, errno: error.code)
     }
-    var directories = [parentDirectory(of: path)]
-    if let target = resolvedTarget() { directories.append(parentDirectory(of: target)) }
-    try trust.check(file: status, path: path, directories: directories)
+    if let problem = trust.fileProblem(status, path: target.path) { throw refused(problem) }
     guard Int(status.st_size) <= Self.sizeLimit else { throw .tooLarge(path: path, limit: Self.sizeLimit) }
     let bytes: [UInt8]?
     do {
@@ -60,6 +61,23 @@ public struct DocumentFile: Sendable {
     }
     guard let bytes else { throw .tooLarge(path: path, limit: Self.sizeLimit) }
     return bytes
+  }
+
+  /// Where the path leads, checked name by name and as a file; nil when there is no file yet.
+  private func checkedTarget() throws(FileError) -> SafePath.Target? {
+    switch trust.resolveIfPresent(path) {
+    case .failure(let refusal): throw refused(refusal)
+    case .success(nil): return nil
+    case .success(let target?):
+      if let problem = trust.fileProblem(target.status, path: target.path) { throw refused(problem) }
+      return target
+    }
+  }
+
+  private func refused(_ refusal: Refusal) -> FileError {
+    .refused(
+      path: path, reason: refusal.problem,
+      fix: refusal.fix.map { "check who changed it, then run: \($0)" } ?? "check \(path) and the directories above it")
   }
 
   /// The file under the writers' lock: `body` reads what is there now and may replace it, as
@@ -107,7 +125,7 @@ public struct DocumentFile: Sendable {
     }
     if let status = try? descriptor.status(), status.st_mode & S_IFMT != S_IFREG {
       descriptor.close()
-      throw .refused(path: lockPath, reason: "is not a regular file", fix: "remove it")
+      throw .refused(path: lockPath, reason: "not a regular file", fix: "remove it")
     }
     let limitSeconds = 15
     let start = Timestamp.now()
@@ -163,18 +181,12 @@ public struct DocumentFile: Sendable {
     syncDirectory(of: target)
   }
 
-  /// The file a write replaces: the path itself, or the file its symbolic link leads to.
+  /// The file a write replaces: the path itself when it does not exist yet, else the file it
+  /// leads to (through a symbolic link), checked as a read checks it.
   private func writeTarget() throws(FileError) -> String {
-    var status = stat()
-    guard lstat(path, &status) == 0 else { return path }  // not there yet: created
-    switch status.st_mode & S_IFMT {
-    case S_IFREG: return path
-    case S_IFLNK:
-      guard let target = resolvedTarget() else { throw danglingLink(danglingLinkTarget() ?? "?") }
-      return target
-    default:
-      throw .refused(path: path, reason: "is not a regular file", fix: "move it away")
-    }
+    if let target = try checkedTarget() { return target.path }
+    if let dangling = danglingLinkTarget() { throw danglingLink(dangling) }
+    return path
   }
 
   /// The real path of the file when `path` is a symbolic link that leads to one.
@@ -199,61 +211,8 @@ public struct DocumentFile: Sendable {
 
   private func danglingLink(_ target: String) -> FileError {
     .refused(
-      path: path, reason: "is a symbolic link to \(Names.printable(target, limit: 200)), which does not exist",
+      path: path, reason: "a symbolic link to \(Names.printable(target, limit: 200)), which does not exist",
       fix: "create the file it points to, or remove the link")
-  }
-}
-
-/// Who may have written a document accounts reads: the user or root, and nobody else.
-struct DocumentTrust: Sendable {
-  let userID: uid_t
-
-  /// Checks the open file's status and the directories it lives in (the link's and the
-  /// target's, when the path is a symbolic link).
-  func check(file status: stat, path: String, directories: [String]) throws(FileError) {
-    guard status.st_mode & S_IFMT == S_IFREG else {
-      throw .refused(
-        path: path, reason: "is not a regular file (\(kind(status.st_mode)))", fix: "move it away")
-    }
-    if status.st_uid != userID, status.st_uid != 0 {
-      throw .refused(
-        path: path, reason: "is owned by uid \(status.st_uid), not by you (uid \(userID)) or root",
-        fix: "check who changed it, then chown \(userID) \(path)")
-    }
-    if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-      throw .refused(
-        path: path, reason: "is writable by group or others (mode \(octalMode(status.st_mode)))",
-        fix: "check who changed it, then chmod go-w \(path)")
-    }
-    for directory in directories { try check(directory: directory, of: path) }
-  }
-
-  private func check(directory: String, of path: String) throws(FileError) {
-    var parent = stat()
-    guard stat(directory, &parent) == 0 else { return }  // the open succeeded: a race, not a risk
-    if parent.st_uid != userID, parent.st_uid != 0 {
-      throw .refused(
-        path: path, reason: "is in \(directory), owned by uid \(parent.st_uid), not by you or root",
-        fix: "move it to a directory of yours")
-    }
-    let rootSticky = parent.st_uid == 0 && parent.st_mode & S_ISVTX != 0
-    if parent.st_mode & (S_IWGRP | S_IWOTH) != 0, !rootSticky {
-      throw .refused(
-        path: path,
-        reason: "is in \(directory), which group or others can write to (mode \(octalMode(parent.st_mode)))",
-        fix: "chmod go-w \(directory)")
-    }
-  }
-
-  private func kind(_ mode: mode_t) -> String {
-    switch mode & S_IFMT {
-    case S_IFIFO: "a FIFO"
-    case S_IFCHR: "a character device"
-    case S_IFBLK: "a block device"
-    case S_IFDIR: "a directory"
-    case S_IFSOCK: "a socket"
-    default: "mode \(octalMode(mode))"
-    }
   }
 }
 

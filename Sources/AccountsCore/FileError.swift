@@ -23,7 +23,7 @@ public enum FileError: UserFacingError, Equatable {
     case .malformed(let path, let detail, _): "\(path) is malformed: \(detail)"
     case .newerFormat(let path, let version):
       "\(path) has format version \(version), newer than this accounts understands"
-    case .refused(let path, let reason, _): "refusing to use \(path): it \(reason)"
+    case .refused(let path, let reason, _): "refusing to use \(path): \(reason)"
     case .tooLarge(let path, let limit):
       "refusing to read \(path): it is larger than \(limit >> 20) MiB, the most accounts reads"
     }

@@ -52,6 +52,46 @@ public struct SafePath: Sendable {
     }
   }
 
+  /// The entry `path` leads to, or nil when the path names nothing (yet): the directories
+  /// up to the first missing name have passed, so only root or the user can create it.
+  public func resolveIfPresent(_ path: String) -> Result<Target?, Refusal> {
+    switch walk(path) {
+    case .failure(let refusal): return .failure(refusal)
+    case .success(.found(let target)): return .success(target)
+    case .success(.missing): return .success(nil)
+    }
+  }
+
+  /// Why a file accounts reads or loads may not be used, or nil: it must be a regular file
+  /// (a FIFO would block its reader, a device read for ever), owned by root or the user, and
+  /// writable by nobody else. The one rule for adapters, the index and config.json.
+  public func fileProblem(_ status: stat, path: String) -> Refusal? {
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      return Refusal("not a regular file (\(Self.fileKind(status.st_mode)))", fix: "mv \(path) \(path).moved")
+    }
+    if !isTrusted(status.st_uid) {
+      return Refusal(
+        "owned by uid \(status.st_uid), not by you (uid \(userID)) or root", fix: "chown \(userID) \(path)")
+    }
+    if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+      return Refusal("writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(path)")
+    }
+    return nil
+  }
+
+  /// "a FIFO", "a directory", ...: what a file that is not a regular one is.
+  static func fileKind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFIFO: "a FIFO"
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    case S_IFDIR: "a directory"
+    case S_IFSOCK: "a socket"
+    case S_IFLNK: "a symbolic link"
+    default: "mode \(octalMode(mode))"
+    }
+  }
+
   /// A directory the dynamic loader will look names up in (a RUNPATH entry): nil when it is safe
   /// to search, or when it does not exist and only root or the user could create it.
   public func checkSearchDirectory(_ path: String) -> Refusal? {

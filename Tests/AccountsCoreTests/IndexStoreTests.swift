@@ -182,7 +182,7 @@ final class TemporaryTree {
     #expect(mkfifo(tree.paths.index, 0o600) == 0)
     let started = Date()
     let message = refusal { _ = try IndexStore(paths: tree.paths).load() }
-    #expect(message == "refusing to use \(tree.paths.index): it is not a regular file (a FIFO); move it away")
+    #expect(message == "refusing to use \(tree.paths.index): not a regular file (a FIFO); check who changed it, then run: mv \(tree.paths.index) \(tree.paths.index).moved")
     #expect(Date().timeIntervalSince(started) < 2)
     #expect(refusal { try IndexStore(paths: tree.paths).update { _ in } } != nil, "nor written")
   }
@@ -212,10 +212,10 @@ final class TemporaryTree {
     try prepare(tree)
     try IndexStore(paths: tree.paths).update { try $0.add(Account(id: AccountID(user: "a", backend: "b"), addedAt: now)) }
     chmod(tree.paths.index, 0o620)
-    #expect(refusal { _ = try IndexStore(paths: tree.paths).load() } == "refusing to use \(tree.paths.index): it is writable by group or others (mode 0620); check who changed it, then chmod go-w \(tree.paths.index)")
+    #expect(refusal { _ = try IndexStore(paths: tree.paths).load() } == "refusing to use \(tree.paths.index): writable by group or others (mode 0620); check who changed it, then run: chmod go-w \(tree.paths.index)")
     chmod(tree.paths.index, 0o600)
     chmod(tree.paths.stateDirectory, 0o777)
-    #expect(refusal { _ = try IndexStore(paths: tree.paths).load() }?.contains("is in \(tree.paths.stateDirectory), which group or others can write to (mode 0777)") == true)
+    #expect(refusal { _ = try IndexStore(paths: tree.paths).load() } == "refusing to use \(tree.paths.index): directory \(tree.paths.stateDirectory) is writable by group or others (mode 0777); check who changed it, then run: chmod go-w \(tree.paths.stateDirectory)")
     chmod(tree.paths.stateDirectory, 0o700)
     #expect(refusal { _ = try IndexStore(paths: tree.paths).load() } == nil)
   }
@@ -225,7 +225,7 @@ final class TemporaryTree {
     try prepare(tree)
     try IndexStore(paths: tree.paths).update { try $0.add(Account(id: AccountID(user: "a", backend: "b"), addedAt: now)) }
     #expect(chown(tree.paths.index, 65534, 65534) == 0)
-    #expect(refusal { _ = try IndexStore(paths: tree.paths).load() }?.hasPrefix("refusing to use \(tree.paths.index): it is owned by uid 65534, not by you (uid 0) or root") == true)
+    #expect(refusal { _ = try IndexStore(paths: tree.paths).load() }?.hasPrefix("refusing to use \(tree.paths.index): owned by uid 65534, not by you (uid 0) or root") == true)
     #expect(chown(tree.paths.index, 0, 0) == 0)
     #expect(chown(tree.paths.stateDirectory, 65534, 65534) == 0)
     #expect(refusal { _ = try IndexStore(paths: tree.paths).load() }?.contains("owned by uid 65534, not by you or root") == true)
@@ -258,7 +258,7 @@ final class TemporaryTree {
     let tree = try TemporaryTree()
     try FileManager.default.createDirectory(atPath: tree.paths.configDirectory, withIntermediateDirectories: true)
     #expect(symlink(tree.root + "/nowhere.json", tree.paths.config) == 0)
-    #expect(refusal { _ = try ConfigStore(paths: tree.paths).load() } == "refusing to use \(tree.paths.config): it is a symbolic link to \(tree.root)/nowhere.json, which does not exist; create the file it points to, or remove the link")
+    #expect(refusal { _ = try ConfigStore(paths: tree.paths).load() } == "refusing to use \(tree.paths.config): a symbolic link to \(tree.root)/nowhere.json, which does not exist; create the file it points to, or remove the link")
     #expect(refusal { try ConfigStore(paths: tree.paths).update { try $0.add(BackendConfig(name: "x", adapter: "plain")) } } != nil)
   }
 

@@ -108,10 +108,10 @@ import TestSupport
   @Test func fifoAndDirectoryAreNotRegularFiles() throws {
     let fifo = scratch.path + "/fifo.so"
     try #require(mkfifo(fifo, 0o644) == 0)
-    #expect(refusal(fifo, name: "fifo") == "not a regular file")
+    #expect(refusal(fifo, name: "fifo") == "not a regular file (a FIFO); run: mv \(fifo) \(fifo).moved")
     let directory = scratch.path + "/dir.so"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-    #expect(refusal(directory, name: "dir") == "not a regular file")
+    #expect(refusal(directory, name: "dir") == "not a regular file (a directory); run: mv \(directory) \(directory).moved")
   }
 
   @Test func textFileIsNotELF() throws {
