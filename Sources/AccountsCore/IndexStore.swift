@@ -64,7 +64,6 @@ public struct IndexStore: Sendable {
 enum IndexFormat {
   static let version: Int64 = 1
   static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled"]
-  static let accountKeys: Set<String> = ["user", "backend", "remembered", "added_at", "last_login", "token", "session"]
   static let tokenKeys: Set<String> = ["expires_at"]
 
   static func encode(_ book: AccountBook) -> String {
@@ -151,33 +150,55 @@ enum IndexFormat {
       unknownFields: unknown(try root.asObject(), known: rootKeys))
   }
 
+  /// One account, in one pass over its members: `list` reads the index of thousands of
+  /// accounts on every run. A member of the wrong type is read again through the reader, which
+  /// throws the error naming its path.
   private static func decodeAccount(_ object: JSONReader) throws -> Account {
-    let user = try object.string("user")
+    var user: String?
+    var backend: String?
+    var remembered: Bool?
+    var addedAt: Timestamp?
+    var lastLogin: Timestamp?
+    var token: TokenRecord?
+    var session: [String: String] = [:]
+    var unknown = JSONObject()
+    for (key, value) in try object.asObject() {
+      switch (key, value) {
+      case ("user", .string(let text)): user = text
+      case ("backend", .string(let text)): backend = text
+      case ("remembered", .bool(let flag)): remembered = flag
+      case ("added_at", .string), ("added_at", .null): addedAt = try timestamp(object, key)
+      case ("last_login", .string), ("last_login", .null): lastLogin = try timestamp(object, key)
+      case ("token", .null), ("session", .null): break
+      case ("token", .object(let record)):
+        let reader = try object.object(key)
+        token = TokenRecord(expiresAt: try timestamp(reader, "expires_at"), unknownFields: Self.unknown(record, known: tokenKeys))
+      case ("session", .object(let values)):
+        let reader = try object.object(key)
+        for (name, value) in values {
+          guard case .string(let text) = value else { _ = try reader.string(name); continue }
+          session[name] = text
+        }
+      case ("user", _), ("backend", _): _ = try object.string(key)
+      case ("remembered", _): _ = try object.bool(key)
+      case ("token", _), ("session", _): _ = try object.object(key)
+      default: unknown[key] = value
+      }
+    }
+    guard let user else { _ = try object.string("user"); throw JSONShapeError(path: object.path, problem: "no user") }
     if let problem = Names.userProblem(user) {
       throw JSONShapeError(path: join(object.path, "user"), problem: problem)
     }
-    let backend = try object.string("backend")
+    guard let backend else { _ = try object.string("backend"); throw JSONShapeError(path: object.path, problem: "no backend") }
     guard Names.isBackendName(backend) else {
       throw JSONShapeError(
         path: join(object.path, "backend"), problem: "'\(Names.printable(backend))' is not a valid backend name")
     }
-    var session: [String: String] = [:]
-    if let values = try object.optionalObject("session") {
-      for (key, _) in try values.asObject() { session[key] = try values.string(key) }
-    }
+    guard let remembered else { _ = try object.bool("remembered"); throw JSONShapeError(path: object.path, problem: "no remembered") }
+    guard let addedAt else { throw JSONShapeError(path: join(object.path, "added_at"), problem: "missing") }
     return Account(
-      id: AccountID(user: user, backend: backend),
-      remembered: try object.bool("remembered"),
-      token: try object.optionalObject("token").map { token in
-        TokenRecord(
-          expiresAt: try timestamp(token, "expires_at"),
-          unknownFields: unknown(try token.asObject(), known: tokenKeys))
-      },
-      lastLogin: try timestamp(object, "last_login"),
-      addedAt: try timestamp(object, "added_at")
-        ?? { throw JSONShapeError(path: join(object.path, "added_at"), problem: "missing") }(),
-      session: session,
-      unknownFields: unknown(try object.asObject(), known: accountKeys))
+      id: AccountID(user: user, backend: backend), remembered: remembered, token: token,
+      lastLogin: lastLogin, addedAt: addedAt, session: session, unknownFields: unknown)
   }
 
   private static func timestamp(_ object: JSONReader, _ key: String) throws -> Timestamp? {

@@ -14,6 +14,17 @@ public enum Names {
 
   /// Why `user` is not a valid user name, or nil when it is.
   public static func userProblem(_ user: String) -> String? {
+    // The common case, checked byte by byte: ASCII letters, digits and . _ - @ +.
+    var plain = true
+    var count = 0
+    for byte in user.utf8 {
+      count += 1
+      guard byte < 0x80, isAlphanumeric(byte) || isUserPunctuation(byte) else {
+        plain = false
+        break
+      }
+    }
+    if plain, count > 0, count <= 256, user.utf8.first != 0x2D { return nil }
     guard !user.isEmpty else { return "the user name is empty" }
     guard user.unicodeScalars.count <= 256 else { return "the user name is longer than 256 characters" }
     guard !user.hasPrefix("-") else { return "user names cannot start with '-'" }
@@ -45,9 +56,15 @@ public enum Names {
 
   /// Backend and adapter names: ASCII letters and digits, then also `.`, `_` and `-`; 1–64.
   public static func isBackendName(_ name: String) -> Bool {
-    let bytes = Array(name.utf8)
-    guard (1...64).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
-    return bytes.allSatisfy { isAlphanumeric($0) || $0 == 46 || $0 == 95 || $0 == 45 }
+    var count = 0
+    for byte in name.utf8 {
+      guard count == 0 ? isAlphanumeric(byte) : isAlphanumeric(byte) || byte == 46 || byte == 95 || byte == 45 else {
+        return false
+      }
+      count += 1
+      if count > 64 { return false }
+    }
+    return count > 0
   }
 
   /// The one sanitiser for text that reaches a terminal: `text` with every character a
@@ -90,8 +107,7 @@ public enum Names {
   private static func isUserScalar(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.isASCII {
       let byte = UInt8(scalar.value)
-      // . _ - @ + (see `userRule`)
-      return isAlphanumeric(byte) || byte == 0x2E || byte == 0x5F || byte == 0x2D || byte == 0x40 || byte == 0x2B
+      return isUserPunctuation(byte) || isAlphanumeric(byte)
     }
     switch scalar.properties.generalCategory {
     case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
@@ -101,6 +117,11 @@ public enum Names {
     default:
       return false
     }
+  }
+
+  /// . _ - @ + (see `userRule`)
+  private static func isUserPunctuation(_ byte: UInt8) -> Bool {
+    byte == 0x2E || byte == 0x5F || byte == 0x2D || byte == 0x40 || byte == 0x2B
   }
 
   private static func isAlphanumeric(_ byte: UInt8) -> Bool {

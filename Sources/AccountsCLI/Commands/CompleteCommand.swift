@@ -2,8 +2,8 @@ import AccountsCore
 
 /// `accounts __complete KIND`: the names the completion scripts offer, one per line. Reads only
 /// the index and the config: never D-Bus, never the network (see bench/list for its speed).
-/// Account and backend names that break the naming rules (a damaged or hand-edited file) are
-/// left out, so a shell never sees them; the scripts drop such lines too.
+/// Names that break the naming rules never get here: the index and config are refused when
+/// they hold one (see `Names`), and the scripts drop such lines too.
 enum CompleteCommand {
   static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters or commands")
 
@@ -20,10 +20,9 @@ enum CompleteCommand {
       let book = try environment.index.load()
       names = zip(book.accounts, book.shortestNames())
         .filter { invocation.backend == nil || $0.0.id.backend == invocation.backend }
-        .filter { Names.isValidUser($0.0.id.user) && Names.isBackendName($0.0.id.backend) }
         .map(\.1)
     case "backends":
-      names = try environment.config.load().backends.map(\.name).filter(Names.isBackendName)
+      names = try environment.config.load().backends.map(\.name)
     case "adapters":
       // The names that would load: valid names whose first file passes the checks made
       // without loading it (path, owner, mode, ELF header). Completion never loads a library.
