@@ -29,6 +29,9 @@ let package = Package(
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
+    // Text rules shared across the adapter boundary (URLs without secrets in messages): the
+    // host and the built-in adapters both use them, and neither may depend on the other.
+    .target(name: "AccountsText"),
     // The libsecret wrapper: the only code that touches CLibSecret. Built into
     // libAccountsSecretService.so (see the product above), never into the executable.
     .target(name: "SecretService", dependencies: ["AccountsCore", "CLibSecret"]),
@@ -44,7 +47,7 @@ let package = Package(
     // HTTP requests with libcurl. Built into libAccountsAdapterHost.so, never the executable.
     .target(
       name: "AdapterHost",
-      dependencies: ["AccountsCore", "CAccountsAdapter", "CGLib", "CCurl"]
+      dependencies: ["AccountsCore", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl"]
     ),
     .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
     // libcurl, dlopened on the first request (most adapter commands send none), with typed
@@ -52,7 +55,7 @@ let package = Package(
     .target(name: "CCurl"),
 
     // What the built-in adapters share: the ABI in Swift terms, form encoding, replies.
-    .target(name: "AdapterKit", dependencies: ["CAccountsAdapter", "AccountsJSON"], path: "Plugins/AdapterKit"),
+    .target(name: "AdapterKit", dependencies: ["CAccountsAdapter", "AccountsJSON", "AccountsText"], path: "Plugins/AdapterKit"),
     .target(name: "plain", dependencies: ["AdapterKit"], path: "Plugins/plain"),
     .target(name: "hmac", dependencies: ["AdapterKit"], path: "Plugins/hmac"),
     .target(name: "signed", dependencies: ["AdapterKit"], path: "Plugins/signed"),
@@ -69,7 +72,7 @@ let package = Package(
     .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit"]),
     .testTarget(
       name: "AdapterHostTests",
-      dependencies: ["AdapterHost", "AccountsCore", "CAccountsAdapter", "TestSupport"]
+      dependencies: ["AdapterHost", "AccountsCore", "AccountsText", "CAccountsAdapter", "TestSupport"]
     ),
     .testTarget(
       name: "EndToEndTests",

@@ -1,4 +1,5 @@
 import AccountsJSON
+import AccountsText
 
 /// Where a login reply carries its results: `success_field`, `token_field`, `expires_field`.
 public struct ReplyFields: Sendable {
@@ -127,23 +128,9 @@ public struct ReplyInterpreter: Sendable {
   /// The target goes without user info, query and fragment: a GET login's query holds the
   /// password, and a redirect may repeat it.
   private func redirect(_ response: Response) -> String {
-    let location = response.headers.first { $0.name == "location" }.map { Self.withoutSecrets($0.value) }
+    let location = response.headers.first { $0.name == "location" }.map { URLText.withoutSecrets($0.value) }
     let target = location.flatMap { $0.isEmpty ? nil : " to " + Message.oneLine($0) } ?? ""
     return "the backend answered with a redirect (HTTP \(response.status))\(target), which accounts does not follow; check base_url (https instead of http? the right path?)"
-  }
-
-  /// `url` without `user:password@`, `?query` and `#fragment`.
-  static func withoutSecrets(_ url: String) -> String {
-    var text = Substring(url)
-    if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<end] }
-    if let scheme = text.firstRange(of: "://") {
-      let rest = text[scheme.upperBound...]
-      let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-      if let at = rest[..<hostEnd].lastIndex(of: "@") {
-        text = text[..<scheme.upperBound] + rest[rest.index(after: at)...]
-      }
-    }
-    return String(text)
   }
 
   private func mapped(_ outcome: CodeOutcome, _ error: BackendError, for operation: Operation)

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsText
 import CAccountsAdapter
 import Dispatch
 import Glibc

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsText
 import CAccountsAdapter
 
 /// An adapter broke the ABI: a malformed request or output. Exit 9, naming the adapter.
@@ -127,21 +128,5 @@ struct OutputReader {
 
   static func isValueNameByte(_ byte: UInt8) -> Bool {
     (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
-  }
-}
-
-/// URLs in messages: no user info and no query string, which may carry a password (a GET login).
-enum URLText {
-  static func withoutSecrets(_ url: String) -> String {
-    var text = Substring(url)
-    if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<query] }
-    if let scheme = text.firstRange(of: "://") {
-      let rest = text[scheme.upperBound...]
-      let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-      if let at = rest[..<hostEnd].lastIndex(of: "@") {
-        text = text[..<scheme.upperBound] + rest[rest.index(after: at)...]
-      }
-    }
-    return String(text)
   }
 }

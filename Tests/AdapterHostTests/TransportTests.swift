@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsText
 import Foundation
 import Testing
 import TestSupport
