@@ -60,10 +60,17 @@ final class ChildProcess {
     posix_spawnattr_setsigdefault(&attributes, &defaults)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-    var variables = processEnvironment()
-    variables.merge(extra) { $1 }
+    // The environment as it is, byte for byte (a variable that is not UTF-8 is passed on
+    // untouched), with `extra` in place of what it names.
+    var inherited: [UnsafeMutablePointer<CChar>?] = []
+    var entry = environ
+    while let pointer = entry.pointee {
+      entry += 1
+      let name = String(cString: pointer).prefix { $0 != "=" }
+      if extra[String(name)] == nil { inherited.append(strdup(pointer)) }
+    }
     let argv = (["accounts"] + arguments).map { strdup($0) } + [nil]
-    let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    let envp = inherited + extra.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { (argv + envp).forEach { free($0) } }
     var child = pid_t()
     let result = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, argv, envp)

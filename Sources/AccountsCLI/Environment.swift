@@ -32,7 +32,12 @@ final class Environment {
 
   /// The real environment of this process.
   static func live() throws -> Environment {
-    let variables = processEnvironment()
+    let (variables, notText) = processEnvironment()
+    if let name = notText.first(where: { $0 == "HOME" || $0.hasPrefix("XDG_") || $0.hasPrefix("ACCOUNTS_") }) {
+      throw CommandError.usage(
+        "the environment variable \(Names.printable(name)) is not valid UTF-8 text",
+        fix: "set it to UTF-8 text (accounts reads its paths and settings from it)")
+    }
     let terminal = Terminal.current()
     return Environment(
       variables: variables, paths: try Paths(environment: variables), terminal: terminal,
@@ -107,16 +112,25 @@ private func seconds(
   return seconds
 }
 
-/// The process environment, read from `environ` (Foundation's ProcessInfo is not linked).
-func processEnvironment() -> [String: String] {
+/// The process environment, read from `environ` (Foundation's ProcessInfo is not linked): the
+/// variables that are UTF-8 text, and the names of those that are not (read as Swift strings
+/// they would turn into U+FFFD, and a path into another path).
+func processEnvironment() -> (variables: [String: String], notText: [String]) {
   var variables: [String: String] = [:]
+  var notText: [String] = []
   var entry = environ
   while let pointer = entry.pointee {
-    let text = String(cString: pointer)
-    if let equals = text.firstIndex(of: "=") {
-      variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
-    }
     entry += 1
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
+    guard let equals = bytes.firstIndex(of: 0x3D) else { continue }
+    let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self)
+    guard let value = String(validating: UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]), as: UTF8.self),
+      String(validating: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self) != nil
+    else {
+      notText.append(name)
+      continue
+    }
+    variables[name] = value
   }
-  return variables
+  return (variables, notText)
 }

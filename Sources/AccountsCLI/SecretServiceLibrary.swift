@@ -19,7 +19,7 @@ final class SecretServiceLibrary: SecretStore {
   private let handle: UnsafeMutableRawPointer
   private let storeFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, UnsafeRawPointer?, Int, ErrorOut) -> Int32
   private let lookupFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>, ErrorOut) -> Int32
-  private let existsFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, ErrorOut) -> Int32
+  private let kindsFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, ErrorOut, ErrorOut) -> Int32
   private let deleteFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, ErrorOut) -> Int32
   private let deleteAllFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, ErrorOut) -> Int32
   private let deleteSettingsFunction: @convention(c) (UnsafeMutableRawPointer, CString, ErrorOut) -> Int32
@@ -36,7 +36,7 @@ final class SecretServiceLibrary: SecretStore {
         "accounts_secret_open", as: (@convention(c) (Double, Double, Int32) -> UnsafeMutableRawPointer).self)
       storeFunction = try library.symbol("accounts_secret_store", as: type(of: storeFunction))
       lookupFunction = try library.symbol("accounts_secret_lookup", as: type(of: lookupFunction))
-      existsFunction = try library.symbol("accounts_secret_exists", as: type(of: existsFunction))
+      kindsFunction = try library.symbol("accounts_secret_kinds", as: type(of: kindsFunction))
       deleteFunction = try library.symbol("accounts_secret_delete", as: type(of: deleteFunction))
       deleteAllFunction = try library.symbol("accounts_secret_delete_all", as: type(of: deleteAllFunction))
       deleteSettingsFunction = try library.symbol("accounts_secret_delete_settings", as: type(of: deleteSettingsFunction))
@@ -68,8 +68,9 @@ final class SecretServiceLibrary: SecretStore {
     return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
   }
 
-  func exists(_ key: SecretKey) throws -> Bool {
-    try call { existsFunction(handle, key.backend, key.account, key.kind.attributeValue, $0) } == 1
+  func kinds(backend: String, account: String) throws -> [SecretKind] {
+    try text { kindsFunction(handle, backend, account, $0, $1) }
+      .split(separator: "\n").compactMap { SecretKind(attributeValue: String($0)) }
   }
 
   func delete(_ key: SecretKey) throws {

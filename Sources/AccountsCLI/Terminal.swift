@@ -13,35 +13,34 @@ struct Terminal {
     Terminal(canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1)
   }
 
-  /// Reads a secret from stdin: one line, without its line ending; at most 64 KiB of UTF-8
-  /// text.
+  /// Reads a secret from stdin: the first line, without its line ending; at most 64 KiB of
+  /// UTF-8 text. It stops at the line's end (byte by byte, so nothing after it is taken from a
+  /// pipe that stays open), as `read` does.
   func readSecretFromStandardInput(what: String) throws(CommandError) -> SecretBytes {
     let limit = 65536
     var bytes: [UInt8] = []
     defer { wipe(&bytes) }
-    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
-    defer {
-      explicit_bzero(chunk.baseAddress!, chunk.count)
-      chunk.deallocate()
-    }
+    var byte: UInt8 = 0
+    defer { byte = 0 }
     while bytes.count <= limit {
       let count: Int
       do {
-        count = try FileDescriptor.standardInput.read(into: chunk)
+        count = try withUnsafeMutableBytes(of: &byte) { (buffer) throws(Errno) in
+          try FileDescriptor.standardInput.read(into: buffer)
+        }
       } catch {
         throw CommandError(.failure, "cannot read the \(what) from stdin: \(error)")
       }
-      if count == 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
+      if count == 0 || byte == 10 { break }
+      bytes.append(byte)
     }
     guard bytes.count <= limit else { throw .usage("the \(what) on stdin is longer than 64 KiB") }
-    if bytes.last == 10 { bytes.removeLast() }
     if bytes.last == 13 { bytes.removeLast() }
     guard !bytes.isEmpty else {
       throw .usage("no \(what) on stdin", fix: "pipe it in, e.g. printf '%s\\n' \"$PASSWORD\" | accounts ...")
     }
-    guard !bytes.contains(10), !bytes.contains(13) else {
-      throw .usage("the \(what) on stdin must be a single line", fix: "give one line, ended by a newline")
+    guard !bytes.contains(13) else {
+      throw .usage("the \(what) on stdin holds a carriage return", fix: "give one line, ended by a newline")
     }
     try Self.checkSecretText(bytes, what: what)
     return SecretBytes(consuming: &bytes)

@@ -89,6 +89,9 @@ public enum BaseURL {
       host = host[..<colon]
     }
     guard host.count > (host.hasPrefix("[") ? 2 : 0) else { return "has no host" }
+    if !host.hasPrefix("["), host.contains(":") {
+      return "has an invalid port '\(Names.printable(String(authority.drop { $0 != ":" }.dropFirst()), limit: 20))' (1 to 65535)"
+    }
     if let port {
       guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
         let number = Int(port), (1...65535).contains(number)

@@ -56,6 +56,14 @@ public struct Configuration: Sendable, Equatable {
     backends.sort { $0.name < $1.name }
   }
 
+  /// Changes the backend `name` in place; nothing when there is none. Its name stays.
+  public mutating func update(_ name: String, _ change: (inout BackendConfig) -> Void) {
+    guard let index = backends.firstIndex(where: { $0.name == name }) else { return }
+    change(&backends[index])
+    backends[index].name = name
+    backends[index].secretSettings.sort()
+  }
+
   @discardableResult
   public mutating func remove(_ name: String) -> BackendConfig? {
     guard let index = backends.firstIndex(where: { $0.name == name }) else { return nil }

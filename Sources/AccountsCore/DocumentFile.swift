@@ -151,6 +151,8 @@ public struct DocumentFile: Sendable {
   /// version as the backup and renames the new one into place. Nothing is changed unless every
   /// byte reached the disk.
   private func replace(with bytes: [UInt8]) throws(FileError) {
+    // Never write what a later read refuses: the old version stays instead.
+    guard bytes.count <= Self.sizeLimit else { throw .tooLargeToWrite(path: path, limit: Self.sizeLimit) }
     let target = try writeTarget()
     let temporary = target + ".tmp"
     unlink(temporary)  // a stale one from a writer that was killed

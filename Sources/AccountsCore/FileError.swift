@@ -11,6 +11,8 @@ public enum FileError: UserFacingError, Equatable {
   /// Not read: not a regular file, written by someone else, or a link to nothing.
   case refused(path: String, reason: String, fix: String)
   case tooLarge(path: String, limit: Int)
+  /// The new version would be more than a later read accepts; the old one is kept.
+  case tooLargeToWrite(path: String, limit: Int)
 
   public var status: ExitStatus { .failure }
 
@@ -26,6 +28,8 @@ public enum FileError: UserFacingError, Equatable {
     case .refused(let path, let reason, _): "refusing to use \(path): \(reason)"
     case .tooLarge(let path, let limit):
       "refusing to read \(path): it is larger than \(limit >> 20) MiB, the most accounts reads"
+    case .tooLargeToWrite(let path, let limit):
+      "refusing to write \(path): the new version would be larger than \(limit >> 20) MiB, the most accounts reads; the old version is kept"
     }
   }
 
@@ -40,6 +44,7 @@ public enum FileError: UserFacingError, Equatable {
     case .newerFormat: "upgrade accounts"
     case .refused(_, _, let fix): fix
     case .tooLarge: "move it away: it is not an accounts file"
+    case .tooLargeToWrite: "remove what accounts does not use from it (members it does not know are kept as they are)"
     }
   }
 

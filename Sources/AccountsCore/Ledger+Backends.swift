@@ -8,67 +8,80 @@ extension Ledger {
     try config.withLock { config in
       var configuration = config.content
       guard configuration[backend.name] == nil else { throw ConfigurationError.backendExists(backend.name) }
-      guard !secretSettings.isEmpty else {
+      let name = backend.name
+      // A backend unsettled by an interrupted command is settled even when this one stores no
+      // secret: its leftovers must not stay behind under the new backend's name.
+      guard !secretSettings.isEmpty || configuration.unsettled.contains(name) else {
         try configuration.add(backend)
         try config.save(configuration)
         return
       }
       let store = try secrets()
       try settleUnsettled(&configuration, store)
-      configuration.markUnsettled(backend.name)
+      let carried = configuration.unsettled.contains(name)
+      configuration.markUnsettled(name)
       try config.save(configuration)
       do {
-        for name in secretSettings.keys.sorted() {
-          try store.store(secretSettings[name]!, for: .setting(name, backend: backend.name))
+        for setting in secretSettings.keys.sorted() {
+          try store.store(secretSettings[setting]!, for: .setting(setting, backend: name))
         }
       } catch {
-        recover(backend.name, after: error, &configuration, &config, store)
+        recover(name, after: error, &configuration, &config, store)
         throw error
       }
       try configuration.add(backend)
-      configuration.markSettled(backend.name)
+      if !carried { configuration.markSettled(name) }
       do {
         try config.save(configuration)
       } catch {
-        try? store.deleteSettings(backend: backend.name)  // the config could not name them
+        try? store.deleteSettings(backend: name)  // the config could not name them
         throw error
       }
     }
   }
 
-  /// Removes a backend and deletes its secret settings. Its accounts must be forgotten first
-  /// (`forget`); one saved meanwhile makes this fail rather than leave it without a backend.
+  /// Removes a backend and deletes its secret settings. Its saved accounts are forgotten with
+  /// it when `forgettingAccounts`, else they make this fail. Both locks are held throughout
+  /// (config.json's, then the index's), so no account can be saved for the backend meanwhile.
   @discardableResult
-  public func removeBackend(_ name: String) throws -> BackendConfig {
+  public func removeBackend(_ name: String, forgettingAccounts: Bool) throws -> (BackendConfig, Forgotten) {
     try config.withLock { config in
-      var configuration = config.content
-      let backend = try configuration.backend(named: name)
-      let accounts = try index.load().accounts.filter { $0.id.backend == name }.count
-      guard accounts == 0 else {
-        throw CommandError(
-          .failure, "backend \(name) still has \(accounts == 1 ? "a saved account" : "\(accounts) saved accounts")",
-          fix: "remove them first, or add --force to forget them too")
-      }
-      guard !backend.secretSettings.isEmpty || configuration.unsettled.contains(name) else {
-        configuration.remove(name)
+      try index.withLock { index in
+        var configuration = config.content
+        let backend = try configuration.backend(named: name)
+        let accounts = index.content.accounts.filter { $0.id.backend == name }.map(\.id)
+        var forgotten = Forgotten()
+        if !accounts.isEmpty {
+          guard forgettingAccounts else {
+            throw CommandError(
+              .failure,
+              "backend \(name) still has \(accounts.count == 1 ? "a saved account" : "\(accounts.count) saved accounts")",
+              fix: "remove them first, or add --force to forget them too")
+          }
+          forgotten = try forget(accounts, &index)
+          if let failure = forgotten.failure { throw failure }
+        }
+        guard !backend.secretSettings.isEmpty || configuration.unsettled.contains(name) else {
+          configuration.remove(name)
+          try config.save(configuration)
+          return (backend, forgotten)
+        }
+        let store = try secrets()
+        try settleUnsettled(&configuration, store)
+        let carried = configuration.unsettled.contains(name)
+        configuration.markUnsettled(name)
         try config.save(configuration)
-        return backend
+        do {
+          try store.deleteSettings(backend: name)
+        } catch {
+          recover(name, after: error, &configuration, &config, store)
+          throw error
+        }
+        configuration.remove(name)
+        if !carried { configuration.markSettled(name) }
+        try config.save(configuration)
+        return (backend, forgotten)
       }
-      let store = try secrets()
-      try settleUnsettled(&configuration, store)
-      configuration.markUnsettled(name)
-      try config.save(configuration)
-      do {
-        try store.deleteSettings(backend: name)
-      } catch {
-        if !mayStillLand(error) { configuration.markSettled(name) }
-        try? config.save(configuration)
-        throw error
-      }
-      configuration.remove(name)
-      configuration.markSettled(name)
-      try config.save(configuration)
-      return backend
     }
   }
 
@@ -86,9 +99,19 @@ extension Ledger {
   }
 
   /// A backend the configuration no longer names keeps no secret setting; one it names keeps
-  /// what it has (a missing one is reported by `backend show` and `doctor`).
+  /// exactly those it lists, and lists only those the keyring has.
   func settle(_ name: String, _ configuration: inout Configuration, _ store: SecretStore) throws {
-    if configuration[name] == nil { try store.deleteSettings(backend: name) }
+    guard let backend = configuration[name] else {
+      try store.deleteSettings(backend: name)
+      configuration.markSettled(name)
+      return
+    }
+    var stored = Set<String>()
+    for case .setting(let setting) in try store.kinds(backend: name, account: "") { stored.insert(setting) }
+    for setting in stored.subtracting(backend.secretSettings).sorted() {
+      try store.delete(.setting(setting, backend: name))
+    }
+    configuration.update(name) { $0.secretSettings.removeAll { !stored.contains($0) } }
     configuration.markSettled(name)
   }
 
@@ -96,10 +119,9 @@ extension Ledger {
     _ name: String, after error: Error, _ configuration: inout Configuration,
     _ config: inout LockedDocument<Configuration>, _ store: SecretStore
   ) {
-    var settled = configuration
-    if (try? settle(name, &settled, store)) != nil {
-      configuration = settled
-      if mayStillLand(error) { configuration.markUnsettled(name) }
+    if !mayStillLand(error) {
+      var settled = configuration
+      if (try? settle(name, &settled, store)) != nil { configuration = settled }
     }
     try? config.save(configuration)
   }

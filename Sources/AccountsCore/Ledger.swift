@@ -7,20 +7,22 @@
 /// 1. **One writer at a time.** A change takes the writers' lock of the file first and holds
 ///    it until the keyring and the file agree again; it decides from the file as re-read under
 ///    the lock. No other `accounts` process can act on the same account in between (and no two
-///    processes ever delete the same item at once).
+///    processes ever delete the same item at once). Where both locks are needed, config.json's
+///    is taken before the index's.
 /// 2. **Intent before effect.** Before the keyring is touched, the account is marked unsettled
 ///    in the file. A process killed between the keyring change and the file's final write leaves
-///    that mark, and the next change settles the account before doing its own work.
+///    that mark, and the next change settles the account before doing its own work. A mark a
+///    command found is left for settling; a command clears only the mark it set.
 /// 3. **A secret is stored before the index claims it; the index forgets a secret only once it
 ///    is deleted** (or the account goes with it).
 /// 4. **Undo what the file could not record.** When the final write fails (a full disk, a
 ///    read-only file system), the keyring change is taken back: a new password is deleted, a
 ///    replaced one is put back.
-/// 5. **Settling** makes the file agree with what the keyring holds: a saved account is marked
-///    remembered exactly when its password item exists, an unrecorded token is deleted, a
-///    recorded token that is gone is forgotten, and every item of an account the index no longer
-///    names is deleted. A keyring call that timed out may still land later, so its account stays
-///    unsettled until a later settle sees the keyring answer.
+/// 5. **Settling** makes the two agree without inventing anything: a claim whose item is gone
+///    is dropped, an item nothing claims is deleted (an interrupted command's secret never
+///    comes back as remembered), and every item of an account the index no longer names is
+///    deleted. A keyring call that timed out may still land later: its account stays unsettled,
+///    and no further keyring call is made in that command (the keyring is not answering).
 public struct Ledger {
   public let index: IndexStore
   public let config: ConfigStore
@@ -33,11 +35,13 @@ public struct Ledger {
   }
 
   /// Saves a new account; with `password`, remembers it. Throws `alreadySaved` when another
-  /// process saved it first.
+  /// process saved it first, and `unknownBackend` when its backend was removed meanwhile.
   public func add(_ account: Account, password: SecretBytes?) throws {
     try index.withLock { index in
       var book = index.content
       guard book[account.id] == nil else { throw AccountBookError.alreadySaved(account.id) }
+      // Checked under the index lock: `removeBackend` holds it while it removes a backend.
+      _ = try config.load().backend(named: account.id.backend)
       guard let password else {
         try book.add(account)
         try index.save(book)
@@ -45,19 +49,21 @@ public struct Ledger {
       }
       let store = try secrets()
       try settleUnsettled(&book, store)
-      let key = SecretKey(account.id, .password)
-      book.markUnsettled(account.id)
+      let id = account.id
+      let carried = book.unsettled.contains(id)
+      let key = SecretKey(id, .password)
+      book.markUnsettled(id)
       try index.save(book)
       do {
         try store.store(password, for: key)
       } catch {
-        recover(account.id, after: error, &book, &index, store)
+        recover(id, after: error, &book, &index, store)
         throw error
       }
       var remembered = account
       remembered.remembered = true
       try book.add(remembered)
-      book.markSettled(account.id)
+      if !carried { book.markSettled(id) }
       do {
         try index.save(book)
       } catch {
@@ -74,6 +80,7 @@ public struct Ledger {
       guard book[id] != nil else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
       let store = try secrets()
       try settleUnsettled(&book, store)
+      let carried = book.unsettled.contains(id)
       let key = SecretKey(id, .password)
       // Kept to be put back if the index cannot record the change.
       let previous = book[id]?.remembered == true ? try store.lookup(key) : nil
@@ -86,7 +93,7 @@ public struct Ledger {
         throw error
       }
       book.update(id) { $0.remembered = true }
-      book.markSettled(id)
+      if !carried { book.markSettled(id) }
       do {
         try index.save(book)
       } catch {
@@ -109,49 +116,53 @@ public struct Ledger {
   /// keep it, and it stays unsettled until a later command can sweep it. The first keyring
   /// failure stops the sweep (a locked or absent keyring fails every account alike).
   public func forget(_ ids: [AccountID]) throws -> Forgotten {
-    try index.withLock { index in
-      var book = index.content
-      var result = Forgotten()
-      let targets = ids.filter { book[$0] != nil }
-      result.missing = ids.filter { book[$0] == nil }
-      guard !targets.isEmpty else { return result }
-      var store: SecretStore?
-      do {
-        store = try secrets()
-        try settleUnsettled(&book, store!)
-      } catch {
-        result.failure = error  // no keyring call follows; accounts that claim nothing still go
-      }
-      for id in targets { book.markUnsettled(id) }
-      try index.save(book)
-      for id in targets {
-        let account = book[id]!
-        let claimed = account.remembered || account.token != nil
-        if result.failure == nil, let store {
-          do {
-            try store.deleteAll(backend: id.backend, account: id.user)
-            book.remove(id)
-            book.markSettled(id)
-            result.removed.append(id)
-          } catch {
-            result.failure = error
-            if claimed {
-              recover(id, after: error, &book, &index, store)  // it stays, saying what is left
-            } else {
-              book.remove(id)  // it stays unsettled: its leftovers are swept later
-              result.removed.append(id)
-            }
-          }
-        } else if claimed {
-          book.markSettled(id)  // not tried: its secrets are as they were
-        } else {
-          book.remove(id)
-          result.removed.append(id)
-        }
-      }
-      try index.save(book)
-      return result
+    try index.withLock { index in try forget(ids, &index) }
+  }
+
+  /// `forget` with the index's lock held.
+  func forget(_ ids: [AccountID], _ index: inout LockedDocument<AccountBook>) throws -> Forgotten {
+    var book = index.content
+    var result = Forgotten()
+    let targets = ids.filter { book[$0] != nil }
+    result.missing = ids.filter { book[$0] == nil }
+    guard !targets.isEmpty else { return result }
+    var store: SecretStore?
+    do {
+      store = try secrets()
+      try settleUnsettled(&book, store!)
+    } catch {
+      result.failure = error  // no keyring call follows; accounts that claim nothing still go
     }
+    let carried = Set(book.unsettled)
+    for id in targets { book.markUnsettled(id) }
+    try index.save(book)
+    for id in targets {
+      let account = book[id]!
+      let claimed = account.remembered || account.token != nil
+      if result.failure == nil, let store {
+        do {
+          try store.deleteAll(backend: id.backend, account: id.user)
+          book.remove(id)
+          book.markSettled(id)
+          result.removed.append(id)
+        } catch {
+          result.failure = error
+          if claimed {
+            recover(id, after: error, &book, &index, store)  // it stays
+          } else {
+            book.remove(id)  // it stays unsettled: its leftovers are swept later
+            result.removed.append(id)
+          }
+        }
+      } else if claimed {
+        if !carried.contains(id) { book.markSettled(id) }  // not tried: as it was
+      } else {
+        book.remove(id)
+        result.removed.append(id)
+      }
+    }
+    try index.save(book)
+    return result
   }
 
   /// Settles every unsettled account now; stops at the first keyring failure. (Commands
@@ -183,18 +194,20 @@ public struct Ledger {
     }
   }
 
-  /// Makes the book agree with the keyring about `id` (rule 5), then marks it settled.
+  /// Makes the book and the keyring agree about `id` (rule 5), then marks it settled.
   func settle(_ id: AccountID, _ book: inout AccountBook, _ store: SecretStore) throws {
     guard let account = book[id] else {
       try store.deleteAll(backend: id.backend, account: id.user)
       book.markSettled(id)
       return
     }
-    let hasPassword = try store.exists(SecretKey(id, .password))
-    let hasToken = try store.exists(SecretKey(id, .token))
+    let kinds = Set(try store.kinds(backend: id.backend, account: id.user))
+    let hasPassword = kinds.contains(.password)
+    let hasToken = kinds.contains(.token)
+    if !account.remembered, hasPassword { try store.delete(SecretKey(id, .password)) }
     if account.token == nil, hasToken { try store.delete(SecretKey(id, .token)) }
     book.update(id) { account in
-      account.remembered = hasPassword
+      if !hasPassword { account.remembered = false }
       if !hasToken {
         account.token = nil
         account.session = [:]
@@ -203,16 +216,16 @@ public struct Ledger {
     book.markSettled(id)
   }
 
-  /// After a keyring change failed: settles `id` at once if the keyring answers, and records
-  /// the outcome; the account stays unsettled when the failed call may still land.
+  /// After a keyring change failed: settles `id` at once if the keyring answered, and records
+  /// the outcome. A call that timed out may still land, so the account stays unsettled then, and
+  /// the keyring is not asked again.
   private func recover(
-    _ id: AccountID, after error: Error, _ book: inout AccountBook, _ index: inout LockedDocument<AccountBook>,
-    _ store: SecretStore
+    _ id: AccountID, after error: Error, _ book: inout AccountBook,
+    _ index: inout LockedDocument<AccountBook>, _ store: SecretStore
   ) {
-    var settled = book
-    if (try? settle(id, &settled, store)) != nil {
-      book = settled
-      if mayStillLand(error) { book.markUnsettled(id) }
+    if !mayStillLand(error) {
+      var settled = book
+      if (try? settle(id, &settled, store)) != nil { book = settled }
     }
     try? index.save(book)
   }

@@ -98,6 +98,9 @@ public enum Names {
   public static func isUnsafeForTerminal(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.value < 0x7F { return scalar.value < 0x20 }
     if scalar.value <= 0x9F { return true }
+    // Characters that render as nothing (variation selectors, Hangul fillers, ...) hide
+    // what is there just as format characters do.
+    if scalar.properties.isDefaultIgnorableCodePoint { return true }
     switch scalar.properties.generalCategory {
     case .format, .lineSeparator, .paragraphSeparator, .control: return true
     default: return false
@@ -109,6 +112,9 @@ public enum Names {
       let byte = UInt8(scalar.value)
       return isUserPunctuation(byte) || isAlphanumeric(byte)
     }
+    // Letters and marks that render as nothing (U+3164 HANGUL FILLER, variation selectors):
+    // "bob" and "bob" + one of them would look alike.
+    if scalar.properties.isDefaultIgnorableCodePoint { return false }
     switch scalar.properties.generalCategory {
     case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
       .nonspacingMark, .spacingMark, .enclosingMark,

@@ -86,10 +86,11 @@ public protocol SecretStore: AnyObject {
   /// The secret, or nil when no item matches. Throws `.locked` rather than answering nil when
   /// the collection is locked, so "locked" is never reported as "no password".
   func lookup(_ key: SecretKey) throws -> SecretBytes?
-  /// Whether an item named by `key` exists, without reading its secret (and without an
-  /// unlock prompt). Throws `.locked` rather than answering false when the collection is
-  /// locked and the provider hides the items of locked collections.
-  func exists(_ key: SecretKey) throws -> Bool
+  /// The kinds of the items that exist for `account` on `backend` ("" for the backend's own
+  /// settings), without reading a secret (and without an unlock prompt). Throws `.locked`
+  /// rather than answering "none" when the collection is locked and the provider hides the
+  /// items of locked collections.
+  func kinds(backend: String, account: String) throws -> [SecretKind]
   /// Deletes the item; an item that is already gone is success.
   func delete(_ key: SecretKey) throws
   /// Deletes every item of one account on one backend (password, token, account settings).

@@ -106,6 +106,20 @@ struct JSONSerializer {
           // editors and terminals; escaping them keeps output safe to paste anywhere.
           escape = utf8[position + 2] == 0xA8 ? "\\u2028" : "\\u2029"
           length = 3
+        case 0xE2
+        where position + 2 < utf8.count
+          && ((utf8[position + 1] == 0x80 && [0x8E, 0x8F, 0xAA, 0xAB, 0xAC, 0xAD, 0xAE].contains(utf8[position + 2]))
+            || (utf8[position + 1] == 0x81 && (0xA6...0xA9).contains(utf8[position + 2]))):
+          // Bidi controls (U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) reorder what a
+          // terminal shows around them: escaped, the text reads as it is.
+          let scalar = (UInt32(utf8[position] & 0x0F) << 12) | (UInt32(utf8[position + 1] & 0x3F) << 6)
+            | UInt32(utf8[position + 2] & 0x3F)
+          output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+          append("\\u")
+          for shift in [12, 8, 4, 0] { output.append(Self.lowercaseHexDigit(UInt8((scalar >> UInt32(shift)) & 0xF))) }
+          position += 3
+          runStart = position
+          continue
         default:
           // Any other non-ASCII byte: UTF-8 passes through as it is.
           position += 1

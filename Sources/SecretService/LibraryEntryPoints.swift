@@ -51,14 +51,18 @@ public func lookUpSecret(
   }
 }
 
-/// 1 when an item exists, 0 when none does.
-@_cdecl("accounts_secret_exists")
-public func secretExists(
+/// `*kinds` gets the kinds of the items of one account (or of a backend, account ""), one
+/// attribute value per line.
+@_cdecl("accounts_secret_kinds")
+public func secretKinds(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
-  _ kind: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+  _ kinds: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
   reporting(handle, error) { store in
-    try store.exists(try key(backend, account, kind)) ? 1 : 0
+    let found = try store.kinds(backend: String(cString: backend), account: String(cString: account))
+    kinds.pointee = strdup(found.map(\.attributeValue).joined(separator: "\n"))
+    return 0
   }
 }
 

@@ -60,13 +60,19 @@ public final class LibsecretStore: SecretStore {
     return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: Int(length)))
   }
 
-  public func exists(_ key: SecretKey) throws -> Bool {
+  public func kinds(backend: String, account: String) throws -> [SecretKind] {
     let service = try connect()
-    guard try search(service, attributes(of: key)).isEmpty else { return true }
-    if let collection = try defaultCollection(service), isLocked(collection) {
+    let items = try search(service, [("backend", backend), ("account", account)])
+    if items.isEmpty, let collection = try defaultCollection(service), isLocked(collection) {
       throw SecretStoreError.locked(collection: label(of: collection))
     }
-    return false
+    return items.compactMap { item in
+      // Attributes are not secret: a locked item shows them too.
+      guard let table = secret_item_get_attributes(item.pointer) else { return nil }
+      defer { g_hash_table_unref(table) }
+      guard let value = g_hash_table_lookup(table, "kind") else { return nil }
+      return SecretKind(attributeValue: String(cString: value.assumingMemoryBound(to: CChar.self)))
+    }
   }
 
   public func delete(_ key: SecretKey) throws {

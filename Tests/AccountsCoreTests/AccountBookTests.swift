@@ -131,7 +131,10 @@ import Testing
       #expect(!Names.isValidUser(name), "\(name)")
     }
     // Bidi overrides, zero-width and other format characters; C1 controls; separators.
-    for scalar: UInt32 in [0x202E, 0x2066, 0x200B, 0x200D, 0xFEFF, 0x85, 0x9B, 0x2028, 0xA0, 0x3000] {
+    // ... and letters or marks that render as nothing: Hangul fillers, variation selectors,
+    // the combining grapheme joiner, Khmer inherent vowels.
+    for scalar: UInt32 in [0x202E, 0x2066, 0x200B, 0x200D, 0xFEFF, 0x85, 0x9B, 0x2028, 0xA0, 0x3000,
+                           0x3164, 0xFFA0, 0x115F, 0xFE0F, 0xE0101, 0x034F, 0x17B4] {
       let name = "ali" + String(Character(Unicode.Scalar(scalar)!)) + "ce"
       #expect(!Names.isValidUser(name), "U+\(String(scalar, radix: 16))")
     }

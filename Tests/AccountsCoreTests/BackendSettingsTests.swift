@@ -52,6 +52,7 @@ import Testing
     #expect(problem("https://api.corp.example:65536") == "base_url has an invalid port '65536' (1 to 65535)")
     #expect(problem("https://api.corp.example:8o8o") == "base_url has an invalid port '8o8o' (1 to 65535)")
     #expect(problem("https://api.corp.example:") == "base_url has an invalid port '' (1 to 65535)")
+    #expect(problem("https://h.example:80:81/") == "base_url has an invalid port '80:81' (1 to 65535)")
     #expect(problem("https://:8080/x") == "base_url has no host")
     #expect(problem("ftp://files.example") == "base_url must start with https:// or http://")
     #expect(problem("file:///etc/passwd") == "base_url must start with https:// or http://")

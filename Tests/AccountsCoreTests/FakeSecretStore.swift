@@ -37,10 +37,10 @@ final class FakeSecretStore: SecretStore {
     return SecretBytes(consuming: &bytes)
   }
 
-  func exists(_ key: SecretKey) throws -> Bool {
-    calls.append("exists \(describe(key))")
-    try fault("exists")
-    return items[key] != nil
+  func kinds(backend: String, account: String) throws -> [SecretKind] {
+    calls.append("kinds \(account)@\(backend)")
+    try fault("kinds")
+    return items.keys.filter { $0.backend == backend && $0.account == account }.map(\.kind)
   }
 
   func delete(_ key: SecretKey) throws {

@@ -293,4 +293,42 @@ final class TemporaryTree {
       #expect(message.map { !$0.unicodeScalars.contains { Names.isUnsafeForTerminal($0) } } == true, "the message itself is safe to print")
     }
   }
+
+  /// A write never produces what a later read refuses: the old version stays.
+  @Test func aWriteLargerThanAReadAcceptsIsRefused() throws {
+    let tree = try TemporaryTree()
+    let store = IndexStore(paths: tree.paths)
+    try store.update { try $0.add(Account(id: AccountID(user: "a", backend: "b"), addedAt: now)) }
+    let before = try String(contentsOfFile: tree.paths.index, encoding: .utf8)
+    #expect(refusal {
+      try store.file.update { _ in (bytes: [UInt8](repeating: 0x20, count: DocumentFile.sizeLimit + 1), result: ()) }
+    }?.hasPrefix("refusing to write \(tree.paths.index): the new version would be larger than 16 MiB") == true)
+    try store.file.update { _ in (bytes: Array(before.utf8) + [UInt8](repeating: 0x20, count: DocumentFile.sizeLimit - before.utf8.count), result: ()) }
+    #expect(try store.load().accounts.count == 1, "exactly the limit is written and read back")
+  }
+
+  /// A symbolic link on the way that anyone could re-point is refused, wherever it leads; so is
+  /// a state directory others can write to, though the files in it are the user's.
+  @Test func linksAndDirectoriesOthersCanChangeAreRefused() throws {
+    let tree = try TemporaryTree()
+    let open = tree.root + "/open"
+    let safe = tree.root + "/safe"
+    for directory in [open, safe, tree.paths.configDirectory] {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+    chmod(open, 0o777)
+    chmod(safe, 0o700)
+    try #"{"version": 1, "backends": {}}"#.write(toFile: safe + "/config.json", atomically: false, encoding: .utf8)
+    chmod(safe + "/config.json", 0o600)
+    #expect(symlink(safe + "/config.json", open + "/hop") == 0)
+    #expect(symlink(open + "/hop", tree.paths.config) == 0)
+    #expect(refusal { _ = try ConfigStore(paths: tree.paths).load() } == "refusing to use \(tree.paths.config): directory \(open) is writable by group or others (mode 0777); check who changed it, then run: chmod go-w \(open)")
+    #expect(refusal { try ConfigStore(paths: tree.paths).update { try $0.add(BackendConfig(name: "x", adapter: "plain")) } } != nil)
+    #expect(try String(contentsOfFile: safe + "/config.json", encoding: .utf8) == #"{"version": 1, "backends": {}}"#)
+
+    try FileManager.default.createDirectory(atPath: tree.paths.stateDirectory, withIntermediateDirectories: true)
+    try IndexStore(paths: tree.paths).update { try $0.add(Account(id: AccountID(user: "a", backend: "b"), addedAt: now)) }
+    chmod(tree.root + "/state", 0o777)  // $XDG_STATE_HOME itself
+    #expect(refusal { _ = try IndexStore(paths: tree.paths).load() }?.contains("directory \(tree.root)/state is writable by group or others") == true)
+  }
 }

@@ -10,8 +10,13 @@ import Testing
   let alice = AccountID(user: "alice", backend: "corp")
   let bob = AccountID(user: "bob", backend: "corp")
 
+  /// A ledger over `tree` whose config has the backend "corp".
   func ledger(_ tree: TemporaryTree, _ store: FakeSecretStore) -> Ledger {
-    Ledger(index: IndexStore(paths: tree.paths), config: ConfigStore(paths: tree.paths), secrets: { store })
+    let config = ConfigStore(paths: tree.paths)
+    if (try? config.load()["corp"]) == nil {
+      try? config.update { try $0.add(BackendConfig(name: "corp", adapter: "plain")) }
+    }
+    return Ledger(index: IndexStore(paths: tree.paths), config: config, secrets: { store })
   }
 
   /// The next write of `path` fails: a directory stands where its temporary file goes.
@@ -117,7 +122,8 @@ import Testing
     #expect(result.settled == 5 && result.left == 0)
     let book = try book(tree)
     #expect(book[alice]?.remembered == false)
-    #expect(book[bob]?.remembered == true)
+    #expect(book[bob]?.remembered == false, "settling never invents a claim")
+    #expect(store.items[SecretKey(bob, .password)] == nil, "an item nothing claims is deleted")
     #expect(book[carol]?.token == nil && book[carol]?.session == [:])
     #expect(store.items[SecretKey(dave, .token)] == nil)
     #expect(store.items.keys.filter { $0.account == "gone" }.isEmpty)
@@ -132,7 +138,7 @@ import Testing
       book.markUnsettled(alice)
       book.markUnsettled(bob)
     }
-    store.failNext["exists"] = .locked(collection: "Login")
+    store.failNext["kinds"] = .locked(collection: "Login")
     let result = try ledger(tree, store).settle()
     #expect(result.settled == 0 && result.left == 2)
     #expect(try book(tree)[alice]?.remembered == true, "unknown is not 'gone'")
@@ -188,26 +194,102 @@ import Testing
     let tree = try TemporaryTree()
     let store = FakeSecretStore()
     store.duringStore = { breakWrites(of: tree.paths.config) }
-    let corp = BackendConfig(name: "corp", adapter: "signed", secretSettings: ["private_key"])
+    let ledger = ledger(tree, store)
+    let corp = BackendConfig(name: "hq", adapter: "signed", secretSettings: ["private_key"])
     #expect(throws: FileError.self) {
-      try ledger(tree, store).addBackend(corp, secretSettings: ["private_key": secret("key")])
+      try ledger.addBackend(corp, secretSettings: ["private_key": secret("key")])
     }
     #expect(store.items.isEmpty)
-    #expect(try ConfigStore(paths: tree.paths).load()["corp"] == nil)
+    #expect(try ConfigStore(paths: tree.paths).load()["hq"] == nil)
   }
 
   @Test func aSecondBackendOfTheSameNameNeverTouchesTheFirstOnesSecrets() throws {
     let tree = try TemporaryTree()
     let store = FakeSecretStore()
     let ledger = ledger(tree, store)
-    let corp = BackendConfig(name: "corp", adapter: "signed", secretSettings: ["private_key"])
+    let corp = BackendConfig(name: "hq", adapter: "signed", secretSettings: ["private_key"])
     try ledger.addBackend(corp, secretSettings: ["private_key": secret("first")])
-    #expect(throws: ConfigurationError.backendExists("corp")) {
+    #expect(throws: ConfigurationError.backendExists("hq")) {
       try ledger.addBackend(corp, secretSettings: ["private_key": secret("second")])
     }
-    #expect(store.text(.setting("private_key", backend: "corp")) == "first")
-    try ledger.removeBackend("corp")
+    #expect(store.text(.setting("private_key", backend: "hq")) == "first")
+    try ledger.removeBackend("hq", forgettingAccounts: false)
     #expect(store.items.isEmpty)
-    #expect(try ConfigStore(paths: tree.paths).load().backends.isEmpty)
+    #expect(try ConfigStore(paths: tree.paths).load()["hq"] == nil)
+  }
+
+  /// A mark an earlier, interrupted command left is not cleared by a later command that fails.
+  @Test func aFailedForgetKeepsTheMarkAnInterruptedCommandLeft() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    try IndexStore(paths: tree.paths).update { book in
+      try book.add(Account(id: alice, remembered: true, addedAt: now))  // its password is gone
+      try book.add(Account(id: bob, remembered: true, addedAt: now))
+      book.markUnsettled(alice)
+    }
+    store.items[SecretKey(bob, .password)] = Array("b".utf8)
+    store.failNext["kinds"] = .locked(collection: "Login")  // settling alice fails first
+    store.failNext["deleteAll"] = .locked(collection: "Login")
+    let forgotten = try ledger(tree, store).forget([bob, alice])
+    #expect(forgotten.removed == [])
+    #expect(try book(tree).unsettled == [alice], "alice still needs settling")
+    #expect(try ledger(tree, store).settle().left == 0)
+    #expect(try book(tree)[alice]?.remembered == false)
+  }
+
+  /// An interrupted `add --remember` must not make a later plain `add` remembered.
+  @Test func anInterruptedCommandsSecretNeverComesBackAsRemembered() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    try IndexStore(paths: tree.paths).update { $0.markUnsettled(alice) }  // killed after its store
+    store.items[SecretKey(alice, .password)] = Array("aborted".utf8)
+    try ledger.add(Account(id: alice, addedAt: now), password: nil)
+    try ledger.add(Account(id: bob, addedAt: now), password: secret("b"))  // settles alice
+    #expect(try book(tree)[alice]?.remembered == false)
+    #expect(store.items[SecretKey(alice, .password)] == nil)
+    #expect(try book(tree).unsettled == [])
+  }
+
+  @Test func settlingABackendKeepsExactlyTheSettingsItLists() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    try ConfigStore(paths: tree.paths).update { configuration in
+      try configuration.add(BackendConfig(name: "hq", adapter: "hmac", secretSettings: ["hmac_key", "private_key"]))
+      configuration.markUnsettled("hq")
+      configuration.markUnsettled("gone")
+    }
+    store.items[.setting("hmac_key", backend: "hq")] = Array("k".utf8)
+    store.items[.setting("aborted_key", backend: "hq")] = Array("x".utf8)  // from a killed backend add
+    store.items[.setting("private_key", backend: "gone")] = Array("g".utf8)
+    try ledger.addBackend(BackendConfig(name: "other", adapter: "plain"), secretSettings: ["private_key": secret("p")])
+    let configuration = try ConfigStore(paths: tree.paths).load()
+    #expect(configuration["hq"]?.secretSettings == ["hmac_key"], "private_key is not in the keyring: not listed")
+    #expect(store.items[.setting("aborted_key", backend: "hq")] == nil)
+    #expect(store.items[.setting("private_key", backend: "gone")] == nil)
+    #expect(configuration.unsettled == [])
+  }
+
+  /// A keyring that did not answer is not asked again in the same command.
+  @Test func aTimedOutStoreIsNotFollowedByMoreKeyringCalls() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    store.failNext["store"] = .timedOut(operation: "store", seconds: 5)
+    #expect(throws: SecretStoreError.self) {
+      try ledger(tree, store).add(Account(id: alice, addedAt: now), password: secret("a"))
+    }
+    #expect(store.calls == ["store alice@corp password"])
+    #expect(try book(tree).unsettled == [alice])
+  }
+
+  /// An account is never saved for a backend that is gone (removed meanwhile).
+  @Test func noAccountIsSavedForABackendThatIsGone() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    try ledger.removeBackend("corp", forgettingAccounts: false)
+    #expect(throws: ConfigurationError.self) { try ledger.add(Account(id: alice, addedAt: now), password: nil) }
+    #expect(try book(tree)[alice] == nil)
   }
 }

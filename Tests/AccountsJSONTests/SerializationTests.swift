@@ -88,7 +88,8 @@ import Testing
       ("line\u{2028}paragraph\u{2029}", #""line\u2028paragraph\u2029""#),
       ("c1 \u{80}\u{9B}31m\u{9F} \u{A0}", #""c1 \u0080\u009b31m\u009f "# + "\u{A0}\""),
       ("é€😀 \u{10FFFF}", "\"é€😀 \u{10FFFF}\""),
-      ("\u{2027}\u{202A}", "\"\u{2027}\u{202A}\""),
+      ("\u{2027}\u{202A}", "\"\u{2027}" + #"\u202a""#),
+      ("a\u{202E}b\u{2066}c\u{2069}d\u{200F}", #""a\u202eb\u2066c\u2069d\u200f""#),
     ]
     for (string, expected) in cases {
       #expect(JSON.serialize(.string(string), pretty: false) == expected)

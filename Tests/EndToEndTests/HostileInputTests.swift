@@ -46,6 +46,47 @@ import Testing
     #expect((try sandbox.json(["list", "--json"]) as? [Any])?.isEmpty == true)
   }
 
+  @Test func environmentVariablesThatAreNotUTF8AreRefused() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let result = try shell(sandbox, #"XDG_STATE_HOME="$(printf '/tmp/st\377')" "$ACCOUNTS" add bob"#)
+    #expect(result.status == 2, "\(result)")
+    #expect(result.standardError.hasPrefix("accounts: the environment variable XDG_STATE_HOME is not valid UTF-8 text"))
+    #expect(!FileManager.default.fileExists(atPath: "/tmp/st\u{FFFD}"))
+  }
+
+  /// `--password-stdin` takes the first line and returns: a pipe that stays open is not waited on.
+  @Test func passwordStdinReadsOneLineAndReturns() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    // The writer keeps the pipe open for 5 s after the line; the command's own time is printed.
+    let result = try shell(sandbox, #"""
+      start=$EPOCHREALTIME
+      (printf 'pw\n'; sleep 5) | { "$ACCOUNTS" add alice --remember --password-stdin; echo "status=$? after=$(( (${EPOCHREALTIME/./} - ${start/./}) / 1000 )) ms"; }
+      """#)
+    let line = try #require(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("status=") })
+    let milliseconds = Int(line.split(separator: "=").last!.split(separator: " ").first!) ?? .max
+    #expect(line.hasPrefix("status=0 "), "\(result)")
+    #expect(milliseconds < 3000, "returned after the line: \(line)")
+    #expect(try sandbox.ok(["password", "alice"]).standardOutput == "pw\n")
+  }
+
+  @Test func adapterPathsWithEscapesNeverReachTheTerminal() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let directory = sandbox.keyring.root + "/ad\u{1B}[41m"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    chmod(directory, 0o755)
+    try FileManager.default.copyItem(atPath: PackagePaths.products.appendingPathComponent("libplain.so").path, toPath: directory + "/plain.so")
+    FileManager.default.createFile(atPath: directory + "/x\u{1B}]0;PWNED\u{7}.so", contents: Data())
+    for arguments in [["adapters"], ["adapters", "plain"], ["doctor"]] {
+      let result = try sandbox.run(arguments, environment: ["ACCOUNTS_ADAPTER_PATH": directory])
+      let bytes = Array((result.standardOutput + result.standardError).utf8)
+      #expect(!bytes.contains(0x1B) && !bytes.contains(0x07), "\(arguments): \(result)")
+      #expect(result.standardOutput.contains("ad\\u{1b}[41m"), "\(arguments): \(result)")
+    }
+  }
+
   @Test func secretsThatAreNotTextAreRefusedOnInput() throws {
     let sandbox = try sandbox()
     defer { sandbox.close() }

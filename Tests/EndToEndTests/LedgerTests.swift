@@ -142,6 +142,80 @@ import Testing
     #expect(list.first?["remembered"] as? Bool == false, "alice's password is gone: the index says so")
   }
 
+  /// The review's finding: a command that fails after an earlier one was interrupted must not
+  /// clear the earlier one's mark, or the index claims a password that is gone for good.
+  @Test func aFailedCommandKeepsTheMarkAnInterruptedOneLeft() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    let remove = try BackgroundAccounts(sandbox, ["remove", "alice"], environment: Interposer.environment(stop: "before:2"))
+    try remove.waitUntilStopped()
+    remove.kill()  // alice's password is deleted; the index still claims it, and marks her unsettled
+    let daemon = sandbox.keyring.daemonProcessID
+    kill(daemon, SIGSTOP)
+    let hung = try sandbox.run(["remove", "alice"], environment: ["ACCOUNTS_SECRET_TIMEOUT": "1"], timeout: 30)
+    kill(daemon, SIGCONT)
+    #expect(hung.status == 7, "\(hung)")
+    #expect(hung.seconds < 3, "one wait for a keyring that does not answer, not two: \(hung.seconds) s")
+    #expect(try sandbox.indexJSON()["unsettled"] as? [String] == ["alice@corp"])
+    let password = try sandbox.run(["password", "alice"])
+    #expect(password.status == 3)
+    #expect(password.standardError.contains("a command that changed it was interrupted or failed"), "\(password)")
+    try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "bob-pw\n")  // settles alice
+    #expect(try sandbox.invariantViolations() == [])
+    let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(list.first { $0["user"] as? String == "alice" }?["remembered"] as? Bool == false)
+  }
+
+  /// The review's finding: secrets of an interrupted command never come back under another
+  /// one, for accounts (a later plain `add` must not turn remembered) and backends.
+  @Test func anInterruptedCommandsSecretsNeverComeBack() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let add = try BackgroundAccounts(
+      sandbox, ["add", "dave", "--remember", "--password-stdin"], stdin: "aborted-secret\n",
+      environment: Interposer.environment(stop: "before:2"))
+    try add.waitUntilStopped()
+    add.kill()
+    try sandbox.ok(["add", "dave"])
+    try sandbox.ok(["add", "erin", "--remember", "--password-stdin"], stdin: "erin-pw\n")  // settles dave
+    #expect(try sandbox.run(["password", "dave"]).status == 3)
+    #expect(try sandbox.allKeyringItems().filter { $0.account == "dave" } == [])
+
+    let backend = try BackgroundAccounts(
+      sandbox, ["backend", "add", "h2", "--adapter", "hmac", "--set", "base_url=https://h2.example", "--secret-stdin", "hmac_key"],
+      stdin: "aborted-key\n", environment: Interposer.environment(stop: "before:2"))
+    try backend.waitUntilStopped()
+    backend.kill()
+    try sandbox.ok(["backend", "add", "h2", "--adapter", "plain", "--set", "base_url=https://h2.example"])
+    #expect(try sandbox.allKeyringItems().filter { $0.backend == "h2" } == [])
+    #expect(try sandbox.invariantViolations() == [])
+    #expect(try sandbox.configJSON()["unsettled"] == nil)
+  }
+
+  /// The review's finding: `backend remove --force` racing `add` left an account whose backend
+  /// was gone, whose password a later backend of the same name inherited.
+  @Test func noAccountIsSavedForABackendBeingRemoved() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "bob-pw\n")
+    // Stopped with both locks held, after forgetting bob (the index's first rename).
+    let remove = try BackgroundAccounts(
+      sandbox, ["backend", "remove", "corp", "--force"], environment: Interposer.environment(stop: "after:1"))
+    try remove.waitUntilStopped()
+    let add = try BackgroundAccounts(sandbox, ["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    try add.waitUntilWaitingFor(lockPath: sandbox.indexPath + ".lock")
+    remove.resume()
+    #expect(try remove.finish().status == 0)
+    let added = try add.finish()
+    #expect(added.status == 2, "\(added)")
+    #expect(added.standardError.contains("no backend 'corp'"), "\(added)")
+    try sandbox.addBackend("corp")
+    #expect(try sandbox.run(["password", "alice"]).status == 3)
+    #expect(try sandbox.invariantViolations() == [])
+    #expect(try sandbox.allKeyringItems().filter { !$0.account.isEmpty } == [])
+  }
+
   /// A full disk: nothing changes, in the keyring or the index, and the message names the fix.
   @Test(.enabled(if: getuid() == 0, "mounts a small tmpfs")) func aFullDiskChangesNothing() throws {
     let sandbox = try sandbox()
@@ -237,16 +311,20 @@ import Testing
     defer { sandbox.close() }
     let names = ["ann", "ben", "cat", "dan"]
     let failures = Failures()
+    var generator = SplitMix(seed: 8)
     for round in 0..<10 {
-      DispatchQueue.concurrentPerform(iterations: 10) { step in
-        let name = names[(round * 7 + step) % names.count]
+      // Name and operation drawn independently: every name meets every kind of writer.
+      let plan = (0..<10).map { _ in (names[Int(generator.next() % 4)], Int(generator.next() % 5)) }
+      DispatchQueue.concurrentPerform(iterations: plan.count) { step in
+        let (name, kind) = plan[step]
         let password = "pw-\(round)-\(step)"
         let arguments: [String]
         var stdin: String?
-        switch (round + step) % 4 {
+        switch kind {
         case 0: (arguments, stdin) = (["add", name, "--remember", "--password-stdin"], password + "\n")
         case 1: arguments = ["remove", name]
         case 2: (arguments, stdin) = (["passwd", name, "--password-stdin"], password + "\n")
+        case 3: arguments = ["add", name]
         default: arguments = ["list"]
         }
         do {
@@ -268,6 +346,19 @@ import Testing
     for item in items where item.kind == "password" {
       #expect(try sandbox.ok(["password", item.account]).standardOutput == item.secret + "\n")
     }
+  }
+}
+
+/// A small deterministic generator (SplitMix64), so that a failing mix can be run again.
+struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
   }
 }
 

@@ -133,10 +133,42 @@ extension Sandbox {
     return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
   }
 
-  /// What breaks SPEC §2's integrity invariant between the index and the real keyring: an item
-  /// of an account the index does not name or does not say holds it, or a password or token the
-  /// index claims that the keyring lacks. Empty when they agree.
+  /// config.json as JSON.
+  func configJSON() throws -> [String: Any] {
+    guard let data = FileManager.default.contents(atPath: environment["XDG_CONFIG_HOME"]! + "/accounts/config.json") else { return [:] }
+    return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+  }
+
+  /// What breaks SPEC §2's integrity invariant between the files and the real keyring: an item
+  /// of an account the index does not name or does not say holds it, a password or token the
+  /// index claims that the keyring lacks, an account whose backend config.json does not have,
+  /// and a backend's secret setting the config does not list (or lists and the keyring lacks).
+  /// Empty when they agree.
   func invariantViolations() throws -> [String] {
+    var violations = try accountViolations()
+    let backends = try configJSON()["backends"] as? [String: [String: Any]] ?? [:]
+    for case let account as [String: Any] in try indexJSON()["accounts"] as? [Any] ?? [] {
+      if let backend = account["backend"] as? String, backends[backend] == nil {
+        violations.append("\(account["user"] ?? "?")@\(backend) is saved for a backend config.json does not have")
+      }
+    }
+    let settings = try allKeyringItems().filter { $0.account.isEmpty }
+    for item in settings {
+      let listed = backends[item.backend]?["secret_settings"] as? [String] ?? []
+      if !item.kind.hasPrefix("setting:") || !listed.contains(String(item.kind.dropFirst(8))) {
+        violations.append("the keyring holds \(item.kind) of backend \(item.backend), which config.json does not list")
+      }
+    }
+    for (name, backend) in backends {
+      for setting in backend["secret_settings"] as? [String] ?? []
+      where !settings.contains(where: { $0.backend == name && $0.kind == "setting:\(setting)" }) {
+        violations.append("config.json lists \(setting) of backend \(name), which the keyring lacks")
+      }
+    }
+    return violations.sorted()
+  }
+
+  private func accountViolations() throws -> [String] {
     let index = try indexJSON()
     var claims: [String: (remembered: Bool, token: Bool)] = [:]
     for case let account as [String: Any] in index["accounts"] as? [Any] ?? [] {

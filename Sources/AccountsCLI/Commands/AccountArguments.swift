@@ -8,7 +8,7 @@ enum SharedArguments {
     "USER", completion: .account, help: "the account: USER, USER@BACKEND or a unique prefix")
   /// `--password-stdin`: the only way besides the no-echo prompt to give a password.
   static let passwordStdin = OptionSpec(
-    "password-stdin", help: "read the password from stdin (one line) instead of asking")
+    "password-stdin", help: "read the password from stdin (its first line) instead of asking")
 }
 
 /// How commands turn the USER a user typed into an account (SPEC §3).

@@ -12,7 +12,7 @@ enum BackendAddCommand {
     help: "a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example")
   static let secretStdin = OptionSpec(
     "secret-stdin", value: "NAME",
-    help: "read the secret setting NAME from stdin (one line) instead of asking for it")
+    help: "read the secret setting NAME from stdin (its first line) instead of asking for it")
   static let secret = OptionSpec(
     "secret", value: "NAME", repeatable: true,
     help: "also ask for the optional secret setting NAME (required ones are always asked for)")

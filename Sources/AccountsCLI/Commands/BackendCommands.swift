@@ -161,23 +161,14 @@ enum BackendRemoveCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let backend = try environment.config.load().backend(named: invocation.argument(BackendCommands.name)!)
-    let accounts = try environment.index.load().accounts.filter { $0.id.backend == backend.name }
-    if !accounts.isEmpty, !invocation.isSet(force) {
-      throw CommandError(
-        .failure,
-        "backend \(backend.name) still has \(counted(accounts.count, "saved account"))",
-        fix: "remove them first, or add --force to forget them too")
-    }
-    if !accounts.isEmpty {
-      let forgotten = try environment.ledger.forget(accounts.map(\.id))
-      if let failure = forgotten.failure { throw failure }
-    }
-    try environment.ledger.removeBackend(backend.name)
+    let name = invocation.argument(BackendCommands.name)!
+    _ = try environment.config.load().backend(named: name)  // "no backend 'crop'; did you mean 'corp'?"
+    let (backend, forgotten) = try environment.ledger.removeBackend(name, forgettingAccounts: invocation.isSet(force))
+    let accounts = forgotten.removed
     if invocation.json {
       environment.output.writeJSON(.object([
         "removed": .string(backend.name),
-        "accounts_removed": .array(accounts.map { .string($0.id.description) }),
+        "accounts_removed": .array(accounts.map { .string($0.description) }),
       ]))
     }
     environment.output.message(

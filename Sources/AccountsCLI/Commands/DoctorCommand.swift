@@ -33,7 +33,7 @@ enum DoctorCommand {
       let book = try environment.index.load()
       guard !book.unsettled.isEmpty else { return counted(book.accounts.count, "account") }
       return counted(book.accounts.count, "account") + "; \(counted(book.unsettled.count, "account")) to settle "
-        + "(a command was interrupted between the keyring and the index; the next command that uses the keyring settles it)"
+        + "(a command that changed the keyring was interrupted or failed; the next command that reaches the keyring settles them)"
     })
     findings += fileFindings(
       "config", environment.paths.config, load: { try counted(environment.config.load().backends.count, "backend") })

@@ -26,6 +26,12 @@ enum PasswordCommand {
         fix: "remember one with `accounts passwd \(name)`")
     }
     guard let password = try environment.secretStore().lookup(SecretKey(id, .password)) else {
+      if book.unsettled.contains(id) {
+        throw CommandError(
+          .loginRequired,
+          "the keyring has no password for \(id): a command that changed it was interrupted or failed",
+          fix: "store it again with `accounts passwd \(name)`")
+      }
       throw CommandError(
         .loginRequired, "the keyring has no password for \(id) (deleted outside accounts?)",
         fix: "store it again with `accounts passwd \(name)`")
