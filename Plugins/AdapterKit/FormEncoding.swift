@@ -1,3 +1,5 @@
+import AccountsText
+
 /// One field of a form body or query string. The value is secret bytes because it may be a
 /// password or a proof derived from one.
 public struct FormField: Equatable, Sendable {
@@ -105,7 +107,7 @@ public enum URLBuilder {
     else {
       throw AdapterError(
         "setting \(setting) must be an http:// or https:// URL without spaces, query or "
-          + "fragment, e.g. https://id.example.com/api, not \(Message.quoted(value))")
+          + "fragment, e.g. https://id.example.com/api, not \(Message.quoted(URLText.withoutSecrets(value)))")
     }
     return trimmed
   }
