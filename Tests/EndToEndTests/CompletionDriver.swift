@@ -19,6 +19,12 @@ final class CompletionDriver {
   /// Files present in `directory` before any shell ran.
   private let initialFiles: Set<String>
 
+  /// What a TAB in `shell` printed when `keys` were typed (TAB included), for tests that look
+  /// at the shell itself rather than at the completions.
+  func transcript(_ shell: Shell, _ keys: String) throws -> ProcessResult {
+    try interactive(shell, keys)
+  }
+
   init(program: String, environment: [String: String]) throws {
     directory = NSTemporaryDirectory() + "accounts-completion-\(UUID().uuidString)"
     let files = FileManager.default
@@ -127,6 +133,8 @@ final class CompletionDriver {
   private static let bashrc = #"""
     PS1='READY> '
     source "$COMPLETION_TEST_SCRIPTS/accounts.bash"
+    [[ -z $COMPLETION_TEST_UNSET_BREAKS ]] || unset COMP_WORDBREAKS
+    [[ -z $COMPLETION_TEST_ERREXIT ]] || set -e
     accounts() {
       if [[ $1 == __complete ]]; then command accounts "$@"; else printf '%s\n' "$@" >"$COMPLETION_TEST_DIR/ran"; fi
     }

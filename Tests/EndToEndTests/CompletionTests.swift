@@ -68,4 +68,36 @@ import Testing
     try expectRan("accounts password alice@t", ["password", "alice@test"])
     try expectRan("accounts password bobb", ["password", "bobby"])
   }
+
+  /// bash: a user's `set -e`, or an unset COMP_WORDBREAKS, must not break the shell or the
+  /// name; and TAB on a very long word stays quick (it was quadratic: 19 s for 40,000
+  /// characters).
+  @Test func bashSurvivesUserSettingsAndLongWords() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let strict = try CompletionDriver(
+      program: PackagePaths.accounts, environment: sandbox.environment.merging(["COMPLETION_TEST_ERREXIT": "1"]) { $1 })
+    defer { strict.close() }
+    let alive = try strict.transcript(.bash, "accounts rem\t\u{15}echo ALIVE-$((40 + 2))\nexit\n")
+    #expect(alive.standardOutput.contains("ALIVE-42"), "TAB under set -e ended the shell: \(alive)")
+
+    let unbroken = try CompletionDriver(
+      program: PackagePaths.accounts, environment: sandbox.environment.merging(["COMPLETION_TEST_UNSET_BREAKS": "1"]) { $1 })
+    defer { unbroken.close() }
+    let ran = try unbroken.ran(.bash, "accounts password alice@c")
+    let shown = try unbroken.transcript(.bash, "accounts password alice@c\t\u{15}exit\n")
+    #expect(ran == ["password", "alice@corp"], "\(ran) \(shown)")
+
+    let script = PackagePaths.root.appendingPathComponent("completions/accounts.bash").path
+    let timing = try runProcess(
+      "/bin/bash",
+      ["-c", """
+        source '\(script)'; accounts() { :; }
+        w=a$(printf 'b%.0s' $(seq 40000)); COMP_LINE="accounts remove $w"; COMP_WORDS=(accounts remove "$w"); COMP_CWORD=2
+        start=$EPOCHREALTIME; _accounts; echo $(( (${EPOCHREALTIME/./} - ${start/./}) / 1000 ))
+        """],
+      environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+    let milliseconds = Int(timing.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
+    #expect(milliseconds < 2000, "TAB on a 40,000-character word took \(milliseconds) ms")
+  }
 }

@@ -66,6 +66,7 @@ enum BashCompletion {
         for candidate in "$@"; do
           [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
         done
+        return 0
       }
 
       # Succeeds when $1 could be a saved name (see NAMES in `man accounts`): not empty, not
@@ -101,6 +102,7 @@ enum BashCompletion {
         while IFS= read -r candidate || [[ -n $candidate ]]; do
           _accounts_is_name "$candidate" && _accounts_offer "$2" "$candidate"
         done < <("$3" "${arguments[@]}" 2>/dev/null)
+        return 0
       }
 
       # Sets _accounts_words to the words up to the cursor as the user sees them. bash also
@@ -122,22 +124,26 @@ enum BashCompletion {
           else
             _accounts_words[${#_accounts_words[@]} - 1]+=$piece
           fi
-          line=${line#"$piece"}
+          # By length, not ${line#"$piece"}: that pattern match is slow on a long word.
+          [[ ${line:0:${#piece}} == "$piece" ]] && line=${line:${#piece}}
         done
+        return 0
       }
 
       # readline replaces only the end of the current word ($1), from its last COMP_WORDBREAKS
       # character on: after a ':' or '=', but from the '@' or '$' itself, which bash keeps in
       # the word (its rl_special_prefixes). For alice@co that is "@co": cut "alice" from every
-      # candidate.
+      # candidate. One pattern match, not a loop over characters: a long word must not make TAB
+      # slow. Without COMP_WORDBREAKS readline still breaks at bash's defaults, spelled here.
       _accounts_cut_at_wordbreaks() {
-        local i
-        for ((i = ${#1}; i > 0; i--)); do
-          [[ $COMP_WORDBREAKS == *"${1:i-1:1}"* ]] && break
-        done
-        ((i > 0)) || return 0
-        [[ ${1:i-1:1} == [@\\$] ]] && i=$((i - 1))
-        COMPREPLY=("${COMPREPLY[@]#"${1:0:i}"}")
+        local breaks=${COMP_WORDBREAKS-$' \\t\\n"\\'@><=;|&(:'} before prefix
+        [[ -n $breaks ]] || return 0
+        before=${1%["$breaks"]*}  # up to the last break character (shortest suffix: fast)
+        [[ $before != "$1" ]] || return 0
+        prefix=${1:0:${#before}+1}
+        [[ $prefix == *[@\\$] ]] && prefix=$before
+        [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
+        return 0
       }
 
       _accounts() {
