@@ -221,6 +221,8 @@ _accounts() {
   _accounts_line_words
   local cword=$((${#_accounts_words[@]} - 1))
   local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
+  # An opening quote is not part of the name: 'al completes like al (readline closes it).
+  [[ $cur == [\'\"]* ]] && cur=${cur:1}
   local command_path='' word next kind backend='' positional=0 arguments_only='' i
   COMPREPLY=()
   for ((i = 1; i < cword; i++)); do
@@ -251,6 +253,11 @@ _accounts() {
   if [[ -z $arguments_only ]] && ((cword > 1)) &&
     kind=$(_accounts_option_kind "${_accounts_words[cword - 1]}"); then
     _accounts_candidates "$kind" "$cur" "$program" "$backend"
+  elif [[ -z $arguments_only && $cur == --*=* ]] && kind=$(_accounts_option_kind "${cur%%=*}"); then
+    # --backend=co: the value's candidates, written whole; the cut below leaves what
+    # follows the '=' (a COMP_WORDBREAKS character), which is what readline replaces.
+    _accounts_candidates "$kind" "${cur#*=}" "$program" "$backend"
+    ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
   elif [[ -z $arguments_only && $cur == -* ]]; then
     _accounts_offer "$cur" "${_accounts_options[@]}"
   elif ((${#_accounts_subcommands[@]})); then

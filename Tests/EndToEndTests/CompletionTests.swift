@@ -38,6 +38,7 @@ import Testing
     try expect("accounts --backend corp password ", ["alice@corp", "bob"])
     try expect("accounts --backend=test password ", ["alice@test", "bobby"])
     try expect("accounts list --backend ", ["corp", "test"])
+    if shell != .fish { try expect("accounts list --backend=t", ["test"]) }  // fish completes it as an option
     try expect("accounts backend show t", ["test"])
     try expect("accounts completion ", ["bash", "fish", "zsh"])
     try expect("accounts password alice@corp ", [])  // one USER only
@@ -67,6 +68,16 @@ import Testing
     try expectRan("accounts password alice@co", ["password", "alice@corp"])
     try expectRan("accounts password alice@t", ["password", "alice@test"])
     try expectRan("accounts password bobb", ["password", "bobby"])
+  }
+
+  /// A name begun with a quote completes as the name does.
+  @Test func bashCompletesAQuotedName() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
+    defer { driver.close() }
+    #expect(try driver.ran(.bash, "accounts password 'bobb") == ["password", "bobby"])
+    #expect(try driver.ran(.bash, "accounts password \"bobb") == ["password", "bobby"])
   }
 
   /// bash: a user's `set -e`, or an unset COMP_WORDBREAKS, must not break the shell or the

@@ -38,7 +38,9 @@ enum Documentation {
     """
     Shell completion (accounts completion) offers names as literal words: the bash, zsh and \
     fish scripts never evaluate a name or a word on the command line, and leave out any \
-    candidate that breaks these rules.
+    candidate holding a character a shell would act on. The names come from the accounts \
+    program being completed (the one named on the line), which reads them from the index and \
+    config and never offers a name that breaks these rules.
     """,
   ]
 

@@ -155,7 +155,11 @@ enum ZshCompletion {
           return
         fi
         _accounts_spec "$command_path"
-        if [[ -z $arguments_only && $cur == -* ]]; then
+        if [[ -z $arguments_only && $cur == --*=* ]] && kind=$(_accounts_option_kind "${cur%%=*}"); then
+          # --backend=co: complete the value after the '='.
+          compset -P '*='
+          _accounts_candidates "$kind" "$program" "$backend"
+        elif [[ -z $arguments_only && $cur == -* ]]; then
           _describe -t options 'option' _accounts_options
         elif (( ${#_accounts_subcommands} )); then
           _describe -t commands 'command' _accounts_subcommands
