@@ -93,7 +93,9 @@ public struct SafePath: Sendable {
   }
 
   /// A directory the dynamic loader will look names up in (a RUNPATH entry): nil when it is safe
-  /// to search, or when it does not exist and only root or the user could create it.
+  /// to search, or when it does not exist and only root or the user could create it. Unlike a
+  /// directory a path merely passes through, it must be writable by nobody else even when it
+  /// is root's and sticky: in /tmp anyone may add the name the loader looks for.
   public func checkSearchDirectory(_ path: String) -> Refusal? {
     switch walk(path, searching: true) {
     case .failure(let refusal): return refusal
@@ -112,6 +114,16 @@ public struct SafePath: Sendable {
         fix: "chmod go-w \(path)")
     }
     return nil
+  }
+
+  /// Why the directory `path` with `status` may not be searched for libraries, or nil: the
+  /// rule of `directoryProblem` without the exception for root's sticky directories.
+  func searchDirectoryProblem(_ path: String, _ status: stat) -> Refusal? {
+    if Self.isRootSticky(status) {
+      return Refusal(
+        "directory \(path) is writable by others (mode \(octalMode(status.st_mode))): anyone may add a library to it; use a directory only you or root can write")
+    }
+    return directoryProblem(path, status)
   }
 
   /// Root or the user.
@@ -192,9 +204,11 @@ public struct SafePath: Sendable {
       if target.hasPrefix("/") { stack.removeSubrange(1...) }
       pending += Self.names(target).reversed()
     }
+    // The directory searched is checked by the stricter rule even when a name was looked up
+    // in it on the way (/tmp/x/..).
     let last = stack[stack.count - 1]
-    if searching, last.status.st_mode & S_IFMT == S_IFDIR, !last.checked,
-      let refusal = directoryProblem(last.path, last.status)
+    if searching, last.status.st_mode & S_IFMT == S_IFDIR,
+      let refusal = searchDirectoryProblem(last.path, last.status)
     {
       return .failure(refusal)
     }

@@ -75,6 +75,11 @@ import Testing
     #expect(SafePath().checkSearchDirectory(safe) == nil)
     #expect(SafePath().checkSearchDirectory(open)?.reason == "directory \(open) is writable by group or others (mode 0777); run: chmod go-w \(open)")
     #expect(SafePath().checkSearchDirectory(root + "/not/yet") == nil, "only root or you can create it")
+    // A directory the loader searches must be writable by nobody else, sticky or not: in
+    // root's sticky /tmp anyone may add a library name.
+    #expect(SafePath().checkSearchDirectory("/tmp")?.reason == "directory /tmp is writable by others (mode 1777): anyone may add a library to it; use a directory only you or root can write")
+    #expect(SafePath().checkSearchDirectory("/tmp/") != nil)
+    #expect(SafePath().checkSearchDirectory(safe + "/../../../tmp") != nil, "the last directory counts however it is reached")
     // /tmp is root's sticky directory: a missing name in it is anyone's to create.
     let missing = "/tmp/accounts-safepath-missing-\(UUID().uuidString)"
     #expect(SafePath().checkSearchDirectory(missing + "/lib")?.reason == "\(missing) does not exist, and anyone may create it in the sticky directory /tmp")

@@ -174,4 +174,27 @@ import TestSupport
     #expect(refusal(path) == "RUNPATH entry '\(open)': directory \(open) is writable by group or others (mode 0777); run: chmod go-w \(open)")
     #expect(!ran(sentinel), "no code of the planted library ran")
   }
+
+  /// Root's sticky /tmp is fine for a file that is yours, but not as a place the loader
+  /// searches: anyone may add a library name to it.
+  @Test func aSearchPathIntoRootsStickyTmpIsRefusedUnrun() throws {
+    var status = stat()
+    try #require(stat("/tmp", &status) == 0 && status.st_uid == 0 && status.st_mode & S_ISVTX != 0)
+    let (library, sentinel) = try plant(in: "/tmp")
+    defer { unlink(library) }
+    let path = try adapter(in: scratch.path, linkedFrom: "/tmp", extra: ["-Wl,-rpath,/tmp"])
+    #expect(refusal(path) == "RUNPATH entry '/tmp': directory /tmp is writable by others (mode 1777): anyone may add a library to it; use a directory only you or root can write")
+    #expect(!ran(sentinel), "no code of the planted library ran")
+  }
+
+  /// $ORIGIN of an adapter directly in /tmp is /tmp.
+  @Test func originOfAnAdapterInTmpIsRefusedUnrun() throws {
+    let (library, sentinel) = try plant(in: "/tmp")
+    defer { unlink(library) }
+    let name = "adapter-in-tmp-\(planted)"
+    let path = try adapter(in: "/tmp", linkedFrom: "/tmp", extra: ["-Wl,-rpath,$ORIGIN"], name: name)
+    defer { unlink(path) }
+    #expect(refusal(path, name: name) == "RUNPATH entry '$ORIGIN': directory /tmp is writable by others (mode 1777): anyone may add a library to it; use a directory only you or root can write")
+    #expect(!ran(sentinel))
+  }
 }
