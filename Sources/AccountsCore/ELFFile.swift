@@ -127,6 +127,28 @@ public struct ELFFile {
     return try readDynamic(try dynamicEntries(at: offset, available: available), loads: loads)
   }
 
+  /// The program interpreter a program names (PT_INTERP, read at its file offset as the kernel
+  /// reads it), e.g. /lib64/ld-linux-x86-64.so.2; nil when there is none.
+  public func interpreter() throws(Refusal) -> String? {
+    guard header.programHeaderCount <= Self.maxProgramHeaders,
+      header.programHeaderCount == 0 || (32...1024).contains(header.programHeaderEntrySize)
+    else { throw malformed("\(header.programHeaderCount) program headers") }
+    let table = try bytes(
+      at: header.programHeaderOffset, count: header.programHeaderEntrySize * header.programHeaderCount,
+      "the program headers")
+    for index in 0..<header.programHeaderCount {
+      let segment = Segment(table, at: Int(index * header.programHeaderEntrySize), is64Bit: header.is64Bit)
+      guard segment.type == 3 else { continue }
+      guard (2...UInt64(Self.maxString)).contains(segment.fileSize) else { throw malformed("a PT_INTERP of \(segment.fileSize) bytes") }
+      let text = try bytes(at: segment.offset, count: segment.fileSize, "the interpreter's name").bytes
+      guard let end = text.firstIndex(of: 0), let name = String(validating: text[..<end], as: UTF8.self) else {
+        throw malformed("an interpreter name that is not UTF-8 text")
+      }
+      return name
+    }
+    return nil
+  }
+
   /// The dynamic entries at `offset` up to DT_NULL, read a page at a time; the segment's file
   /// part may end first (the loader then reads zeros: DT_NULL).
   private func dynamicEntries(at offset: UInt64, available: UInt64) throws(Refusal) -> Bytes {
