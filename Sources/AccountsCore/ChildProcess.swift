@@ -121,7 +121,12 @@ public final class ChildProcess {
       }
       if buffer.count > lineLimit { return .lineTooLong }
       if let status {
-        // Ended and drained: a partial last line is dropped with the process.
+        // Ended and drained: a last line without its line break is a line too (a reader
+        // that counts lines must see it).
+        if !buffer.isEmpty {
+          defer { buffer.removeAll() }
+          return .line(String(decoding: buffer, as: UTF8.self))
+        }
         return .ended(Self.termination(status))
       }
       let now = Self.now()

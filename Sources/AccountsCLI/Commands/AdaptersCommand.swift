@@ -59,7 +59,8 @@ enum AdaptersCommand {
   }
 
   /// A few lines per adapter. File names, paths and what an adapter says about itself come
-  /// from files anyone may name: they reach the terminal through `Names.printable`.
+  /// from files anyone may name, and through a pipe the adapter could write too: every field
+  /// reaches the terminal through `Names.printable`.
   static func summary(_ entry: AdapterEntry) -> String {
     let heading = "\(printable(entry.name))  \(printable(entry.path))"
     if let shadowed = entry.shadowedBy {
@@ -74,7 +75,7 @@ enum AdaptersCommand {
       return setting.name + value + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
     }
     var lines = [
-      "\(description.name) \(printable(description.version))  ABI \(description.abiText)  \(printable(description.path))",
+      "\(printable(description.name)) \(printable(description.version))  ABI \(description.abiText)  \(printable(description.path))",
       "  \(printable(description.summary))",
     ]
     lines += TextWrap.wrap(printable("settings: " + settings.joined(separator: ", ")), width: 100, indent: 2)
@@ -87,7 +88,7 @@ enum AdaptersCommand {
   /// One adapter in full: a row per setting.
   static func detail(_ description: AdapterDescription) -> String {
     var text = """
-      \(description.name) \(printable(description.version)) (ABI \(description.abiText))
+      \(printable(description.name)) \(printable(description.version)) (ABI \(description.abiText))
       \(printable(description.summary))
       path: \(printable(description.path))
 
@@ -98,7 +99,7 @@ enum AdaptersCommand {
       let kind = [setting.isSecret ? "secret" : nil, setting.isOptional ? "optional" : "required"]
         .compactMap { $0 }.joined(separator: ", ")
       rows.append([
-        setting.name, kind, setting.defaultValue.isEmpty ? "-" : printable(setting.defaultValue),
+        printable(setting.name), kind, setting.defaultValue.isEmpty ? "-" : printable(setting.defaultValue),
         printable(setting.label),
       ])
     }
