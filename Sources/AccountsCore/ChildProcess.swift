@@ -115,7 +115,8 @@ public final class ChildProcess {
   public func next(until deadline: UInt64) -> Event {
     while true {
       if let newline = buffer.firstIndex(of: 10) {
-        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+        // Paths the dynamic loader prints are bytes: not UTF-8 shows as \xNN, never as U+FFFD.
+        let line = Names.fileName(buffer[..<newline])
         buffer.removeSubrange(...newline)
         return .line(line)
       }
@@ -125,7 +126,7 @@ public final class ChildProcess {
         // that counts lines must see it).
         if !buffer.isEmpty {
           defer { buffer.removeAll() }
-          return .line(String(decoding: buffer, as: UTF8.self))
+          return .line(Names.fileName(buffer))
         }
         return .ended(Self.termination(status))
       }

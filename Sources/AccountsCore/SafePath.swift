@@ -67,14 +67,14 @@ public struct SafePath: Sendable {
   /// writable by nobody else. The one rule for adapters, the index and config.json.
   public func fileProblem(_ status: stat, path: String) -> Refusal? {
     guard status.st_mode & S_IFMT == S_IFREG else {
-      return Refusal("not a regular file (\(Self.fileKind(status.st_mode)))", fix: "mv \(path) \(path).moved")
+      return Refusal("not a regular file (\(Self.fileKind(status.st_mode)))", fix: "mv \(shellQuoted(path)) \(shellQuoted(path + ".moved"))")
     }
     if !isTrusted(status.st_uid) {
       return Refusal(
-        "owned by uid \(status.st_uid), not by you (uid \(userID)) or root", fix: "chown \(userID) \(path)")
+        "owned by uid \(status.st_uid), not by you (uid \(userID)) or root", fix: "chown \(userID) \(shellQuoted(path))")
     }
     if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-      return Refusal("writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(path)")
+      return Refusal("writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(shellQuoted(path))")
     }
     return nil
   }
@@ -111,7 +111,7 @@ public struct SafePath: Sendable {
     if status.st_mode & (S_IWGRP | S_IWOTH) != 0, !Self.isRootSticky(status) {
       return Refusal(
         "directory \(path) is writable by group or others (mode \(octalMode(status.st_mode)))",
-        fix: "chmod go-w \(path)")
+        fix: "chmod go-w \(shellQuoted(path))")
     }
     return nil
   }
@@ -232,6 +232,8 @@ public struct SafePath: Sendable {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink(path, &buffer, buffer.count)
     guard count >= 0, count < buffer.count else { return nil }
-    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // A target that is not UTF-8 is shown as \xNN and then names nothing: refused, not followed
+    // somewhere else.
+    return Names.fileName(buffer[..<count].map { UInt8(bitPattern: $0) })
   }
 }

@@ -99,4 +99,26 @@ import Testing
     try link(sticky + "/mine.so", to: real)
     #expect(resolved(sticky + "/mine.so") == real)
   }
+
+  /// The commands a refusal suggests name the path as one shell word: a path with a space
+  /// would otherwise change other files.
+  @Test func suggestedCommandsQuoteThePath() throws {
+    let open = try directory("a b", mode: 0o777)
+    #expect(SafePath().checkSearchDirectory(open)?.fix == "chmod go-w '\(open)'")
+    let quote = try directory("it's", mode: 0o777)
+    #expect(SafePath().checkSearchDirectory(quote)?.fix == "chmod go-w '\(root)/it'\\''s'")
+    let plain = try file(root + "/plain-file_1.so")
+    chmod(plain, 0o666)
+    var status = stat()
+    try #require(stat(plain, &status) == 0)
+    #expect(SafePath().fileProblem(status, path: plain)?.fix == "chmod go-w \(plain)", "nothing to quote")
+    #expect(shellQuoted("") == "''" && shellQuoted("$(id)") == "'$(id)'" && shellQuoted("~x") == "'~x'")
+  }
+
+  /// A file name that is not UTF-8 is shown with its bytes as \xNN, not as U+FFFD (which
+  /// would name a file that does not exist).
+  @Test func fileNamesThatAreNotUTF8ShowTheirBytes() {
+    #expect(Names.fileName([0x61, 0xFF, 0x62, 0xC3]) == "a\\xffb\\xc3")
+    #expect(Names.fileName(Array("é.so".utf8)) == "é.so")
+  }
 }

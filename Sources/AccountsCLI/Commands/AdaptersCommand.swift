@@ -16,8 +16,10 @@ enum AdaptersCommand {
       another user, reached through a link others control, bringing in libraries from such \
       places, built for another machine or ABI) is shown with the reason and the fix. Each \
       adapter is loaded in a separate process: one that crashes or hangs while loading is \
-      shown as such, and the others are still listed. With NAME, only that adapter, and exit \
-      status 9 when it cannot be loaded. man 7 accounts-adapter explains how to write one.
+      shown as such, and the others are still listed. Exit status 9 when no adapter at all \
+      can be loaded (0 when some are refused and others load); with NAME, only that adapter, \
+      and exit status 9 when it cannot be loaded. man 7 accounts-adapter explains how to \
+      write one.
       """,
     arguments: [name],
     examples: [
@@ -40,20 +42,24 @@ enum AdaptersCommand {
       return
     }
     let entries = try probe.entries(searchPath)
+    let refused = entries.filter { $0.refusal != nil }.count
+    let loaded = entries.contains { $0.description != nil }
     if invocation.json {
       environment.output.writeJSON(.array(entries.map(json)))
-      return
+    } else if !entries.isEmpty {
+      environment.output.write(entries.map(summary).joined(separator: "\n"))
     }
-    guard !entries.isEmpty else {
-      environment.output.message(
-        "no adapters found in \(searchPath.directories.map(\.path).joined(separator: ", "))")
-      return
+    // Not one adapter to log in with is a failure, whatever the reasons (exit 9); some refused
+    // beside others that load is a warning.
+    guard loaded else {
+      if entries.isEmpty {
+        throw CommandError(
+          .adapterFailed, "no adapters found in \(searchPath.directories.map(\.path).joined(separator: ", "))",
+          fix: "reinstall accounts (`make install`), or put adapters in \(environment.paths.userAdapters)")
+      }
+      throw CommandError(.adapterFailed, "no adapter could be loaded", fix: "see the reasons above")
     }
-    environment.output.write(entries.map(summary).joined(separator: "\n"))
-    let refused = entries.filter { $0.refusal != nil }.count
-    if refused == entries.count {
-      environment.output.message("no adapter could be loaded")
-    } else if refused > 0 {
+    if refused > 0, !invocation.json {
       environment.output.message("\(counted(refused, "adapter")) refused; the others work")
     }
   }
