@@ -67,14 +67,14 @@ public struct SafePath: Sendable {
   /// writable by nobody else. The one rule for adapters, the index and config.json.
   public func fileProblem(_ status: stat, path: String) -> Refusal? {
     guard status.st_mode & S_IFMT == S_IFREG else {
-      return Refusal("not a regular file (\(Self.fileKind(status.st_mode)))", fix: "mv \(shellQuoted(path)) \(shellQuoted(path + ".moved"))")
+      return Refusal("not a regular file (\(Self.fileKind(status.st_mode)))", fix: "mv \(shellWord(path)) \(shellWord(path + ".moved"))")
     }
     if !isTrusted(status.st_uid) {
       return Refusal(
-        "owned by uid \(status.st_uid), not by you (uid \(userID)) or root", fix: "chown \(userID) \(shellQuoted(path))")
+        "owned by uid \(status.st_uid), not by you (uid \(userID)) or root", fix: "chown \(userID) \(shellWord(path))")
     }
     if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-      return Refusal("writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(shellQuoted(path))")
+      return Refusal("writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(shellWord(path))")
     }
     return nil
   }
@@ -111,7 +111,7 @@ public struct SafePath: Sendable {
     if status.st_mode & (S_IWGRP | S_IWOTH) != 0, !Self.isRootSticky(status) {
       return Refusal(
         "directory \(path) is writable by group or others (mode \(octalMode(status.st_mode)))",
-        fix: "chmod go-w \(shellQuoted(path))")
+        fix: "chmod go-w \(shellWord(path))")
     }
     return nil
   }

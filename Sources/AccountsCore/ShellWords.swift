@@ -2,7 +2,7 @@
 /// is when it holds only characters no shell acts on, else in single quotes, each `'` written
 /// `'\''` (Python's `shlex.quote`). A path with a space would otherwise be two arguments, and
 /// the command would change other files than the one named.
-public func shellQuoted(_ word: String) -> String {
+public func shellWord(_ word: String) -> String {
   let plain = !word.isEmpty && word.utf8.allSatisfy { byte in
     (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
       || "@%+=:,./-_".utf8.contains(byte)

@@ -112,7 +112,7 @@ import Testing
     var status = stat()
     try #require(stat(plain, &status) == 0)
     #expect(SafePath().fileProblem(status, path: plain)?.fix == "chmod go-w \(plain)", "nothing to quote")
-    #expect(shellQuoted("") == "''" && shellQuoted("$(id)") == "'$(id)'" && shellQuoted("~x") == "'~x'")
+    #expect(shellWord("") == "''" && shellWord("$(id)") == "'$(id)'" && shellWord("~x") == "'~x'")
   }
 
   /// A file name that is not UTF-8 is shown with its bytes as \xNN, not as U+FFFD (which

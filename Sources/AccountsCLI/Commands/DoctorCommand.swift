@@ -129,14 +129,14 @@ enum DoctorCommand {
     if file.st_mode & 0o077 != 0 {
       findings.append(Finding(
         check: check, ok: false, detail: "\(path) is open to others (mode \(octalMode(file.st_mode)))",
-        fix: "chmod 600 \(shellQuoted(path))", status: .failure))
+        fix: "chmod 600 \(shellWord(path))", status: .failure))
     }
     let directory = String(path[..<path.lastIndex(of: "/")!])
     var parent = stat()
     if stat(directory, &parent) == 0, parent.st_mode & 0o077 != 0 {
       findings.append(Finding(
         check: check, ok: false, detail: "\(directory) is open to others (mode \(octalMode(parent.st_mode)))",
-        fix: "chmod 700 \(shellQuoted(directory))", status: .failure))
+        fix: "chmod 700 \(shellWord(directory))", status: .failure))
     }
     return findings
   }
