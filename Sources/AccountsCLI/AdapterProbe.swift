@@ -7,10 +7,13 @@ import Glibc
 /// aborts, an entry that returns garbage) is reported by name instead of taking the command
 /// down with it.
 ///
-/// Each child, `accounts __probe-adapters PATH...`, writes one line per file as it finishes
-/// it. When a child dies, the file it was loading is the first one without a line: that file
-/// is reported with the signal, and a new child takes the rest. A file that takes longer than
-/// the deadline to load is reported too, and its child killed.
+/// One child per file, `accounts __probe-adapters PATH`, in a session of its own (see
+/// ChildProcess): an adapter runs code in no process but its own probe's, so it can speak only
+/// for itself on the pipe, a crash it causes later is its own, its `kill(0, ...)` reaches its
+/// own group, and whatever it forks is killed with that group. The child writes a line when
+/// the adapter host is loaded, before any adapter code runs, then one line for the file, and
+/// exits at once. Anything else it writes, or any other end, is that file's refusal; only a
+/// child that fails before its first line tells of the host.
 struct AdapterProbe {
   /// Seconds one file may take to load (ACCOUNTS_ADAPTER_LOAD_TIMEOUT).
   let timeout: Double
@@ -21,12 +24,15 @@ struct AdapterProbe {
     timeout = try environment.adapterLoadTimeout()
   }
 
+  static let protocolReason = "its probe wrote something else on accounts' pipe"
+
   /// Every adapter file in `searchPath` as `accounts adapters` lists it, each loaded in a
-  /// child process.
+  /// child process of its own.
   func entries(_ searchPath: AdapterSearchPath) throws(AdapterError) -> [AdapterEntry] {
     var entries = searchPath.survey()
-    let pending = entries.indices.filter { entries[$0].isPending }
-    for (index, entry) in zip(pending, try probe(pending.map { entries[$0] })) { entries[index] = entry }
+    for index in entries.indices where entries[index].isPending {
+      entries[index] = try probe(entries[index])
+    }
     return entries
   }
 
@@ -37,7 +43,7 @@ struct AdapterProbe {
     guard let found = entries.first(where: { $0.name == name && $0.isPending }) else {
       throw Self.notFound(name, in: entries, searchPath)
     }
-    return try Self.description(of: name, in: try probe([found]), searchPath)
+    return try Self.description(of: name, in: [try probe(found)], searchPath)
   }
 
   /// The description of adapter `name` in entries already probed, or why there is none.
@@ -58,48 +64,65 @@ struct AdapterProbe {
     return .notFound(name: name, searched: searchPath.directories.map(\.path), known: known.sorted())
   }
 
-  /// The entries of `files`, in order, loaded in as many children as it takes.
-  func probe(_ files: [AdapterEntry]) throws(AdapterError) -> [AdapterEntry] {
-    var results: [AdapterEntry] = []
-    let perFile = UInt64(timeout * 1e9)
-    while results.count < files.count {
-      let child: ChildProcess
-      do {
-        // No crash report: the child's death is the report, and a backtrace takes seconds.
-        child = try ChildProcess(
-          arguments: ["__probe-adapters", "--"] + files[results.count...].map(\.path),
-          environment: ["SWIFT_BACKTRACE": "enable=no"])
-      } catch {
-        throw .hostMissing(detail: "cannot start accounts __probe-adapters: \(error.errno)")
-      }
-      var deadline = ChildProcess.now() + perFile
-      probing: while results.count < files.count {
-        let file = files[results.count]
-        switch child.next(until: deadline) {
-        case .line(let line):
-          results.append(try Self.read(line, expecting: file))
-          deadline = ChildProcess.now() + perFile
-        case .ended(let termination):
-          results.append(file.refused(Self.reason(termination)))
-          break probing
-        case .timedOut:
-          child.kill()
-          results.append(file.refused("did not finish loading within \(Self.seconds(timeout)); stopped it"))
-          break probing
-        }
-      }
-      if results.count == files.count { _ = child.finish(until: ChildProcess.now() + perFile) }
+  /// The entry of `file`, loaded in a child of its own.
+  func probe(_ file: AdapterEntry) throws(AdapterError) -> AdapterEntry {
+    let child: ChildProcess
+    do {
+      // No crash report: the child's death is the report, and a backtrace takes seconds.
+      child = try ChildProcess(
+        "/proc/self/exe", arguments: ["accounts", "__probe-adapters", "--", file.path],
+        environment: .inherited(adding: ["SWIFT_BACKTRACE": "enable=no"]))
+    } catch {
+      throw .hostMissing(detail: "cannot start accounts __probe-adapters: \(error.errno)")
     }
-    return results
+    defer { child.reap() }
+    let deadline = ChildProcess.now() + UInt64(timeout * 1e9)
+    // Before its first line the child has run accounts' code only: what goes wrong then is
+    // the host's. From then on it is the file's.
+    switch child.next(until: deadline) {
+    case .line(let line):
+      switch ProbeLine(text: line) {
+      case .ready: break
+      case .error(let error): throw error
+      default: return file.refused(Self.protocolReason)
+      }
+    case .lineTooLong: return file.refused(Self.protocolReason)
+    case .ended(let termination):
+      throw .hostMissing(detail: "accounts __probe-adapters ended before loading \(file.path) (\(Self.describe(termination)))")
+    case .timedOut:
+      throw .hostMissing(detail: "accounts __probe-adapters did not start within \(Self.seconds(timeout))")
+    }
+    let answer: AdapterEntry
+    switch child.next(until: deadline) {
+    case .line(let line):
+      guard case .entry(let entry) = ProbeLine(text: line), Self.isValid(entry, for: file) else {
+        return file.refused(Self.protocolReason)
+      }
+      answer = entry
+    case .lineTooLong: return file.refused(Self.protocolReason)
+    case .ended(let termination): return file.refused(Self.reason(termination))
+    case .timedOut: return file.refused("did not finish loading within \(Self.seconds(timeout)); stopped it")
+    }
+    // The child exits as soon as it has answered: another line, another end, or no end is
+    // the file's doing (a thread it started, a destructor that cannot run).
+    switch child.next(until: deadline) {
+    case .ended(.exited(0)): return answer
+    case .ended(let termination): return file.refused(Self.reason(termination))
+    case .line, .lineTooLong: return file.refused(Self.protocolReason)
+    case .timedOut: return file.refused("did not finish loading within \(Self.seconds(timeout)); stopped it")
+    }
   }
 
-  /// One line of `accounts __probe-adapters`: the entry of `file`, or the error that stopped it.
-  private static func read(_ line: String, expecting file: AdapterEntry) throws(AdapterError) -> AdapterEntry {
-    switch ProbeLine(text: line) {
-    case .entry(let entry) where entry.path == file.path: return entry
-    case .error(let error): throw error
-    default: throw .hostMissing(detail: "accounts __probe-adapters answered for another file than \(file.path)")
-    }
+  /// An answer read from a pipe the adapter could write too: about this file, and every name
+  /// in it one the host would have accepted (the host checked them; a forged line did not).
+  static func isValid(_ entry: AdapterEntry, for file: AdapterEntry) -> Bool {
+    guard entry.path == file.path, entry.name == file.name, entry.shadowedBy == nil else { return false }
+    guard let description = entry.description else { return entry.refusal != nil }
+    guard entry.refusal == nil, description.name == file.name, Names.isBackendName(description.name),
+      description.path.hasPrefix("/")
+    else { return false }
+    let names = description.settings.map(\.name)
+    return names.allSatisfy(AdapterSetting.isValidName) && Set(names).count == names.count
   }
 
   static func reason(_ termination: ChildProcess.Termination) -> String {
@@ -109,15 +132,24 @@ struct AdapterProbe {
     }
   }
 
+  static func describe(_ termination: ChildProcess.Termination) -> String {
+    switch termination {
+    case .signaled(let signal): ChildProcess.signalName(signal)
+    case .exited(let status): "exit status \(status)"
+    }
+  }
+
   /// "1 s", "0.5 s"
   static func seconds(_ value: Double) -> String {
     value == value.rounded() ? "\(Int(value)) s" : "\((value * 10).rounded() / 10) s"
   }
 }
 
-/// What `accounts __probe-adapters` writes for one file: `{"entry": ENTRY}`, or
-/// `{"error": ADAPTER_ERROR_WIRE_TEXT}` when it cannot load any (no adapter host).
+/// What `accounts __probe-adapters` writes: `{"ready": true}` once the adapter host is loaded,
+/// then `{"entry": ENTRY}` for the file; or `{"error": ADAPTER_ERROR_WIRE_TEXT}` when there is
+/// no adapter host.
 enum ProbeLine {
+  case ready
   case entry(AdapterEntry)
   case error(AdapterError)
   case unreadable
@@ -128,7 +160,9 @@ enum ProbeLine {
       return
     }
     let reader = JSONReader(value)
-    if let entry = try? reader.member("entry").map({ (entry) throws(JSONShapeError) in try AdapterEntry(wireReader: entry) }) {
+    if (try? reader.bool("ready")) == true {
+      self = .ready
+    } else if let entry = try? reader.member("entry").map({ (entry) throws(JSONShapeError) in try AdapterEntry(wireReader: entry) }) {
       self = .entry(entry)
     } else if let error = try? reader.string("error") {
       self = .error(AdapterError(wireText: error))
@@ -139,6 +173,7 @@ enum ProbeLine {
 
   var text: String {
     switch self {
+    case .ready: JSON.serialize(.object(["ready": .bool(true)]), pretty: false)
     case .entry(let entry): JSON.serialize(.object(["entry": entry.wireValue]), pretty: false)
     case .error(let error): JSON.serialize(.object(["error": .string(error.wireText)]), pretty: false)
     case .unreadable: "{}"

@@ -23,6 +23,37 @@ enum InstalledFiles {
     return .failure(Missing(text: "\(fileName) is in neither \(directory) nor \(directory)/../lib/accounts"))
   }
 
+  /// accounts' own libraries: what each is for, and the exit status when it is refused.
+  static let libraries: [(fileName: String, status: ExitStatus)] = [
+    (SecretServiceLibrary.fileName, .secretStoreUnavailable), (AdapterHostLibrary.fileName, .adapterFailed),
+  ]
+
+  /// The library `fileName`, found and checked by the rules adapters pass (SafePath, then the
+  /// file rule): code that runs with the user's keyring must not come from a place, or a
+  /// file, anyone else can change. The resolved path, or why it is refused.
+  static func checkedLibrary(_ fileName: String) -> Result<String, Missing> {
+    let path: String
+    switch library(fileName) {
+    case .success(let found): path = found
+    case .failure(let missing): return .failure(missing)
+    }
+    switch check(path) {
+    case .success(let target): return .success(target)
+    case .failure(let refusal): return .failure(Missing(text: "refusing to load \(path): \(refusal.reason)"))
+    }
+  }
+
+  /// `path` resolved name by name and checked as a file accounts loads; the resolved path.
+  static func check(_ path: String) -> Result<String, Refusal> {
+    let trust = SafePath()
+    switch trust.resolve(path) {
+    case .failure(let refusal): return .failure(refusal)
+    case .success(let target):
+      if let refusal = trust.fileProblem(target.status, path: target.path) { return .failure(refusal) }
+      return .success(target.path)
+    }
+  }
+
   /// Where the built-in adapters are: PREFIX/lib/accounts/adapters when installed, else the
   /// build directory, where only the built-in names count (it holds other libraries too).
   static func builtInAdapters() -> AdapterSearchPath.Directory? {
@@ -42,7 +73,8 @@ struct SharedLibrary {
   private let handle: UnsafeMutableRawPointer
 
   init(_ fileName: String, versionSymbol: String, version: Int32) throws(InstalledFiles.Missing) {
-    switch InstalledFiles.library(fileName) {
+    // Checked before dlopen, like an adapter: its constructors run on loading.
+    switch InstalledFiles.checkedLibrary(fileName) {
     case .success(let found): path = found
     case .failure(let missing): throw missing
     }

@@ -60,11 +60,12 @@ public struct AdapterFileCheck: Sendable {
   }
 
   /// The libraries `dlopen` would load with the adapter: its RUNPATH and RPATH directories,
-  /// and the DT_NEEDED, DT_FILTER and DT_AUXILIARY names that are paths.
-  public func checkLinking(_ file: CheckedFile) -> Refusal? {
+  /// and the DT_NEEDED, DT_FILTER and DT_AUXILIARY names that are paths. `asDependency`: the
+  /// file is a library another one needs (libc.so.6 may be a program too).
+  public func checkLinking(_ file: CheckedFile, asDependency: Bool = false) -> Refusal? {
     do throws(Refusal) {
       let dynamic = try file.elf.dynamic()
-      if dynamic.isProgram {
+      if dynamic.isProgram, !asDependency {
         throw Refusal("a program (a position-independent executable), not a shared library; link it with -shared")
       }
       let origin = String(file.path[..<file.path.lastIndex(of: "/")!])

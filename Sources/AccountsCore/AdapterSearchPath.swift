@@ -42,7 +42,7 @@ public struct AdapterSearchPath: Equatable, Sendable {
       guard let stream = opendir(directory.path) else { continue }
       while let entry = readdir(stream) {
         names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+          Names.fileName(raw.prefix { $0 != 0 })
         })
       }
       closedir(stream)

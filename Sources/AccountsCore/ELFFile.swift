@@ -92,9 +92,11 @@ public struct ELFFile {
   static let maxLibraries = 256
   static let maxString = 4096
 
-  /// The dynamic section, read through the program headers (PT_DYNAMIC) and the string table
-  /// mapped to a file offset through the PT_LOAD segment that holds it. A file without one
-  /// (nothing to link) has an empty `Dynamic`.
+  /// The dynamic section, found as ld.so finds it: at PT_DYNAMIC's virtual address, mapped
+  /// to a file offset through the PT_LOAD segment that holds it (never at PT_DYNAMIC's
+  /// p_offset, which ld.so ignores: a decoy there would hide the real entries from the checks),
+  /// and read up to DT_NULL. The string table is mapped the same way. A file without a
+  /// PT_DYNAMIC (nothing to link) has an empty `Dynamic`.
   public func dynamic() throws(Refusal) -> Dynamic {
     let entrySize: UInt64 = header.is64Bit ? 56 : 32
     guard header.programHeaderCount <= Self.maxProgramHeaders else {
@@ -103,6 +105,7 @@ public struct ELFFile {
     guard header.programHeaderCount == 0 || (entrySize...1024).contains(header.programHeaderEntrySize) else {
       throw malformed("program headers of \(header.programHeaderEntrySize) bytes")
     }
+    // Both factors are bounded above: the product cannot overflow.
     let table = try bytes(
       at: header.programHeaderOffset, count: header.programHeaderEntrySize * header.programHeaderCount,
       "the program headers")
@@ -120,11 +123,54 @@ public struct ELFFile {
       }
     }
     guard let dynamicSegment else { return Dynamic() }
-    guard dynamicSegment.fileSize <= Self.maxDynamicBytes else {
-      throw malformed("a dynamic section of \(dynamicSegment.fileSize) bytes")
+    let (offset, available) = try fileRange(ofAddress: dynamicSegment.address, loads: loads, "the dynamic section")
+    return try readDynamic(try dynamicEntries(at: offset, available: available), loads: loads)
+  }
+
+  /// The program interpreter a program names (PT_INTERP, read at its file offset as the kernel
+  /// reads it), e.g. /lib64/ld-linux-x86-64.so.2; nil when there is none.
+  public func interpreter() throws(Refusal) -> String? {
+    guard header.programHeaderCount <= Self.maxProgramHeaders,
+      header.programHeaderCount == 0 || (32...1024).contains(header.programHeaderEntrySize)
+    else { throw malformed("\(header.programHeaderCount) program headers") }
+    let table = try bytes(
+      at: header.programHeaderOffset, count: header.programHeaderEntrySize * header.programHeaderCount,
+      "the program headers")
+    for index in 0..<header.programHeaderCount {
+      let segment = Segment(table, at: Int(index * header.programHeaderEntrySize), is64Bit: header.is64Bit)
+      guard segment.type == 3 else { continue }
+      guard (2...UInt64(Self.maxString)).contains(segment.fileSize) else { throw malformed("a PT_INTERP of \(segment.fileSize) bytes") }
+      let text = try bytes(at: segment.offset, count: segment.fileSize, "the interpreter's name").bytes
+      guard let end = text.firstIndex(of: 0), let name = String(validating: text[..<end], as: UTF8.self) else {
+        throw malformed("an interpreter name that is not UTF-8 text")
+      }
+      return name
     }
-    let entries = try bytes(at: dynamicSegment.offset, count: dynamicSegment.fileSize, "the dynamic section")
-    return try readDynamic(entries, loads: loads)
+    return nil
+  }
+
+  /// The dynamic entries at `offset` up to DT_NULL, read a page at a time; the segment's file
+  /// part may end first (the loader then reads zeros: DT_NULL).
+  private func dynamicEntries(at offset: UInt64, available: UInt64) throws(Refusal) -> Bytes {
+    let word = header.is64Bit ? 8 : 4
+    var read: UInt64 = 0
+    var entries: [UInt8] = []
+    while read < available {
+      guard read < Self.maxDynamicBytes else { throw malformed("a dynamic section longer than \(Self.maxDynamicBytes) bytes") }
+      let (start, overflow) = offset.addingReportingOverflow(read)
+      guard !overflow else { throw malformed("the dynamic section at an offset past 2^64") }
+      let chunk = try bytes(at: start, count: min(available - read, 4096), "the dynamic section")
+      entries += chunk.bytes
+      read += UInt64(chunk.count)
+      let view = Bytes(bytes: entries, isLittleEndian: header.isLittleEndian)
+      // Entries are checked from the start each time: sections are a page or two at most.
+      var base = 0
+      while base + 2 * word <= view.count {
+        if view.integer(at: base, size: word) == 0 { return view }
+        base += 2 * word
+      }
+    }
+    return Bytes(bytes: entries, isLittleEndian: header.isLittleEndian)
   }
 
   private func readDynamic(_ entries: Bytes, loads: [Segment]) throws(Refusal) -> Dynamic {
@@ -151,7 +197,7 @@ public struct ELFFile {
     guard !strings.isEmpty else { return dynamic }
     guard strings.count <= Self.maxLibraries else { throw malformed("\(strings.count) library and path entries") }
     guard let stringTable, let stringTableSize else { throw malformed("names without a string table") }
-    let (offset, available) = try fileRange(ofAddress: stringTable, loads: loads)
+    let (offset, available) = try fileRange(ofAddress: stringTable, loads: loads, "the string table")
     guard stringTableSize <= available else { throw malformed("a string table past the end of its segment") }
     for (tag, index) in strings {
       let text = try string(at: offset, index: index, tableSize: stringTableSize)
@@ -167,21 +213,26 @@ public struct ELFFile {
   }
 
   /// The file offset of a virtual address inside a PT_LOAD segment's file-backed part, and the
-  /// bytes from there to the segment's end in the file.
-  private func fileRange(ofAddress address: UInt64, loads: [Segment]) throws(Refusal) -> (UInt64, UInt64) {
+  /// bytes from there to the segment's end in the file. Every sum is checked: the values come
+  /// from the file, and an overflow is a malformed file, not a trap.
+  private func fileRange(ofAddress address: UInt64, loads: [Segment], _ what: String) throws(Refusal) -> (UInt64, UInt64) {
     for load in loads where address >= load.address {
       let (end, overflow) = load.address.addingReportingOverflow(load.fileSize)
       guard !overflow, address < end else { continue }
-      return (load.offset + (address - load.address), end - address)
+      let (offset, past) = load.offset.addingReportingOverflow(address - load.address)
+      guard !past else { throw malformed("\(what) at an offset past 2^64") }
+      return (offset, end - address)
     }
-    throw malformed("a string table outside every loaded segment")
+    throw malformed("\(what) outside every loaded segment")
   }
 
   /// The NUL-terminated UTF-8 string at `index` in the string table at `offset`.
   private func string(at offset: UInt64, index: UInt64, tableSize: UInt64) throws(Refusal) -> String {
     guard index < tableSize else { throw malformed("a name past the end of the string table") }
+    let (start, overflow) = offset.addingReportingOverflow(index)
+    guard !overflow else { throw malformed("a name at an offset past 2^64") }
     let count = min(tableSize - index, UInt64(Self.maxString))
-    let chunk = try bytes(at: offset + index, count: count, "the string table")
+    let chunk = try bytes(at: start, count: count, "the string table")
     guard let end = chunk.bytes.firstIndex(of: 0) else { throw malformed("a name without an end") }
     guard let text = String(validating: chunk.bytes[..<end], as: UTF8.self) else {
       throw malformed("a name that is not UTF-8")

@@ -67,14 +67,14 @@ public struct SafePath: Sendable {
   /// writable by nobody else. The one rule for adapters, the index and config.json.
   public func fileProblem(_ status: stat, path: String) -> Refusal? {
     guard status.st_mode & S_IFMT == S_IFREG else {
-      return Refusal("not a regular file (\(Self.fileKind(status.st_mode)))", fix: "mv \(path) \(path).moved")
+      return Refusal("not a regular file (\(Self.fileKind(status.st_mode)))", fix: "mv \(shellWord(path)) \(shellWord(path + ".moved"))")
     }
     if !isTrusted(status.st_uid) {
       return Refusal(
-        "owned by uid \(status.st_uid), not by you (uid \(userID)) or root", fix: "chown \(userID) \(path)")
+        "owned by uid \(status.st_uid), not by you (uid \(userID)) or root", fix: "chown \(userID) \(shellWord(path))")
     }
     if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-      return Refusal("writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(path)")
+      return Refusal("writable by group or others (mode \(octalMode(status.st_mode)))", fix: "chmod go-w \(shellWord(path))")
     }
     return nil
   }
@@ -93,7 +93,9 @@ public struct SafePath: Sendable {
   }
 
   /// A directory the dynamic loader will look names up in (a RUNPATH entry): nil when it is safe
-  /// to search, or when it does not exist and only root or the user could create it.
+  /// to search, or when it does not exist and only root or the user could create it. Unlike a
+  /// directory a path merely passes through, it must be writable by nobody else even when it
+  /// is root's and sticky: in /tmp anyone may add the name the loader looks for.
   public func checkSearchDirectory(_ path: String) -> Refusal? {
     switch walk(path, searching: true) {
     case .failure(let refusal): return refusal
@@ -109,9 +111,19 @@ public struct SafePath: Sendable {
     if status.st_mode & (S_IWGRP | S_IWOTH) != 0, !Self.isRootSticky(status) {
       return Refusal(
         "directory \(path) is writable by group or others (mode \(octalMode(status.st_mode)))",
-        fix: "chmod go-w \(path)")
+        fix: "chmod go-w \(shellWord(path))")
     }
     return nil
+  }
+
+  /// Why the directory `path` with `status` may not be searched for libraries, or nil: the
+  /// rule of `directoryProblem` without the exception for root's sticky directories.
+  func searchDirectoryProblem(_ path: String, _ status: stat) -> Refusal? {
+    if Self.isRootSticky(status) {
+      return Refusal(
+        "directory \(path) is writable by others (mode \(octalMode(status.st_mode))): anyone may add a library to it; use a directory only you or root can write")
+    }
+    return directoryProblem(path, status)
   }
 
   /// Root or the user.
@@ -192,9 +204,11 @@ public struct SafePath: Sendable {
       if target.hasPrefix("/") { stack.removeSubrange(1...) }
       pending += Self.names(target).reversed()
     }
+    // The directory searched is checked by the stricter rule even when a name was looked up
+    // in it on the way (/tmp/x/..).
     let last = stack[stack.count - 1]
-    if searching, last.status.st_mode & S_IFMT == S_IFDIR, !last.checked,
-      let refusal = directoryProblem(last.path, last.status)
+    if searching, last.status.st_mode & S_IFMT == S_IFDIR,
+      let refusal = searchDirectoryProblem(last.path, last.status)
     {
       return .failure(refusal)
     }
@@ -218,6 +232,8 @@ public struct SafePath: Sendable {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink(path, &buffer, buffer.count)
     guard count >= 0, count < buffer.count else { return nil }
-    return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // A target that is not UTF-8 is shown as \xNN and then names nothing: refused, not followed
+    // somewhere else.
+    return Names.fileName(buffer[..<count].map { UInt8(bitPattern: $0) })
   }
 }

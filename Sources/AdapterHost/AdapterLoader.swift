@@ -39,6 +39,14 @@ public enum AdapterLoader {
     }
     defer { file.descriptor.close() }
     if let refusal = check.checkLinking(file) { return .failure(refusal) }
+    // What the loader would load with it, transitively: asked of the loader, checked file by
+    // file. Names this process has loaded already are not searched for again by dlopen.
+    switch LibraryDependencies.systemLoader {
+    case .failure(let refusal): return .failure(refusal)
+    case .success(let loader):
+      let isLoaded = { (name: String) in dlopen(name, RTLD_NOLOAD | RTLD_LAZY) != nil }
+      if let refusal = check.checkDependencies(file, loader: loader, isLoaded: isLoaded) { return .failure(refusal) }
+    }
     // dlopen is given the checked path, not /proc/self/fd/N: glibc takes $ORIGIN from the
     // name it was given, and under /proc/self/fd, $ORIGIN/../cwd is the current directory.
     // Every directory on the path passed SafePath, so only root or the user can replace the

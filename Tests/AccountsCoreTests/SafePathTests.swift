@@ -75,6 +75,11 @@ import Testing
     #expect(SafePath().checkSearchDirectory(safe) == nil)
     #expect(SafePath().checkSearchDirectory(open)?.reason == "directory \(open) is writable by group or others (mode 0777); run: chmod go-w \(open)")
     #expect(SafePath().checkSearchDirectory(root + "/not/yet") == nil, "only root or you can create it")
+    // A directory the loader searches must be writable by nobody else, sticky or not: in
+    // root's sticky /tmp anyone may add a library name.
+    #expect(SafePath().checkSearchDirectory("/tmp")?.reason == "directory /tmp is writable by others (mode 1777): anyone may add a library to it; use a directory only you or root can write")
+    #expect(SafePath().checkSearchDirectory("/tmp/") != nil)
+    #expect(SafePath().checkSearchDirectory(safe + "/../../../tmp") != nil, "the last directory counts however it is reached")
     // /tmp is root's sticky directory: a missing name in it is anyone's to create.
     let missing = "/tmp/accounts-safepath-missing-\(UUID().uuidString)"
     #expect(SafePath().checkSearchDirectory(missing + "/lib")?.reason == "\(missing) does not exist, and anyone may create it in the sticky directory /tmp")
@@ -93,5 +98,27 @@ import Testing
     #expect(resolved(theirs + "/x.so").hasPrefix("refused: directory \(theirs) is owned by uid 65534"))
     try link(sticky + "/mine.so", to: real)
     #expect(resolved(sticky + "/mine.so") == real)
+  }
+
+  /// The commands a refusal suggests name the path as one shell word: a path with a space
+  /// would otherwise change other files.
+  @Test func suggestedCommandsQuoteThePath() throws {
+    let open = try directory("a b", mode: 0o777)
+    #expect(SafePath().checkSearchDirectory(open)?.fix == "chmod go-w '\(open)'")
+    let quote = try directory("it's", mode: 0o777)
+    #expect(SafePath().checkSearchDirectory(quote)?.fix == "chmod go-w '\(root)/it'\\''s'")
+    let plain = try file(root + "/plain-file_1.so")
+    chmod(plain, 0o666)
+    var status = stat()
+    try #require(stat(plain, &status) == 0)
+    #expect(SafePath().fileProblem(status, path: plain)?.fix == "chmod go-w \(plain)", "nothing to quote")
+    #expect(shellWord("") == "''" && shellWord("$(id)") == "'$(id)'" && shellWord("~x") == "'~x'")
+  }
+
+  /// A file name that is not UTF-8 is shown with its bytes as \xNN, not as U+FFFD (which
+  /// would name a file that does not exist).
+  @Test func fileNamesThatAreNotUTF8ShowTheirBytes() {
+    #expect(Names.fileName([0x61, 0xFF, 0x62, 0xC3]) == "a\\xffb\\xc3")
+    #expect(Names.fileName(Array("é.so".utf8)) == "é.so")
   }
 }

@@ -16,8 +16,10 @@ enum AdaptersCommand {
       another user, reached through a link others control, bringing in libraries from such \
       places, built for another machine or ABI) is shown with the reason and the fix. Each \
       adapter is loaded in a separate process: one that crashes or hangs while loading is \
-      shown as such, and the others are still listed. With NAME, only that adapter, and exit \
-      status 9 when it cannot be loaded. man 7 accounts-adapter explains how to write one.
+      shown as such, and the others are still listed. Exit status 9 when no adapter at all \
+      can be loaded (0 when some are refused and others load); with NAME, only that adapter, \
+      and exit status 9 when it cannot be loaded. man 7 accounts-adapter explains how to \
+      write one.
       """,
     arguments: [name],
     examples: [
@@ -40,26 +42,31 @@ enum AdaptersCommand {
       return
     }
     let entries = try probe.entries(searchPath)
+    let refused = entries.filter { $0.refusal != nil }.count
+    let loaded = entries.contains { $0.description != nil }
     if invocation.json {
       environment.output.writeJSON(.array(entries.map(json)))
-      return
+    } else if !entries.isEmpty {
+      environment.output.write(entries.map(summary).joined(separator: "\n"))
     }
-    guard !entries.isEmpty else {
-      environment.output.message(
-        "no adapters found in \(searchPath.directories.map(\.path).joined(separator: ", "))")
-      return
+    // Not one adapter to log in with is a failure, whatever the reasons (exit 9); some refused
+    // beside others that load is a warning.
+    guard loaded else {
+      if entries.isEmpty {
+        throw CommandError(
+          .adapterFailed, "no adapters found in \(searchPath.directories.map(\.path).joined(separator: ", "))",
+          fix: "reinstall accounts (`make install`), or put adapters in \(environment.paths.userAdapters)")
+      }
+      throw CommandError(.adapterFailed, "no adapter could be loaded", fix: "see the reasons above")
     }
-    environment.output.write(entries.map(summary).joined(separator: "\n"))
-    let refused = entries.filter { $0.refusal != nil }.count
-    if refused == entries.count {
-      environment.output.message("no adapter could be loaded")
-    } else if refused > 0 {
+    if refused > 0, !invocation.json {
       environment.output.message("\(counted(refused, "adapter")) refused; the others work")
     }
   }
 
   /// A few lines per adapter. File names, paths and what an adapter says about itself come
-  /// from files anyone may name: they reach the terminal through `Names.printable`.
+  /// from files anyone may name, and through a pipe the adapter could write too: every field
+  /// reaches the terminal through `Names.printable`.
   static func summary(_ entry: AdapterEntry) -> String {
     let heading = "\(printable(entry.name))  \(printable(entry.path))"
     if let shadowed = entry.shadowedBy {
@@ -74,7 +81,7 @@ enum AdaptersCommand {
       return setting.name + value + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
     }
     var lines = [
-      "\(description.name) \(printable(description.version))  ABI \(description.abiText)  \(printable(description.path))",
+      "\(printable(description.name)) \(printable(description.version))  ABI \(description.abiText)  \(printable(description.path))",
       "  \(printable(description.summary))",
     ]
     lines += TextWrap.wrap(printable("settings: " + settings.joined(separator: ", ")), width: 100, indent: 2)
@@ -87,7 +94,7 @@ enum AdaptersCommand {
   /// One adapter in full: a row per setting.
   static func detail(_ description: AdapterDescription) -> String {
     var text = """
-      \(description.name) \(printable(description.version)) (ABI \(description.abiText))
+      \(printable(description.name)) \(printable(description.version)) (ABI \(description.abiText))
       \(printable(description.summary))
       path: \(printable(description.path))
 
@@ -98,7 +105,7 @@ enum AdaptersCommand {
       let kind = [setting.isSecret ? "secret" : nil, setting.isOptional ? "optional" : "required"]
         .compactMap { $0 }.joined(separator: ", ")
       rows.append([
-        setting.name, kind, setting.defaultValue.isEmpty ? "-" : printable(setting.defaultValue),
+        printable(setting.name), kind, setting.defaultValue.isEmpty ? "-" : printable(setting.defaultValue),
         printable(setting.label),
       ])
     }

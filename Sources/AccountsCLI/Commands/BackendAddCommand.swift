@@ -75,7 +75,7 @@ enum BackendAddCommand {
         secrets[setting.name] = try environment.terminal.readSecretFromStandardInput(what: setting.name)
       } else {
         secrets[setting.name] = try environment.terminal.promptSecret(
-          "\(setting.name) for backend \(backendName) (\(setting.label)): ", what: setting.name,
+          "\(setting.name) for backend \(backendName) (\(Names.printable(setting.label))): ", what: setting.name,
           stdinOption: "--secret-stdin \(setting.name)")
       }
     }

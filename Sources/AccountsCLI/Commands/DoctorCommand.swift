@@ -8,7 +8,8 @@ enum DoctorCommand {
     "doctor",
     summary: "check the keyring, the index, the config and the adapters",
     discussion: """
-      Checks that the Secret Service is reachable and which program provides it, whether the \
+      Checks that accounts' own libraries are installed where only you or root can change \
+      them, that the Secret Service is reachable and which program provides it, whether the \
       keyring collection is locked, that the index and config files are readable, well formed, \
       yours (it shows their owner) and private (0600 in 0700 directories), whether a command \
       was interrupted between the keyring and the index, that every adapter file is safe to load and \
@@ -28,7 +29,7 @@ enum DoctorCommand {
   }
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    var findings: [Finding] = []
+    var findings = installFindings()
     findings += fileFindings("index", environment.paths.index, load: {
       let book = try environment.index.load()
       guard !book.unsettled.isEmpty else { return counted(book.accounts.count, "account") }
@@ -66,6 +67,35 @@ enum DoctorCommand {
     }
   }
 
+  /// accounts' own libraries, checked as they are before they are loaded: where they are
+  /// installed and the files themselves (see `InstalledFiles.check`).
+  static func installFindings() -> [Finding] {
+    var findings: [Finding] = []
+    var found: [String] = []
+    for (fileName, status) in InstalledFiles.libraries {
+      switch InstalledFiles.library(fileName) {
+      case .failure(let missing):
+        findings.append(Finding(
+          check: "install", ok: false, detail: missing.text, fix: "reinstall accounts (`make install`)", status: status))
+      case .success(let path):
+        switch InstalledFiles.check(path) {
+        case .success: found.append(path)
+        case .failure(let refusal):
+          // A directory's refusal names the directory; a file's is said of the file.
+          let detail = refusal.problem.hasPrefix("directory ") ? refusal.problem : "\(path): \(refusal.problem)"
+          findings.append(Finding(
+            check: "install", ok: false, detail: Names.printable(detail, limit: 4096), fix: refusal.fix, status: status))
+        }
+      }
+    }
+    if findings.isEmpty {
+      findings.append(Finding(
+        check: "install", ok: true,
+        detail: "\(found.map { Names.printable($0, limit: 4096) }.joined(separator: ", ")): yours or root's, writable by no one else"))
+    }
+    return findings
+  }
+
   /// Readable, well formed, and private: 0600 in a 0700 directory.
   static func fileFindings(_ check: String, _ path: String, load: () throws -> String) -> [Finding] {
     var findings: [Finding] = []
@@ -99,14 +129,14 @@ enum DoctorCommand {
     if file.st_mode & 0o077 != 0 {
       findings.append(Finding(
         check: check, ok: false, detail: "\(path) is open to others (mode \(octalMode(file.st_mode)))",
-        fix: "chmod 600 \(path)", status: .failure))
+        fix: "chmod 600 \(shellWord(path))", status: .failure))
     }
     let directory = String(path[..<path.lastIndex(of: "/")!])
     var parent = stat()
     if stat(directory, &parent) == 0, parent.st_mode & 0o077 != 0 {
       findings.append(Finding(
         check: check, ok: false, detail: "\(directory) is open to others (mode \(octalMode(parent.st_mode)))",
-        fix: "chmod 700 \(directory)", status: .failure))
+        fix: "chmod 700 \(shellWord(directory))", status: .failure))
     }
     return findings
   }

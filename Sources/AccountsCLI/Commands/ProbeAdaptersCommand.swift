@@ -1,16 +1,18 @@
 import AccountsCore
 import Glibc
 
-/// `accounts __probe-adapters PATH...`: loads each adapter file and prints one JSON line per
-/// file as soon as it is done with it (see AdapterProbe, which runs it as a child process and
-/// learns from the lines which file a crash or a hang belongs to).
+/// `accounts __probe-adapters PATH`: loads one adapter file and describes it on a JSON line
+/// (see AdapterProbe, which runs it as a child process per file and believes nothing else it
+/// writes). First `{"ready": true}` once the adapter host is loaded, before any adapter code
+/// runs; then the file's entry; then `_exit`, so that no destructor or atexit handler of the
+/// adapter runs after the answer.
 enum ProbeAdaptersCommand {
-  static let paths = ArgumentSpec("PATH", variadic: true, help: "adapter files to load")
+  static let path = ArgumentSpec("PATH", help: "the adapter file to load")
 
   static let spec = CommandSpec(
     "__probe-adapters",
-    summary: "load adapter files and describe each on a JSON line (used by adapters and doctor)",
-    arguments: [paths], hidden: true,
+    summary: "load an adapter file and describe it on a JSON line (used by adapters and doctor)",
+    arguments: [path], hidden: true,
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
@@ -28,10 +30,10 @@ enum ProbeAdaptersCommand {
       host = try environment.adapterHost()
     } catch let error as AdapterError {
       answer(.error(error))
-      return
+      _exit(0)
     }
-    for path in invocation.arguments(paths) {
-      answer(.entry(host.probe(path)))
-    }
+    answer(.ready)
+    answer(.entry(host.probe(invocation.argument(path)!)))
+    _exit(0)
   }
 }

@@ -36,12 +36,27 @@ extension AdapterManual {
       `DT_AUXILIARY`, looking first in its `RUNPATH` or `RPATH`, and runs their \
       constructors. So every `RUNPATH` and `RPATH` entry must be absolute, or start with \
       `$ORIGIN` (the directory the adapter file is in, links resolved), and name a directory \
-      that passes the rules above, or that does not exist where only root or the user could \
-      create it. An empty or relative entry means the current directory and is refused, as \
-      are `$LIB`, `$PLATFORM` and any other `$` token. A library named by a path must be \
-      named by an absolute one that passes the file's own checks. Link with \
+      that is writable by nobody but root and the user, or that does not exist where only \
+      root or the user could create it. Unlike a directory a path passes through, a \
+      directory the loader searches may not be root's sticky /tmp either: anyone may add a \
+      library name there (nor may `$ORIGIN` be /tmp, for an adapter kept directly in it). \
+      An empty or relative entry means the current directory and is refused, as are `$LIB`, \
+      `$PLATFORM` and any other `$` token. A library named by a path must be named by an \
+      absolute one that passes the file's own checks. Link with \
       `-Wl,-rpath,'$ORIGIN/lib'`, an absolute path only root or you can write, or no \
       `RUNPATH` at all.
+      """,
+      """
+      Every library the loader would load with the file, transitively, is checked too. The \
+      host asks the system's dynamic loader itself which files those are (the loader of \
+      this program, in trace mode: `LD_TRACE_LOADED_OBJECTS=1`, what `ldd`(1) uses, which \
+      maps the files but runs none of their code), so libraries found by plain names through \
+      `RUNPATH`, `RPATH`, `LD_LIBRARY_PATH`, ld.so.cache or the system directories are \
+      found exactly as `dlopen` finds them. Each must pass the file's own rules, and its own \
+      `RUNPATH` and `RPATH` the rules above; a library the loader does not find is refused \
+      by name, unless accounts has one of that name loaded already. This costs a few \
+      milliseconds per adapter loaded; shell completion, which never loads an adapter, does \
+      not pay it.
       """,
     ]),
     .text("""
@@ -50,29 +65,36 @@ extension AdapterManual {
       adapters), checks the descriptor, and never closes it.
       """),
     .text("""
-      `accounts adapters` and `accounts doctor` load each adapter in a separate process: an \
-      adapter that crashes while loading (a constructor that aborts, an entry that returns a \
-      bad pointer, a descriptor string that points nowhere) is listed as "crashed while \
-      loading (SIGSEGV)", one that takes longer than `ACCOUNTS_ADAPTER_LOAD_TIMEOUT` seconds \
-      (default 5) is stopped and listed as such, and the others are listed as usual. The \
-      commands that use an adapter load it in their own process, where a crash ends the \
-      command.
+      `accounts adapters` and `accounts doctor` load each adapter file in a process of its \
+      own, in a session of its own: an adapter that crashes while loading (a constructor \
+      that aborts, an entry that returns a bad pointer, a descriptor string that points \
+      nowhere) is listed as "crashed while loading (SIGSEGV)", one that takes longer than \
+      `ACCOUNTS_ADAPTER_LOAD_TIMEOUT` seconds (default 5) is stopped and listed as such, and \
+      the others are listed as usual. The process answers for its one file and exits at \
+      once; anything else it writes on the pipe accounts reads, or a crash after its answer, \
+      refuses that file ("its probe wrote something else on accounts' pipe"), never another \
+      one. Its process group is killed when it ends, with whatever the adapter started, and a \
+      signal the adapter sends to its own group does not reach the command. The commands \
+      that use an adapter load it in their own process, where a crash ends the command.
       """),
     .text("""
       A refused adapter is reported with its path and the reason; the others keep working. \
       `accounts adapters` lists every adapter found with its version, ABI, path and settings, \
-      or why it was refused and the command that fixes it; `accounts adapters` *NAME* shows \
-      one adapter's settings in full, and exits with status 9 when it cannot be loaded. The \
-      reasons for refusing a file:
+      or why it was refused and the command that fixes it (paths quoted for the shell, bytes \
+      of a file name that are not UTF-8 shown as `\\x`*NN*), and exits with status 9 when no \
+      adapter at all can be loaded; `accounts adapters` *NAME* shows one adapter's settings \
+      in full, and exits with status 9 when it cannot be loaded. The reasons for refusing a \
+      file:
       """),
     .bullets([
       "the file name is not a valid adapter name (ASCII letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most 64);",
       "not a regular file, or not an ELF shared library;",
       "the file, a directory on its path, or a symbolic link in a sticky directory is owned by another user, or a directory is writable by group or others; more than 40 symbolic links;",
       "built for another machine, word size or byte order; an executable or an object file instead of a shared library;",
-      "a `RUNPATH` or `RPATH` entry or a library path that is empty, relative, uses a `$` token other than `$ORIGIN`, or leads to a place that fails the checks above;",
+      "a `RUNPATH` or `RPATH` entry or a library path that is empty, relative, uses a `$` token other than `$ORIGIN`, or leads to a place that fails the checks above, or a directory to search that others can write (/tmp included);",
+      "a library the loader would load with it, directly or through another library, that fails the checks above, or that the loader does not find;",
       "`dlopen` failed: a missing library, an unresolved symbol;",
-      "it crashed, or did not finish, while loading;",
+      "it crashed, or did not finish, while loading, or its probe wrote something else on accounts' pipe;",
       "no `accounts_adapter_v1` symbol: not an adapter, or built for another major ABI version;",
       "the entry returned NULL;",
       "the descriptor's `abi_version` has another major version, or a newer minor version than the host's;",

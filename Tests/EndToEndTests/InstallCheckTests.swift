@@ -1,0 +1,85 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// accounts' own libraries are checked like adapters before they are loaded, and `accounts
+/// adapters` says so when no adapter at all can be loaded. Each test runs a copy of the
+/// built program in a directory of its own: the executable, and the two libraries beside it.
+@Suite struct InstallCheckTests {
+  /// A copy of `accounts` and its two libraries in `directory` (no built-in adapters).
+  func install(in directory: String) throws -> String {
+    for name in ["accounts", "libAccountsAdapterHost.so", "libAccountsSecretService.so"] {
+      try FileManager.default.copyItem(atPath: PackagePaths.products.appendingPathComponent(name).path, toPath: "\(directory)/\(name)")
+    }
+    return directory + "/accounts"
+  }
+
+  @Test func anAdapterHostOthersCanWriteIsNotLoaded() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let scratch = try ScratchDirectory()
+    let accounts = try install(in: scratch.path)
+    let host = scratch.path + "/libAccountsAdapterHost.so"
+    chmod(host, 0o666)
+    try CAdapterCompiler.build("example.c", name: "example", into: try sandbox.userAdapterDirectory())
+    let result = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
+    #expect(result.status == 9, "\(result)")
+    #expect(result.standardError.hasPrefix("accounts: cannot load the adapter host: refusing to load \(host): writable by group or others (mode 0666); run: chmod go-w \(host)"), "\(result)")
+    let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
+    #expect(squeezed(doctor.standardOutput).contains("FAIL install \(host): writable by group or others (mode 0666)"), "\(doctor)")
+  }
+
+  @Test func aSecretServiceLibraryOthersCanWriteIsNotLoaded() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let scratch = try ScratchDirectory()
+    let accounts = try install(in: scratch.path)
+    let library = scratch.path + "/libAccountsSecretService.so"
+    chmod(library, 0o666)
+    let result = try runProcess(accounts, ["lock"], environment: sandbox.environment, timeout: 60)
+    #expect(result.status == 7, "\(result)")
+    #expect(result.standardError.contains("refusing to load \(library): writable by group or others (mode 0666)"), "\(result)")
+  }
+
+  @Test func doctorNamesAnInstallDirectoryOthersCanWrite() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let scratch = try ScratchDirectory()
+    chmod(scratch.path, 0o777)
+    let accounts = try install(in: scratch.path)
+    let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
+    #expect(doctor.status != 0, "\(doctor)")
+    #expect(squeezed(doctor.standardOutput).contains("FAIL install directory \(scratch.path) is writable by group or others (mode 0777)"), "\(doctor)")
+  }
+
+  /// No adapter that loads is a failure (exit 9), whether none was found or all were refused;
+  /// some refused beside others that load is not.
+  @Test func adaptersFailsWhenNoAdapterLoads() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let scratch = try ScratchDirectory()
+    let accounts = try install(in: scratch.path)
+    let none = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
+    #expect(none.status == 9, "\(none)")
+    let directory = try sandbox.userAdapterDirectory()
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: directory)
+    chmod(path, 0o666)
+    let refused = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
+    #expect(refused.status == 9, "\(refused)")
+    #expect(refused.standardError == "accounts: no adapter could be loaded; see the reasons above\n", "\(refused)")
+    #expect(try sandbox.run(["adapters"]).status == 0, "the built-in adapters load beside the refused one")
+  }
+
+  /// A file name that is not UTF-8 is listed with its bytes as \xNN.
+  @Test func aFileNameThatIsNotUTF8IsShownByItsBytes() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let directory = try sandbox.userAdapterDirectory()
+    let name: [UInt8] = Array(directory.utf8) + Array("/bad".utf8) + [0xFF, 0xFE] + Array(".so".utf8) + [0]
+    let descriptor = name.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644) }
+    try #require(descriptor >= 0)
+    close(descriptor)
+    let listed = try sandbox.run(["adapters"])
+    #expect(listed.standardOutput.contains("bad\\xff\\xfe  \(directory)/bad\\xff\\xfe.so\n  refused: file name is not a valid adapter name\n"), "\(listed)")
+  }
+}
