@@ -44,7 +44,8 @@ final class Environment {
       output: Output(), now: Timestamp.now,
       makeSecretStore: {
         try SecretServiceLibrary(
-          timeout: try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5), promptTimeout: 120,
+          timeout: try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5),
+          promptTimeout: try seconds(variables, "ACCOUNTS_PROMPT_TIMEOUT", default: 120),
           mayPrompt: terminal.errorIsTerminal
             && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil))
       })

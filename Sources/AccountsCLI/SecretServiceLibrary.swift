@@ -11,7 +11,7 @@ import Glibc
 /// itself; it is never unloaded.
 final class SecretServiceLibrary: SecretStore {
   static let fileName = "libAccountsSecretService.so"
-  static let interfaceVersion: Int32 = 2
+  static let interfaceVersion: Int32 = 3
 
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   private typealias CString = UnsafePointer<CChar>
@@ -23,6 +23,7 @@ final class SecretServiceLibrary: SecretStore {
   private let deleteFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, ErrorOut) -> Int32
   private let deleteAllFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, ErrorOut) -> Int32
   private let deleteSettingsFunction: @convention(c) (UnsafeMutableRawPointer, CString, ErrorOut) -> Int32
+  private let providerFunction: @convention(c) (UnsafeMutableRawPointer, ErrorOut, ErrorOut) -> Int32
   private let lockFunction: @convention(c) (UnsafeMutableRawPointer, ErrorOut, ErrorOut) -> Int32
   private let reportFunction: @convention(c) (UnsafeMutableRawPointer, ErrorOut, ErrorOut) -> Int32
   private let releaseFunction: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
@@ -40,6 +41,7 @@ final class SecretServiceLibrary: SecretStore {
       deleteFunction = try library.symbol("accounts_secret_delete", as: type(of: deleteFunction))
       deleteAllFunction = try library.symbol("accounts_secret_delete_all", as: type(of: deleteAllFunction))
       deleteSettingsFunction = try library.symbol("accounts_secret_delete_settings", as: type(of: deleteSettingsFunction))
+      providerFunction = try library.symbol("accounts_secret_provider", as: type(of: providerFunction))
       lockFunction = try library.symbol("accounts_secret_lock", as: type(of: lockFunction))
       reportFunction = try library.symbol("accounts_secret_report", as: type(of: reportFunction))
       releaseFunction = try library.symbol("accounts_secret_release", as: type(of: releaseFunction))
@@ -83,6 +85,11 @@ final class SecretServiceLibrary: SecretStore {
 
   func deleteSettings(backend: String) throws {
     try call { deleteSettingsFunction(handle, backend, $0) }
+  }
+
+  func providerName() -> String? {
+    guard let name = try? text({ providerFunction(handle, $0, $1) }), !name.isEmpty else { return nil }
+    return name
   }
 
   func lock() throws -> String {

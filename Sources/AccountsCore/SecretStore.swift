@@ -91,6 +91,9 @@ public protocol SecretStore: AnyObject {
   /// rather than answering "none" when the collection is locked and the provider hides the
   /// items of locked collections.
   func kinds(backend: String, account: String) throws -> [SecretKind]
+  /// The program that provides the Secret Service now ("gnome-keyring-daemon", "keepassxc"),
+  /// once connected; nil when unknown.
+  func providerName() -> String?
   /// Deletes the item; an item that is already gone is success.
   func delete(_ key: SecretKey) throws
   /// Deletes every item of one account on one backend (password, token, account settings).
@@ -111,8 +114,17 @@ public enum SecretStoreError: UserFacingError, Equatable {
   case noProvider(detail: String)
   /// The collection is locked; libsecret would otherwise answer "not found".
   case locked(collection: String)
-  /// The call did not finish within the deadline (a hung daemon, an unanswered prompt).
-  case timedOut(operation: String, seconds: Double)
+  /// The call did not finish within the deadline (a hung daemon); `prompt`: the deadline was
+  /// that of a prompt a person was to answer (ACCOUNTS_PROMPT_TIMEOUT).
+  case timedOut(operation: String, seconds: Double, prompt: Bool = false)
+  /// The provider asks before a program reads an entry (KeePassXC's access confirmation),
+  /// and nobody was there to allow it.
+  case accessNotGranted(item: String, provider: String?)
+  /// Nowhere to store: no default collection (KeePassXC exposes no group of its database).
+  case noCollection(provider: String?)
+  /// The secrets were stored by one provider and another answers now (KeePassXC is not
+  /// running, and D-Bus started gnome-keyring in its place).
+  case providerChanged(stored: String, current: String)
   /// The provider showed a prompt and the user dismissed it.
   case promptDismissed(operation: String)
   /// Anything else, with libsecret's or D-Bus's own words (never a secret).
@@ -130,8 +142,18 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "no Secret Service on the session bus (\(detail))"
     case .locked(let collection):
       "the keyring collection '\(collection)' is locked"
-    case .timedOut(let operation, let seconds):
+    case .timedOut(let operation, let seconds, false):
       "the Secret Service did not answer (\(operation)) within \(formatSeconds(seconds)) s"
+    case .timedOut(let operation, let seconds, true):
+      "nobody answered the keyring's prompt (\(operation)) within \(formatSeconds(seconds)) s"
+    case .accessNotGranted(let item, let provider):
+      "\(Self.displayName(provider)) did not grant access to '\(item)'"
+    case .noCollection(let provider) where provider == "keepassxc":
+      "KeePassXC exposes no group of its database to the Secret Service"
+    case .noCollection(let provider):
+      "\(Self.displayName(provider)) has no default collection to keep secrets in"
+    case .providerChanged(let stored, let current):
+      "the remembered secrets are in \(Self.displayName(stored)), but \(Self.displayName(current)) provides the Secret Service now"
     case .promptDismissed(let operation):
       "the keyring prompt was dismissed (\(operation))"
     case .failed(let operation, let detail):
@@ -149,14 +171,38 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "start gnome-keyring-daemon or KeePassXC's Secret Service integration, then retry"
     case .locked:
       "unlock it in Seahorse, or run the command in a terminal of your desktop session to get the keyring's unlock prompt"
-    case .timedOut:
+    case .timedOut(_, _, false):
       "check that the keyring daemon is running and not waiting on a prompt; ACCOUNTS_SECRET_TIMEOUT=SECONDS waits longer"
+    case .timedOut(_, _, true):
+      "answer the prompt on your desktop; ACCOUNTS_PROMPT_TIMEOUT=SECONDS waits longer"
+    case .accessNotGranted(_, let provider) where provider == "keepassxc":
+      "allow it in KeePassXC's prompt on your desktop, or let programs read entries without asking: KeePassXC, Tools, Settings, Secret Service Integration, clear \"Confirm when passwords are retrieved by clients\""
+    case .accessNotGranted:
+      "allow it in the keyring's prompt on your desktop"
+    case .noCollection(let provider) where provider == "keepassxc":
+      "in KeePassXC: Database, Database Settings, Secret Service Integration, expose a group (e.g. a new group \"accounts\"), then try again"
+    case .noCollection:
+      "create a keyring (Seahorse: File, New, Password Keyring) and make it the default, or start gnome-keyring-daemon with --unlock (see the README)"
+    case .providerChanged(let stored, _):
+      "start \(Self.displayName(stored)) (its database open, its Secret Service integration on) before running accounts"
     case .promptDismissed:
       "run the command again and accept the keyring prompt"
     case .failed:
       "run `accounts doctor` for details"
     case .supportMissing:
       "install libsecret (Debian: apt-get install libsecret-1-0), or reinstall accounts with `make install`"
+    }
+  }
+}
+
+extension SecretStoreError {
+  /// "KeePassXC", "gnome-keyring" or "the Secret Service" for a provider's program name.
+  static func displayName(_ provider: String?) -> String {
+    switch provider {
+    case "keepassxc"?: "KeePassXC"
+    case "gnome-keyring-daemon"?: "gnome-keyring"
+    case let name?: name
+    case nil: "the Secret Service"
     }
   }
 }

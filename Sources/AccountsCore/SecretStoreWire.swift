@@ -12,11 +12,17 @@ extension SecretStoreError {
     case .noSessionBus(let detail): object = ["case": .string("noSessionBus"), "detail": .string(detail)]
     case .noProvider(let detail): object = ["case": .string("noProvider"), "detail": .string(detail)]
     case .locked(let collection): object = ["case": .string("locked"), "collection": .string(collection)]
-    case .timedOut(let operation, let seconds):
+    case .timedOut(let operation, let seconds, let prompt):
       object = [
         "case": .string("timedOut"), "operation": .string(operation),
-        "milliseconds": .number(JSONNumber(Int64((seconds * 1000).rounded()))),
+        "milliseconds": .number(JSONNumber(Int64((seconds * 1000).rounded()))), "prompt": .bool(prompt),
       ]
+    case .accessNotGranted(let item, let provider):
+      object = ["case": .string("accessNotGranted"), "item": .string(item), "provider": provider.map { .string($0) } ?? .null]
+    case .noCollection(let provider):
+      object = ["case": .string("noCollection"), "provider": provider.map { .string($0) } ?? .null]
+    case .providerChanged(let stored, let current):
+      object = ["case": .string("providerChanged"), "stored": .string(stored), "current": .string(current)]
     case .promptDismissed(let operation):
       object = ["case": .string("promptDismissed"), "operation": .string(operation)]
     case .failed(let operation, let detail):
@@ -37,7 +43,12 @@ extension SecretStoreError {
       case "timedOut":
         self = .timedOut(
           operation: try reader.string("operation"),
-          seconds: Double(try reader.int64("milliseconds")) / 1000)
+          seconds: Double(try reader.int64("milliseconds")) / 1000, prompt: try reader.optionalBool("prompt") ?? false)
+      case "accessNotGranted":
+        self = .accessNotGranted(item: try reader.string("item"), provider: try reader.optionalString("provider"))
+      case "noCollection": self = .noCollection(provider: try reader.optionalString("provider"))
+      case "providerChanged":
+        self = .providerChanged(stored: try reader.string("stored"), current: try reader.string("current"))
       case "promptDismissed": self = .promptDismissed(operation: try reader.string("operation"))
       case "supportMissing": self = .supportMissing(detail: try reader.string("detail"))
       case "failed":

@@ -66,7 +66,7 @@ struct GLibError: Error {
 /// `collection` names the collection for the "locked" message; an error for which `tolerating`
 /// is true is not an error (e.g. deleting what is already gone).
 func withDeadline<Result>(
-  _ operation: String, seconds: Double, collection: @autoclosure () -> String = "default",
+  _ operation: String, seconds: Double, prompt: Bool = false, collection: @autoclosure () -> String = "default",
   tolerating: (GLibError) -> Bool = { _ in false },
   _ body: (UnsafeMutablePointer<GCancellable>, inout UnsafeMutablePointer<GError>?) -> Result
 ) throws(SecretStoreError) -> Result {
@@ -76,20 +76,20 @@ func withDeadline<Result>(
   if let error {
     let failure = GLibError(consuming: error)
     if tolerating(failure) { return result }
-    throw SecretStoreError(failure, operation: operation, deadline: deadline, collection: collection())
+    throw SecretStoreError(failure, operation: operation, deadline: deadline, prompt: prompt, collection: collection())
   }
   if deadline.expired, g_cancellable_is_cancelled(deadline.cancellable) != 0 {
     // Some calls report cancellation by their result alone.
-    throw .timedOut(operation: operation, seconds: seconds)
+    throw .timedOut(operation: operation, seconds: seconds, prompt: prompt)
   }
   return result
 }
 
 extension SecretStoreError {
   /// The user-facing meaning of a GError from `operation`.
-  init(_ error: GLibError, operation: String, deadline: Deadline, collection: String) {
+  init(_ error: GLibError, operation: String, deadline: Deadline, prompt: Bool, collection: String) {
     if (error.isCancelled && deadline.expired) || error.isTimeout {
-      self = .timedOut(operation: operation, seconds: deadline.seconds)
+      self = .timedOut(operation: operation, seconds: deadline.seconds, prompt: prompt)
     } else if error.isLocked {
       self = .locked(collection: collection)
     } else if error.isNoProvider {

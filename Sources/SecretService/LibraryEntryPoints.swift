@@ -13,7 +13,7 @@ import Glibc
 
 /// The version of this C interface; the loader refuses a library with another one.
 @_cdecl("accounts_secret_interface_version")
-public func secretInterfaceVersion() -> Int32 { 2 }
+public func secretInterfaceVersion() -> Int32 { 3 }
 
 /// A store with the given deadlines; never freed (one per process).
 @_cdecl("accounts_secret_open")
@@ -95,6 +95,18 @@ public func deleteBackendSettings(
 ) -> Int32 {
   reporting(handle, error) { store in
     try store.deleteSettings(backend: String(cString: backend))
+    return 0
+  }
+}
+
+/// `*name` gets the program that provides the Secret Service, or NULL when unknown.
+@_cdecl("accounts_secret_provider")
+public func secretProvider(
+  _ handle: UnsafeMutableRawPointer, _ name: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  reporting(handle, error) { store in
+    name.pointee = store.providerName().map { strdup($0) } ?? nil
     return 0
   }
 }

@@ -19,12 +19,28 @@ public final class LibsecretStore: SecretStore {
     self.mayPrompt = mayPrompt
   }
 
+  /// Replaces the secret of the item named by `key` in place when there is one, else creates
+  /// it. Replacing in place (Item.SetSecret) rather than storing again with replace semantics
+  /// matters on KeePassXC before 2.7.6, which asks for access whenever a program replaces an
+  /// item another program created; setting the secret of a found item it allows at once.
   public func store(_ secret: SecretBytes, for key: SecretKey) throws {
     let service = try connect()
-    // Storing into a locked collection makes libsecret prompt; decide about that ourselves.
-    if let collection = try defaultCollection(service), isLocked(collection) {
-      try unlock([collection], label: label(of: collection))
+    let collection = try openCollection(service)
+    let existing = try search(service, attributes(of: key))
+    if let item = existing.first {
+      if isLocked(item) { try unlockItems([item], key: key) }
+      try replaceSecret(of: item, with: secret, label: key.label)
+      // Only one item may answer to a key: any other copy goes.
+      for extra in existing.dropFirst() {
+        _ = try withDeadline("delete a second copy of \(key.label)", seconds: timeout, tolerating: \.isNoSuchObject) {
+          cancellable, error in secret_item_delete_sync(extra.pointer, cancellable, &error)
+        }
+      }
+      return
     }
+    // libsecret would create a collection, which KeePassXC answers with its new-database wizard
+    // and gnome-keyring with a password prompt: neither is a store.
+    guard collection != nil else { throw SecretStoreError.noCollection(provider: providerName()) }
     try withAttributes(attributes(of: key)) { (table) throws(SecretStoreError) in
       let stored = try secret.withUnsafeCString { (password) throws(SecretStoreError) in
         try withDeadline("store \(key.label)", seconds: timeout) { cancellable, error in
@@ -36,20 +52,28 @@ public final class LibsecretStore: SecretStore {
     }
   }
 
+  /// Item.SetSecret on an item that exists.
+  private func replaceSecret(of item: GObjectOwner<SecretItem>, with secret: SecretBytes, label: String) throws(SecretStoreError) {
+    let value = secret.withUnsafeBytes { bytes in
+      secret_value_new(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gssize(bytes.count), "text/plain")
+    }
+    guard let value else { throw .failed(operation: "store \(label)", detail: "cannot hold the secret") }
+    defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+    let replaced = try withDeadline("store \(label)", seconds: timeout) { cancellable, error in
+      secret_item_set_secret_sync(item.pointer, value, cancellable, &error)
+    }
+    if replaced == 0 { throw .failed(operation: "store \(label)", detail: "the keyring refused the new secret") }
+  }
+
   public func lookup(_ key: SecretKey) throws -> SecretBytes? {
     let service = try connect()
+    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: providerName()) }
     let items = try search(service, attributes(of: key))
-    guard !items.isEmpty else {
-      // Some providers hide the items of a locked collection: "locked" beats "no password".
-      if let collection = try defaultCollection(service), isLocked(collection) {
-        throw SecretStoreError.locked(collection: label(of: collection))
-      }
-      return nil
+    guard !items.isEmpty else { return nil }
+    if !items.contains(where: { !isLocked($0) }) { try unlockItems(items, key: key) }
+    guard let item = items.first(where: { !isLocked($0) }) else {
+      throw SecretStoreError.accessNotGranted(item: key.label, provider: providerName())
     }
-    if !items.contains(where: { !isLocked($0) }) {
-      try unlock(items, label: try defaultCollection(service).map(label(of:)) ?? "default")
-    }
-    guard let item = items.first(where: { !isLocked($0) }) else { return nil }
     _ = try withDeadline("read \(key.label)", seconds: timeout) { cancellable, error in
       secret_item_load_secret_sync(item.pointer, cancellable, &error)
     }
@@ -62,17 +86,20 @@ public final class LibsecretStore: SecretStore {
 
   public func kinds(backend: String, account: String) throws -> [SecretKind] {
     let service = try connect()
+    // Without a collection nothing can be known, which is not "nothing is there".
+    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: providerName()) }
     let items = try search(service, [("backend", backend), ("account", account)])
-    if items.isEmpty, let collection = try defaultCollection(service), isLocked(collection) {
-      throw SecretStoreError.locked(collection: label(of: collection))
-    }
     return items.compactMap { item in
-      // Attributes are not secret: a locked item shows them too.
+      // Attributes are not secret: an item the provider has not granted access to shows them too.
       guard let table = secret_item_get_attributes(item.pointer) else { return nil }
       defer { g_hash_table_unref(table) }
       guard let value = g_hash_table_lookup(table, "kind") else { return nil }
       return SecretKind(attributeValue: String(cString: value.assumingMemoryBound(to: CChar.self)))
     }
+  }
+
+  public func providerName() -> String? {
+    connected?.bus.provider().name
   }
 
   public func delete(_ key: SecretKey) throws {
@@ -158,15 +185,17 @@ public final class LibsecretStore: SecretStore {
   /// deleted (SPEC §8).
   private func deleteMatching(_ attributes: [(String, String)], what: String) throws(SecretStoreError) {
     let service = try connect()
+    _ = try openCollection(service)
     let items = try search(service, attributes)
-    if items.isEmpty {
-      if let collection = try defaultCollection(service), isLocked(collection) {
-        throw .locked(collection: label(of: collection))
-      }
-      return
-    }
+    if items.isEmpty { return }
     if items.contains(where: isLocked) {
-      try unlock(items.filter(isLocked), label: try defaultCollection(service).map(label(of:)) ?? "default")
+      // The collection is open: the provider asks before a program touches these entries.
+      guard mayPrompt else { throw .accessNotGranted(item: what, provider: providerName()) }
+      do {
+        try unlock(items.filter(isLocked), label: what, asking: "delete")
+      } catch .promptDismissed {
+        throw .accessNotGranted(item: what, provider: providerName())
+      }
     }
     for item in items {
       _ = try withDeadline("delete \(what)", seconds: timeout, tolerating: \.isNoSuchObject) { cancellable, error in
@@ -185,17 +214,42 @@ public final class LibsecretStore: SecretStore {
     return collection.map { GObjectOwner(taking: $0) }
   }
 
-  /// Unlocks `objects` with the keyring's own prompt when someone can answer it; otherwise
-  /// reports the collection as locked.
-  private func unlock<Object>(_ objects: [GObjectOwner<Object>], label: String) throws(SecretStoreError) {
+  /// The default collection, unlocked, checked before anything is searched: a provider that
+  /// prompts to unlock before a search (KeePassXC's UnlockBeforeSearch) would otherwise make the
+  /// search wait for that prompt. Nil when there is none.
+  private func openCollection(
+    _ service: GObjectOwner<CLibSecret.SecretService>
+  ) throws(SecretStoreError) -> GObjectOwner<SecretCollection>? {
+    guard let collection = try defaultCollection(service) else { return nil }
+    if isLocked(collection) {
+      let name = label(of: collection)
+      guard mayPrompt else { throw .locked(collection: name) }
+      try unlock([collection], label: "'\(name)'", asking: "unlock")
+    }
+    return collection
+  }
+
+  /// Items that stay locked in an unlocked collection: the provider asks before a program reads
+  /// one (KeePassXC's access confirmation). Asked for when someone can answer.
+  private func unlockItems(_ items: [GObjectOwner<SecretItem>], key: SecretKey) throws(SecretStoreError) {
+    guard mayPrompt else { throw .accessNotGranted(item: key.label, provider: providerName()) }
+    do {
+      try unlock(items, label: key.label, asking: "access")
+    } catch .promptDismissed {
+      throw .accessNotGranted(item: key.label, provider: providerName())
+    }
+  }
+
+  /// Unlocks `objects` with the provider's own prompt, waiting `promptTimeout` for a person.
+  private func unlock<Object>(_ objects: [GObjectOwner<Object>], label: String, asking: String) throws(SecretStoreError) {
     guard mayPrompt else { throw .locked(collection: label) }
     let service = connected!.service
     let count = try withBorrowedList(objects) { (list) throws(SecretStoreError) in
-      try withDeadline("unlock '\(label)'", seconds: promptTimeout, collection: label) { cancellable, error in
+      try withDeadline("\(asking) \(label)", seconds: promptTimeout, prompt: true, collection: label) { cancellable, error in
         secret_service_unlock_sync(service.pointer, list, cancellable, nil, &error)
       }
     }
-    if count < 1 { throw .promptDismissed(operation: "unlock '\(label)'") }
+    if count < 1 { throw .promptDismissed(operation: "\(asking) \(label)") }
   }
 
   private func attributes(of key: SecretKey) -> [(String, String)] {
@@ -213,8 +267,10 @@ private func isLocked(_ item: GObjectOwner<SecretItem>) -> Bool {
   secret_item_get_locked(item.pointer) != 0
 }
 
+/// The collection's label; "default" when it has none (KeePassXC's database without a name).
 private func label(of collection: GObjectOwner<SecretCollection>) -> String {
   guard let text = secret_collection_get_label(collection.pointer) else { return "default" }
   defer { g_free(text) }
-  return String(cString: text)
+  let label = String(cString: text)
+  return label.isEmpty ? "default" : label
 }

@@ -61,6 +61,11 @@ final class FakeSecretStore: SecretStore {
     items = items.filter { !($0.key.backend == backend && $0.key.account.isEmpty) }
   }
 
+  /// The provider the fake claims to be.
+  var provider: String? = "fake"
+
+  func providerName() -> String? { provider }
+
   func lock() throws -> String { "Fake" }
 
   func report() throws -> SecretServiceReport {

@@ -4,8 +4,8 @@ import Testing
 
 /// The account book from the outside: the binary against a real headless gnome-keyring.
 @Suite struct AccountBookEndToEndTests {
-  @Test func theIssueScenarioWorksAndLeavesNoPasswordInAnyFile() throws {
-    let sandbox = try Sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func theIssueScenarioWorksAndLeavesNoPasswordInAnyFile(_ provider: SecretServiceProvider) throws {
+    let sandbox = try Sandbox(provider: provider)
     defer { sandbox.close() }
     let password = "Sesame-4f1c9-remembered"
     let newPassword = "Sesame-77ab2-replaced"
@@ -71,8 +71,8 @@ import Testing
     }
   }
 
-  @Test func fiftyConcurrentAddsAreAllSaved() throws {
-    let sandbox = try Sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func fiftyConcurrentAddsAreAllSaved(_ provider: SecretServiceProvider) throws {
+    let sandbox = try Sandbox(provider: provider)
     defer { sandbox.close() }
     try sandbox.addBackend("corp")
     let failures = Failures()
@@ -96,8 +96,8 @@ import Testing
     #expect(try sandbox.ok(["password", "user48"]).standardOutput == "pw48\n")
   }
 
-  @Test func concurrentRemovesOfOneAccountNeverFailHalfWay() throws {
-    let sandbox = try Sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func concurrentRemovesOfOneAccountNeverFailHalfWay(_ provider: SecretServiceProvider) throws {
+    let sandbox = try Sandbox(provider: provider)
     defer { sandbox.close() }
     try sandbox.addBackend("corp")
     for round in 0..<3 {

@@ -7,8 +7,8 @@ import Testing
 /// touch D-Bus.
 @Suite struct KeyringFailureTests {
   /// A sandbox with alice (remembered) and bob saved on corp.
-  func sandboxWithAccounts() throws -> Sandbox {
-    let sandbox = try Sandbox()
+  func sandboxWithAccounts(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
+    let sandbox = try Sandbox(provider: provider)
     try sandbox.addBackend("corp")
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     try sandbox.ok(["add", "bob"])
@@ -38,8 +38,8 @@ import Testing
     try expectListAndCompletionWork(sandbox, gone)
   }
 
-  @Test func aHungDaemonExits7WithinTheDeadline() throws {
-    let sandbox = try sandboxWithAccounts()
+  @Test(arguments: SecretServiceProvider.allCases) func aHungDaemonExits7WithinTheDeadline(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandboxWithAccounts(provider)
     defer { sandbox.close() }
     kill(sandbox.keyring.daemonProcessID, SIGSTOP)
     defer { kill(sandbox.keyring.daemonProcessID, SIGCONT) }
@@ -54,8 +54,8 @@ import Testing
     #expect(badTimeout.standardError.contains("ACCOUNTS_SECRET_TIMEOUT='soon' is not a number of seconds"))
   }
 
-  @Test func aLockedCollectionSaysLockedNeverNoPassword() throws {
-    let sandbox = try sandboxWithAccounts()
+  @Test(arguments: SecretServiceProvider.allCases) func aLockedCollectionSaysLockedNeverNoPassword(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandboxWithAccounts(provider)
     defer { sandbox.close() }
     let locked = try sandbox.ok(["lock"])
     #expect(locked.standardError.hasPrefix("locked the keyring collection '"))
@@ -100,12 +100,12 @@ import Testing
     #expect(list.status == 0 && list.standardOutput.contains("alice"), "\(list)")
   }
 
-  @Test func doctorReportsAHealthySetup() throws {
-    let sandbox = try sandboxWithAccounts()
+  @Test(arguments: SecretServiceProvider.allCases) func doctorReportsAHealthySetup(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandboxWithAccounts(provider)
     defer { sandbox.close() }
     let doctor = try sandbox.ok(["doctor"])
     #expect(doctor.standardOutput.contains("ok    keyring"), "\(doctor.standardOutput)")
-    #expect(doctor.standardOutput.contains("gnome-keyring-daemon (pid \(sandbox.keyring.daemonProcessID))"))
+    #expect(doctor.standardOutput.contains("\(provider.processName) (pid \(sandbox.keyring.daemonProcessID))"), "\(doctor.standardOutput)")
     #expect(doctor.standardOutput.contains("2 accounts"))
     #expect(!doctor.standardOutput.contains("FAIL"))
     let json = try #require(try sandbox.json(["doctor", "--json"]) as? [[String: Any]])

@@ -7,16 +7,16 @@ import Testing
 /// full and read-only disks, killed writers, and many writers at once, each checked against the
 /// real keyring.
 @Suite struct LedgerTests {
-  func sandbox() throws -> Sandbox {
-    let sandbox = try Sandbox()
+  func sandbox(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
+    let sandbox = try Sandbox(provider: provider)
     try sandbox.addBackend("corp")
     return sandbox
   }
 
   /// The remove/passwd race of the hostile review: `remove` used to sweep the keyring, then wait
   /// for the lock; a `passwd` in between stored a new password that outlived the account.
-  @Test func aRemoveWaitingForTheLockCannotOrphanAPasswdThatRanMeanwhile() throws {
-    let sandbox = try sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func aRemoveWaitingForTheLockCannotOrphanAPasswdThatRanMeanwhile(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "first-pw\n")
     let lock = try HeldLock(sandbox.indexPath + ".lock")
@@ -35,8 +35,8 @@ import Testing
   /// The add/remove race: `add --remember` used to store the password, then wait for the lock;
   /// meanwhile another add and a remove of the same name swept it; then the first add saved
   /// the account as remembered, with no password in the keyring.
-  @Test func anAddWaitingForTheLockCannotClaimAPasswordSweptMeanwhile() throws {
-    let sandbox = try sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func anAddWaitingForTheLockCannotClaimAPasswordSweptMeanwhile(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     try sandbox.ok(["add", "bob"])  // the index and its lock file exist
     let lock = try HeldLock(sandbox.indexPath + ".lock")
@@ -111,8 +111,8 @@ import Testing
   /// A writer killed after the keyring changed but before the index recorded it leaves the
   /// account unsettled; the next command that uses the keyring settles it, and doctor says so
   /// meanwhile.
-  @Test func aWriterKilledBetweenTheKeyringAndTheIndexIsSettledByTheNextOne() throws {
-    let sandbox = try sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func aWriterKilledBetweenTheKeyringAndTheIndexIsSettledByTheNextOne(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     // add: the intent is in place (rename 1), the password stored; stopped before the claim.
@@ -144,8 +144,8 @@ import Testing
 
   /// The review's finding: a command that fails after an earlier one was interrupted must not
   /// clear the earlier one's mark, or the index claims a password that is gone for good.
-  @Test func aFailedCommandKeepsTheMarkAnInterruptedOneLeft() throws {
-    let sandbox = try sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func aFailedCommandKeepsTheMarkAnInterruptedOneLeft(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     let remove = try BackgroundAccounts(sandbox, ["remove", "alice"], environment: Interposer.environment(stop: "before:2"))
@@ -169,8 +169,8 @@ import Testing
 
   /// The review's finding: secrets of an interrupted command never come back under another
   /// one, for accounts (a later plain `add` must not turn remembered) and backends.
-  @Test func anInterruptedCommandsSecretsNeverComeBack() throws {
-    let sandbox = try sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func anInterruptedCommandsSecretsNeverComeBack(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     let add = try BackgroundAccounts(
       sandbox, ["add", "dave", "--remember", "--password-stdin"], stdin: "aborted-secret\n",
@@ -195,8 +195,8 @@ import Testing
 
   /// The review's finding: `backend remove --force` racing `add` left an account whose backend
   /// was gone, whose password a later backend of the same name inherited.
-  @Test func noAccountIsSavedForABackendBeingRemoved() throws {
-    let sandbox = try sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func noAccountIsSavedForABackendBeingRemoved(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "bob-pw\n")
     // Stopped with both locks held, after forgetting bob (the index's first rename).
@@ -306,8 +306,8 @@ import Testing
 
   /// 100 concurrent adds, removes, passwds and lists on a few names, in rounds; after each
   /// round the index and the real keyring agree, and every remembered password reads back.
-  @Test func aHundredConcurrentWritersKeepTheKeyringAndTheIndexInStep() throws {
-    let sandbox = try sandbox()
+  @Test(arguments: SecretServiceProvider.allCases) func aHundredConcurrentWritersKeepTheKeyringAndTheIndexInStep(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     let names = ["ann", "ben", "cat", "dan"]
     let failures = Failures()

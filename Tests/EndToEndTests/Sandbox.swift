@@ -8,8 +8,8 @@ final class Sandbox: @unchecked Sendable {
   let keyring: KeyringSession
   let environment: [String: String]
 
-  init() throws {
-    keyring = try KeyringSession()
+  init(provider: SecretServiceProvider = .gnomeKeyring, settings: [String: String] = [:]) throws {
+    keyring = try KeyringSession(provider: provider, settings: settings)
     var environment = keyring.environment
     let home = keyring.root + "/home"
     try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)

@@ -1,7 +1,32 @@
 import Foundation
 
-/// A private D-Bus session bus with an unlocked gnome-keyring, started through
-/// `scripts/with-keyring` (the same script the README's demo uses), alive until `close()`.
+/// The Secret Service providers accounts supports, each started headless by a script of the
+/// project: `scripts/with-keyring` (gnome-keyring) and `scripts/with-keepassxc` (KeePassXC).
+public enum SecretServiceProvider: String, CaseIterable, Sendable, CustomStringConvertible {
+  case gnomeKeyring = "gnome-keyring"
+  case keepassxc = "keepassxc"
+
+  public var description: String { rawValue }
+
+  var script: String {
+    switch self {
+    case .gnomeKeyring: "with-keyring"
+    case .keepassxc: "with-keepassxc"
+    }
+  }
+
+  /// The name of the process that owns org.freedesktop.secrets, as `doctor` shows it.
+  public var processName: String {
+    switch self {
+    case .gnomeKeyring: "gnome-keyring-daemon"
+    case .keepassxc: "keepassxc"
+    }
+  }
+}
+
+/// A private D-Bus session bus with an unlocked Secret Service (gnome-keyring unless told
+/// otherwise), started through `scripts/with-keyring` or `scripts/with-keepassxc` (the scripts
+/// the README's demo and a user's own trials use), alive until `close()`.
 ///
 /// The script runs a child that prints its environment and then waits for its stdin to close,
 /// so the keyring goes away when the test closes the session or the test process dies.
@@ -27,9 +52,16 @@ public final class KeyringSession: @unchecked Sendable {
     }
   }()
 
-  public init() throws {
+  public let provider: SecretServiceProvider
+
+  /// `settings`: extra environment for the script, e.g. WITH_KEEPASSXC_CONFIRM_ACCESS=true.
+  public init(provider: SecretServiceProvider = .gnomeKeyring, settings: [String: String] = [:]) throws {
+    self.provider = provider
     process = Process()
-    process.executableURL = URL(fileURLWithPath: PackagePaths.script("with-keyring"))
+    process.executableURL = URL(fileURLWithPath: PackagePaths.script(provider.script))
+    if !settings.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(settings) { $1 }
+    }
     let names = [
       "DBUS_SESSION_BUS_ADDRESS", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME",
       "WITH_KEYRING_ROOT", "WITH_KEYRING_DAEMON_PID",
