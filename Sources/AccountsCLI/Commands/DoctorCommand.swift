@@ -156,9 +156,9 @@ enum DoctorCommand {
       case (let label?, _):
         findings.append(Finding(check: "collection", ok: true, detail: "'\(label)' is unlocked"))
       case (nil, _):
+        let error = SecretStoreError.noCollection(provider: report.provider)
         findings.append(Finding(
-          check: "collection", ok: true,
-          detail: "no default collection yet; the keyring creates one on the first store"))
+          check: "collection", ok: false, detail: error.message, fix: error.fix, status: error.status))
       }
       return findings
     } catch let error as UserFacingError {

@@ -1,0 +1,95 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What only KeePassXC does, against the real KeePassXC that Debian ships (2.7.4), headless:
+/// access confirmation, prompts to unlock before a search, a database that exposes no group,
+/// and deletes it cannot take concurrently. The behaviour both providers share is tested by the
+/// suites that run on both (AccountBookEndToEndTests, KeyringFailureTests, LedgerTests).
+@Suite struct KeePassXCTests {
+  func sandbox(_ settings: [String: String] = [:]) throws -> Sandbox {
+    let sandbox = try Sandbox(provider: .keepassxc, settings: settings)
+    try sandbox.addBackend("corp")
+    return sandbox
+  }
+
+  /// KeePassXC's default: it asks before a program reads an entry. From a script nobody can
+  /// answer: exit 7 at once, saying access was not granted and how to allow it (it used to say
+  /// "the collection '' is locked; unlock it in Seahorse" while doctor said it was unlocked).
+  @Test func accessConfirmationWithNobodyToAnswerSaysSo() throws {
+    let sandbox = try sandbox(["WITH_KEEPASSXC_CONFIRM_ACCESS": "true"])
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    let read = try sandbox.run(["password", "alice"], timeout: 30)
+    #expect(read.status == 7, "\(read)")
+    #expect(read.standardError.hasPrefix("accounts: KeePassXC did not grant access to 'accounts: alice@corp password'"), "\(read)")
+    #expect(read.standardError.contains("Confirm when passwords are retrieved by clients"))
+    #expect(!read.standardError.contains("Seahorse"))
+    #expect(read.seconds < 4, "no prompt was waited for: \(read.seconds) s")
+    let doctor = try sandbox.run(["doctor"], timeout: 30)
+    #expect(doctor.standardOutput.contains("ok    collection"), "\(doctor)")
+
+    try sandbox.ok(["lock"])
+    let locked = try sandbox.run(["password", "alice"], timeout: 30)
+    #expect(locked.status == 7)
+    #expect(locked.standardError.contains("is locked"), "after `lock` the database is locked: \(locked)")
+  }
+
+  /// With "prompt to unlock before searching", a read after `lock` is "locked" at once, not a
+  /// search that waits for the prompt until the deadline.
+  @Test func aReadAfterLockSaysLockedWhenKeePassXCWouldPromptToSearch() throws {
+    let sandbox = try sandbox(["WITH_KEEPASSXC_UNLOCK_BEFORE_SEARCH": "true"])
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    #expect(try sandbox.ok(["password", "alice"]).standardOutput == "alice-pw\n")
+    try sandbox.ok(["lock"])
+    let read = try sandbox.run(["password", "alice"], timeout: 30)
+    #expect(read.status == 7, "\(read)")
+    #expect(read.standardError.contains("is locked"), "\(read)")
+    #expect(!read.standardError.contains("did not answer"))
+    #expect(read.seconds < 3, "\(read.seconds) s")
+  }
+
+  /// Right after the Secret Service integration is switched on, no group is exposed: doctor
+  /// names it with the fix, and a store fails at once with the same words instead of opening
+  /// KeePassXC's new-database wizard and timing out.
+  @Test func aDatabaseThatExposesNoGroupIsNamedWithTheFix() throws {
+    let sandbox = try sandbox(["WITH_KEEPASSXC_EXPOSE": "none"])
+    defer { sandbox.close() }
+    let doctor = try sandbox.run(["doctor"], timeout: 30)
+    #expect(doctor.status == 7, "\(doctor)")
+    #expect(doctor.standardOutput.contains("FAIL  collection    KeePassXC exposes no group of its database to the Secret Service"), "\(doctor)")
+    #expect(doctor.standardOutput.contains("Secret Service Integration, expose a group"))
+    let add = try sandbox.run(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n", timeout: 30)
+    #expect(add.status == 7, "\(add)")
+    #expect(add.standardError.hasPrefix("accounts: KeePassXC exposes no group of its database to the Secret Service; in KeePassXC: Database"), "\(add)")
+    #expect(add.seconds < 4, "\(add.seconds) s")
+    #expect((try sandbox.json(["list", "--json"]) as? [Any])?.isEmpty == true, "nothing half-saved")
+    #expect(kill(sandbox.keyring.daemonProcessID, 0) == 0, "KeePassXC is still running")
+  }
+
+  /// KeePassXC crashed when two programs deleted one entry at once; accounts never does that
+  /// (the ledger deletes under the writers' lock): 8 concurrent removes of one account, 5
+  /// rounds, every process returns and KeePassXC keeps running.
+  @Test func concurrentRemovesOfOneAccountLeaveKeePassXCRunning() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    for round in 0..<5 {
+      try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "pw-\(round)\n")
+      let outcomes = Failures()
+      DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        do {
+          let result = try sandbox.run(["remove", "alice"], timeout: 60)
+          if !(result.status == 0 || (result.status == 3 && result.standardError.contains("no account 'alice'"))) {
+            outcomes.append("\(result)")
+          }
+        } catch {
+          outcomes.append("\(error)")
+        }
+      }
+      #expect(outcomes.all == [], "round \(round)")
+      #expect(kill(sandbox.keyring.daemonProcessID, 0) == 0, "KeePassXC died in round \(round)")
+      #expect(try sandbox.invariantViolations() == [], "round \(round)")
+    }
+  }
+}
