@@ -54,6 +54,14 @@ public enum AccountsCommandLine {
     }
   }
 
+  /// Ends the process with `status`. When a Secret Service call was abandoned (see
+  /// `GuardedCall`), its thread may still hold GLib's locks, so exit handlers are not run: all
+  /// output has been written by then (accounts writes with write(2), nothing is buffered).
+  public static func exit(_ status: Int32) -> Never {
+    if GuardedCall.abandoned != nil { _exit(status) }
+    Glibc.exit(status)
+  }
+
   /// Prints the one line for `error` on stderr and returns its exit status.
   private static func report(_ error: Error) -> Int32 {
     let reported = error as? UserFacingError

@@ -47,7 +47,8 @@ final class Environment {
           timeout: try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5),
           promptTimeout: try seconds(variables, "ACCOUNTS_PROMPT_TIMEOUT", default: 120),
           mayPrompt: terminal.errorIsTerminal
-            && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil))
+            && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil),
+          quiet: variables["ACCOUNTS_DEBUG"] == nil)
       })
   }
 

@@ -28,13 +28,21 @@ final class SecretServiceLibrary: SecretStore {
   private let reportFunction: @convention(c) (UnsafeMutableRawPointer, ErrorOut, ErrorOut) -> Int32
   private let releaseFunction: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
 
-  /// Loads the library and opens a store with the given deadlines.
-  init(timeout: Double, promptTimeout: Double, mayPrompt: Bool) throws(SecretStoreError) {
+  /// How long one call may take before it is abandoned even if the library never reports it
+  /// stuck: every D-Bus call it makes bounded by `timeout`, a prompt by `promptTimeout`.
+  private let backstop: Double
+
+  /// Loads the library and opens a store with the given deadlines. `quiet`: GLib's own
+  /// warnings are dropped (ACCOUNTS_DEBUG keeps them).
+  init(timeout: Double, promptTimeout: Double, mayPrompt: Bool, quiet: Bool = true) throws(SecretStoreError) {
+    backstop = (mayPrompt ? promptTimeout : 0) + 6 * timeout + 5
     do throws(InstalledFiles.Missing) {
       let library = try SharedLibrary(
         Self.fileName, versionSymbol: "accounts_secret_interface_version", version: Self.interfaceVersion)
-      let open = try library.symbol(
-        "accounts_secret_open", as: (@convention(c) (Double, Double, Int32) -> UnsafeMutableRawPointer).self)
+      typealias Open = @convention(c) (
+        Double, Double, Int32, (@convention(c) (UnsafePointer<CChar>) -> Void)?, Int32
+      ) -> UnsafeMutableRawPointer
+      let open = try library.symbol("accounts_secret_open", as: Open.self)
       storeFunction = try library.symbol("accounts_secret_store", as: type(of: storeFunction))
       lookupFunction = try library.symbol("accounts_secret_lookup", as: type(of: lookupFunction))
       kindsFunction = try library.symbol("accounts_secret_kinds", as: type(of: kindsFunction))
@@ -45,80 +53,124 @@ final class SecretServiceLibrary: SecretStore {
       lockFunction = try library.symbol("accounts_secret_lock", as: type(of: lockFunction))
       reportFunction = try library.symbol("accounts_secret_report", as: type(of: reportFunction))
       releaseFunction = try library.symbol("accounts_secret_release", as: type(of: releaseFunction))
-      handle = open(timeout, promptTimeout, mayPrompt ? 1 : 0)
+      handle = open(timeout, promptTimeout, mayPrompt ? 1 : 0, GuardedCall.report, quiet ? 1 : 0)
     } catch {
       throw .supportMissing(detail: error.text)
     }
   }
 
+  // Each call runs on a thread of its own (GuardedCall): what it needs is captured by value
+  // (the functions, the handle, Swift strings, the SecretBytes it reads), and what it answers
+  // comes back as a value, so an abandoned call touches nothing of the caller's.
+
   func store(_ secret: SecretBytes, for key: SecretKey) throws {
+    let store = storeFunction
+    let handle = handle
     try call { error in
       secret.withUnsafeBytes { bytes in
-        storeFunction(handle, key.backend, key.account, key.kind.attributeValue, bytes.baseAddress, bytes.count, error)
+        store(handle, key.backend, key.account, key.kind.attributeValue, bytes.baseAddress, bytes.count, error)
       }
     }
   }
 
   func lookup(_ key: SecretKey) throws -> SecretBytes? {
-    var bytes: UnsafeMutableRawPointer?
-    var length = 0
-    let found = try call { error in
-      lookupFunction(handle, key.backend, key.account, key.kind.attributeValue, &bytes, &length, error)
+    let lookup = lookupFunction
+    let release = releaseFunction
+    let handle = handle
+    let answer = try GuardedCall.run(backstop: backstop) { () -> (found: SecretBytes?, error: String?) in
+      var bytes: UnsafeMutableRawPointer?
+      var length = 0
+      var error: UnsafeMutablePointer<CChar>?
+      let found = lookup(handle, key.backend, key.account, key.kind.attributeValue, &bytes, &length, &error)
+      if let error {
+        defer { release(error, -1) }
+        return (nil, String(cString: error))
+      }
+      guard found == 1, let bytes else { return (nil, nil) }
+      defer { release(bytes, length) }
+      return (SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length)), nil)
     }
-    guard found == 1, let bytes else { return nil }
-    defer { releaseFunction(bytes, length) }
-    return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
+    if let error = answer.error { throw SecretStoreError(wireText: error) }
+    return answer.found
   }
 
   func kinds(backend: String, account: String) throws -> [SecretKind] {
-    try text { kindsFunction(handle, backend, account, $0, $1) }
+    let kinds = kindsFunction
+    let handle = handle
+    return try text { kinds(handle, backend, account, $0, $1) }
       .split(separator: "\n").compactMap { SecretKind(attributeValue: String($0)) }
   }
 
-  func delete(_ key: SecretKey) throws {
-    try call { deleteFunction(handle, key.backend, key.account, key.kind.attributeValue, $0) }
-  }
-
-  func deleteAll(backend: String, account: String) throws {
-    try call { deleteAllFunction(handle, backend, account, $0) }
-  }
-
-  func deleteSettings(backend: String) throws {
-    try call { deleteSettingsFunction(handle, backend, $0) }
-  }
-
   func providerName() -> String? {
-    guard let name = try? text({ providerFunction(handle, $0, $1) }), !name.isEmpty else { return nil }
+    let provider = providerFunction
+    let handle = handle
+    guard let name = try? text({ provider(handle, $0, $1) }), !name.isEmpty else { return nil }
     return name
   }
 
+  func delete(_ key: SecretKey) throws {
+    let delete = deleteFunction
+    let handle = handle
+    try call { delete(handle, key.backend, key.account, key.kind.attributeValue, $0) }
+  }
+
+  func deleteAll(backend: String, account: String) throws {
+    let deleteAll = deleteAllFunction
+    let handle = handle
+    try call { deleteAll(handle, backend, account, $0) }
+  }
+
+  func deleteSettings(backend: String) throws {
+    let deleteSettings = deleteSettingsFunction
+    let handle = handle
+    try call { deleteSettings(handle, backend, $0) }
+  }
+
   func lock() throws -> String {
-    try text { lockFunction(handle, $0, $1) }
+    let lock = lockFunction
+    let handle = handle
+    return try text { lock(handle, $0, $1) }
   }
 
   func report() throws -> SecretServiceReport {
-    SecretServiceReport(wireText: try text { reportFunction(handle, $0, $1) })
+    let report = reportFunction
+    let handle = handle
+    return SecretServiceReport(wireText: try text { report(handle, $0, $1) })
   }
 
-  /// Runs one entry point; its error text becomes the `SecretStoreError` it describes.
+  /// Runs one entry point on its own thread; its error text becomes the `SecretStoreError` it
+  /// describes.
   @discardableResult
-  private func call(_ body: (ErrorOut) -> Int32) throws(SecretStoreError) -> Int32 {
-    var error: UnsafeMutablePointer<CChar>?
-    let result = body(&error)
-    if let error {
-      defer { releaseFunction(error, -1) }
-      throw SecretStoreError(wireText: String(cString: error))
+  private func call(_ body: @escaping (ErrorOut) -> Int32) throws(SecretStoreError) -> Int32 {
+    let release = releaseFunction
+    let answer = try GuardedCall.run(backstop: backstop) { () -> (result: Int32, error: String?) in
+      var error: UnsafeMutablePointer<CChar>?
+      let result = body(&error)
+      guard let error else { return (result, nil) }
+      defer { release(error, -1) }
+      return (result, String(cString: error))
     }
-    return result
+    if let error = answer.error { throw SecretStoreError(wireText: error) }
+    return answer.result
   }
 
   /// Runs an entry point that answers with a string.
-  private func text(_ body: (ErrorOut, ErrorOut) -> Int32) throws(SecretStoreError) -> String {
-    var answer: UnsafeMutablePointer<CChar>?
-    try call { body(&answer, $0) }
-    guard let answer else { return "" }
-    defer { releaseFunction(answer, -1) }
-    return String(cString: answer)
+  private func text(_ body: @escaping (ErrorOut, ErrorOut) -> Int32) throws(SecretStoreError) -> String {
+    let release = releaseFunction
+    let answer = try GuardedCall.run(backstop: backstop) { () -> (text: String, error: String?) in
+      var text: UnsafeMutablePointer<CChar>?
+      var error: UnsafeMutablePointer<CChar>?
+      _ = body(&text, &error)
+      defer {
+        if let text { release(text, -1) }
+      }
+      if let error {
+        defer { release(error, -1) }
+        return ("", String(cString: error))
+      }
+      return (text.map { String(cString: $0) } ?? "", nil)
+    }
+    if let error = answer.error { throw SecretStoreError(wireText: error) }
+    return answer.text
   }
-
 }

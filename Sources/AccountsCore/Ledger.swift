@@ -234,6 +234,8 @@ public struct Ledger {
 /// A keyring call that timed out was cancelled on our side only: the provider may still carry
 /// it out.
 func mayStillLand(_ error: Error) -> Bool {
-  if case .timedOut? = error as? SecretStoreError { return true }
-  return false
+  switch error as? SecretStoreError {
+  case .timedOut?, .stuck?: true
+  default: false
+  }
 }

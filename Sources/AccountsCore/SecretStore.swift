@@ -117,6 +117,9 @@ public enum SecretStoreError: UserFacingError, Equatable {
   /// The call did not finish within the deadline (a hung daemon); `prompt`: the deadline was
   /// that of a prompt a person was to answer (ACCOUNTS_PROMPT_TIMEOUT).
   case timedOut(operation: String, seconds: Double, prompt: Bool = false)
+  /// The call did not return even after it was cancelled at its deadline (libsecret never
+  /// completes a call whose provider quit while its prompt was open): it was abandoned.
+  case stuck(operation: String, seconds: Double)
   /// The provider asks before a program reads an entry (KeePassXC's access confirmation),
   /// and nobody was there to allow it.
   case accessNotGranted(item: String, provider: String?)
@@ -146,6 +149,8 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "the Secret Service did not answer (\(operation)) within \(formatSeconds(seconds)) s"
     case .timedOut(let operation, let seconds, true):
       "nobody answered the keyring's prompt (\(operation)) within \(formatSeconds(seconds)) s"
+    case .stuck(let operation, let seconds):
+      "the Secret Service never answered (\(operation)), not even after its deadline of \(formatSeconds(seconds)) s: the program behind it may have quit with its prompt open"
     case .accessNotGranted(let item, let provider):
       "\(Self.displayName(provider)) did not grant access to '\(item)'"
     case .noCollection(let provider) where provider == "keepassxc":
@@ -175,6 +180,8 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "check that the keyring daemon is running and not waiting on a prompt; ACCOUNTS_SECRET_TIMEOUT=SECONDS waits longer"
     case .timedOut(_, _, true):
       "answer the prompt on your desktop; ACCOUNTS_PROMPT_TIMEOUT=SECONDS waits longer"
+    case .stuck:
+      "check that the program that keeps your secrets (KeePassXC, gnome-keyring-daemon) is running, then try again"
     case .accessNotGranted(_, let provider) where provider == "keepassxc":
       "allow it in KeePassXC's prompt on your desktop, or let programs read entries without asking: KeePassXC, Tools, Settings, Secret Service Integration, clear \"Confirm when passwords are retrieved by clients\""
     case .accessNotGranted:

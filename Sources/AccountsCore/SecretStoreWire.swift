@@ -17,6 +17,11 @@ extension SecretStoreError {
         "case": .string("timedOut"), "operation": .string(operation),
         "milliseconds": .number(JSONNumber(Int64((seconds * 1000).rounded()))), "prompt": .bool(prompt),
       ]
+    case .stuck(let operation, let seconds):
+      object = [
+        "case": .string("stuck"), "operation": .string(operation),
+        "milliseconds": .number(JSONNumber(Int64((seconds * 1000).rounded()))),
+      ]
     case .accessNotGranted(let item, let provider):
       object = ["case": .string("accessNotGranted"), "item": .string(item), "provider": provider.map { .string($0) } ?? .null]
     case .noCollection(let provider):
@@ -44,6 +49,8 @@ extension SecretStoreError {
         self = .timedOut(
           operation: try reader.string("operation"),
           seconds: Double(try reader.int64("milliseconds")) / 1000, prompt: try reader.optionalBool("prompt") ?? false)
+      case "stuck":
+        self = .stuck(operation: try reader.string("operation"), seconds: Double(try reader.int64("milliseconds")) / 1000)
       case "accessNotGranted":
         self = .accessNotGranted(item: try reader.string("item"), provider: try reader.optionalString("provider"))
       case "noCollection": self = .noCollection(provider: try reader.optionalString("provider"))

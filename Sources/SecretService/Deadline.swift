@@ -1,3 +1,4 @@
+import AccountsCore
 internal import CLibSecret
 import Glibc
 
@@ -8,19 +9,28 @@ import Glibc
 /// or the time is up, and in the latter case cancels the call's `GCancellable` (which is
 /// thread-safe). The call then returns `G_IO_ERROR_CANCELLED`. A gnome-keyring daemon stopped
 /// with SIGSTOP would otherwise block a call for about 50 s (SPEC §8).
+///
+/// Cancelling is not always enough: when a provider vanishes while its prompt is open,
+/// libsecret 0.20.5 never completes the call and the cancellable no longer reaches it. So when
+/// the call is still running `grace` seconds after the cancel, the watchdog reports it stuck
+/// (`StuckCalls`): the command line, which runs every call of this library on a thread of its
+/// own, then abandons it and fails with exit status 7.
 final class Deadline {
+  /// How long a cancelled call may take to return before it is reported stuck.
+  static let grace: Double = 1
   let seconds: Double
   /// Owned: unreferenced in `deinit`.
   let cancellable: UnsafeMutablePointer<GCancellable>
   private let state: UnsafeMutablePointer<WatchdogState>
   private var thread = pthread_t()
 
-  /// Starts the watchdog; the clock runs from here.
-  init(seconds: Double) {
+  /// Starts the watchdog; the clock runs from here. `failure` is what a stuck call is reported
+  /// as.
+  init(seconds: Double, failure: SecretStoreError) {
     self.seconds = seconds
     cancellable = g_cancellable_new()
     state = .allocate(capacity: 1)
-    state.initialize(to: WatchdogState(cancellable: cancellable, seconds: seconds))
+    state.initialize(to: WatchdogState(cancellable: cancellable, seconds: seconds, failure: failure.wireText))
     var attributes = pthread_condattr_t()
     pthread_condattr_init(&attributes)
     pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
@@ -66,20 +76,23 @@ struct WatchdogState {
   var threadStarted = true
   let cancellable: UnsafeMutablePointer<GCancellable>
   let end: timespec
+  /// The end plus the grace: when the call is still running then, it is stuck.
+  let abandon: timespec
+  let failure: String
 
-  init(cancellable: UnsafeMutablePointer<GCancellable>, seconds: Double) {
+  init(cancellable: UnsafeMutablePointer<GCancellable>, seconds: Double, failure: String) {
     self.cancellable = cancellable
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    let whole = Int(seconds)
-    var nanoseconds = now.tv_nsec + Int((seconds - Double(whole)) * 1e9)
-    var secondsPart = now.tv_sec + whole
-    if nanoseconds >= 1_000_000_000 {
-      nanoseconds -= 1_000_000_000
-      secondsPart += 1
-    }
-    end = timespec(tv_sec: secondsPart, tv_nsec: nanoseconds)
+    self.failure = failure
+    end = monotonicTime(after: seconds)
+    abandon = monotonicTime(after: seconds + Deadline.grace)
   }
+}
+
+
+/// Where a stuck call is reported: a function the command line registers when it opens the
+/// store (`accounts_secret_open`). Called at most once per call, from the watchdog thread.
+enum StuckCalls {
+  nonisolated(unsafe) static var report: (@convention(c) (UnsafePointer<CChar>) -> Void)?
 }
 
 /// The watchdog thread's body: wait for `done` or the end, whichever comes first.
@@ -92,6 +105,16 @@ private func watch(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? 
       if !state.pointee.done {
         state.pointee.expired = true
         g_cancellable_cancel(state.pointee.cancellable)
+      }
+      break
+    }
+  }
+  // Cancelled: the call gets the grace to return; if it does not, it is stuck.
+  var abandon = state.pointee.abandon
+  while !state.pointee.done {
+    if pthread_cond_timedwait(&state.pointee.condition, &state.pointee.mutex, &abandon) == ETIMEDOUT {
+      if !state.pointee.done, let report = StuckCalls.report {
+        state.pointee.failure.withCString { report($0) }
       }
       break
     }

@@ -70,7 +70,7 @@ func withDeadline<Result>(
   tolerating: (GLibError) -> Bool = { _ in false },
   _ body: (UnsafeMutablePointer<GCancellable>, inout UnsafeMutablePointer<GError>?) -> Result
 ) throws(SecretStoreError) -> Result {
-  let deadline = Deadline(seconds: seconds)
+  let deadline = Deadline(seconds: seconds, failure: .stuck(operation: operation, seconds: seconds))
   var error: UnsafeMutablePointer<GError>?
   let result = body(deadline.cancellable, &error)
   if let error {

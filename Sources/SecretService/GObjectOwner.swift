@@ -55,3 +55,9 @@ func withAttributes<Result>(
   }
   return try body(table)
 }
+
+/// Drops GLib's log messages (warnings, criticals) instead of writing them to stderr: accounts
+/// says what went wrong in its own words, on one line. ACCOUNTS_DEBUG keeps them.
+func silenceGLib() {
+  g_log_set_writer_func({ _, _, _, _ in G_LOG_WRITER_HANDLED }, nil, nil)
+}

@@ -15,11 +15,20 @@ import Glibc
 @_cdecl("accounts_secret_interface_version")
 public func secretInterfaceVersion() -> Int32 { 3 }
 
-/// A store with the given deadlines; never freed (one per process).
+/// A store with the given deadlines; never freed (one per process). `stuck` is called (from
+/// another thread) with the error text of a call that did not return even after it was
+/// cancelled at its deadline (see `Deadline`): the caller abandons that call. `quiet`: GLib's
+/// own warnings (libsecret's criticals when a provider vanishes) are dropped, not printed.
 @_cdecl("accounts_secret_open")
-public func openSecretStore(timeout: Double, promptTimeout: Double, mayPrompt: Int32) -> UnsafeMutableRawPointer {
-  Unmanaged.passRetained(LibsecretStore(timeout: timeout, promptTimeout: promptTimeout, mayPrompt: mayPrompt != 0))
-    .toOpaque()
+public func openSecretStore(
+  timeout: Double, promptTimeout: Double, mayPrompt: Int32,
+  stuck: (@convention(c) (UnsafePointer<CChar>) -> Void)?, quiet: Int32
+) -> UnsafeMutableRawPointer {
+  StuckCalls.report = stuck
+  if quiet != 0 { silenceGLib() }
+  return Unmanaged.passRetained(
+    LibsecretStore(timeout: timeout, promptTimeout: promptTimeout, mayPrompt: mayPrompt != 0)
+  ).toOpaque()
 }
 
 @_cdecl("accounts_secret_store")

@@ -1,4 +1,3 @@
 import AccountsCLI
-import Glibc
 
-exit(AccountsCommandLine.main())
+AccountsCommandLine.exit(AccountsCommandLine.main())

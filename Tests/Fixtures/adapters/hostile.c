@@ -77,7 +77,18 @@ __attribute__((constructor)) static void start_late_abort(void) {
 }
 #elif MODE == MODE_FORK_ON_LOAD
 __attribute__((constructor)) static void fork_on_load(void) {
-  if (fork() != 0) return;
+  /* The loading goes on only once the forked process has written its pid: a test can then
+     always find it, however slow the machine. */
+  int ready[2];
+  if (pipe(ready) != 0) return;
+  if (fork() != 0) {
+    char byte;
+    close(ready[1]);
+    if (read(ready[0], &byte, 1) < 0) byte = 0;
+    close(ready[0]);
+    return;
+  }
+  close(ready[0]);
   char text[32];
   int length = snprintf(text, sizeof text, "%d", (int)getpid());
   int descriptor = open(SENTINEL, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -85,6 +96,8 @@ __attribute__((constructor)) static void fork_on_load(void) {
     if (write(descriptor, text, (size_t)length) < 0) _exit(1);
     close(descriptor);
   }
+  if (write(ready[1], "x", 1) < 0) _exit(1);
+  close(ready[1]);
   sleep(30);
   _exit(0);
 }
