@@ -52,6 +52,14 @@ final class Environment {
       })
   }
 
+  /// When a secret the files claim is missing: the error that says another provider answers
+  /// now than the one `recorded` keeps it (KeePassXC not running, gnome-keyring started in its
+  /// place), or nil when it is the same one.
+  func providerChange(recorded: String?) -> SecretStoreError? {
+    guard let recorded, let current = try? secretStore().providerName(), current != recorded else { return nil }
+    return .providerChanged(stored: recorded, current: current)
+  }
+
   /// The Secret Service, connected on first use.
   func secretStore() throws -> SecretStore {
     if let secretStoreCache { return secretStoreCache }
@@ -97,7 +105,9 @@ final class Environment {
 
   /// The only way commands change the keyring together with the index or the config.
   var ledger: Ledger {
-    Ledger(index: index, config: config, secrets: { [unowned self] in try self.secretStore() })
+    Ledger(
+      index: index, config: config, adoptSecretService: variables["ACCOUNTS_ADOPT_SECRET_SERVICE"] == "1",
+      secrets: { [unowned self] in try self.secretStore() })
   }
 }
 

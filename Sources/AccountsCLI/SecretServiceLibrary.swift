@@ -101,11 +101,11 @@ final class SecretServiceLibrary: SecretStore {
       .split(separator: "\n").compactMap { SecretKind(attributeValue: String($0)) }
   }
 
-  func providerName() -> String? {
+  func providerName() throws -> String? {
     let provider = providerFunction
     let handle = handle
-    guard let name = try? text({ provider(handle, $0, $1) }), !name.isEmpty else { return nil }
-    return name
+    let name = try text { provider(handle, $0, $1) }
+    return name.isEmpty ? nil : name
   }
 
   func delete(_ key: SecretKey) throws {

@@ -15,6 +15,11 @@ public struct AccountBook: Sendable, Equatable {
   /// changes both was interrupted between the two, or its keyring call timed out and may still
   /// land. The ledger settles them (see `Ledger`); sorted, no duplicates.
   public private(set) var unsettled: [AccountID]
+  /// The program that keeps the secrets the index claims ("keepassxc",
+  /// "gnome-keyring-daemon"), recorded when one is stored: another provider answering later
+  /// (gnome-keyring started by D-Bus while KeePassXC is not running) is not taken for one whose
+  /// secrets are gone.
+  public var secretService: String?
   /// Top-level members of the index that this version does not know, kept as they were.
   public var unknownFields: JSONObject
 
@@ -27,9 +32,10 @@ public struct AccountBook: Sendable, Equatable {
   /// Builds a book from decoded parts; throws when they contradict each other.
   public init(
     accounts: [Account], autoLogin: AccountID?, previousAutoLogin: AccountID?,
-    unsettled: [AccountID] = [], unknownFields: JSONObject = [:]
+    unsettled: [AccountID] = [], secretService: String? = nil, unknownFields: JSONObject = [:]
   ) throws(AccountBookError) {
     self.unsettled = Array(Set(unsettled)).sorted()
+    self.secretService = secretService
     self.unknownFields = unknownFields
     self.accounts = accounts.sorted { $0.id < $1.id }
     for (earlier, later) in zip(self.accounts, self.accounts.dropFirst()) where earlier.id == later.id {

@@ -58,7 +58,7 @@ public struct ConfigStore: Sendable {
 ///     }
 enum ConfigFormat {
   static let version: Int64 = 1
-  static let rootKeys: Set<String> = ["version", "backends", "unsettled"]
+  static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service"]
   static let backendKeys: Set<String> = ["adapter", "settings", "secret_settings"]
 
   static func encode(_ configuration: Configuration) -> String {
@@ -76,6 +76,7 @@ enum ConfigFormat {
     }
     var root: JSONObject = ["version": .number(JSONNumber(version)), "backends": .object(backends)]
     if !configuration.unsettled.isEmpty { root["unsettled"] = .array(configuration.unsettled.map { .string($0) }) }
+    if let provider = configuration.secretService { root["secret_service"] = .string(provider) }
     for (key, value) in configuration.unknownFields where root[key] == nil { root[key] = value }
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
@@ -134,7 +135,9 @@ enum ConfigFormat {
       }
       var unknown = JSONObject()
       for (key, value) in try root.asObject() where !rootKeys.contains(key) { unknown[key] = value }
-      return try Configuration(backends: backends, unsettled: unsettled, unknownFields: unknown)
+      return try Configuration(
+        backends: backends, unsettled: unsettled, secretService: try root.optionalString("secret_service"),
+        unknownFields: unknown)
     } catch let error as JSONParseError {
       throw malformed(error.description)
     } catch let error as JSONShapeError {

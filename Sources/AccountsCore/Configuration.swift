@@ -31,13 +31,17 @@ public struct Configuration: Sendable, Equatable {
   /// Backends whose secret settings in the keyring may disagree with this configuration: a
   /// command that changes both was interrupted between the two (see `Ledger`). Sorted.
   public private(set) var unsettled: [String]
+  /// The program that keeps the backends' secret settings (see `AccountBook.secretService`).
+  public var secretService: String?
   /// Top-level members of config.json that this version does not know, kept as they were.
   public var unknownFields: JSONObject
 
   public init(
-    backends: [BackendConfig] = [], unsettled: [String] = [], unknownFields: JSONObject = [:]
+    backends: [BackendConfig] = [], unsettled: [String] = [], secretService: String? = nil,
+    unknownFields: JSONObject = [:]
   ) throws(ConfigurationError) {
     self.unsettled = Array(Set(unsettled)).sorted()
+    self.secretService = secretService
     self.unknownFields = unknownFields
     self.backends = backends.sorted { $0.name < $1.name }
     for (earlier, later) in zip(self.backends, self.backends.dropFirst())

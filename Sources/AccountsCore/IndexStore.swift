@@ -57,13 +57,14 @@ public struct IndexStore: Sendable {
 ///           "token": { "expires_at": "2026-11-23T07:00:00Z" },   // or null: no token
 ///           "session": { "userId": "42" } }
 ///       ],
-///       "unsettled": [ "bob@corp" ]          // optional: see AccountBook.unsettled
+///       "unsettled": [ "bob@corp" ],         // optional: see AccountBook.unsettled
+///       "secret_service": "keepassxc"        // optional: see AccountBook.secretService
 ///     }
 ///
 /// Members this version does not know are kept, at every level that has them.
 enum IndexFormat {
   static let version: Int64 = 1
-  static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled"]
+  static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled", "secret_service"]
   static let tokenKeys: Set<String> = ["expires_at"]
 
   static func encode(_ book: AccountBook) -> String {
@@ -73,6 +74,7 @@ enum IndexFormat {
     root["previous_auto_login"] = book.previousAutoLogin.map { .string($0.description) } ?? .null
     root["accounts"] = .array(book.accounts.map(encode))
     if !book.unsettled.isEmpty { root["unsettled"] = .array(book.unsettled.map { .string($0.description) }) }
+    if let provider = book.secretService { root["secret_service"] = .string(provider) }
     keep(book.unknownFields, in: &root)
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
@@ -147,6 +149,7 @@ enum IndexFormat {
         try accountID($0, path: "previous_auto_login")
       },
       unsettled: unsettled,
+      secretService: try root.optionalString("secret_service"),
       unknownFields: unknown(try root.asObject(), known: rootKeys))
   }
 

@@ -17,6 +17,7 @@ extension Ledger {
         return
       }
       let store = try secrets()
+      try checkProvider(store, &configuration)
       try settleUnsettled(&configuration, store)
       let carried = configuration.unsettled.contains(name)
       configuration.markUnsettled(name)
@@ -67,6 +68,7 @@ extension Ledger {
           return (backend, forgotten)
         }
         let store = try secrets()
+        try checkProvider(store, &configuration)
         try settleUnsettled(&configuration, store)
         let carried = configuration.unsettled.contains(name)
         configuration.markUnsettled(name)
@@ -83,6 +85,17 @@ extension Ledger {
         return (backend, forgotten)
       }
     }
+  }
+
+  /// Rule 6 for config.json: adopting a provider marks every backend with secret settings
+  /// unsettled.
+  func checkProvider(_ store: SecretStore, _ configuration: inout Configuration) throws {
+    guard let current = try store.providerName() else { return }
+    if let recorded = configuration.secretService, recorded != current {
+      guard adoptSecretService else { throw SecretStoreError.providerChanged(stored: recorded, current: current) }
+      for backend in configuration.backends where !backend.secretSettings.isEmpty { configuration.markUnsettled(backend.name) }
+    }
+    configuration.secretService = current
   }
 
   /// Settles what earlier commands left unsettled, best effort (see `settleUnsettled` for

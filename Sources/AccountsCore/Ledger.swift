@@ -23,15 +23,36 @@
 ///    comes back as remembered), and every item of an account the index no longer names is
 ///    deleted. A keyring call that timed out may still land later: its account stays unsettled,
 ///    and no further keyring call is made in that command (the keyring is not answering).
+/// 6. **The right keyring.** The files record which program keeps their secrets; when another
+///    answers (D-Bus started gnome-keyring because KeePassXC is not running), nothing is stored,
+///    deleted or settled there: its emptiness would read as "every secret is gone". Unless the
+///    user adopts it (`adoptSecretService`): then every claim is settled against it.
 public struct Ledger {
   public let index: IndexStore
   public let config: ConfigStore
   let secrets: () throws -> SecretStore
+  /// ACCOUNTS_ADOPT_SECRET_SERVICE: accept the provider that answers now.
+  let adoptSecretService: Bool
 
-  public init(index: IndexStore, config: ConfigStore, secrets: @escaping () throws -> SecretStore) {
+  public init(
+    index: IndexStore, config: ConfigStore, adoptSecretService: Bool = false,
+    secrets: @escaping () throws -> SecretStore
+  ) {
     self.index = index
     self.config = config
+    self.adoptSecretService = adoptSecretService
     self.secrets = secrets
+  }
+
+  /// The provider that answers now, held against the one `book` records (rule 6); adopting
+  /// one marks every claim unsettled, so that it is settled against the new provider.
+  func checkProvider(_ store: SecretStore, _ book: inout AccountBook) throws {
+    guard let current = try store.providerName() else { return }
+    if let recorded = book.secretService, recorded != current {
+      guard adoptSecretService else { throw SecretStoreError.providerChanged(stored: recorded, current: current) }
+      for account in book.accounts where account.remembered || account.token != nil { book.markUnsettled(account.id) }
+    }
+    book.secretService = current
   }
 
   /// Saves a new account; with `password`, remembers it. Throws `alreadySaved` when another
@@ -48,6 +69,7 @@ public struct Ledger {
         return
       }
       let store = try secrets()
+      try checkProvider(store, &book)
       try settleUnsettled(&book, store)
       let id = account.id
       let carried = book.unsettled.contains(id)
@@ -79,6 +101,7 @@ public struct Ledger {
       var book = index.content
       guard book[id] != nil else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
       let store = try secrets()
+      try checkProvider(store, &book)
       try settleUnsettled(&book, store)
       let carried = book.unsettled.contains(id)
       let key = SecretKey(id, .password)
@@ -129,6 +152,7 @@ public struct Ledger {
     var store: SecretStore?
     do {
       store = try secrets()
+      try checkProvider(store!, &book)
       try settleUnsettled(&book, store!)
     } catch {
       result.failure = error  // no keyring call follows; accounts that claim nothing still go
@@ -172,7 +196,9 @@ public struct Ledger {
       var book = index.content
       let before = book.unsettled.count
       guard before > 0 else { return (0, 0) }
-      try settleUnsettled(&book, try secrets())
+      let store = try secrets()
+      try checkProvider(store, &book)
+      try settleUnsettled(&book, store)
       try index.save(book)
       return (before - book.unsettled.count, book.unsettled.count)
     }

@@ -91,9 +91,9 @@ public protocol SecretStore: AnyObject {
   /// rather than answering "none" when the collection is locked and the provider hides the
   /// items of locked collections.
   func kinds(backend: String, account: String) throws -> [SecretKind]
-  /// The program that provides the Secret Service now ("gnome-keyring-daemon", "keepassxc"),
-  /// once connected; nil when unknown.
-  func providerName() -> String?
+  /// The program that provides the Secret Service now ("gnome-keyring-daemon", "keepassxc");
+  /// connects first. Nil when it cannot be told.
+  func providerName() throws -> String?
   /// Deletes the item; an item that is already gone is success.
   func delete(_ key: SecretKey) throws
   /// Deletes every item of one account on one backend (password, token, account settings).
@@ -190,8 +190,10 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "in KeePassXC: Database, Database Settings, Secret Service Integration, expose a group (e.g. a new group \"accounts\"), then try again"
     case .noCollection:
       "create a keyring (Seahorse: File, New, Password Keyring) and make it the default, or start gnome-keyring-daemon with --unlock (see the README)"
-    case .providerChanged(let stored, _):
-      "start \(Self.displayName(stored)) (its database open, its Secret Service integration on) before running accounts"
+    case .providerChanged(let stored, let current):
+      "start \(Self.displayName(stored)) (its database open, its Secret Service integration on) before running accounts; "
+        + "to keep secrets in \(Self.displayName(current)) from now on, run the command with ACCOUNTS_ADOPT_SECRET_SERVICE=1 "
+        + "(what only \(Self.displayName(stored)) has is then forgotten)"
     case .promptDismissed:
       "run the command again and accept the keyring prompt"
     case .failed:

@@ -115,7 +115,7 @@ public func secretProvider(
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
   reporting(handle, error) { store in
-    name.pointee = store.providerName().map { strdup($0) } ?? nil
+    name.pointee = try store.providerName().map { strdup($0) } ?? nil
     return 0
   }
 }

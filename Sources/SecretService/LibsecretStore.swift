@@ -40,7 +40,7 @@ public final class LibsecretStore: SecretStore {
     }
     // libsecret would create a collection, which KeePassXC answers with its new-database wizard
     // and gnome-keyring with a password prompt: neither is a store.
-    guard collection != nil else { throw SecretStoreError.noCollection(provider: providerName()) }
+    guard collection != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
     try withAttributes(attributes(of: key)) { (table) throws(SecretStoreError) in
       let stored = try secret.withUnsafeCString { (password) throws(SecretStoreError) in
         try withDeadline("store \(key.label)", seconds: timeout) { cancellable, error in
@@ -67,12 +67,12 @@ public final class LibsecretStore: SecretStore {
 
   public func lookup(_ key: SecretKey) throws -> SecretBytes? {
     let service = try connect()
-    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: providerName()) }
+    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
     let items = try search(service, attributes(of: key))
     guard !items.isEmpty else { return nil }
     if !items.contains(where: { !isLocked($0) }) { try unlockItems(items, key: key) }
     guard let item = items.first(where: { !isLocked($0) }) else {
-      throw SecretStoreError.accessNotGranted(item: key.label, provider: providerName())
+      throw SecretStoreError.accessNotGranted(item: key.label, provider: knownProvider())
     }
     _ = try withDeadline("read \(key.label)", seconds: timeout) { cancellable, error in
       secret_item_load_secret_sync(item.pointer, cancellable, &error)
@@ -87,7 +87,7 @@ public final class LibsecretStore: SecretStore {
   public func kinds(backend: String, account: String) throws -> [SecretKind] {
     let service = try connect()
     // Without a collection nothing can be known, which is not "nothing is there".
-    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: providerName()) }
+    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
     let items = try search(service, [("backend", backend), ("account", account)])
     return items.compactMap { item in
       // Attributes are not secret: an item the provider has not granted access to shows them too.
@@ -98,7 +98,13 @@ public final class LibsecretStore: SecretStore {
     }
   }
 
-  public func providerName() -> String? {
+  public func providerName() throws -> String? {
+    _ = try connect()
+    return connected?.bus.provider().name
+  }
+
+  /// The provider's name for messages, when connected; nil otherwise (never a reason to fail).
+  private func knownProvider() -> String? {
     connected?.bus.provider().name
   }
 
@@ -120,15 +126,23 @@ public final class LibsecretStore: SecretStore {
       throw SecretStoreError.failed(operation: "lock", detail: "the keyring has no default collection")
     }
     let name = label(of: collection)
-    let count = try withBorrowedList([collection]) { (list) throws(SecretStoreError) in
-      try withDeadline("lock '\(name)'", seconds: timeout, collection: name) { cancellable, error in
-        secret_service_lock_sync(service.pointer, list, cancellable, nil, &error)
+    // KeePassXC declines to lock while it is still saving the database (a store just before):
+    // it locks nothing and says so. Asked again shortly, it does; a few times, within `timeout`.
+    let start = monotonicSeconds()
+    var pause: UInt32 = 100_000
+    while true {
+      let count = try withBorrowedList([collection]) { (list) throws(SecretStoreError) in
+        try withDeadline("lock '\(name)'", seconds: timeout, collection: name) { cancellable, error in
+          secret_service_lock_sync(service.pointer, list, cancellable, nil, &error)
+        }
       }
+      if count >= 1 || isLocked(collection) { return name }
+      guard monotonicSeconds() - start + Double(pause) / 1e6 < timeout else {
+        throw SecretStoreError.failed(operation: "lock '\(name)'", detail: "the keyring did not lock it")
+      }
+      usleep(pause)
+      pause = min(pause * 2, 1_000_000)
     }
-    if count < 1, !isLocked(collection) {
-      throw SecretStoreError.failed(operation: "lock '\(name)'", detail: "the keyring did not lock it")
-    }
-    return name
   }
 
   public func report() throws -> SecretServiceReport {
@@ -190,11 +204,11 @@ public final class LibsecretStore: SecretStore {
     if items.isEmpty { return }
     if items.contains(where: isLocked) {
       // The collection is open: the provider asks before a program touches these entries.
-      guard mayPrompt else { throw .accessNotGranted(item: what, provider: providerName()) }
+      guard mayPrompt else { throw .accessNotGranted(item: what, provider: knownProvider()) }
       do {
         try unlock(items.filter(isLocked), label: what, asking: "delete")
       } catch .promptDismissed {
-        throw .accessNotGranted(item: what, provider: providerName())
+        throw .accessNotGranted(item: what, provider: knownProvider())
       }
     }
     for item in items {
@@ -232,11 +246,11 @@ public final class LibsecretStore: SecretStore {
   /// Items that stay locked in an unlocked collection: the provider asks before a program reads
   /// one (KeePassXC's access confirmation). Asked for when someone can answer.
   private func unlockItems(_ items: [GObjectOwner<SecretItem>], key: SecretKey) throws(SecretStoreError) {
-    guard mayPrompt else { throw .accessNotGranted(item: key.label, provider: providerName()) }
+    guard mayPrompt else { throw .accessNotGranted(item: key.label, provider: knownProvider()) }
     do {
       try unlock(items, label: key.label, asking: "access")
     } catch .promptDismissed {
-      throw .accessNotGranted(item: key.label, provider: providerName())
+      throw .accessNotGranted(item: key.label, provider: knownProvider())
     }
   }
 
@@ -273,4 +287,11 @@ private func label(of collection: GObjectOwner<SecretCollection>) -> String {
   defer { g_free(text) }
   let label = String(cString: text)
   return label.isEmpty ? "default" : label
+}
+
+/// Seconds on the monotonic clock, for retries bounded in time.
+private func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

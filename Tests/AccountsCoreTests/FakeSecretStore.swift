@@ -64,7 +64,11 @@ final class FakeSecretStore: SecretStore {
   /// The provider the fake claims to be.
   var provider: String? = "fake"
 
-  func providerName() -> String? { provider }
+  func providerName() throws -> String? {
+    calls.append("providerName")
+    try fault("providerName")
+    return provider
+  }
 
   func lock() throws -> String { "Fake" }
 

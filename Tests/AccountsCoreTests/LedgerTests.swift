@@ -279,7 +279,7 @@ import Testing
     #expect(throws: SecretStoreError.self) {
       try ledger(tree, store).add(Account(id: alice, addedAt: now), password: secret("a"))
     }
-    #expect(store.calls == ["store alice@corp password"])
+    #expect(store.calls.filter { $0 != "providerName" } == ["store alice@corp password"])
     #expect(try book(tree).unsettled == [alice])
   }
 
@@ -291,5 +291,32 @@ import Testing
     try ledger.removeBackend("corp", forgettingAccounts: false)
     #expect(throws: ConfigurationError.self) { try ledger.add(Account(id: alice, addedAt: now), password: nil) }
     #expect(try book(tree)[alice] == nil)
+  }
+
+  /// Rule 6: another provider answering is never taken for one whose secrets are gone; the
+  /// user may adopt it, and then every claim is settled against it.
+  @Test func anotherProviderIsRefusedUnlessAdopted() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    store.provider = "keepassxc"
+    try ledger(tree, store).add(Account(id: alice, addedAt: now), password: secret("a"))
+    #expect(try book(tree).secretService == "keepassxc")
+    let other = FakeSecretStore()  // gnome-keyring, started by D-Bus in KeePassXC's place
+    other.provider = "gnome-keyring-daemon"
+    #expect(throws: SecretStoreError.providerChanged(stored: "keepassxc", current: "gnome-keyring-daemon")) {
+      try ledger(tree, other).add(Account(id: bob, addedAt: now), password: secret("b"))
+    }
+    #expect(try ledger(tree, other).forget([alice]).failure as? SecretStoreError
+      == .providerChanged(stored: "keepassxc", current: "gnome-keyring-daemon"))
+    #expect(try book(tree)[alice]?.remembered == true, "nothing was taken for gone")
+    #expect(other.items.isEmpty && other.calls.allSatisfy { $0 == "providerName" })
+
+    let adopting = Ledger(
+      index: IndexStore(paths: tree.paths), config: ConfigStore(paths: tree.paths), adoptSecretService: true,
+      secrets: { other })
+    try adopting.add(Account(id: bob, addedAt: now), password: secret("b"))
+    #expect(try book(tree).secretService == "gnome-keyring-daemon")
+    #expect(try book(tree)[alice]?.remembered == false, "settled against the adopted provider")
+    #expect(try book(tree)[bob]?.remembered == true)
   }
 }

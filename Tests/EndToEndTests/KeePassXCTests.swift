@@ -122,4 +122,83 @@ import Testing
       }
     }
   }
+
+  /// What remove cannot reach in KeePassXC is said where a user looks.
+  @Test func removeSaysWhatKeePassXCKeepsAside() throws {
+    let help = try runProcess(PackagePaths.accounts, ["remove", "--help"], environment: [:], timeout: 20)
+    #expect(help.standardOutput.contains("Recycle Bin") && help.standardOutput.contains("history"), "\(help)")
+    let readme = try String(contentsOf: PackagePaths.root.appendingPathComponent("README.md"), encoding: .utf8)
+    #expect(readme.contains("## KeePassXC") && readme.contains("Recycle Bin"))
+  }
+
+  /// KeePassXC is not running and another provider answers (D-Bus started gnome-keyring in its
+  /// place): accounts says so, in `password` and `doctor`, and stores and settles nothing there
+  /// (it used to say "no password ... deleted outside accounts?").
+  @Test func anotherProviderAnsweringIsNamed() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    kill(sandbox.keyring.daemonProcessID, SIGKILL)
+    let gnome = try GnomeKeyringStandIn(sandbox)
+    defer { gnome.stop() }
+
+    let read = try sandbox.run(["password", "alice"], timeout: 30)
+    #expect(read.status == 7, "\(read)")
+    #expect(read.standardError.hasPrefix("accounts: the remembered secrets are in KeePassXC, but gnome-keyring provides the Secret Service now; start KeePassXC"), "\(read)")
+    let doctor = try sandbox.run(["doctor"], timeout: 30)
+    #expect(doctor.status == 7 && doctor.standardOutput.contains("FAIL  keyring"), "\(doctor)")
+    #expect(doctor.standardOutput.contains("the remembered secrets are in KeePassXC"), "\(doctor)")
+    let add = try sandbox.run(["add", "bob", "--remember", "--password-stdin"], stdin: "bob-pw\n", timeout: 30)
+    #expect(add.status == 7, "\(add)")
+    #expect(try sandbox.allKeyringItems() == [], "nothing went into gnome-keyring")
+    let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(list.map { $0["account"] as? String } == ["alice@corp"])
+    #expect(list.first?["remembered"] as? Bool == true, "alice's password is in KeePassXC, not gone")
+
+    let adopted = try sandbox.run(
+      ["add", "bob", "--remember", "--password-stdin"], stdin: "bob-pw\n",
+      environment: ["ACCOUNTS_ADOPT_SECRET_SERVICE": "1"], timeout: 30)
+    #expect(adopted.status == 0, "\(adopted)")
+    #expect(try sandbox.invariantViolations() == [])
+    #expect(try sandbox.ok(["password", "bob"]).standardOutput == "bob-pw\n")
+  }
+}
+
+/// gnome-keyring started on a sandbox's bus after its KeePassXC was killed, as D-Bus
+/// activation would, but unlocked (with its own throwaway keyring) so that it answers.
+final class GnomeKeyringStandIn {
+  private let process = Process()
+
+  init(_ sandbox: Sandbox) throws {
+    let home = sandbox.keyring.root + "/gnome-home"
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/gnome-keyring-daemon")
+    process.arguments = ["--foreground", "--unlock", "--components=secrets"]
+    process.environment = sandbox.environment.merging([
+      "HOME": home, "XDG_DATA_HOME": home + "/.local/share", "XDG_RUNTIME_DIR": sandbox.keyring.root + "/run",
+    ]) { $1 }
+    let input = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.runWithTerminationSignals()
+    try input.fileHandleForWriting.write(contentsOf: Data("stand-in".utf8))
+    try input.fileHandleForWriting.close()
+    let owned = waitUntil(seconds: 10) {
+      let result = try? runProcess(
+        "/usr/bin/dbus-send",
+        ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+         "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:org.freedesktop.secrets"],
+        environment: sandbox.environment, timeout: 5)
+      return result?.standardOutput.contains("uint32 \(self.process.processIdentifier)") == true
+    }
+    guard owned else { throw CocoaError(.executableLoad) }
+  }
+
+  /// Ends the daemon this test started, by its pid.
+  func stop() {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
 }

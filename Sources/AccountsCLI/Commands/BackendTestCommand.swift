@@ -113,6 +113,7 @@ extension BackendConfig {
     var values: [String: SecretBytes] = [:]
     for settingName in secretSettings {
       guard let value = try environment.secretStore().lookup(.setting(settingName, backend: name)) else {
+        if let change = environment.providerChange(recorded: try environment.config.load().secretService) { throw change }
         throw CommandError(
           .loginRequired, "backend \(name): its secret setting \(settingName) is not in the keyring",
           fix: "remove the backend and add it again (`accounts backend remove \(name)`)")

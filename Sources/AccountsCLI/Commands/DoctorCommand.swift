@@ -148,6 +148,11 @@ enum DoctorCommand {
         check: "keyring", ok: true,
         detail: (report.provider ?? "an unknown program")
           + (report.providerProcessID.map { " (pid \($0))" } ?? "") + " provides the Secret Service")]
+      let recorded = [try? environment.index.load().secretService, try? environment.config.load().secretService]
+      if let current = report.provider, let stored = recorded.compactMap({ $0 }).first(where: { $0 != current }) {
+        let error = SecretStoreError.providerChanged(stored: stored, current: current)
+        findings.append(Finding(check: "keyring", ok: false, detail: error.message, fix: error.fix, status: error.status))
+      }
       switch (report.collection, report.collectionLocked) {
       case (let label?, true?):
         let error = SecretStoreError.locked(collection: label)

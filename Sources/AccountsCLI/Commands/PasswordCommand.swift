@@ -26,6 +26,7 @@ enum PasswordCommand {
         fix: "remember one with `accounts passwd \(name)`")
     }
     guard let password = try environment.secretStore().lookup(SecretKey(id, .password)) else {
+      if let change = environment.providerChange(recorded: book.secretService) { throw change }
       if book.unsettled.contains(id) {
         throw CommandError(
           .loginRequired,

@@ -12,6 +12,10 @@ enum RemoveCommand {
       Deletes the account's remembered password, token and other secrets from the Secret \
       Service, then removes it from the index (and from the auto-login slot if it held it). \
       USER must be spelled out: a prefix is not enough for a command that deletes.
+
+      With KeePassXC as the Secret Service, the deleted entries go to its Recycle Bin and old \
+      passwords stay in each entry's history: clear "Use recycle bin" and limit history to 0 \
+      items in KeePassXC's Database Settings to have them gone (see KEEPASSXC in the manual).
       """,
     arguments: [user],
     examples: [("accounts remove bob", "forget bob and his secrets")],

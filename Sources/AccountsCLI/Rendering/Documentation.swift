@@ -79,6 +79,30 @@ enum Documentation {
     """,
   ]
 
+  /// KeePassXC as the Secret Service: the man page's KEEPASSXC section.
+  static let keepassxc = [
+    """
+    KeePassXC serves the Secret Service for the group its database exposes (Database, Database \
+    Settings, Secret Service Integration). Without one, doctor says so and nothing is stored.
+    """,
+    """
+    KeePassXC asks before a program reads an entry unless "Confirm when passwords are \
+    retrieved by clients" is cleared (Tools, Settings, Secret Service Integration). On a \
+    desktop accounts lets it ask and waits ACCOUNTS_PROMPT_TIMEOUT; without one it says at once \
+    that access was not granted.
+    """,
+    """
+    remove and passwd cannot reach what KeePassXC keeps aside: deleted entries go to its \
+    Recycle Bin, replaced passwords stay in each entry's history. Clear "Use recycle bin" and \
+    limit history items to 0 in Database Settings, and empty the Recycle Bin, to have them gone.
+    """,
+    """
+    accounts records which program keeps its secrets. When another answers (D-Bus starts \
+    gnome-keyring while KeePassXC is not running), commands that need a secret exit 7 and say \
+    so; ACCOUNTS_ADOPT_SECRET_SERVICE=1 moves to the other program for good.
+    """,
+  ]
+
   static let environment: [(String, String)] = [
     ("ACCOUNTS_SECRET_TIMEOUT",
      "Seconds each Secret Service call may take before accounts gives up with exit status 7 (default 5)."),
@@ -88,6 +112,8 @@ enum Documentation {
      "Seconds one adapter operation (a login, a check, a call) may take, requests included, before accounts gives up with exit status 8 or 9 (default 20)."),
     ("ACCOUNTS_ADAPTER_LOAD_TIMEOUT",
      "Seconds adapters and doctor give each adapter to load, in a separate process, before they stop it and report it as hanging (default 5)."),
+    ("ACCOUNTS_ADOPT_SECRET_SERVICE",
+     "Set to 1 to accept the Secret Service that answers now (say gnome-keyring) as the one that keeps accounts' secrets, when the files record another (say KeePassXC). Without it accounts refuses to store, delete or settle anything there, with exit status 7: the other one's emptiness would read as every secret gone. With it, what the new one does not hold is forgotten."),
     ("ACCOUNTS_ADAPTER_PATH",
      "Colon-separated directories searched for adapters before $XDG_DATA_HOME/accounts/adapters and the built-in ones."),
     ("ACCOUNTS_DEBUG", "When set, adapters' log lines are shown on stderr."),

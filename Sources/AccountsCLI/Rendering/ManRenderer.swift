@@ -33,6 +33,8 @@ enum ManRenderer {
     }
     out.append(".SH SAFETY")
     out += paragraphs(Documentation.safety)
+    out.append(".SH KEEPASSXC")
+    out += paragraphs(Documentation.keepassxc)
     out.append(".SH EXIT STATUS")
     for status in ExitStatus.allCases {
       out += [".TP", ".B \(status.rawValue)", escape(HelpRenderer.capitalised(status.meaning)) + "."]
