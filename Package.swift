@@ -62,8 +62,8 @@ let package = Package(
 
     // Helpers shared by the tests: a private headless keyring, running the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON"]),
-    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore"]),
+    .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
+    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "TestSupport"]),
     .testTarget(name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore"]),
     .testTarget(
       name: "SecretServiceTests",

@@ -16,12 +16,7 @@ extension Ledger {
         try config.save(configuration)
         return
       }
-      let store = try secrets()
-      try checkProvider(store, &configuration)
-      try settleUnsettled(&configuration, store)
-      let carried = configuration.unsettled.contains(name)
-      configuration.markUnsettled(name)
-      try config.save(configuration)
+      let (store, carried) = try begin(name, &configuration, &config)
       do {
         for setting in secretSettings.keys.sorted() {
           try store.store(secretSettings[setting]!, for: .setting(setting, backend: name))
@@ -67,12 +62,7 @@ extension Ledger {
           try config.save(configuration)
           return (backend, forgotten)
         }
-        let store = try secrets()
-        try checkProvider(store, &configuration)
-        try settleUnsettled(&configuration, store)
-        let carried = configuration.unsettled.contains(name)
-        configuration.markUnsettled(name)
-        try config.save(configuration)
+        let (store, carried) = try begin(name, &configuration, &config)
         do {
           try store.deleteSettings(backend: name)
         } catch {
@@ -85,6 +75,21 @@ extension Ledger {
         return (backend, forgotten)
       }
     }
+  }
+
+  /// Rules 6, 5 and 2 before `name`'s secret settings change: the provider checked, what
+  /// earlier commands left settled, this change's intent on disk. `carried`: `name` was
+  /// unsettled already (a command clears only the mark it set).
+  private func begin(
+    _ name: String, _ configuration: inout Configuration, _ config: inout LockedDocument<Configuration>
+  ) throws -> (store: SecretStore, carried: Bool) {
+    let store = try secrets()
+    try checkProvider(store, &configuration)
+    try settleUnsettled(&configuration, store)
+    let carried = configuration.unsettled.contains(name)
+    configuration.markUnsettled(name)
+    try config.save(configuration)
+    return (store, carried)
   }
 
   /// Rule 6 for config.json: adopting a provider marks every backend with secret settings

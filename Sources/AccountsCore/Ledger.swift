@@ -68,14 +68,9 @@ public struct Ledger {
         try index.save(book)
         return
       }
-      let store = try secrets()
-      try checkProvider(store, &book)
-      try settleUnsettled(&book, store)
       let id = account.id
-      let carried = book.unsettled.contains(id)
+      let (store, carried) = try begin(id, &book, &index)
       let key = SecretKey(id, .password)
-      book.markUnsettled(id)
-      try index.save(book)
       do {
         try store.store(password, for: key)
       } catch {
@@ -101,14 +96,10 @@ public struct Ledger {
       var book = index.content
       guard book[id] != nil else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
       let store = try secrets()
-      try checkProvider(store, &book)
-      try settleUnsettled(&book, store)
-      let carried = book.unsettled.contains(id)
-      let key = SecretKey(id, .password)
       // Kept to be put back if the index cannot record the change.
-      let previous = book[id]?.remembered == true ? try store.lookup(key) : nil
-      book.markUnsettled(id)
-      try index.save(book)
+      let previous = book[id]?.remembered == true ? try store.lookup(SecretKey(id, .password)) : nil
+      let (_, carried) = try begin(id, &book, &index)
+      let key = SecretKey(id, .password)
       do {
         try store.store(password, for: key)
       } catch {
@@ -124,6 +115,21 @@ public struct Ledger {
         throw error
       }
     }
+  }
+
+  /// Rules 6, 5 and 2 before `id`'s secrets change: the provider checked, what earlier
+  /// commands left settled, this change's intent on disk. `carried`: `id` was unsettled
+  /// already (a command clears only the mark it set).
+  private func begin(
+    _ id: AccountID, _ book: inout AccountBook, _ index: inout LockedDocument<AccountBook>
+  ) throws -> (store: SecretStore, carried: Bool) {
+    let store = try secrets()
+    try checkProvider(store, &book)
+    try settleUnsettled(&book, store)
+    let carried = book.unsettled.contains(id)
+    book.markUnsettled(id)
+    try index.save(book)
+    return (store, carried)
   }
 
   /// What `forget` did: the accounts forgotten, those that were not saved (any more), and the
