@@ -83,8 +83,9 @@ public struct AccountBook: Sendable, Equatable {
   }
 
   /// Applies the index side of a SPEC §4 transition to `id`. A login saves the account if it is
-  /// new (item 1), recording `login`'s expiry and session values.
-  public mutating func apply(
+  /// new (item 1), recording `login`'s expiry and session values. Internal: only the ledger
+  /// applies a transition, with the keyring side in its order (`Ledger.record`).
+  mutating func apply(
     _ transition: Transition, to id: AccountID, login: LoginRecord? = nil, at now: Timestamp
   ) {
     if transition.storeToken, position(of: id) == nil {

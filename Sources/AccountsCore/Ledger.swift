@@ -120,7 +120,7 @@ public struct Ledger {
   /// Rules 6, 5 and 2 before `id`'s secrets change: the provider checked, what earlier
   /// commands left settled, this change's intent on disk. `carried`: `id` was unsettled
   /// already (a command clears only the mark it set).
-  private func begin(
+  func begin(
     _ id: AccountID, _ book: inout AccountBook, _ index: inout LockedDocument<AccountBook>
   ) throws -> (store: SecretStore, carried: Bool) {
     let store = try secrets()
@@ -251,7 +251,7 @@ public struct Ledger {
   /// After a keyring change failed: settles `id` at once if the keyring answered, and records
   /// the outcome. A call that timed out may still land, so the account stays unsettled then, and
   /// the keyring is not asked again.
-  private func recover(
+  func recover(
     _ id: AccountID, after error: Error, _ book: inout AccountBook,
     _ index: inout LockedDocument<AccountBook>, _ store: SecretStore
   ) {

@@ -13,6 +13,8 @@ final class FakeSecretStore: SecretStore {
   var storeTimesOutButLands = false
   /// Called during each store, after the item is in place: a test sabotages the index here.
   var duringStore: (() -> Void)?
+  /// Called during each delete, before the item goes.
+  var duringDelete: (() -> Void)?
 
   func text(_ key: SecretKey) -> String? { items[key].map { String(decoding: $0, as: UTF8.self) } }
 
@@ -46,6 +48,7 @@ final class FakeSecretStore: SecretStore {
   func delete(_ key: SecretKey) throws {
     calls.append("delete \(describe(key))")
     try fault("delete")
+    duringDelete?()
     items[key] = nil
   }
 

@@ -1,4 +1,4 @@
-import AccountsCore
+@testable import AccountsCore
 import Foundation
 import Testing
 

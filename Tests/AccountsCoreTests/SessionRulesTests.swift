@@ -1,5 +1,5 @@
 import TestSupport
-import AccountsCore
+@testable import AccountsCore
 import Testing
 
 /// SPEC §4, row by row, through the same two calls every command makes:
@@ -76,7 +76,7 @@ import Testing
     var book = try book()
     let transition = apply(.takenOver, to: alice, &book)
     #expect(transition.next == .signedInElsewhere)
-    #expect(transition.next.failureStatus == .sessionEnded)
+    #expect(SessionFailure(.kicked(message: ""), subject: "alice@corp", next: transition.next)?.status == .sessionEnded)
     #expect(!transition.storeToken && !transition.deletePassword)
     #expect(book.autoLogin == nil)
     #expect(book[alice]?.token == nil)
@@ -87,7 +87,6 @@ import Testing
     var book = try book()
     let transition = apply(.tokenExpired, to: alice, &book)
     #expect(transition.next == .loginAgainOnce)
-    #expect(transition.next.failureStatus == nil)
     #expect(transition.slot == .keep)
     #expect(book.autoLogin == alice)
     #expect(book[alice]?.token == nil)
@@ -98,7 +97,7 @@ import Testing
     book.update(alice) { $0.remembered = false }
     let transition = apply(.tokenExpired, to: alice, &book)
     #expect(transition.next == .loginRequired)
-    #expect(transition.next.failureStatus == .sessionEnded)
+    #expect(SessionFailure(.sessionExpired(message: ""), subject: "alice@corp", next: transition.next) == .expired(subject: "alice@corp", message: ""))
     #expect(book.autoLogin == nil)
     #expect(book[alice]?.token == nil)
   }
@@ -107,7 +106,7 @@ import Testing
     var book = try book()
     let transition = apply(.passwordRejected, to: alice, &book)
     #expect(transition == Transition(deleteToken: true, deletePassword: true, slot: .release, next: .credentialsRejected))
-    #expect(transition.next.failureStatus == .credentialsRejected)
+    #expect(SessionFailure(.wrongPassword(message: ""), subject: "alice@corp", next: transition.next) == .credentialsRejected(subject: "alice@corp", message: "", forgotten: true))
     #expect(book.autoLogin == nil)
     #expect(book[alice]?.remembered == false)
     #expect(book[alice]?.token == nil)
@@ -119,7 +118,7 @@ import Testing
     let before = book
     let transition = apply(.upgradeRequired, to: alice, &book)
     #expect(transition == Transition(next: .upgradeRequired))
-    #expect(transition.next.failureStatus == .upgradeRequired)
+    #expect(SessionFailure(.upgradeRequired(message: "m", link: "l"), subject: "alice@corp", next: transition.next)?.status == .upgradeRequired)
     #expect(book == before)
   }
 

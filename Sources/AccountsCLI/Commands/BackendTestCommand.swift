@@ -18,7 +18,7 @@ enum BackendTestCommand {
       4 wrong password, 5 session ended, 6 upgrade required, 8 network or backend error, 9 \
       adapter failure.
       """,
-    arguments: [BackendCommands.name, user], options: [SharedArguments.passwordStdin],
+    arguments: [BackendCommands.name, user], options: [SharedArguments.passwordStdin, SessionArguments.timeout],
     examples: [
       ("printf '%s\\n' \"$PW\" | accounts backend test corp alice --password-stdin", "try corp's settings with alice"),
     ],
@@ -29,30 +29,9 @@ enum BackendTestCommand {
     let userName = invocation.argument(user)!
     try Names.checkUser(userName)
     let id = AccountID(user: userName, backend: backend.name)
-    let host = try environment.adapterHost()
-    let searchPath = environment.adapterSearchPath
-    let description = try host.describe(backend.adapter, in: searchPath)
-    let problems = BackendSettingsCheck(adapter: description)
-      .problems(settings: backend.settings, secretNames: backend.secretSettings)
-    if let first = problems.first {
-      throw CommandError(.failure, "backend \(backend.name): \(first)", fix: "see `accounts backend show \(backend.name)`")
-    }
-    let secrets = try backend.secretSettingValues(environment)
-    let password = try password(for: id, invocation, environment)
-    let timeout = try environment.networkTimeout()
-
-    let (outcome, token) = try host.run(
-      AdapterRequest(
-        adapter: backend.adapter, backend: backend.name, operation: .login, settings: backend.settings,
-        user: userName, timeout: timeout),
-      secrets: AdapterSecrets(password: password, settings: secrets), in: searchPath)
-    guard case .ok(let success) = outcome else { throw outcome.failure("\(id)")! }
-
-    let (logout, _) = try host.run(
-      AdapterRequest(
-        adapter: backend.adapter, backend: backend.name, operation: .logout, settings: backend.settings,
-        user: userName, sessionValues: success.sessionValues, timeout: timeout),
-      secrets: AdapterSecrets(token: token, settings: secrets), in: searchPath)
+    let (success, logout) = try environment.sessionFlow(invocation).trial(
+      userName, on: backend.name, password: try environment.passwordSource(invocation))
+    let token = success.token
     let lifetime = Timestamp.lifetime(success.expiresIn)
     let expiresAt = lifetime.map { environment.now().adding(seconds: $0) }
 
@@ -79,7 +58,7 @@ enum BackendTestCommand {
       report += "; the token's lifetime is unknown"
     }
     environment.output.message(report)
-    if let failure = logout.failure("logout") {
+    if let failure = SessionFailure(logout, subject: "logout") {
       environment.output.message("warning: \(failure.message); nothing was stored, the token expires by itself")
     } else {
       environment.output.message("logged out again; nothing was stored")
@@ -90,36 +69,5 @@ enum BackendTestCommand {
     var object = JSONObject()
     for key in success.sessionValues.keys.sorted() { object[key] = .string(success.sessionValues[key]!) }
     return object
-  }
-
-  /// --password-stdin, else the remembered password of USER@BACKEND, else the prompt.
-  static func password(for id: AccountID, _ invocation: Invocation, _ environment: Environment) throws -> SecretBytes {
-    if invocation.isSet(SharedArguments.passwordStdin) {
-      return try environment.terminal.readSecretFromStandardInput(what: "password")
-    }
-    if try environment.index.load()[id]?.remembered == true,
-      let remembered = try environment.secretStore().lookup(SecretKey(id, .password))
-    {
-      environment.output.message("using the remembered password of \(id)")
-      return remembered
-    }
-    return try environment.terminal.promptSecret("Password for \(id): ", what: "password")
-  }
-}
-
-extension BackendConfig {
-  /// The backend's secret settings, from the keyring.
-  func secretSettingValues(_ environment: Environment) throws -> [String: SecretBytes] {
-    var values: [String: SecretBytes] = [:]
-    for settingName in secretSettings {
-      guard let value = try environment.secretStore().lookup(.setting(settingName, backend: name)) else {
-        if let change = environment.providerChange(recorded: try environment.config.load().secretService) { throw change }
-        throw CommandError(
-          .loginRequired, "backend \(name): its secret setting \(settingName) is not in the keyring",
-          fix: "remove the backend and add it again (`accounts backend remove \(name)`)")
-      }
-      values[settingName] = value
-    }
-    return values
   }
 }

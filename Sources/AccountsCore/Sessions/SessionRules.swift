@@ -3,6 +3,8 @@ public enum SessionEvent: Sendable, Equatable {
   /// The backend accepted the credentials. `remember`: keep the password; `takeSlot`: make the
   /// account the auto-login one (`login --auto`, `switch`).
   case loggedIn(remember: Bool, takeSlot: Bool)
+  /// `switch` found a valid session: the account takes the slot and keeps its token.
+  case sessionReused
   /// The user logged out.
   case loggedOut
   /// The backend says another login took the session over (single sign-on).
@@ -38,22 +40,11 @@ public enum NextStep: Sendable, Equatable {
   case credentialsRejected
   /// Exit 6 with the backend's message and link.
   case upgradeRequired
-
-  /// The exit status this step ends the command with, nil when it does not end it.
-  public var failureStatus: ExitStatus? {
-    switch self {
-    case .done, .loginAgainOnce: nil
-    case .loginRequired, .signedInElsewhere: .sessionEnded
-    case .credentialsRejected: .credentialsRejected
-    case .upgradeRequired: .upgradeRequired
-    }
-  }
 }
 
 /// The effect of one event on the five items of SPEC §4: (1) saved account, (2) remember flag,
-/// (3) remembered password, (4) auto-login slot, (5) token. The command performs the secret
-/// side (store before the index says it exists, delete before the index forgets it), then
-/// applies the rest to the index with `AccountBook.apply`.
+/// (3) remembered password, (4) auto-login slot, (5) token. The ledger carries it out
+/// (`Ledger.record`): secrets and index together, in its fixed order.
 public struct Transition: Sendable, Equatable {
   /// Set (1) and (5).
   public var storeToken = false
@@ -88,6 +79,8 @@ public enum SessionRules {
     switch event {
     case .loggedIn(let remember, let takeSlot):
       Transition(storeToken: true, storePassword: remember, slot: takeSlot ? .take : .keep)
+    case .sessionReused:
+      Transition(slot: .take)
     case .loggedOut:
       Transition(deleteToken: true, slot: .release)
     case .takenOver:

@@ -1,0 +1,42 @@
+import AccountsCore
+import Glibc
+
+/// `accounts exec [USER] -- CMD...`
+enum ExecCommand {
+  static let command = ArgumentSpec(
+    "CMD", trailingCommand: true, help: "the command to run, after --, with its arguments")
+
+  static let spec = CommandSpec(
+    "exec",
+    summary: "run a command with the account's session in its environment",
+    discussion: """
+      Gets the account's session the way `accounts token` does, then replaces itself with CMD \
+      (searched in PATH), with ACCOUNTS_ACCOUNT (USER@BACKEND), ACCOUNTS_TOKEN and \
+      ACCOUNTS_USER_ID (the backend's userId, when it gave one) in its environment. The token \
+      reaches CMD only through its environment, never its arguments. CMD's exit status and \
+      signals are the caller's.
+      """,
+    arguments: [SharedArguments.optionalAccount, command],
+    options: [SharedArguments.passwordStdin, SharedArguments.accountOption, SessionArguments.timeout],
+    examples: [("accounts exec bob -- ./integration-test.sh", "run the tests as bob")],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let id = try environment.chooseAccount(invocation)
+    let words = invocation.arguments(command)
+    let session = try environment.sessionFlow(invocation).session(
+      for: id, prove: false, password: try environment.passwordSource(invocation))
+    setenv("ACCOUNTS_ACCOUNT", id.description, 1)
+    session.token.withUnsafeBytes { bytes in
+      var value = Array(bytes) + [0]
+      value.withUnsafeBufferPointer { setenv("ACCOUNTS_TOKEN", UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 1) }
+      explicit_bzero(&value, value.count)
+    }
+    if let userID = session.sessionValues["userId"] { setenv("ACCOUNTS_USER_ID", userID, 1) } else { unsetenv("ACCOUNTS_USER_ID") }
+    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    execvp(words[0], &argv)
+    let reason = String(cString: strerror(errno))
+    unsetenv("ACCOUNTS_TOKEN")
+    throw CommandError(.failure, "cannot run \(Names.printable(words[0])): \(reason)", fix: "check the command name and PATH")
+  }
+}

@@ -1,0 +1,36 @@
+import AccountsCore
+
+/// `accounts login [USER] [--remember] [--auto] [--password-stdin]`
+enum LoginCommand {
+  static let remember = OptionSpec("remember", help: "keep the password in the keyring for the next login")
+  static let auto = OptionSpec("auto", help: "also take the auto-login slot")
+
+  static let spec = CommandSpec(
+    "login",
+    summary: "log in through the backend and keep the session",
+    discussion: """
+      Logs the account in through its backend's adapter and stores the session token (with its \
+      expiry) in the keyring; a new USER is saved first. The password is the one given with \
+      --password-stdin, else the remembered one, else asked for without echo on a terminal; \
+      without a terminal and nothing remembered it exits 3 at once. --remember keeps the \
+      password; --auto also makes the account the auto-login one. Exit 4 when the backend \
+      rejects the password, 6 when it wants a newer client, 8 when it cannot be reached.
+      """,
+    arguments: [SharedArguments.optionalAccount],
+    options: [remember, auto, SharedArguments.passwordStdin, SharedArguments.accountOption, SessionArguments.timeout],
+    examples: [
+      ("accounts login alice --remember --auto", "log in, remember the password, start as alice"),
+      ("printf '%s\\n' \"$PW\" | accounts login ci-bot --password-stdin", "a script logs in"),
+    ],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let id = try environment.chooseAccount(invocation, allowNew: true)
+    let flow = try environment.sessionFlow(invocation)
+    let session = try flow.logIn(
+      id, password: try environment.passwordSource(invocation), remember: invocation.isSet(remember),
+      takeSlot: invocation.isSet(auto))
+    environment.output.message("\(id): logged in; the session is \(SessionText.validity(session))")
+    if invocation.json { environment.output.writeJSON(SessionText.json(session)) }
+  }
+}

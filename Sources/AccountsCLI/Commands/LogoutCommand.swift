@@ -1,0 +1,25 @@
+import AccountsCore
+
+/// `accounts logout [USER]`
+enum LogoutCommand {
+  static let spec = CommandSpec(
+    "logout",
+    summary: "end the session; the remembered password stays",
+    discussion: """
+      Tells the backend (when its adapter has a logout path), deletes the session token and \
+      empties the auto-login slot if the account held it. The remembered password stays. When \
+      the backend cannot be told, or there is no session, the session still ends here, with a \
+      warning, and the exit status is 0.
+      """,
+    arguments: [SharedArguments.optionalAccount],
+    options: [SharedArguments.accountOption, SessionArguments.timeout],
+    examples: [("accounts logout", "log the auto-login account out")],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let id = try environment.chooseAccount(invocation)
+    let warnings = try environment.sessionFlow(invocation).logOut(id)
+    for warning in warnings { environment.output.message("warning: \(warning)") }
+    environment.output.message("\(id): logged out")
+  }
+}

@@ -1,0 +1,43 @@
+import AccountsCore
+
+/// `accounts request [USER] METHOD PATH [KEY=VALUE...]`
+enum RequestCommand {
+  static let method = ArgumentSpec("METHOD", method: true, help: "GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS")
+  static let path = ArgumentSpec("PATH", help: "the API path, relative to the backend's base_url (e.g. user/info)")
+  static let parameters = ArgumentSpec(
+    "KEY=VALUE", optional: true, variadic: true, help: "the call's parameters (signed with the rest when the adapter signs)")
+
+  static let spec = CommandSpec(
+    "request",
+    summary: "call a backend API with the account's session",
+    discussion: """
+      Sends one call through the backend's adapter (signed when the adapter signs) with the \
+      account's session and prints the reply's body on stdout. When the backend says the \
+      session expired, it logs in again once with the remembered password and sends the call \
+      once more. When it wants a newer client, it exits 6 with the backend's message and \
+      update link. USER comes first only when the first word is not an HTTP method.
+      """,
+    arguments: [SharedArguments.optionalAccount, method, path, parameters],
+    options: [SharedArguments.passwordStdin, SharedArguments.accountOption, SessionArguments.timeout],
+    examples: [
+      ("accounts request POST user/info remark=hello", "a call as the current account"),
+      ("accounts request bob GET me", "the same, as bob"),
+    ],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let id = try environment.chooseAccount(invocation)
+    var pairs: [(String, String)] = []
+    for word in invocation.arguments(parameters) {
+      guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+        throw CommandError.usage("'\(Names.printable(word))' is not KEY=VALUE", fix: "write each parameter as KEY=VALUE, e.g. remark=hello")
+      }
+      pairs.append((String(word[..<equals]), String(word[word.index(after: equals)...])))
+    }
+    let reply = try environment.sessionFlow(invocation).call(
+      id, method: invocation.argument(method)!, path: invocation.argument(path)!, parameters: pairs,
+      password: try environment.passwordSource(invocation))
+    let body = reply.body ?? ""
+    environment.output.write(body.hasSuffix("\n") || body.isEmpty ? body : body + "\n")
+  }
+}

@@ -1,0 +1,71 @@
+import AccountsCore
+import AccountsJSON
+
+/// What the session commands share: `--timeout`, the flow they run on, where a password comes
+/// from, and how a session is shown.
+enum SessionArguments {
+  static let timeout = OptionSpec(
+    "timeout", value: "SECONDS",
+    help: "give up on the backend after SECONDS (default: ACCOUNTS_NETWORK_TIMEOUT, else 20)")
+}
+
+extension Environment {
+  /// The session flow for one command: the ledger over a keyring reached one call at a time,
+  /// the adapter host, and the command's network deadline.
+  func sessionFlow(_ invocation: Invocation) throws -> SessionFlow {
+    let store = SerializedSecretStore(connect: { [unowned self] in try self.secretStore() })
+    let ledger = Ledger(
+      index: index, config: config, adoptSecretService: variables["ACCOUNTS_ADOPT_SECRET_SERVICE"] == "1",
+      secrets: { store })
+    let output = output
+    return SessionFlow(
+      ledger: ledger, host: try adapterHost(), searchPath: adapterSearchPath, timeout: try timeout(invocation),
+      now: now, notice: { output.message($0) })
+  }
+
+  /// `--timeout`, else ACCOUNTS_NETWORK_TIMEOUT, else 20 s.
+  func timeout(_ invocation: Invocation) throws(CommandError) -> Double {
+    guard let text = invocation.value(SessionArguments.timeout) else { return try networkTimeout() }
+    guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+      throw .usage("--timeout '\(Names.printable(text))' is not a number of seconds", fix: "give a number between 0 and 3600, e.g. --timeout 10")
+    }
+    return seconds
+  }
+
+  /// `--password-stdin`, else the remembered password, else the no-echo prompt when there is
+  /// a terminal to ask on (never a hang without one).
+  func passwordSource(_ invocation: Invocation) throws -> PasswordSource {
+    if invocation.isSet(SharedArguments.passwordStdin) {
+      return .given(try terminal.readSecretFromStandardInput(what: "password"))
+    }
+    let terminal = terminal
+    return .rememberedOrAsk { id in
+      guard terminal.canPrompt else { return nil }
+      return try terminal.promptSecret("Password for \(id): ", what: "password")
+    }
+  }
+}
+
+/// How the session commands describe a session.
+enum SessionText {
+  /// "valid until 2026-11-24 10:00", "valid (no expiry given)"
+  static func validity(_ session: ActiveSession) -> String {
+    session.expiresAt.map { "valid until \(LocalTime.format($0))" } ?? "valid (the backend gave no expiry)"
+  }
+}
+
+extension SessionText {
+  /// `--json` of `login` and `switch`: the account, the session's expiry and its values (never
+  /// the token: `accounts token --json` prints that).
+  static func json(_ session: ActiveSession, reused: Bool? = nil) -> JSONValue {
+    var values = JSONObject()
+    for key in session.sessionValues.keys.sorted() { values[key] = .string(session.sessionValues[key]!) }
+    var object: JSONObject = [
+      "account": .string(session.id.description),
+      "expires_at": session.expiresAt.map { .string($0.iso8601) } ?? .null,
+      "session": .object(values),
+    ]
+    if let reused { object["reused"] = .bool(reused) }
+    return .object(object)
+  }
+}

@@ -1,0 +1,112 @@
+import AccountsCore
+import AccountsJSON
+
+/// `accounts status [--jobs N]`
+enum StatusCommand {
+  static let jobs = OptionSpec("jobs", short: "j", value: "N", help: "check at most N accounts at once (default 4)")
+
+  static let spec = CommandSpec(
+    "status",
+    summary: "check every account's session with its backend",
+    discussion: """
+      Proves every saved session with its backend, at most --jobs at once, and prints one line \
+      per account: the account, its backend, the outcome and the session's expiry. The session \
+      rules apply to each: an expired session is logged in again with the remembered password \
+      (nobody is asked for one), a session taken over or rejected is cleared. Accounts without \
+      a session are listed, not contacted. --backend checks one backend's accounts. Exits 0 \
+      when no check failed, else with the status of the first failure (3 to 9). With --json: \
+      an array of objects with keys account, backend, outcome, expires_at and message.
+      """,
+    options: [jobs, SessionArguments.timeout],
+    examples: [("accounts status --jobs 8", "check every session, 8 at a time")],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let width = try jobCount(invocation)
+    let book = try environment.index.load()
+    if let backend = invocation.backend { _ = try environment.config.load().backend(named: backend) }
+    let ids = book.accounts.map(\.id).filter { invocation.backend == nil || $0.backend == invocation.backend }
+    let entries = ids.isEmpty ? [] : try environment.sessionFlow(invocation).status(of: ids, jobs: width)
+    if invocation.json {
+      environment.output.writeJSON(.array(entries.map(json)))
+    } else {
+      let rows = entries.map { [$0.id.description, $0.id.backend, outcome($0), detail($0)] }
+      environment.output.writeText(TextTable.render([["ACCOUNT", "BACKEND", "SESSION", "DETAIL"]] + rows))
+    }
+    let failures = entries.compactMap(failure)
+    if let first = failures.first {
+      throw CommandError(first.status, "\(failures.count) of \(entries.count) sessions could not be confirmed; first: \(first.message)")
+    }
+  }
+
+  static func jobCount(_ invocation: Invocation) throws(CommandError) -> Int {
+    guard let text = invocation.value(jobs) else { return 4 }
+    guard let count = Int(text), (1...64).contains(count) else {
+      throw .usage("--jobs '\(Names.printable(text))' is not a number from 1 to 64", fix: "e.g. --jobs 8")
+    }
+    return count
+  }
+
+  /// "valid", "no session", "signed in elsewhere", ...
+  static func outcome(_ entry: StatusEntry) -> String {
+    switch entry.outcome {
+    case .noSession: "no session"
+    case .valid(let session): session.origin == .loggedInAgain ? "valid (logged in again)" : "valid"
+    case .failed(let failure): name(failure).replacingUnderscores
+    case .error: "error"
+    }
+  }
+
+  static func name(_ failure: SessionFailure) -> String {
+    switch failure {
+    case .loginRequired: "login_required"
+    case .expired, .expiredAgain: "expired"
+    case .signedInElsewhere: "signed_in_elsewhere"
+    case .credentialsRejected: "rejected"
+    case .upgradeRequired: "upgrade_required"
+    case .backendUnavailable: "backend_error"
+    case .adapterFailed, .noToken: "adapter_failed"
+    }
+  }
+
+  static func detail(_ entry: StatusEntry) -> String {
+    switch entry.outcome {
+    case .noSession: ""
+    case .valid(let session): session.expiresAt.map { "until \(LocalTime.format($0))" } ?? "no expiry given"
+    case .failed(let failure): failure.message
+    case .error(_, let message): message
+    }
+  }
+
+  static func failure(_ entry: StatusEntry) -> (status: ExitStatus, message: String)? {
+    switch entry.outcome {
+    case .noSession, .valid: nil
+    case .failed(let failure): (failure.status, failure.message)
+    case .error(let status, let message): (status, message)
+    }
+  }
+
+  static func json(_ entry: StatusEntry) -> JSONValue {
+    var object: JSONObject = ["account": .string(entry.id.description), "backend": .string(entry.id.backend)]
+    switch entry.outcome {
+    case .noSession:
+      object["outcome"] = .string("none")
+    case .valid(let session):
+      object["outcome"] = .string(session.origin == .loggedInAgain ? "logged_in_again" : "valid")
+      object["expires_at"] = session.expiresAt.map { .string($0.iso8601) } ?? .null
+    case .failed(let failure):
+      object["outcome"] = .string(name(failure))
+      object["message"] = .string(failure.message)
+    case .error(_, let message):
+      object["outcome"] = .string("error")
+      object["message"] = .string(message)
+    }
+    if object["expires_at"] == nil { object["expires_at"] = .null }
+    if object["message"] == nil { object["message"] = .null }
+    return .object(object)
+  }
+}
+
+extension String {
+  var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
+}

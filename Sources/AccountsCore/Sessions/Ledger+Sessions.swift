@@ -1,0 +1,135 @@
+/// The sessions' half of the ledger: SPEC §4 carried out on the keyring and the index together,
+/// by the ledger's rules (see `Ledger`). The session flow is its only caller; it decides nothing
+/// but the order: `SessionRules` decides what changes, from the book as re-read under the lock.
+extension Ledger {
+  /// What `record` did.
+  public enum Recorded: Sendable, Equatable {
+    /// The transition was carried out.
+    case applied(Transition)
+    /// Another command logged the account in (or removed it) after the verdict was reached:
+    /// the verdict is about a session that is no longer the account's, and nothing changed.
+    case stale
+  }
+
+  /// Carries out the SPEC §4 transition of `event` on `id`.
+  ///
+  /// - `token`, `password`: what a login (`.loggedIn`) stores: the new token, and the password
+  ///   to remember when the event says so.
+  /// - `login`: the expiry and session values a login leaves in the index.
+  /// - `observedLogin`: for a backend's verdict on a session, the `lastLogin` of the session it
+  ///   judged (nil: do not check); when the account was logged in again meanwhile (or
+  ///   removed), the verdict is `.stale` and changes nothing, so one command never ends
+  ///   another's fresh session.
+  ///
+  /// A login stores its secrets before the index claims them and saves the account when it is
+  /// new; an ending forgets the claim in the index before it deletes the secret, so neither a
+  /// crash nor a failed deletion can leave a claim without its secret (an unclaimed leftover is
+  /// swept when the account is settled).
+  @discardableResult
+  public func record(
+    _ event: SessionEvent, for id: AccountID, token: SecretBytes? = nil, password: SecretBytes? = nil,
+    login: LoginRecord? = nil, observedLogin: Timestamp? = nil, at now: Timestamp
+  ) throws -> Recorded {
+    try index.withLock { index in
+      var book = index.content
+      if let observedLogin, book[id]?.lastLogin != observedLogin { return .stale }
+      let transition = SessionRules.transition(for: event, hasRememberedPassword: book[id]?.remembered == true)
+      if transition.storeToken {
+        try storeLogin(id, transition, token: token, password: password, login: login, now, &book, &index)
+      } else if transition.deleteToken || transition.deletePassword {
+        try forgetSecrets(id, transition, now, &book, &index)
+      } else if transition != Transition(next: transition.next) {
+        guard book[id] != nil else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
+        book.apply(transition, to: id, at: now)  // the slot alone: no secret changes
+        try index.save(book)
+      }
+      return .applied(transition)
+    }
+  }
+
+  /// A login: password (when remembered) and token stored, then the index claims them.
+  private func storeLogin(
+    _ id: AccountID, _ transition: Transition, token: SecretBytes?, password: SecretBytes?,
+    login: LoginRecord?, _ now: Timestamp, _ book: inout AccountBook, _ index: inout LockedDocument<AccountBook>
+  ) throws {
+    guard let token else { throw SessionFailure.noToken(id) }
+    // A new account's backend must still exist: `removeBackend` holds this lock while it removes one.
+    if book[id] == nil { _ = try config.load().backend(named: id.backend) }
+    let claimed = (password: book[id]?.remembered == true, token: book[id]?.token != nil)
+    let (store, carried) = try begin(id, &book, &index)
+    var stored: [SecretKey] = []
+    do {
+      if transition.storePassword, let password {
+        try store.store(password, for: SecretKey(id, .password))
+        stored.append(SecretKey(id, .password))
+      }
+      try store.store(token, for: SecretKey(id, .token))
+      stored.append(SecretKey(id, .token))
+    } catch {
+      recover(id, after: error, &book, &index, store)
+      throw error
+    }
+    var applied = transition
+    if password == nil { applied.storePassword = false }
+    book.apply(applied, to: id, login: login, at: now)
+    if !carried { book.markSettled(id) }
+    do {
+      try index.save(book)
+    } catch {
+      // The index could not take the claims: what it did not claim before goes again. A
+      // replaced secret that it did claim stays replaced, which keeps the claim true.
+      for key in stored where !(key.kind == .password ? claimed.password : claimed.token) { try? store.delete(key) }
+      throw error
+    }
+  }
+
+  /// An ending (logout, expiry, take-over, rejection): the index forgets first, then the
+  /// secrets go; an account whose deletion fails stays unsettled, and settling sweeps it.
+  private func forgetSecrets(
+    _ id: AccountID, _ transition: Transition, _ now: Timestamp, _ book: inout AccountBook,
+    _ index: inout LockedDocument<AccountBook>
+  ) throws {
+    guard let account = book[id] else { return }  // removed meanwhile: nothing left to end
+    var doomed: [SecretKey] = []
+    if transition.deleteToken, account.token != nil { doomed.append(SecretKey(id, .token)) }
+    if transition.deletePassword, account.remembered { doomed.append(SecretKey(id, .password)) }
+    guard !doomed.isEmpty else {
+      book.apply(transition, to: id, at: now)
+      try index.save(book)
+      return
+    }
+    let store = try secrets()
+    try checkProvider(store, &book)
+    let carried = book.unsettled.contains(id)
+    book.apply(transition, to: id, at: now)
+    book.markUnsettled(id)
+    try index.save(book)
+    do {
+      for key in doomed { try store.delete(key) }
+    } catch {
+      return  // the claim is gone; the leftover is swept when the account is next settled
+    }
+    if !carried { book.markSettled(id) }
+    try? index.save(book)  // the mark alone stays if this fails: settling finds nothing to do
+  }
+}
+
+extension Ledger {
+  /// When a secret the files claim is missing: throws `providerChanged` when another provider
+  /// answers than the one `recorded` (by the index or the config) keeps it in.
+  func checkRecordedProvider(_ store: SecretStore, recorded: String?) throws {
+    guard let recorded, let current = try store.providerName(), current != recorded else { return }
+    throw SecretStoreError.providerChanged(stored: recorded, current: current)
+  }
+
+  /// Settles `id` now: a claim the keyring contradicts is dropped (rule 5).
+  func settle(_ id: AccountID) throws {
+    try index.withLock { index in
+      var book = index.content
+      let store = try secrets()
+      try checkProvider(store, &book)
+      try settle(id, &book, store)
+      try index.save(book)
+    }
+  }
+}

@@ -1,0 +1,129 @@
+/// How a session command ends when it does not succeed: the one table from a backend's verdict
+/// (after the session rules have been carried out) to the message and exit status of SPEC §3.
+/// `backend test` uses it for the raw verdict, the session flow for the verdict and what the
+/// rules did about it; nothing else decides these messages or numbers.
+public enum SessionFailure: UserFacingError, Equatable {
+  /// No valid session, no remembered password, and no way to ask for one (exit 3).
+  case loginRequired(AccountID)
+  /// The session expired and there is nothing to log in again with (exit 5).
+  case expired(subject: String, message: String)
+  /// The session expired again right after the one automatic re-login (exit 5).
+  case expiredAgain(subject: String, message: String)
+  /// Another login took the session over (exit 5); never followed by an automatic login.
+  case signedInElsewhere(subject: String, message: String)
+  /// The backend rejected the password (exit 4); `forgotten`: the remembered one was cleared.
+  case credentialsRejected(subject: String, message: String, forgotten: Bool)
+  /// The backend wants a newer client (exit 6): its message and the link it sent.
+  case upgradeRequired(subject: String, message: String, link: String)
+  /// The network or the backend failed (exit 8); nothing was changed.
+  case backendUnavailable(subject: String, message: String)
+  /// The adapter misbehaved (exit 9); nothing was changed.
+  case adapterFailed(subject: String, message: String)
+  /// The adapter reported a successful login without a token (exit 9).
+  case noToken(AccountID)
+
+  /// The raw verdict of an outcome other than `.ok`, for commands that keep nothing (`backend
+  /// test`); nil for `.ok`.
+  public init?(_ outcome: AdapterOutcome, subject: String) {
+    self.init(outcome, subject: subject, rulesForgotPassword: false)
+  }
+
+  /// The verdict after the session rules were carried out: `next` says what they did.
+  public init?(_ outcome: AdapterOutcome, subject: String, next: NextStep) {
+    switch (outcome, next) {
+    case (.sessionExpired(let message), .loginRequired):
+      self = .expired(subject: subject, message: message)
+    case (.wrongPassword, .credentialsRejected):
+      self.init(outcome, subject: subject, rulesForgotPassword: true)
+    default:
+      self.init(outcome, subject: subject, rulesForgotPassword: false)
+    }
+  }
+
+  private init?(_ outcome: AdapterOutcome, subject: String, rulesForgotPassword: Bool) {
+    switch outcome {
+    case .ok: return nil
+    case .wrongPassword(let message):
+      self = .credentialsRejected(subject: subject, message: message, forgotten: rulesForgotPassword)
+    case .sessionExpired(let message): self = .expired(subject: subject, message: message)
+    case .kicked(let message): self = .signedInElsewhere(subject: subject, message: message)
+    case .upgradeRequired(let message, let link): self = .upgradeRequired(subject: subject, message: message, link: link)
+    case .backendError(let message): self = .backendUnavailable(subject: subject, message: message)
+    case .adapterFailed(let message): self = .adapterFailed(subject: subject, message: message)
+    }
+  }
+
+  public var status: ExitStatus {
+    switch self {
+    case .loginRequired: .loginRequired
+    case .expired, .expiredAgain, .signedInElsewhere: .sessionEnded
+    case .credentialsRejected: .credentialsRejected
+    case .upgradeRequired: .upgradeRequired
+    case .backendUnavailable: .backendUnavailable
+    case .adapterFailed, .noToken: .adapterFailed
+    }
+  }
+
+  public var message: String {
+    switch self {
+    case .loginRequired(let id):
+      "\(id): login required: no valid session, no remembered password, and no terminal to ask for one"
+    case .expired(let subject, let message):
+      "\(subject): the session expired\(Self.quoting(message)); login required"
+    case .expiredAgain(let subject, let message):
+      "\(subject): the session expired again right after logging in\(Self.quoting(message)); not trying again"
+    case .signedInElsewhere(let subject, let message):
+      "\(subject): signed in elsewhere\(Self.quoting(message)); not logging in again automatically"
+    case .credentialsRejected(let subject, let message, let forgotten):
+      "\(subject): the backend rejected the password\(Self.quoting(message))"
+        + (forgotten ? "; the remembered password is forgotten" : "")
+    case .upgradeRequired(let subject, let message, _):
+      "\(subject): the backend requires a newer client\(Self.quoting(message))"
+    case .backendUnavailable(let subject, let message), .adapterFailed(let subject, let message):
+      "\(subject): \(message)"
+    case .noToken(let id):
+      "\(id): the adapter reported a successful login but returned no token"
+    }
+  }
+
+  public var fix: String? {
+    switch self {
+    case .loginRequired(let id):
+      "run `accounts login \(id)` on a terminal, or pipe the password to `accounts login \(id) --password-stdin`"
+    case .expired(let subject, _), .signedInElsewhere(let subject, _):
+      "`accounts login \(subject)` starts a new session"
+    case .expiredAgain:
+      "check the backend's clock and token lifetime, then `accounts login` again"
+    case .credentialsRejected(let subject, _, true):
+      "log in with the new password: `accounts login \(subject) --remember`"
+    case .credentialsRejected:
+      "check the user name and password"
+    case .upgradeRequired(_, _, let link):
+      link.isEmpty ? "update the client" : "get the update: \(link)"
+    case .backendUnavailable:
+      "nothing was changed; try again when the backend answers (--timeout SECONDS waits longer)"
+    case .adapterFailed, .noToken:
+      "nothing was changed; `accounts adapters` shows the adapter, report the problem to its author"
+    }
+  }
+
+  /// " (the backend's words)", or nothing when it said nothing.
+  private static func quoting(_ message: String) -> String {
+    message.isEmpty ? "" : " (\(message))"
+  }
+}
+
+extension AdapterOutcome {
+  /// "ok", "wrong_password", ... for `--json`.
+  public var name: String {
+    switch self {
+    case .ok: "ok"
+    case .wrongPassword: "wrong_password"
+    case .sessionExpired: "session_expired"
+    case .kicked: "kicked"
+    case .upgradeRequired: "upgrade_required"
+    case .backendError: "backend_error"
+    case .adapterFailed: "adapter_failed"
+    }
+  }
+}

@@ -1,0 +1,371 @@
+/// Where a login's password comes from.
+public enum PasswordSource: Sendable {
+  /// Given for this command (`--password-stdin`).
+  case given(SecretBytes)
+  /// The remembered password, else `ask` (which answers nil when nobody can be asked: no
+  /// terminal).
+  case rememberedOrAsk(@Sendable (AccountID) throws -> SecretBytes?)
+  /// The remembered password only; never asks (`status`).
+  case rememberedOnly
+}
+
+/// A session the flow vouches for.
+public struct ActiveSession: Sendable {
+  public enum Origin: Sendable, Equatable {
+    /// The stored token, trusted by its expiry (no network).
+    case stored
+    /// The stored token, and the backend confirmed it (CHECK).
+    case proved
+    /// A login of this command.
+    case loggedIn
+    /// The one automatic login after the stored session expired.
+    case loggedInAgain
+  }
+
+  public var id: AccountID
+  public var token: SecretBytes
+  public var sessionValues: [String: String]
+  public var expiresAt: Timestamp?
+  public var origin: Origin
+  /// The index's `lastLogin` of the session, to tell a verdict on it from one on a newer session.
+  var loggedInAt: Timestamp?
+}
+
+/// The one way commands use sessions: SPEC §4 decided by `SessionRules`, carried out by the
+/// ledger, with the backend reached through the adapter host. Every session command (`login`,
+/// `switch`, `current --check`, `token`, `exec`, `request`, `status`, `logout`, `backend test`)
+/// goes through it, so a verdict means the same in all of them, and the automatic re-login
+/// happens at most once per command.
+public struct SessionFlow: @unchecked Sendable {
+  // @unchecked: the ledger's secret store is reached through `SerializedSecretStore` (one
+  // keyring call at a time), the host is documented thread-safe, and the rest is immutable.
+  let ledger: Ledger
+  let host: any AdapterHosting
+  let searchPath: AdapterSearchPath
+  /// Seconds one adapter operation may take, network included (`--timeout`).
+  let timeout: Double
+  let now: @Sendable () -> Timestamp
+  /// Progress a person may want to know ("logging in again"), for stderr.
+  let notice: @Sendable (String) -> Void
+  private let prepared = PreparedBackends()
+
+  public init(
+    ledger: Ledger, host: any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,
+    now: @escaping @Sendable () -> Timestamp, notice: @escaping @Sendable (String) -> Void
+  ) {
+    self.ledger = ledger
+    self.host = host
+    self.searchPath = searchPath
+    self.timeout = timeout
+    self.now = now
+    self.notice = notice
+  }
+
+  // MARK: - Commands
+
+  /// `login`: logs `id` in (saving it when new) with the password from `source`.
+  public func logIn(_ id: AccountID, password source: PasswordSource, remember: Bool, takeSlot: Bool) throws -> ActiveSession {
+    let backend = try prepare(id.backend)
+    let (password, remembered) = try password(for: id, source)
+    return try logIn(id, password, rememberedOne: remembered, remember: remember && !remembered, takeSlot: takeSlot, backend)
+  }
+
+  /// `switch`: `id` takes the slot with its valid session, else after a login (remembered
+  /// password, else `source`). `reused`: no login was needed.
+  public func switchTo(_ id: AccountID, password source: PasswordSource) throws -> (session: ActiveSession, reused: Bool) {
+    // Twice at most: another command may log the account in between the look and the record.
+    for _ in 0..<2 {
+      guard let session = try storedSession(id), case .valid = tokenState(session) else { break }
+      if case .applied = try ledger.record(.sessionReused, for: id, observedLogin: session.loggedInAt, at: now()) {
+        return (session, true)
+      }
+    }
+    let backend = try prepare(id.backend)
+    let (password, remembered) = try password(for: id, source)
+    return (try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: true, backend), false)
+  }
+
+  /// The session `token`, `exec`, `request` and `current --check` use: the stored one when its
+  /// expiry has not passed (proved with the backend when `prove`), after logging in again once
+  /// when it expired and the password is remembered; with no session at all, a login with the
+  /// password from `source`.
+  public func session(for id: AccountID, prove: Bool, password source: PasswordSource) throws -> ActiveSession {
+    guard let stored = try storedSession(id) else {
+      let backend = try prepare(id.backend)
+      let (password, remembered) = try password(for: id, source)
+      return try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend)
+    }
+    guard case .valid = tokenState(stored) else {
+      let backend = try prepare(id.backend)
+      return try react(to: .sessionExpired(message: "its expiry passed"), on: stored, backend, mayLogInAgain: true)
+    }
+    guard prove else { return stored }
+    let backend = try prepare(id.backend)
+    let outcome = try run(.check(token: stored.token), for: stored, backend)
+    guard case .ok = outcome else { return try react(to: outcome, on: stored, backend, mayLogInAgain: true) }
+    var proved = stored
+    proved.origin = .proved
+    return proved
+  }
+
+  /// `request`: one CALL with the session of `id`; on "expired", logs in again once and
+  /// retries once. Returns the backend's answer.
+  public func call(
+    _ id: AccountID, method: String, path: String, parameters: [(String, String)], password source: PasswordSource
+  ) throws -> AdapterSuccess {
+    var session = try self.session(for: id, prove: false, password: source)
+    let backend = try prepare(id.backend)
+    while true {
+      let outcome = try run(.call(token: session.token, method: method, path: path, parameters: parameters), for: session, backend)
+      if case .ok(let success) = outcome { return success }
+      session = try react(to: outcome, on: session, backend, mayLogInAgain: session.origin == .stored)
+    }
+  }
+
+  /// `logout`: tells the backend when it can (a failure there is a warning, not an error), then
+  /// ends the session here whatever the backend said. Returns the warnings.
+  public func logOut(_ id: AccountID) throws -> [String] {
+    var warnings: [String] = []
+    if let session = try storedSession(id) {
+      do {
+        let backend = try prepare(id.backend)
+        let outcome = try run(.logout(token: session.token), for: session, backend)
+        if let failure = SessionFailure(outcome, subject: id.description) {
+          warnings.append("the backend was not told: \(failure.message)")
+        }
+      } catch let error as any UserFacingError {
+        warnings.append("the backend was not told: \(error.message)")
+      }
+    } else {
+      warnings.append("\(id) had no session")
+    }
+    try ledger.record(.loggedOut, for: id, at: now())
+    return warnings
+  }
+
+  /// `status`: every account's session proved with its backend, at most `jobs` operations at
+  /// once, SPEC §4 applied to each (an expired session is logged in again with the remembered
+  /// password; nobody is asked for one). Accounts without a session are not contacted.
+  public func status(of ids: [AccountID], jobs: Int) throws -> [StatusEntry] {
+    let book = try ledger.index.load()
+    let results = StatusResults(count: ids.count)
+    forEachConcurrently(ids.count, width: jobs) { index in
+      let id = ids[index]
+      guard book[id]?.token != nil else {
+        results.set(index, StatusEntry(id: id, outcome: .noSession))
+        return
+      }
+      do {
+        let session = try self.session(for: id, prove: true, password: .rememberedOnly)
+        results.set(index, StatusEntry(id: id, outcome: .valid(session)))
+      } catch let failure as SessionFailure {
+        results.set(index, StatusEntry(id: id, outcome: .failed(failure)))
+      } catch {
+        let failure = error as? any UserFacingError
+        results.set(index, StatusEntry(id: id, outcome: .error(
+          status: failure?.status ?? .failure, message: failure?.message ?? "\(error)")))
+      }
+    }
+    return results.entries(ids)
+  }
+
+  /// `backend test`: one LOGIN of `user` on `backendName` and, when it works, one LOGOUT,
+  /// recording nothing. Throws the LOGIN's verdict; the LOGOUT's outcome comes back as it is.
+  public func trial(_ user: String, on backendName: String, password source: PasswordSource) throws -> (AdapterSuccess, logout: AdapterOutcome) {
+    let backend = try prepare(backendName)
+    let id = AccountID(user: user, backend: backendName)
+    let (password, _) = try password(for: id, source)
+    let outcome = try run(.login(password: password), user: user, sessionValues: [:], backend)
+    guard case .ok(let success) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
+    guard let token = success.token else { return (success, .ok(AdapterSuccess())) }
+    return (success, try run(.logout(token: token), user: user, sessionValues: success.sessionValues, backend))
+  }
+
+  // MARK: - Steps
+
+  /// The stored session of `id`, nil when the index claims no token. A claimed token the
+  /// keyring does not have is a claim settled away: no session.
+  func storedSession(_ id: AccountID) throws -> ActiveSession? {
+    let book = try ledger.index.load()
+    guard let account = book[id] else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
+    guard let record = account.token else { return nil }
+    let store = try ledger.secrets()
+    guard let token = try store.lookup(SecretKey(id, .token)) else {
+      try ledger.checkRecordedProvider(store, recorded: book.secretService)
+      _ = try? ledger.settle(id)
+      return nil
+    }
+    return ActiveSession(
+      id: id, token: token, sessionValues: account.session, expiresAt: record.expiresAt, origin: .stored,
+      loggedInAt: account.lastLogin)
+  }
+
+  private func tokenState(_ session: ActiveSession) -> TokenState {
+    guard let expiresAt = session.expiresAt else { return .valid(until: nil) }
+    return expiresAt > now() ? .valid(until: expiresAt) : .expired(at: expiresAt)
+  }
+
+  /// The password for a login: the given one, the remembered one, or the answer to `ask`.
+  /// `remembered`: it came from the keyring.
+  private func password(for id: AccountID, _ source: PasswordSource) throws -> (SecretBytes, remembered: Bool) {
+    if case .given(let password) = source { return (password, false) }
+    if try ledger.index.load()[id]?.remembered == true, let password = try ledger.secrets().lookup(SecretKey(id, .password)) {
+      notice("using the remembered password of \(id)")
+      return (password, true)
+    }
+    if case .rememberedOrAsk(let ask) = source, let password = try ask(id) { return (password, false) }
+    throw SessionFailure.loginRequired(id)
+  }
+
+  /// One LOGIN, and its verdict carried out. A rejected password clears what is remembered only
+  /// when it was the remembered one (changed elsewhere); a mistyped one changes nothing.
+  private func logIn(
+    _ id: AccountID, _ password: SecretBytes, rememberedOne: Bool, remember: Bool, takeSlot: Bool,
+    _ backend: PreparedBackend, again: Bool = false
+  ) throws -> ActiveSession {
+    let outcome = try run(.login(password: password), user: id.user, sessionValues: [:], backend)
+    guard case .ok(let success) = outcome else {
+      if case .wrongPassword = outcome, rememberedOne {
+        if case .applied(let transition) = try ledger.record(.passwordRejected, for: id, at: now()) {
+          throw SessionFailure(outcome, subject: id.description, next: transition.next)!
+        }
+      }
+      throw SessionFailure(outcome, subject: id.description)!
+    }
+    guard let token = success.token else { throw SessionFailure.noToken(id) }
+    let at = now()
+    let expiresAt = Timestamp.lifetime(success.expiresIn).map { at.adding(seconds: $0) }
+    try ledger.record(
+      .loggedIn(remember: remember, takeSlot: takeSlot), for: id, token: token, password: remember ? password : nil,
+      login: LoginRecord(expiresAt: expiresAt, session: success.sessionValues), at: at)
+    return ActiveSession(
+      id: id, token: token, sessionValues: success.sessionValues, expiresAt: expiresAt,
+      origin: again ? .loggedInAgain : .loggedIn, loggedInAt: at)
+  }
+
+  /// A backend's verdict other than ok on `session`: SPEC §4 carried out. Returns the session
+  /// to go on with when the rules log in again (at most once: `mayLogInAgain`), else throws
+  /// the verdict's failure.
+  private func react(
+    to outcome: AdapterOutcome, on session: ActiveSession, _ backend: PreparedBackend, mayLogInAgain: Bool
+  ) throws -> ActiveSession {
+    let id = session.id
+    let event: SessionEvent
+    switch outcome {
+    case .ok: return session
+    case .sessionExpired: event = .tokenExpired
+    case .kicked: event = .takenOver
+    case .wrongPassword: event = .passwordRejected
+    case .upgradeRequired: event = .upgradeRequired
+    case .backendError, .adapterFailed: throw SessionFailure(outcome, subject: id.description)!
+    }
+    switch try ledger.record(event, for: id, observedLogin: session.loggedInAt, at: now()) {
+    case .stale:
+      // Another command logged in meanwhile: its session is the one to use, once.
+      guard mayLogInAgain, let current = try storedSession(id) else { throw SessionFailure(outcome, subject: id.description)! }
+      var again = current
+      again.origin = .loggedInAgain
+      return again
+    case .applied(let transition) where transition.next == .loginAgainOnce:
+      guard mayLogInAgain else {
+        guard case .sessionExpired(let message) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
+        throw SessionFailure.expiredAgain(subject: id.description, message: message)
+      }
+      guard let password = try ledger.secrets().lookup(SecretKey(id, .password)) else { throw SessionFailure.loginRequired(id) }
+      notice("\(id): the session expired; logging in again with the remembered password")
+      return try logIn(id, password, rememberedOne: true, remember: false, takeSlot: false, backend, again: true)
+    case .applied(let transition):
+      throw SessionFailure(outcome, subject: id.description, next: transition.next)!
+    }
+  }
+
+  private func run(_ operation: AdapterOperation, for session: ActiveSession, _ backend: PreparedBackend) throws -> AdapterOutcome {
+    try run(operation, user: session.id.user, sessionValues: session.sessionValues, backend)
+  }
+
+  private func run(
+    _ operation: AdapterOperation, user: String, sessionValues: [String: String], _ backend: PreparedBackend
+  ) throws -> AdapterOutcome {
+    let request = AdapterRequest(
+      adapter: backend.config.adapter, backend: backend.config.name, settings: backend.config.settings, user: user,
+      sessionValues: sessionValues, operation: operation, timeout: timeout)
+    return try host.run(request, secretSettings: backend.secretSettings, in: searchPath)
+  }
+
+  // MARK: - Backends
+
+  /// A backend ready for its adapter: the adapter described, the settings checked against its
+  /// declaration, the secret settings read from the keyring.
+  public struct PreparedBackend: Sendable {
+    public var config: BackendConfig
+    public var adapter: AdapterDescription
+    public var secretSettings: [String: SecretBytes]
+  }
+
+  /// Prepares `name`, once per flow.
+  public func prepare(_ name: String) throws -> PreparedBackend {
+    if let ready = prepared.get(name) { return ready }
+    let config = try ledger.config.load()
+    let backend = try config.backend(named: name)
+    let adapter = try host.describe(backend.adapter, in: searchPath)
+    let problems = BackendSettingsCheck(adapter: adapter).problems(settings: backend.settings, secretNames: backend.secretSettings)
+    if let first = problems.first {
+      throw CommandError(.failure, "backend \(backend.name): \(first)", fix: "see `accounts backend show \(backend.name)`")
+    }
+    var values: [String: SecretBytes] = [:]
+    if !backend.secretSettings.isEmpty {
+      let store = try ledger.secrets()
+      for setting in backend.secretSettings {
+        guard let value = try store.lookup(.setting(setting, backend: name)) else {
+          try ledger.checkRecordedProvider(store, recorded: config.secretService)
+          throw CommandError(
+            .loginRequired, "backend \(name): its secret setting \(setting) is not in the keyring",
+            fix: "remove the backend and add it again (`accounts backend remove \(name)`)")
+        }
+        values[setting] = value
+      }
+    }
+    let ready = PreparedBackend(config: backend, adapter: adapter, secretSettings: values)
+    prepared.set(name, ready)
+    return ready
+  }
+}
+
+/// The backends a flow has prepared, shared by its threads.
+private final class PreparedBackends: @unchecked Sendable {
+  private var backends: [String: SessionFlow.PreparedBackend] = [:]
+  private let lock = PThreadMutex()
+
+  func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.locked { backends[name] } }
+  func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.locked { backends[name] = backend } }
+}
+
+/// One line of `status`.
+public struct StatusEntry: Sendable {
+  public enum Outcome: Sendable {
+    /// No token: not contacted.
+    case noSession
+    /// The backend confirmed the session, or it was logged in again.
+    case valid(ActiveSession)
+    /// The backend's verdict, after the rules were applied.
+    case failed(SessionFailure)
+    /// Something else failed (the keyring, the adapter host).
+    case error(status: ExitStatus, message: String)
+  }
+
+  public var id: AccountID
+  public var outcome: Outcome
+}
+
+private final class StatusResults: @unchecked Sendable {
+  private var slots: [StatusEntry.Outcome?]
+  private let lock = PThreadMutex()
+
+  init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+  func set(_ index: Int, _ entry: StatusEntry) { lock.locked { slots[index] = entry.outcome } }
+
+  func entries(_ ids: [AccountID]) -> [StatusEntry] {
+    lock.locked { zip(ids, slots).map { StatusEntry(id: $0, outcome: $1 ?? .noSession) } }
+  }
+}

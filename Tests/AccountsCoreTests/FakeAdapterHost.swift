@@ -1,0 +1,60 @@
+@testable import AccountsCore
+
+/// An adapter host for the session flow's unit tests: answers each operation from a script and
+/// records every call in order ("login alice pw", "check alice T1", "call alice GET me T1",
+/// "logout alice T1"). The end-to-end tests run the real host against the test backend.
+final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
+  /// Answers, consumed in order; when empty, `fallback` answers.
+  var script: [AdapterOutcome] = []
+  /// What an operation gets when the script is used up: a LOGIN a fresh token, the rest ok.
+  var fallback: (AdapterRequest) -> AdapterOutcome = { request in
+    if case .login = request.operation { return FakeAdapterHost.loggedIn("T\(FakeAdapterHost.issued.next())") }
+    return .ok(AdapterSuccess(body: "{}"))
+  }
+  private(set) var calls: [String] = []
+  private let lock = PThreadMutex()
+
+  static let issued = Counter(start: 2)
+
+  /// A successful LOGIN that returns `token`, valid for an hour, with userId 1001.
+  static func loggedIn(_ token: String, expiresIn: Int64 = 3600) -> AdapterOutcome {
+    .ok(AdapterSuccess(token: secret(token), expiresIn: expiresIn, sessionValues: ["userId": "1001"]))
+  }
+
+  func probe(_ path: String) -> AdapterEntry { AdapterEntry(path: path, name: "fake") }
+
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+    AdapterDescription(name: name, version: "1", summary: "fake", abiVersion: 1 << 16, settings: [], path: "/fake/\(name).so")
+  }
+
+  func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
+    throws(AdapterError) -> AdapterOutcome
+  {
+    lock.locked {
+      calls.append(Self.describe(request))
+      return script.isEmpty ? fallback(request) : script.removeFirst()
+    }
+  }
+
+  /// The operations, without their payloads: ["check", "login", "call"].
+  var operations: [String] { lock.locked { calls.map { String($0.prefix { $0 != " " }) } } }
+
+  private static func describe(_ request: AdapterRequest) -> String {
+    switch request.operation {
+    case .login(let password): "login \(request.user) \(text(password))"
+    case .check(let token): "check \(request.user) \(text(token))"
+    case .logout(let token): "logout \(request.user) \(text(token))"
+    case .call(let token, let method, let path, _): "call \(request.user) \(method) \(path) \(text(token))"
+    case .validate: "validate"
+    }
+  }
+}
+
+func text(_ secret: SecretBytes) -> String { secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+
+final class Counter: @unchecked Sendable {
+  private var value: Int
+  private let lock = PThreadMutex()
+  init(start: Int) { value = start }
+  func next() -> Int { lock.locked { defer { value += 1 }; return value } }
+}
