@@ -49,30 +49,71 @@ struct OptionSpec: Sendable, Hashable {
   }
 }
 
-/// One positional argument of a command.
+/// One positional argument of a command. `CommandSpec.layoutProblems` says which sequences of
+/// them the parser can bind; `ArgumentBinding` binds them.
 struct ArgumentSpec: Sendable, Hashable {
+  /// Which words an argument takes.
+  enum Kind: Sendable, Hashable {
+    /// Any word.
+    case word
+    /// An HTTP method word (`HTTPMethod.all`), in any case, bound in upper case. An optional
+    /// argument right before a METHOD is filled only by a word that is not a method word, so
+    /// `request bob GET me` and `request GET me` both read as meant.
+    case method
+    /// The command a command runs: every word after `--`, and only those
+    /// (`exec [USER] -- CMD...`). Required, and always the last argument.
+    case trailingCommand
+  }
+
   let name: String
   let help: String
   let completion: CompletionKind
+  let kind: Kind
   let optional: Bool
   /// Takes every remaining argument.
   let variadic: Bool
 
   init(
-    _ name: String, completion: CompletionKind = .none, optional: Bool = false,
+    _ name: String, kind: Kind = .word, completion: CompletionKind = .none, optional: Bool = false,
     variadic: Bool = false, help: String
   ) {
     self.name = name
     self.help = help
     self.completion = completion
+    self.kind = kind
     self.optional = optional
     self.variadic = variadic
   }
 
-  /// "USER", "[USER]", "KEY=VALUE..."
+  /// A required HTTP method word, e.g. `METHOD` of `request`.
+  static func method(_ name: String = "METHOD", help: String) -> ArgumentSpec {
+    ArgumentSpec(name, kind: .method, help: help)
+  }
+
+  /// The words after `--`, e.g. `CMD...` of `exec`.
+  static func trailingCommand(_ name: String = "CMD", help: String) -> ArgumentSpec {
+    ArgumentSpec(name, kind: .trailingCommand, variadic: true, help: help)
+  }
+
+  /// "USER", "[USER]", "KEY=VALUE...", "-- CMD..."
   var usage: String {
     let base = name + (variadic ? "..." : "")
+    if kind == .trailingCommand { return "-- " + base }
     return optional ? "[\(base)]" : base
+  }
+}
+
+/// The words a METHOD argument takes.
+enum HTTPMethod {
+  static let all = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+  /// `word` in upper case when it is a method word in any case ("post" gives "POST"), else
+  /// nil. Only ASCII letters count: "optıons" (dotless i) is no method, though Swift's
+  /// `uppercased()` would turn it into OPTIONS.
+  static func normalised(_ word: String) -> String? {
+    guard word.unicodeScalars.allSatisfy(\.isASCII) else { return nil }
+    let upper = word.uppercased()
+    return all.contains(upper) ? upper : nil
   }
 }
 
@@ -98,17 +139,20 @@ struct CommandSpec: Sendable {
   let hidden: Bool
   let handler: Handler?
 
+  /// A command. With `picksAccount` it acts on one account chosen as SPEC §3 says: it takes
+  /// `[USER]` before `arguments` and `--account USER` after `options`, and its handler asks
+  /// `Environment.pickAccount` which account that is.
   init(
     _ name: String, aliases: [String] = [], summary: String, discussion: String = "",
-    arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
+    picksAccount: Bool = false, arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
     examples: [(String, String)] = [], hidden: Bool = false, handler: @escaping Handler
   ) {
     self.name = name
     self.aliases = aliases
     self.summary = summary
     self.discussion = discussion
-    self.arguments = arguments
-    self.options = options
+    self.arguments = (picksAccount ? [SharedArguments.optionalAccount] : []) + arguments
+    self.options = options + (picksAccount ? [SharedArguments.accountOption] : [])
     self.examples = examples
     self.subcommands = []
     self.defaultSubcommand = nil
@@ -135,6 +179,11 @@ struct CommandSpec: Sendable {
   }
 
   var isGroup: Bool { !subcommands.isEmpty }
+
+  /// The `-- CMD...` argument, when the command runs a command.
+  var trailingCommand: ArgumentSpec? {
+    arguments.last.flatMap { $0.kind == .trailingCommand ? $0 : nil }
+  }
 
   func subcommand(named name: String) -> CommandSpec? {
     subcommands.first { $0.name == name || $0.aliases.contains(name) }

@@ -9,7 +9,8 @@ enum ParsedCommandLine: Sendable {
 }
 
 /// Turns argv into an invocation of one command of the table. Global options go anywhere;
-/// `--` ends the options; `--name=value` and `--name value` are the same.
+/// `--` ends the options (and starts CMD of a command that runs one); `--name=value` and
+/// `--name value` are the same. `ArgumentBinding` says which word is which argument.
 struct Parser {
   let commands: [CommandSpec]
   let defaultCommand: String
@@ -20,6 +21,8 @@ struct Parser {
     var positionals: [String] = []
     var options: [String: [String]] = [:]
     var onlyPositionals = false
+    /// How many positionals came before `--`.
+    var separator: Int?
     var index = 0
 
     func context() -> String {
@@ -32,10 +35,11 @@ struct Parser {
       index += 1
       if !onlyPositionals, argument == "--" {
         onlyPositionals = true
+        separator = positionals.count
         continue
       }
       if !onlyPositionals, argument.hasPrefix("-"), argument != "-" {
-        let (spec, inline) = try option(argument, of: command, context: context())
+        let (spec, inline) = try option(argument, of: command, groups: groups, context: context())
         var value: String?
         if spec.takesValue {
           if let inline {
@@ -84,7 +88,7 @@ struct Parser {
       command = sub
     }
     let path = CommandPath(groups: groups, command: command!)
-    let values = try assign(positionals, to: path)
+    let values = try ArgumentBinding.bind(positionals, separator: separator, to: path)
     for spec in path.command.options where spec.required && options[spec.long] == nil {
       throw .usage(
         "`accounts \(path.name)` needs --\(spec.long) \(spec.valueName ?? "")"
@@ -95,9 +99,14 @@ struct Parser {
   }
 
   private func option(
-    _ argument: String, of command: CommandSpec?, context: String
+    _ argument: String, of command: CommandSpec?, groups: [CommandSpec], context: String
   ) throws(CommandError) -> (OptionSpec, String?) {
     let available = (command?.options ?? []) + GlobalOptions.all
+    // `exec bob ls -l`: "-l" belongs to the command to run, which needs a `--` before it.
+    func fix() -> String {
+      guard let command, command.trailingCommand != nil else { return "see `\(context) --help`" }
+      return ArgumentBinding.putSeparatorFix(CommandPath(groups: groups, command: command))
+    }
     if argument.hasPrefix("--") {
       let body = argument.dropFirst(2)
       let name = String(body.prefix { $0 != "=" })
@@ -107,12 +116,11 @@ struct Parser {
         to: "--" + name, in: available.map { "--" + $0.long }, limit: 2)
       throw .usage(
         "unknown option '--\(name)' for `\(context)`",
-        fix: suggestions.isEmpty
-          ? "see `\(context) --help`" : "did you mean \(Suggestions.phrase(suggestions))?")
+        fix: suggestions.isEmpty ? fix() : "did you mean \(Suggestions.phrase(suggestions))?")
     }
     let letters = Array(argument.dropFirst())
     guard letters.count == 1, let spec = available.first(where: { $0.short == letters[0] }) else {
-      throw .usage("unknown option '\(argument)' for `\(context)`", fix: "see `\(context) --help`")
+      throw .usage("unknown option '\(argument)' for `\(context)`", fix: fix())
     }
     return (spec, nil)
   }
@@ -129,34 +137,6 @@ struct Parser {
       "unknown command '\(word)' for `\(context)`",
       fix: suggestions.isEmpty
         ? "see `\(context) --help`" : "did you mean \(Suggestions.phrase(suggestions))?")
-  }
-
-  private func assign(
-    _ positionals: [String], to path: CommandPath
-  ) throws(CommandError) -> [String: [String]] {
-    var values: [String: [String]] = [:]
-    var remaining = positionals[...]
-    for spec in path.command.arguments {
-      if spec.variadic {
-        if remaining.isEmpty, !spec.optional { throw missing(spec, path) }
-        values[spec.name] = Array(remaining)
-        remaining = []
-      } else if let first = remaining.popFirst() {
-        values[spec.name] = [first]
-      } else if !spec.optional {
-        throw missing(spec, path)
-      }
-    }
-    if let extra = remaining.first {
-      throw .usage(
-        "unexpected argument '\(Names.printable(extra))' for `accounts \(path.name)`",
-        fix: "usage: \(path.usage)")
-    }
-    return values
-  }
-
-  private func missing(_ spec: ArgumentSpec, _ path: CommandPath) -> CommandError {
-    .usage("`accounts \(path.name)` needs \(spec.name)", fix: "usage: \(path.usage)")
   }
 }
 

@@ -6,6 +6,15 @@ enum SharedArguments {
   /// A saved account, as commands that act on one take it.
   static let account = ArgumentSpec(
     "USER", completion: .account, help: "the account: USER, USER@BACKEND or a unique prefix")
+  /// The `[USER]` of a command that picks its account (`CommandSpec(picksAccount: true)`).
+  static let optionalAccount = ArgumentSpec(
+    "USER", completion: .account, optional: true,
+    help: "the account: USER, USER@BACKEND or a unique prefix; else --account, "
+      + "ACCOUNTS_ACCOUNT or the auto-login slot")
+  /// `--account USER`: the same as `[USER]`, for scripts and aliases that put options first.
+  static let accountOption = OptionSpec(
+    "account", value: "USER", completion: .account,
+    help: "the account to use, as the USER argument would name it")
   /// `--password-stdin`: the only way besides the no-echo prompt to give a password.
   static let passwordStdin = OptionSpec(
     "password-stdin", help: "read the password from stdin (its first line) instead of asking")

@@ -1,0 +1,137 @@
+import AccountsCore
+import Testing
+
+@testable import AccountsCLI
+
+@Suite struct AccountChoiceTests {
+  let alice = AccountID(user: "alice", backend: "corp")
+  let bob = AccountID(user: "bob", backend: "corp")
+  let carolCorp = AccountID(user: "carol", backend: "corp")
+  let carolTest = AccountID(user: "carol", backend: "test")
+  let book: AccountBook
+
+  init() throws {
+    let at = Timestamp(secondsSince1970: 1_800_000_000)
+    book = try AccountBook(
+      accounts: [alice, bob, carolCorp, carolTest].map { Account(id: $0, addedAt: at) },
+      autoLogin: alice, previousAutoLogin: nil)
+  }
+
+  func pick(
+    argument: String? = nil, option: String? = nil, environment: String? = nil,
+    slot: AccountID? = nil
+  ) throws -> AccountChoice {
+    try AccountChoice.pick(
+      argument: argument, option: option, environment: environment, slot: slot,
+      resolve: { try book.resolve($0) })
+  }
+
+  func failure(_ body: () throws -> AccountChoice) -> UserFacingError? {
+    do {
+      _ = try body()
+      return nil
+    } catch {
+      return error as? UserFacingError
+    }
+  }
+
+  @Test func theStepsAreTriedInSPECsOrder() {
+    #expect(AccountChoice.Source.allCases == [.argument, .option, .environment, .slot])
+  }
+
+  @Test func theArgumentWinsOverEverythingAfterIt() throws {
+    let choice = try pick(argument: "bob", option: "bo", environment: "carol@test", slot: alice)
+    #expect(choice == AccountChoice(id: bob, source: .argument))
+    // Later steps are not even looked at: a wrong ACCOUNTS_ACCOUNT does not stop a named USER.
+    #expect(try pick(argument: "bob", environment: "nobody").source == .argument)
+  }
+
+  @Test func theOptionWinsOverTheEnvironmentAndTheSlot() throws {
+    #expect(
+      try pick(option: "bob", environment: "carol@test", slot: alice)
+        == AccountChoice(id: bob, source: .option))
+  }
+
+  @Test func theEnvironmentWinsOverTheSlot() throws {
+    #expect(
+      try pick(environment: "carol@test", slot: alice)
+        == AccountChoice(id: carolTest, source: .environment))
+    #expect(try pick(environment: "bo", slot: alice).id == bob, "a unique prefix is enough")
+    #expect(try pick(environment: "", slot: alice).source == .slot, "empty means unset")
+  }
+
+  @Test func theSlotIsTheLastStep() throws {
+    #expect(try pick(slot: alice) == AccountChoice(id: alice, source: .slot))
+  }
+
+  @Test func nothingNamingAnAccountIsAUsageError() {
+    let error = failure { try pick() }
+    #expect(error?.status == .usage)
+    #expect(error?.message == "no account given and the auto-login slot is empty")
+    #expect(
+      error?.fix
+        == "give USER or --account USER, set ACCOUNTS_ACCOUNT, or take the slot with `accounts switch USER`"
+    )
+  }
+
+  @Test func theArgumentAndTheOptionMayNameOneAccountButNotTwo() throws {
+    #expect(try pick(argument: "bob", option: "bob").id == bob)
+    #expect(try pick(argument: "bob", option: "bob@corp").id == bob, "two spellings of one account")
+    let error = failure { try pick(argument: "bob", option: "alice") }
+    #expect(error?.status == .usage)
+    #expect(error?.message == "USER 'bob' and --account 'alice' name different accounts")
+    #expect(error?.fix == "give the account once")
+  }
+
+  @Test func aNameFromTheEnvironmentSaysWhereItCameFrom() {
+    let typo = failure { try pick(environment: "carl", slot: alice) }
+    #expect(typo?.message == "ACCOUNTS_ACCOUNT: no account 'carl'")
+    #expect(typo?.fix?.hasPrefix("did you mean 'carol@") == true, "\(typo?.fix ?? "")")
+    #expect(typo?.status == .loginRequired)
+
+    let unknown = failure { try pick(environment: "zzzzzz", slot: alice) }
+    #expect(unknown?.message == "ACCOUNTS_ACCOUNT: no account 'zzzzzz'")
+    #expect(
+      unknown?.fix == "set ACCOUNTS_ACCOUNT to a saved account (see `accounts list`) or unset it")
+
+    let ambiguous = failure { try pick(environment: "carol", slot: alice) }
+    #expect(ambiguous?.message == "ACCOUNTS_ACCOUNT: 'carol' could be 'carol@corp' or 'carol@test'")
+    #expect(ambiguous?.status == .usage)
+  }
+
+  @Test func aNameOnTheCommandLineKeepsItsOwnError() {
+    let error = failure { try pick(argument: "carl") } as? AccountLookupError
+    #expect(error == .unknown("carl", backend: nil, suggestions: ["carol@corp", "carol@test"]))
+    #expect(failure { try pick(option: "zzzzzz", slot: alice) } is AccountLookupError)
+  }
+
+  /// The wiring: USER, --account and ACCOUNTS_ACCOUNT come from where a command finds them,
+  /// and names honour --backend.
+  @Test func anEnvironmentPicksFromTheInvocationAndItsVariables() throws {
+    let parser = Parser(commands: Shapes.all, defaultCommand: "token")
+    func choice(_ arguments: [String], _ variables: [String: String]) throws -> AccountChoice {
+      guard case .run(let invocation) = try parser.parse(arguments) else {
+        throw CommandError.usage("no run")
+      }
+      return try environment(variables).pickAccount(invocation, in: book)
+    }
+    let carol = ["ACCOUNTS_ACCOUNT": "carol@test"]
+    #expect(try choice(["token"], carol) == AccountChoice(id: carolTest, source: .environment))
+    #expect(
+      try choice(["token", "--account", "bob"], carol) == AccountChoice(id: bob, source: .option))
+    #expect(
+      try choice(["token", "carol", "--backend", "corp"], carol)
+        == AccountChoice(id: carolCorp, source: .argument))
+    #expect(try choice(["exec", "--", "carol"], [:]) == AccountChoice(id: alice, source: .slot))
+  }
+
+  func environment(_ variables: [String: String]) -> Environment {
+    let nowhere = "/nonexistent/accounts-tests"
+    return Environment(
+      variables: variables,
+      paths: Paths(configDirectory: nowhere, stateDirectory: nowhere, dataDirectory: nowhere),
+      terminal: Terminal(canPrompt: false, errorIsTerminal: false), output: Output(),
+      now: { Timestamp(secondsSince1970: 1_800_000_000) },
+      makeSecretStore: { throw CommandError.usage("no keyring in unit tests") })
+  }
+}
