@@ -3,8 +3,7 @@ import Glibc
 
 /// `accounts exec [USER] -- CMD...`
 enum ExecCommand {
-  static let command = ArgumentSpec(
-    "CMD", trailingCommand: true, help: "the command to run, after --, with its arguments")
+  static let command = ArgumentSpec.trailingCommand(help: "the command to run, after --, with its arguments")
 
   static let spec = CommandSpec(
     "exec",
@@ -16,13 +15,13 @@ enum ExecCommand {
       reaches CMD only through its environment, never its arguments. CMD's exit status and \
       signals are the caller's.
       """,
-    arguments: [SharedArguments.optionalAccount, command],
-    options: [SharedArguments.passwordStdin, SharedArguments.accountOption, SessionArguments.timeout],
+    picksAccount: true, arguments: [command],
+    options: [SharedArguments.passwordStdin, SessionArguments.timeout],
     examples: [("accounts exec bob -- ./integration-test.sh", "run the tests as bob")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let id = try environment.chooseAccount(invocation)
+    let id = try environment.pickAccount(invocation, in: try environment.index.load()).id
     let words = invocation.arguments(command)
     let session = try environment.sessionFlow(invocation).session(
       for: id, prove: false, password: try environment.passwordSource(invocation))

@@ -16,16 +16,29 @@ enum LoginCommand {
       password; --auto also makes the account the auto-login one. Exit 4 when the backend \
       rejects the password, 6 when it wants a newer client, 8 when it cannot be reached.
       """,
-    arguments: [SharedArguments.optionalAccount],
-    options: [remember, auto, SharedArguments.passwordStdin, SharedArguments.accountOption, SessionArguments.timeout],
+    picksAccount: true, options: [remember, auto, SharedArguments.passwordStdin, SessionArguments.timeout],
     examples: [
       ("accounts login alice --remember --auto", "log in, remember the password, start as alice"),
       ("printf '%s\\n' \"$PW\" | accounts login ci-bot --password-stdin", "a script logs in"),
     ],
     handler: run)
 
+  /// The account to log in: a USER that names no saved account is a new one (saved by the
+  /// login); else the account `pickAccount` chooses.
+  static func account(_ invocation: Invocation, _ environment: Environment) throws -> AccountID {
+    let book = try environment.index.load()
+    if let name = invocation.argument(SharedArguments.optionalAccount), invocation.value(SharedArguments.accountOption) == nil {
+      do {
+        return try environment.resolveAccount(name, invocation, in: book)
+      } catch AccountLookupError.unknown {
+        return try environment.newAccountID(name, invocation)
+      }
+    }
+    return try environment.pickAccount(invocation, in: book).id
+  }
+
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let id = try environment.chooseAccount(invocation, allowNew: true)
+    let id = try account(invocation, environment)
     let flow = try environment.sessionFlow(invocation)
     let session = try flow.logIn(
       id, password: try environment.passwordSource(invocation), remember: invocation.isSet(remember),

@@ -11,13 +11,12 @@ enum LogoutCommand {
       the backend cannot be told, or there is no session, the session still ends here, with a \
       warning, and the exit status is 0.
       """,
-    arguments: [SharedArguments.optionalAccount],
-    options: [SharedArguments.accountOption, SessionArguments.timeout],
+    picksAccount: true, options: [SessionArguments.timeout],
     examples: [("accounts logout", "log the auto-login account out")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let id = try environment.chooseAccount(invocation)
+    let id = try environment.pickAccount(invocation, in: try environment.index.load()).id
     let warnings = try environment.sessionFlow(invocation).logOut(id)
     for warning in warnings { environment.output.message("warning: \(warning)") }
     environment.output.message("\(id): logged out")

@@ -2,7 +2,7 @@ import AccountsCore
 
 /// `accounts request [USER] METHOD PATH [KEY=VALUE...]`
 enum RequestCommand {
-  static let method = ArgumentSpec("METHOD", method: true, help: "GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS")
+  static let method = ArgumentSpec.method(help: "GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS")
   static let path = ArgumentSpec("PATH", help: "the API path, relative to the backend's base_url (e.g. user/info)")
   static let parameters = ArgumentSpec(
     "KEY=VALUE", optional: true, variadic: true, help: "the call's parameters (signed with the rest when the adapter signs)")
@@ -17,8 +17,8 @@ enum RequestCommand {
       once more. When it wants a newer client, it exits 6 with the backend's message and \
       update link. USER comes first only when the first word is not an HTTP method.
       """,
-    arguments: [SharedArguments.optionalAccount, method, path, parameters],
-    options: [SharedArguments.passwordStdin, SharedArguments.accountOption, SessionArguments.timeout],
+    picksAccount: true, arguments: [method, path, parameters],
+    options: [SharedArguments.passwordStdin, SessionArguments.timeout],
     examples: [
       ("accounts request POST user/info remark=hello", "a call as the current account"),
       ("accounts request bob GET me", "the same, as bob"),
@@ -26,7 +26,7 @@ enum RequestCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let id = try environment.chooseAccount(invocation)
+    let id = try environment.pickAccount(invocation, in: try environment.index.load()).id
     var pairs: [(String, String)] = []
     for word in invocation.arguments(parameters) {
       guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {

@@ -15,13 +15,12 @@ enum TokenCommand {
       token is cleared and the exit status is 5. With no session at all, it logs in like \
       `accounts login` (exit 3 when there is no password to log in with).
       """,
-    arguments: [SharedArguments.optionalAccount],
-    options: [check, SharedArguments.passwordStdin, SharedArguments.accountOption, SessionArguments.timeout],
+    picksAccount: true, options: [check, SharedArguments.passwordStdin, SessionArguments.timeout],
     examples: [("curl -H \"AuthorisedToken: $(accounts token)\" https://api.example/me", "call an API as the current account")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let id = try environment.chooseAccount(invocation)
+    let id = try environment.pickAccount(invocation, in: try environment.index.load()).id
     let session = try environment.sessionFlow(invocation).session(
       for: id, prove: invocation.isSet(check), password: try environment.passwordSource(invocation))
     if invocation.json {

@@ -44,6 +44,35 @@ enum Documentation {
     """,
   ]
 
+  /// Which account a command uses and what a backend's verdict does to it: the man page's
+  /// SESSIONS section (SPEC §3 and §4).
+  static let sessions = [
+    """
+    A command that takes [USER] uses, first match wins: USER; --account USER; \
+    ACCOUNTS_ACCOUNT; the account in the auto-login slot. Without any of them it exits 2.
+    """,
+    """
+    A login stores the session token and its expiry in the keyring and the index; --remember \
+    also keeps the password, --auto (and switch) also takes the auto-login slot, whose previous \
+    holder keeps its password and session. The password comes from --password-stdin, else \
+    the remembered one, else a no-echo prompt on a terminal; with none of them the command \
+    exits 3 at once.
+    """,
+    """
+    What a backend says: "session expired" (or an expiry that has passed) clears the token and \
+    logs in again once with the remembered password, and a request is sent again once; \
+    without a remembered password, or when the new session expires at once, it exits 5 and an \
+    account without a password gives up the slot. "Signed in elsewhere" (another login took \
+    the session over) clears the token and the slot and exits 5, and is never followed by an \
+    automatic login, which would take the session back from the other device in a loop. A \
+    remembered password the backend rejects (changed elsewhere) is forgotten with the token \
+    and the slot: exit 4; a password typed wrong changes nothing. "Upgrade required" changes \
+    nothing: exit 6 with the backend's message and link. A backend that cannot be reached \
+    within --timeout changes nothing: exit 8. logout ends the session here even when the \
+    backend cannot be told.
+    """,
+  ]
+
   /// What accounts refuses and why, and how it keeps the keyring and the files in step: the
   /// man page's SAFETY section.
   static let safety = [
@@ -104,12 +133,14 @@ enum Documentation {
   ]
 
   static let environment: [(String, String)] = [
+    ("ACCOUNTS_ACCOUNT",
+     "The account commands that take [USER] use when neither USER nor --account is given, before the auto-login slot: one shell or script can use another account without moving the slot."),
     ("ACCOUNTS_SECRET_TIMEOUT",
      "Seconds each Secret Service call may take before accounts gives up with exit status 7 (default 5)."),
     ("ACCOUNTS_PROMPT_TIMEOUT",
      "Seconds accounts waits for a person to answer the keyring's own prompt (unlock a collection, allow access to an entry) before it gives up with exit status 7 (default 120). Prompts are shown only on a desktop (DISPLAY or WAYLAND_DISPLAY) with stderr on a terminal; otherwise a locked collection or an entry that needs permission is reported at once."),
     ("ACCOUNTS_NETWORK_TIMEOUT",
-     "Seconds one adapter operation (a login, a check, a call) may take, requests included, before accounts gives up with exit status 8 or 9 (default 20)."),
+     "Seconds one adapter operation (a login, a check, a call) may take, requests included, before accounts gives up with exit status 8 or 9 (default 20); --timeout overrides it for one command."),
     ("ACCOUNTS_ADAPTER_LOAD_TIMEOUT",
      "Seconds adapters and doctor give each adapter to load, in a separate process, before they stop it and report it as hanging (default 5)."),
     ("ACCOUNTS_ADOPT_SECRET_SERVICE",

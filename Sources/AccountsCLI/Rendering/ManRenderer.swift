@@ -21,6 +21,8 @@ enum ManRenderer {
     for path in CommandTable.paths where !path.command.hidden {
       out += command(path)
     }
+    out.append(".SH SESSIONS")
+    out += paragraphs(Documentation.sessions)
     out.append(".SH GLOBAL OPTIONS")
     for option in GlobalOptions.all { out += optionItem(option) }
     out.append(".SH ENVIRONMENT")
