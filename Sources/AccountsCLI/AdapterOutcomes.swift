@@ -18,19 +18,6 @@ extension AdapterOutcome {
     case .adapterFailed(let message): CommandError(.adapterFailed, "\(subject): \(message)")
     }
   }
-
-  /// "ok", "wrong_password", ... for `--json`.
-  var name: String {
-    switch self {
-    case .ok: "ok"
-    case .wrongPassword: "wrong_password"
-    case .sessionExpired: "session_expired"
-    case .kicked: "kicked"
-    case .upgradeRequired: "upgrade_required"
-    case .backendError: "backend_error"
-    case .adapterFailed: "adapter_failed"
-    }
-  }
 }
 
 /// "45 s", "59 min", "1 h", "2 h 30 min", "3 d"

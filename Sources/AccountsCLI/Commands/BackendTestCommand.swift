@@ -41,18 +41,22 @@ enum BackendTestCommand {
     let password = try password(for: id, invocation, environment)
     let timeout = try environment.networkTimeout()
 
-    let (outcome, token) = try host.run(
+    let outcome = try host.run(
       AdapterRequest(
-        adapter: backend.adapter, backend: backend.name, operation: .login, settings: backend.settings,
-        user: userName, timeout: timeout),
-      secrets: AdapterSecrets(password: password, settings: secrets), in: searchPath)
+        adapter: backend.adapter, backend: backend.name, settings: backend.settings, user: userName,
+        operation: .login(password: password), timeout: timeout),
+      secretSettings: secrets, in: searchPath)
     guard case .ok(let success) = outcome else { throw outcome.failure("\(id)")! }
+    let token = success.token
 
-    let (logout, _) = try host.run(
+    // Without a token LOGOUT gets an empty one, which the ABI reads as none.
+    let logout = try host.run(
       AdapterRequest(
-        adapter: backend.adapter, backend: backend.name, operation: .logout, settings: backend.settings,
-        user: userName, sessionValues: success.sessionValues, timeout: timeout),
-      secrets: AdapterSecrets(token: token, settings: secrets), in: searchPath)
+        adapter: backend.adapter, backend: backend.name, settings: backend.settings, user: userName,
+        sessionValues: success.sessionValues,
+        operation: .logout(token: token ?? SecretBytes(copying: UnsafeRawBufferPointer(start: nil, count: 0))),
+        timeout: timeout),
+      secretSettings: secrets, in: searchPath)
     let lifetime = Timestamp.lifetime(success.expiresIn)
     let expiresAt = lifetime.map { environment.now().adding(seconds: $0) }
 
