@@ -64,7 +64,7 @@ let package = Package(
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
     .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "TestSupport"]),
-    .testTarget(name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore"]),
+    .testTarget(name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore", "TestSupport"]),
     .testTarget(
       name: "SecretServiceTests",
       dependencies: ["SecretService", "AccountsCore", "TestSupport"]

@@ -7,9 +7,13 @@ import Glibc
 /// dlopen by the commands that use adapters. It brings GLib and libcurl, which `list` and
 /// completion must not pay for; like the Secret Service library it sits beside the executable
 /// or in PREFIX/lib/accounts, RTLD_LOCAL, never unloaded.
+///
+/// Sendable: it holds nothing but the library's function pointers, set once in `init` (the
+/// library is never unloaded); every call brings its own buffers and frees its own answers,
+/// and the entry points may run on several threads at once.
 final class AdapterHostLibrary: AdapterHosting {
   static let fileName = "libAccountsAdapterHost.so"
-  static let interfaceVersion: Int32 = 2
+  static let interfaceVersion: Int32 = 3
 
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   private typealias CString = UnsafePointer<CChar>
@@ -55,18 +59,13 @@ final class AdapterHostLibrary: AdapterHosting {
     }
   }
 
-  func run(_ request: AdapterRequest, secrets: AdapterSecrets, in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> (AdapterOutcome, token: SecretBytes?)
+  func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
+    throws(AdapterError) -> AdapterOutcome
   {
-    var named: [(String, SecretBytes)] = []
-    if let password = secrets.password { named.append(("password", password)) }
-    if let token = secrets.token { named.append(("token", token)) }
-    for (name, value) in secrets.settings { named.append(("setting:\(name)", value)) }
-
     var error: UnsafeMutablePointer<CChar>?
     var tokenBytes: UnsafeMutableRawPointer?
     var tokenLength = 0
-    let answer = SecretPairs.withPairs(named) { pairs in
+    let answer = SecretPairs.withPairs(request.wireSecrets(secretSettings: secretSettings)) { pairs in
       take(runFunction(
         request.wireText(searchPath: searchPath), pairs.baseAddress, pairs.count, &tokenBytes,
         &tokenLength, &error))
@@ -78,7 +77,7 @@ final class AdapterHostLibrary: AdapterHosting {
     }
     if let failure = take(error) { throw AdapterError(wireText: failure) }
     do {
-      return (try AdapterOutcome(wireText: answer ?? ""), token)
+      return try AdapterOutcome(wireText: answer ?? "", token: token)
     } catch {
       throw .hostMissing(detail: "unreadable outcome: \(error.detail)")
     }
@@ -95,7 +94,9 @@ final class AdapterHostLibrary: AdapterHosting {
 /// Secrets as `acc_pair`s pointing into the SecretBytes themselves, valid inside `body` only:
 /// no copy of a secret is made on this side.
 enum SecretPairs {
-  static func withPairs<R>(_ named: [(String, SecretBytes)], _ body: (UnsafeBufferPointer<acc_pair>) -> R) -> R {
+  static func withPairs<R>(
+    _ named: [(name: String, value: SecretBytes)], _ body: (UnsafeBufferPointer<acc_pair>) -> R
+  ) -> R {
     var pairs: [acc_pair] = []
     var names: [UnsafeMutablePointer<CChar>] = []
     defer { names.forEach { free($0) } }

@@ -109,71 +109,119 @@ extension AdapterEntry {
 }
 
 extension AdapterRequest {
-  public func wireText(searchPath: AdapterSearchPath) -> String {
-    JSON.serialize(.object([
-      "adapter": string(adapter), "backend": string(backend), "operation": string(operation.rawValue),
-      "settings": object(settings), "user": string(user), "session_values": object(sessionValues),
-      "method": string(method), "path": string(path),
-      "parameters": .array(parameters.map { .array([string($0.0), string($0.1)]) }),
-      "timeout_ms": number(Int64((timeout * 1000).rounded())),
-      "search_path": searchPath.wireValue,
-    ]), pretty: false)
+  /// The secrets that travel beside `wireText`, never inside it, by name: the operation's
+  /// "password" or "token", and each secret setting as "setting:NAME".
+  public func wireSecrets(secretSettings: [String: SecretBytes]) -> [(name: String, value: SecretBytes)] {
+    var named: [(name: String, value: SecretBytes)] = []
+    if let password = operation.password { named.append(("password", password)) }
+    if let token = operation.token { named.append(("token", token)) }
+    for name in secretSettings.keys.sorted() { named.append(("setting:\(name)", secretSettings[name]!)) }
+    return named
   }
 
-  public static func from(wireText: String) throws(AdapterWireError) -> (AdapterRequest, AdapterSearchPath) {
-    try parse(wireText) { reader in
-      guard let operation = AdapterOperation(rawValue: try reader.string("operation")) else {
+  /// Everything but the secrets, and where to look for the adapter.
+  public func wireText(searchPath: AdapterSearchPath) -> String {
+    var value: JSONObject = [
+      "adapter": string(adapter), "backend": string(backend), "operation": string(operation.kind.rawValue),
+      "settings": object(settings), "user": string(user), "session_values": object(sessionValues),
+      "timeout_ms": number(Int64((timeout * 1000).rounded())),
+      "search_path": searchPath.wireValue,
+    ]
+    if case .call(_, let method, let path, let parameters) = operation {
+      value["method"] = string(method)
+      value["path"] = string(path)
+      value["parameters"] = .array(parameters.map { .array([string($0.0), string($0.1)]) })
+    }
+    return JSON.serialize(.object(value), pretty: false)
+  }
+
+  /// The request `wireText` describes, with the secrets that came beside it put back: the
+  /// operation's into the operation, the settings' returned by name.
+  public static func from(wireText: String, secrets: [(name: String, value: SecretBytes)]) throws(AdapterWireError)
+    -> (request: AdapterRequest, secretSettings: [String: SecretBytes], searchPath: AdapterSearchPath)
+  {
+    var password: SecretBytes?
+    var token: SecretBytes?
+    var secretSettings: [String: SecretBytes] = [:]
+    for (name, value) in secrets {
+      switch name {
+      case "password": password = value
+      case "token": token = value
+      case let setting where setting.hasPrefix("setting:"): secretSettings[String(setting.dropFirst(8))] = value
+      default: continue
+      }
+    }
+    return try parse(wireText) { reader in
+      guard let kind = AdapterOperationKind(rawValue: try reader.string("operation")) else {
         throw AdapterWireError(detail: "unknown operation")
       }
-      var parameters: [(String, String)] = []
-      for pair in try reader.array("parameters") {
-        let items = try pair.asArray()
-        guard items.count == 2 else { throw AdapterWireError(detail: "parameter is not a pair") }
-        parameters.append((try items[0].asString(), try items[1].asString()))
+      func secret(_ value: SecretBytes?, _ name: String) throws(AdapterWireError) -> SecretBytes {
+        guard let value else { throw AdapterWireError(detail: "no \(name) beside a \(kind.rawValue) request") }
+        return value
+      }
+      let operation: AdapterOperation
+      switch kind {
+      case .login: operation = .login(password: try secret(password, "password"))
+      case .check: operation = .check(token: try secret(token, "token"))
+      case .logout: operation = .logout(token: try secret(token, "token"))
+      case .validate: operation = .validate
+      case .call:
+        var parameters: [(String, String)] = []
+        for pair in try reader.array("parameters") {
+          let items = try pair.asArray()
+          guard items.count == 2 else { throw AdapterWireError(detail: "parameter is not a pair") }
+          parameters.append((try items[0].asString(), try items[1].asString()))
+        }
+        operation = .call(
+          token: try secret(token, "token"), method: try reader.string("method"), path: try reader.string("path"),
+          parameters: parameters)
       }
       let request = AdapterRequest(
         adapter: try reader.string("adapter"), backend: try reader.string("backend"),
-        operation: operation, settings: try pairs(try reader.object("settings")),
-        user: try reader.string("user"), sessionValues: try pairs(try reader.object("session_values")),
-        method: try reader.string("method"), path: try reader.string("path"), parameters: parameters,
+        settings: try pairs(try reader.object("settings")), user: try reader.string("user"),
+        sessionValues: try pairs(try reader.object("session_values")), operation: operation,
         timeout: Double(try reader.int64("timeout_ms")) / 1000)
       guard let searchPath = try reader.member("search_path") else {
         throw AdapterWireError(detail: "no search path")
       }
-      return (request, try AdapterSearchPath(wireReader: searchPath))
+      return (request, secretSettings, try AdapterSearchPath(wireReader: searchPath))
     }
   }
 }
 
 extension AdapterOutcome {
+  /// LOGIN's token, which travels beside the wire text, never inside it.
+  public var token: SecretBytes? {
+    if case .ok(let success) = self { success.token } else { nil }
+  }
+
+  /// The wire text: everything but the token.
   public var wireText: String {
-    let value: JSONObject
+    var value: JSONObject = ["case": string(name)]
     switch self {
     case .ok(let success):
-      var entry: JSONObject = [
-        "case": string("ok"), "expires_in": number(success.expiresIn),
-        "session_values": object(success.sessionValues), "message": string(success.message),
-      ]
-      if let body = success.body { entry["body"] = string(body) }
-      value = entry
-    case .wrongPassword(let message): value = ["case": string("wrong_password"), "message": string(message)]
-    case .sessionExpired(let message): value = ["case": string("session_expired"), "message": string(message)]
-    case .kicked(let message): value = ["case": string("kicked"), "message": string(message)]
+      value["expires_in"] = number(success.expiresIn)
+      value["session_values"] = object(success.sessionValues)
+      value["message"] = string(success.message)
+      if let body = success.body { value["body"] = string(body) }
+    case .wrongPassword(let message), .sessionExpired(let message), .kicked(let message),
+      .backendError(let message), .adapterFailed(let message):
+      value["message"] = string(message)
     case .upgradeRequired(let message, let link):
-      value = ["case": string("upgrade_required"), "message": string(message), "link": string(link)]
-    case .backendError(let message): value = ["case": string("backend_error"), "message": string(message)]
-    case .adapterFailed(let message): value = ["case": string("adapter_failed"), "message": string(message)]
+      value["message"] = string(message)
+      value["link"] = string(link)
     }
     return JSON.serialize(.object(value), pretty: false)
   }
 
-  public init(wireText: String) throws(AdapterWireError) {
+  /// The outcome `wireText` describes, with the token that came beside it.
+  public init(wireText: String, token: SecretBytes? = nil) throws(AdapterWireError) {
     self = try parse(wireText) { reader in
       let message = try reader.string("message")
       switch try reader.string("case") {
       case "ok":
         return .ok(AdapterSuccess(
-          expiresIn: try reader.int64("expires_in"),
+          token: token, expiresIn: try reader.int64("expires_in"),
           sessionValues: try pairs(try reader.object("session_values")),
           body: try reader.optionalString("body"), message: message))
       case "wrong_password": return .wrongPassword(message: message)

@@ -86,62 +86,89 @@ public struct AdapterEntry: Equatable, Sendable {
   }
 }
 
-/// The operations of the ABI (`ACC_OP_*`).
-public enum AdapterOperation: String, Sendable, CaseIterable {
+/// The kinds of operation of the ABI (`ACC_OP_*`); the raw value names one on the wire.
+public enum AdapterOperationKind: String, Sendable, CaseIterable {
   case login, check, logout, call, validate
 }
 
-/// One operation for an adapter to run. Secrets travel beside it, never inside it.
+/// One operation of the ABI with what it needs: the password of a LOGIN, the token of the
+/// operations that use a session, the request of a CALL.
+public enum AdapterOperation: Sendable {
+  case login(password: SecretBytes)
+  /// Proves the session with the backend.
+  case check(token: SecretBytes)
+  case logout(token: SecretBytes)
+  /// An API request through the session: `path` relative to the backend's base URL.
+  case call(token: SecretBytes, method: String, path: String, parameters: [(String, String)])
+  /// The adapter's own check of the settings, without the network.
+  case validate
+
+  public var kind: AdapterOperationKind {
+    switch self {
+    case .login: .login
+    case .check: .check
+    case .logout: .logout
+    case .call: .call
+    case .validate: .validate
+    }
+  }
+
+  /// LOGIN's password.
+  public var password: SecretBytes? {
+    if case .login(let password) = self { password } else { nil }
+  }
+
+  /// The token of CHECK, LOGOUT and CALL.
+  public var token: SecretBytes? {
+    switch self {
+    case .check(let token), .logout(let token), .call(let token, _, _, _): token
+    case .login, .validate: nil
+    }
+  }
+}
+
+extension AdapterOperation: Equatable {
+  /// Secrets compare by their bytes.
+  public static func == (lhs: AdapterOperation, rhs: AdapterOperation) -> Bool {
+    switch (lhs, rhs) {
+    case (.login(let left), .login(let right)), (.check(let left), .check(let right)),
+      (.logout(let left), .logout(let right)):
+      left.isEqual(to: right)
+    case (.call(let leftToken, let leftMethod, let leftPath, let leftParameters),
+      .call(let rightToken, let rightMethod, let rightPath, let rightParameters)):
+      leftToken.isEqual(to: rightToken) && leftMethod == rightMethod && leftPath == rightPath
+        && leftParameters.elementsEqual(rightParameters, by: ==)
+    case (.validate, .validate): true
+    default: false
+    }
+  }
+}
+
+/// One operation for an adapter to run on a backend, for a user. The backend's secret settings
+/// travel beside it (`AdapterHosting.run`).
 public struct AdapterRequest: Equatable, Sendable {
   public var adapter: String
   public var backend: String
-  public var operation: AdapterOperation
   /// The backend's non-secret settings.
   public var settings: [String: String]
   public var user: String
+  /// What LOGIN returned besides the token (`userId`...), for the operations after it.
   public var sessionValues: [String: String]
-  public var method: String
-  public var path: String
-  public var parameters: [(String, String)]
+  public var operation: AdapterOperation
   /// The whole operation's deadline, network included.
   public var timeout: Double
 
   public init(
-    adapter: String, backend: String, operation: AdapterOperation, settings: [String: String],
-    user: String = "", sessionValues: [String: String] = [:], method: String = "",
-    path: String = "", parameters: [(String, String)] = [], timeout: Double
+    adapter: String, backend: String, settings: [String: String], user: String = "",
+    sessionValues: [String: String] = [:], operation: AdapterOperation, timeout: Double
   ) {
     self.adapter = adapter
     self.backend = backend
-    self.operation = operation
     self.settings = settings
     self.user = user
     self.sessionValues = sessionValues
-    self.method = method
-    self.path = path
-    self.parameters = parameters
+    self.operation = operation
     self.timeout = timeout
-  }
-
-  public static func == (lhs: AdapterRequest, rhs: AdapterRequest) -> Bool {
-    lhs.adapter == rhs.adapter && lhs.backend == rhs.backend && lhs.operation == rhs.operation
-      && lhs.settings == rhs.settings && lhs.user == rhs.user
-      && lhs.sessionValues == rhs.sessionValues && lhs.method == rhs.method && lhs.path == rhs.path
-      && lhs.parameters.elementsEqual(rhs.parameters, by: ==) && lhs.timeout == rhs.timeout
-  }
-}
-
-/// The secrets an operation needs: the password (LOGIN), the token (later operations) and the
-/// backend's secret settings.
-public struct AdapterSecrets: Sendable {
-  public var password: SecretBytes?
-  public var token: SecretBytes?
-  public var settings: [String: SecretBytes]
-
-  public init(password: SecretBytes? = nil, token: SecretBytes? = nil, settings: [String: SecretBytes] = [:]) {
-    self.password = password
-    self.token = token
-    self.settings = settings
   }
 }
 
@@ -156,10 +183,25 @@ public enum AdapterOutcome: Equatable, Sendable {
   case backendError(message: String)
   /// The adapter misbehaved: unknown result, too many steps, no answer in time, garbage.
   case adapterFailed(message: String)
+
+  /// "ok", "wrong_password", ...: for `--json` and the wire.
+  public var name: String {
+    switch self {
+    case .ok: "ok"
+    case .wrongPassword: "wrong_password"
+    case .sessionExpired: "session_expired"
+    case .kicked: "kicked"
+    case .upgradeRequired: "upgrade_required"
+    case .backendError: "backend_error"
+    case .adapterFailed: "adapter_failed"
+    }
+  }
 }
 
-/// What a successful operation returned. The token comes back separately, as a secret.
+/// What a successful operation returned.
 public struct AdapterSuccess: Equatable, Sendable {
+  /// LOGIN: the session's token, when the backend gave one.
+  public var token: SecretBytes?
   /// Seconds the token stays valid; 0 when unknown.
   public var expiresIn: Int64
   public var sessionValues: [String: String]
@@ -167,11 +209,27 @@ public struct AdapterSuccess: Equatable, Sendable {
   public var body: String?
   public var message: String
 
-  public init(expiresIn: Int64 = 0, sessionValues: [String: String] = [:], body: String? = nil, message: String = "") {
+  public init(
+    token: SecretBytes? = nil, expiresIn: Int64 = 0, sessionValues: [String: String] = [:], body: String? = nil,
+    message: String = ""
+  ) {
+    self.token = token
     self.expiresIn = expiresIn
     self.sessionValues = sessionValues
     self.body = body
     self.message = message
+  }
+
+  /// Tokens compare by their bytes.
+  public static func == (lhs: AdapterSuccess, rhs: AdapterSuccess) -> Bool {
+    let sameToken =
+      switch (lhs.token, rhs.token) {
+      case (nil, nil): true
+      case (let left?, let right?): left.isEqual(to: right)
+      default: false
+      }
+    return sameToken && lhs.expiresIn == rhs.expiresIn && lhs.sessionValues == rhs.sessionValues
+      && lhs.body == rhs.body && lhs.message == rhs.message
   }
 }
 
@@ -208,13 +266,19 @@ public enum AdapterError: UserFacingError, Equatable {
 }
 
 /// Finds, loads and runs adapters. The real one lives in libAccountsAdapterHost.so.
-public protocol AdapterHosting: AnyObject {
+///
+/// Thread-safe: every method may be called from several threads at once (`status --jobs` runs
+/// one operation per account in parallel). Each call works on its own memory; what is shared
+/// (the loaded adapter files, libcurl's global state, the host services) is set up once and
+/// only read afterwards.
+public protocol AdapterHosting: AnyObject, Sendable {
   /// One adapter file, loaded and described or refused: run in a child process by the
   /// commands that list adapters, since a broken adapter can take the process down.
   func probe(_ path: String) -> AdapterEntry
   /// The adapter called `name`, loaded.
   func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription
-  /// Runs one operation; the token comes back on LOGIN success.
-  func run(_ request: AdapterRequest, secrets: AdapterSecrets, in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> (AdapterOutcome, token: SecretBytes?)
+  /// Runs one operation with the backend's secret settings (by setting name); a LOGIN that
+  /// succeeds carries its token in the `AdapterSuccess`.
+  func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
+    throws(AdapterError) -> AdapterOutcome
 }

@@ -15,6 +15,11 @@ public struct LoadedAdapter: @unchecked Sendable {
 /// Loads adapter files: check, `dlopen(RTLD_NOW | RTLD_LOCAL)`, check the descriptor. Never
 /// `dlclose`s (unloading a Swift library crashed the host on its next type check), so each file
 /// is loaded once per process and the result remembered.
+///
+/// Thread-safe. Loading happens under the lock, so threads asking for the same file at once
+/// wait for one check and one `dlopen` and all get its result, not one each from a file that
+/// may have changed in between. Loads are rare (once per file) and dlopen serialises on the
+/// loader's own lock anyway; calls into adapters that are already loaded never take it.
 public enum AdapterLoader {
   /// This host's ABI version.
   public static let abiVersion = UInt32(ACC_ADAPTER_ABI_MAJOR << 16 | ACC_ADAPTER_ABI_MINOR)
@@ -25,10 +30,12 @@ public enum AdapterLoader {
   static func load(_ path: String, name: String, check: AdapterFileCheck = AdapterFileCheck())
     -> Result<LoadedAdapter, Refusal>
   {
-    if let known = loaded.withLock({ $0[path] }) { return known }
-    let result = open(path, name: name, check: check)
-    loaded.withLock { $0[path] = result }
-    return result
+    loaded.withLock { loaded in
+      if let known = loaded[path] { return known }
+      let result = open(path, name: name, check: check)
+      loaded[path] = result
+      return result
+    }
   }
 
   private static func open(_ path: String, name: String, check: AdapterFileCheck) -> Result<LoadedAdapter, Refusal> {

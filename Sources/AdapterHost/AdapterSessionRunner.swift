@@ -18,6 +18,10 @@ public struct AdapterLimits: Sendable {
 
 /// Drives one adapter session: session_new, then step after step, performing each SEND through
 /// the transport, until a final result, within the step limit and the overall deadline.
+///
+/// Runners may work at once on several threads, even with the same adapter: each run has its
+/// own session, arenas and transfer; what they share (the adapter's descriptor, the host
+/// services, libcurl's global state) is set up once and only read.
 public struct AdapterSessionRunner {
   public let adapter: LoadedAdapter
   public var transport: any HTTPTransport
@@ -37,22 +41,22 @@ public struct AdapterSessionRunner {
 
   private var name: String { adapter.description.name }
 
-  /// Runs `request`; the token comes back with a LOGIN that succeeded.
-  public func run(_ request: AdapterRequest, secrets: AdapterSecrets) -> (AdapterOutcome, SecretBytes?) {
+  /// Runs `request` with the backend's secret settings; a LOGIN that succeeded carries its token.
+  public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes] = [:]) -> AdapterOutcome {
     let deadline = DispatchTime.now() + .milliseconds(Int((request.timeout * 1000).rounded()))
     let arena = CArena()
-    let config = arena.place(makeConfig(request, secrets: secrets, arena: arena))
+    let config = arena.place(makeConfig(request, secretSettings: secretSettings, arena: arena))
     let watch = WatchedCall(deadline: deadline)
     let sessionNew = adapter.sessionNew
     guard let created = watch.run({ sessionNew(config).map(Session.init) }) else {
       arena.abandon()
-      return (notAnswering(request.timeout), nil)
+      return notAnswering(request.timeout)
     }
     guard let session = created else {
-      return (.adapterFailed(message: "adapter \(name) could not start a session (session_new returned NULL)"), nil)
+      return .adapterFailed(message: "adapter \(name) could not start a session (session_new returned NULL)")
     }
     var steps = StepLoop(
-      runner: self, operation: request.operation, session: session, deadline: deadline, timeout: request.timeout)
+      runner: self, operation: request.operation.kind, session: session, deadline: deadline, timeout: request.timeout)
     let result = steps.run()
     if steps.abandoned {
       arena.abandon()
@@ -69,31 +73,35 @@ public struct AdapterSessionRunner {
     .adapterFailed(message: "adapter \(name) did not answer within \(Seconds.text(timeout)); it may be stuck")
   }
 
-  private func makeConfig(_ request: AdapterRequest, secrets: AdapterSecrets, arena: CArena) -> acc_session_config {
+  private func makeConfig(
+    _ request: AdapterRequest, secretSettings: [String: SecretBytes], arena: CArena
+  ) -> acc_session_config {
     // Only declared settings reach the adapter; secret ones come from the keyring.
     var settings: [(acc_string, acc_string)] = []
     for setting in adapter.description.settings {
-      if setting.isSecret, let value = secrets.settings[setting.name] {
+      if setting.isSecret, let value = secretSettings[setting.name] {
         settings.append((arena.string(setting.name), arena.string(value)))
       } else if !setting.isSecret, let value = request.settings[setting.name] {
         settings.append((arena.string(setting.name), arena.string(value)))
       }
     }
     let operation: Int32 =
-      switch request.operation {
+      switch request.operation.kind {
       case .login: ACC_OP_LOGIN
       case .check: ACC_OP_CHECK
       case .logout: ACC_OP_LOGOUT
       case .call: ACC_OP_CALL
       case .validate: ACC_OP_VALIDATE
       }
+    var call: (method: String, path: String, parameters: [(String, String)]) = ("", "", [])
+    if case .call(_, let method, let path, let parameters) = request.operation { call = (method, path, parameters) }
     return acc_session_config(
       size: UInt32(MemoryLayout<acc_session_config>.size), operation: operation,
       settings: arena.pairs(settings), user: arena.string(request.user),
-      password: arena.string(secrets.password), token: arena.string(secrets.token),
+      password: arena.string(request.operation.password), token: arena.string(request.operation.token),
       session_values: arena.pairs(request.sessionValues.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
-      method: arena.string(request.method), path: arena.string(request.path),
-      parameters: arena.pairs(request.parameters), host: host)
+      method: arena.string(call.method), path: arena.string(call.path),
+      parameters: arena.pairs(call.parameters), host: host)
   }
 
   /// The session pointer, handed between threads.
@@ -105,7 +113,7 @@ public struct AdapterSessionRunner {
 /// The loop of step calls of one session.
 private struct StepLoop {
   let runner: AdapterSessionRunner
-  let operation: AdapterOperation
+  let operation: AdapterOperationKind
   let session: AdapterSessionRunner.Session
   let deadline: DispatchTime
   let timeout: Double
@@ -114,7 +122,7 @@ private struct StepLoop {
 
   private var name: String { runner.adapter.description.name }
 
-  mutating func run() -> (AdapterOutcome, SecretBytes?) {
+  mutating func run() -> AdapterOutcome {
     let output = UnsafeMutablePointer<acc_step_output>.allocate(capacity: 1)
     let response = UnsafeMutablePointer<acc_response>.allocate(capacity: 1)
     var responseArena = CArena()
@@ -136,34 +144,34 @@ private struct StepLoop {
       guard let result = WatchedCall(deadline: deadline).run({ step(session.pointer, call.response, call.output) }) else {
         abandoned = true
         responseArena.abandon()
-        return (runner.notAnswering(timeout), nil)
+        return runner.notAnswering(timeout)
       }
       let reader = OutputReader(output: output.pointee, limits: runner.limits, adapter: name)
       switch result {
       case ACC_STEP_SEND:
         guard operation != .validate else {
-          return (.adapterFailed(message: "adapter \(name) asked for the network while checking settings (VALIDATE must not send)"), nil)
+          return .adapterFailed(message: "adapter \(name) asked for the network while checking settings (VALIDATE must not send)")
         }
         sends += 1
         guard sends <= runner.limits.steps else {
-          return (.adapterFailed(message: "adapter \(name) asked for more than \(runner.limits.steps) requests in one operation; it is looping"), nil)
+          return .adapterFailed(message: "adapter \(name) asked for more than \(runner.limits.steps) requests in one operation; it is looping")
         }
         var request: HTTPRequest
         do throws(AdapterFault) {
           request = try reader.request()
         } catch {
-          return (.adapterFailed(message: error.message), nil)
+          return .adapterFailed(message: error.message)
         }
         let left = deadline.secondsLeft
-        guard left > 0 else { return (timedOut(), nil) }
+        guard left > 0 else { return timedOut() }
         let answer: HTTPResponse
         // The body may hold the password: this is its only copy, wiped once sent.
         defer { request.body.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
         do throws(TransportError) {
           answer = try runner.transport.perform(request, timeout: left, responseLimit: runner.limits.response)
         } catch {
-          if case .timedOut = error { return (timedOut(), nil) }
-          return (.backendError(message: "\(request.method) \(URLText.withoutSecrets(request.url)): \(error.message)"), nil)
+          if case .timedOut = error { return timedOut() }
+          return .backendError(message: "\(request.method) \(URLText.withoutSecrets(request.url)): \(error.message)")
         }
         responseArena = CArena()
         response.initialize(to: acc_response(
@@ -175,7 +183,7 @@ private struct StepLoop {
         do throws(AdapterFault) {
           return try reader.outcome(result)
         } catch {
-          return (.adapterFailed(message: error.message), nil)
+          return .adapterFailed(message: error.message)
         }
       }
     }

@@ -54,7 +54,8 @@ enum Seconds {
 }
 
 /// HTTP through libcurl (loaded on the first request): http and https only, no redirects followed, no cookie engine, no
-/// signals, a deadline for the whole transfer and a cap on the body.
+/// signals, a deadline for the whole transfer and a cap on the body. Transfers on several
+/// threads at once each have their own easy handle, headers, error buffer and sink.
 public struct CurlTransport: HTTPTransport {
   public init() {}
 

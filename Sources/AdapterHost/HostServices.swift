@@ -5,6 +5,10 @@ import Glibc
 
 /// The services the host lends every adapter (`acc_host`): the clock, randomness, and GLib's
 /// GChecksum/GHmac for digests and HMAC, so adapters carry no crypto of their own.
+///
+/// Sessions on several threads call them at once: `standard` is built once and never written
+/// again, and each service keeps no state between calls (localtime_r, getrandom, a GChecksum
+/// or GHmac of its own per call, one write(2) per log line).
 public enum HostServices {
   /// The real services. Tests build their own `acc_host` from `digest`/`hmac` and a fixed clock.
   nonisolated(unsafe) public static let standard: UnsafePointer<acc_host> = {

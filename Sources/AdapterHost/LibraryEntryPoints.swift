@@ -10,7 +10,7 @@ import Glibc
 
 /// Bumped whenever an entry point or a wire text changes.
 @_cdecl("accounts_adapter_host_interface_version")
-public func accountsAdapterHostInterfaceVersion() -> Int32 { 2 }
+public func accountsAdapterHostInterfaceVersion() -> Int32 { 3 }
 
 /// One adapter file, checked and loaded: its `AdapterEntry`, described or refused. Called by
 /// `accounts __probe-adapters` in a child process, which a broken adapter may take down.
@@ -35,8 +35,10 @@ public func accountsAdapterHostDescribe(
   }
 }
 
-/// Runs one operation: an `AdapterOutcome`, or NULL and an `AdapterError` in `error`. A token
-/// returned by LOGIN is put in `token`/`tokenLength`.
+/// Runs one operation: an `AdapterOutcome`, or NULL and an `AdapterError` in `error`. The
+/// token of a LOGIN that succeeded is put in `token`/`tokenLength`, not in the outcome's text.
+/// Safe to call from several threads at once: every call has its own request, secrets,
+/// session and transfer.
 @_cdecl("accounts_adapter_host_run")
 public func accountsAdapterHostRun(
   _ requestText: UnsafePointer<CChar>, _ secretItems: UnsafePointer<acc_pair>?, _ secretCount: Int,
@@ -45,16 +47,17 @@ public func accountsAdapterHostRun(
 ) -> UnsafeMutablePointer<CChar>? {
   do throws(AdapterError) {
     let request: AdapterRequest
+    let secretSettings: [String: SecretBytes]
     let searchPath: AdapterSearchPath
     do {
-      (request, searchPath) = try AdapterRequest.from(wireText: String(cString: requestText))
+      (request, secretSettings, searchPath) = try AdapterRequest.from(
+        wireText: String(cString: requestText), secrets: readSecrets(secretItems, secretCount))
     } catch {
       throw .hostMissing(detail: "unreadable request: \(error.detail)")
     }
     let adapter = try AdapterCatalog(searchPath: searchPath).adapter(named: request.adapter)
-    let secrets = readSecrets(secretItems, secretCount)
-    let (outcome, returnedToken) = AdapterSessionRunner(adapter: adapter).run(request, secrets: secrets)
-    if let returnedToken {
+    let outcome = AdapterSessionRunner(adapter: adapter).run(request, secretSettings: secretSettings)
+    if let returnedToken = outcome.token {
       returnedToken.withUnsafeBytes { bytes in
         let copy = malloc(max(bytes.count, 1))!
         if bytes.count > 0 { copy.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
@@ -85,23 +88,16 @@ private func readSearchPath(_ text: String) throws(AdapterError) -> AdapterSearc
   }
 }
 
-private func readSecrets(_ items: UnsafePointer<acc_pair>?, _ count: Int) -> AdapterSecrets {
-  var secrets = AdapterSecrets()
-  guard let items else { return secrets }
-  for index in 0..<count {
+/// The secrets beside a request, copied out of the caller's memory, by name.
+private func readSecrets(_ items: UnsafePointer<acc_pair>?, _ count: Int) -> [(name: String, value: SecretBytes)] {
+  guard let items else { return [] }
+  return (0..<count).map { index in
     let pair = items[index]
     let name = pair.name.bytes.map {
       String(decoding: UnsafeRawBufferPointer(start: $0, count: pair.name.length), as: UTF8.self)
     } ?? ""
-    let value = SecretBytes(copying: UnsafeRawBufferPointer(start: pair.value.bytes, count: pair.value.length))
-    switch name {
-    case "password": secrets.password = value
-    case "token": secrets.token = value
-    case let setting where setting.hasPrefix("setting:"): secrets.settings[String(setting.dropFirst(8))] = value
-    default: continue
-    }
+    return (name, SecretBytes(copying: UnsafeRawBufferPointer(start: pair.value.bytes, count: pair.value.length)))
   }
-  return secrets
 }
 
 private func duplicate(_ text: String) -> UnsafeMutablePointer<CChar> {

@@ -41,8 +41,8 @@ struct OutputReader {
     return HTTPRequest(method: method, url: url, headers: headers.map { ($0.0, $0.1) }, body: body)
   }
 
-  /// The outcome of a final result code, and the token of a successful LOGIN.
-  func outcome(_ result: Int32) throws(AdapterFault) -> (AdapterOutcome, SecretBytes?) {
+  /// The outcome of a final result code; a successful LOGIN's carries the token.
+  func outcome(_ result: Int32) throws(AdapterFault) -> AdapterOutcome {
     let message = Names.printable(try text(output.message, "message", limit: limits.string), limit: 400)
     switch result {
     case ACC_STEP_OK:
@@ -68,20 +68,19 @@ struct OutputReader {
       if output.body.length > 0 {
         body = String(decoding: try bytes(output.body, "body", limit: limits.response), as: UTF8.self)
       }
-      let success = AdapterSuccess(
-        expiresIn: max(0, output.expires_in), sessionValues: values, body: body, message: message)
-      return (.ok(success), token)
+      return .ok(AdapterSuccess(
+        token: token, expiresIn: max(0, output.expires_in), sessionValues: values, body: body, message: message))
     case ACC_STEP_WRONG_PASSWORD:
-      return (.wrongPassword(message: message.isEmpty ? "the backend rejected the user name or password" : message), nil)
+      return .wrongPassword(message: message.isEmpty ? "the backend rejected the user name or password" : message)
     case ACC_STEP_SESSION_EXPIRED:
-      return (.sessionExpired(message: message.isEmpty ? "the session expired" : message), nil)
+      return .sessionExpired(message: message.isEmpty ? "the session expired" : message)
     case ACC_STEP_KICKED:
-      return (.kicked(message: message.isEmpty ? "signed in elsewhere" : message), nil)
+      return .kicked(message: message.isEmpty ? "signed in elsewhere" : message)
     case ACC_STEP_UPGRADE_REQUIRED:
       let link = Names.printable(try text(output.link, "link", limit: 2048), limit: 2048)
-      return (.upgradeRequired(message: message.isEmpty ? "the backend requires a newer client" : message, link: link), nil)
+      return .upgradeRequired(message: message.isEmpty ? "the backend requires a newer client" : message, link: link)
     case ACC_STEP_ERROR:
-      return (.backendError(message: message.isEmpty ? "adapter \(adapter) failed without saying why" : message), nil)
+      return .backendError(message: message.isEmpty ? "adapter \(adapter) failed without saying why" : message)
     default:
       throw fault("returned the unknown result code \(result)")
     }

@@ -50,6 +50,11 @@ static void load(void) {
   load_error = NULL;
 }
 
+/* Thread-safe: the first caller loads libcurl and runs curl_global_init (itself not
+ * thread-safe in older libcurl) inside pthread_once; every other caller waits for it, and
+ * pthread_once orders those writes before its reads of `curl` and `load_error`, which nothing
+ * writes again. Each transfer then has its own easy handle (CURLOPT_NOSIGNAL), which libcurl
+ * allows on any number of threads at once. Call this before any other accounts_curl_ function. */
 const char *accounts_curl_load(void) {
   pthread_once(&once, load);
   return load_error;

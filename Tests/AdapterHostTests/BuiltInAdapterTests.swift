@@ -14,8 +14,15 @@ import TestSupport
   init() throws { backend = try TestBackend() }
 
   struct Session {
-    var token: SecretBytes?
+    var token: SecretBytes
     var values: [String: String]
+
+    var check: AdapterOperation { .check(token: token) }
+    var logout: AdapterOperation { .logout(token: token) }
+
+    func call(_ method: String, _ path: String, _ parameters: [(String, String)]) -> AdapterOperation {
+      .call(token: token, method: method, path: path, parameters: parameters)
+    }
   }
 
   func secret(_ text: String) -> SecretBytes {
@@ -29,24 +36,21 @@ import TestSupport
 
   func run(
     _ name: String, _ operation: AdapterOperation, settings: [String: String], secrets: [String: String] = [:],
-    user: String = "alice", password: String? = nil, session: Session? = nil,
-    method: String = "", path: String = "", parameters: [(String, String)] = []
-  ) throws -> (AdapterOutcome, SecretBytes?) {
+    user: String = "alice", session: Session? = nil
+  ) throws -> AdapterOutcome {
     let request = AdapterRequest(
-      adapter: name, backend: "live", operation: operation, settings: settings, user: user,
-      sessionValues: session?.values ?? [:], method: method, path: path, parameters: parameters, timeout: 10)
-    let secrets = AdapterSecrets(
-      password: password.map(secret), token: session?.token, settings: secrets.mapValues(secret))
-    return AdapterSessionRunner(adapter: try adapter(name)).run(request, secrets: secrets)
+      adapter: name, backend: "live", settings: settings, user: user, sessionValues: session?.values ?? [:],
+      operation: operation, timeout: 10)
+    return AdapterSessionRunner(adapter: try adapter(name)).run(request, secretSettings: secrets.mapValues(secret))
   }
 
   func login(_ name: String, settings: [String: String], secrets: [String: String] = [:], user: String = "alice", password: String = "123456") throws -> Session {
-    let (outcome, token) = try run(name, .login, settings: settings, secrets: secrets, user: user, password: password)
-    guard case .ok(let success) = outcome else {
+    let outcome = try run(name, .login(password: secret(password)), settings: settings, secrets: secrets, user: user)
+    guard case .ok(let success) = outcome, let token = success.token else {
       Issue.record("\(name) login: \(outcome)")
-      return Session(token: nil, values: [:])
+      return Session(token: secret(""), values: [:])
     }
-    #expect(token?.count == 32, "\(name) got a token")
+    #expect(token.count == 32, "\(name) got a token")
     #expect(success.expiresIn == 3600)
     return Session(token: token, values: success.sessionValues)
   }
@@ -62,19 +66,19 @@ import TestSupport
     ]
     let session = try login("plain", settings: settings)
     #expect(session.values == ["userId": "1001"])
-    #expect(try run("plain", .check, settings: settings, session: session).0 == .ok(AdapterSuccess(expiresIn: 3600)))
-    let (called, _) = try run("plain", .call, settings: settings, session: session, method: "POST", path: "user/info", parameters: [("q", "a b&c")])
+    #expect(try run("plain", session.check, settings: settings, session: session) == .ok(AdapterSuccess(expiresIn: 3600)))
+    let called = try run("plain", session.call("POST", "user/info", [("q", "a b&c")]), settings: settings, session: session)
     guard case .ok(let reply) = called else { throw Failure("call: \(called)") }
     let body = try #require(try JSONSerialization.jsonObject(with: Data((reply.body ?? "").utf8)) as? [String: Any])
     #expect(body["path"] as? String == "user/info" && (body["params"] as? [String: String]) == ["q": "a b&c"])
-    #expect(try run("plain", .logout, settings: settings, session: session).0 == .ok(AdapterSuccess()))
-    #expect(try run("plain", .check, settings: settings, session: session).0 == .sessionExpired(message: "token expired"))
-    let (wrong, _) = try run("plain", .login, settings: settings, password: "nope")
+    #expect(try run("plain", session.logout, settings: settings, session: session) == .ok(AdapterSuccess()))
+    #expect(try run("plain", session.check, settings: settings, session: session) == .sessionExpired(message: "token expired"))
+    let wrong = try run("plain", .login(password: secret("nope")), settings: settings)
     #expect(wrong == .wrongPassword(message: "wrong username or password"))
   }
 
   @Test func plainRefusesReadablePasswordsOverHTTP() throws {
-    let (outcome, _) = try run("plain", .login, settings: ["base_url": backend.url + "/plain/plain"], password: "123456")
+    let outcome = try run("plain", .login(password: secret("123456")), settings: ["base_url": backend.url + "/plain/plain"])
     guard case .backendError(let message) = outcome else { throw Failure("expected a refusal, got \(outcome)") }
     #expect(message.contains("allow_insecure_transport=true"))
     #expect(try backend.requests().isEmpty, "nothing was sent")
@@ -84,7 +88,7 @@ import TestSupport
   @Test func hmacSessionsAreTakenOverBySingleSignOn() throws {
     let settings = ["base_url": backend.url + "/hmac", "time_zone": "UTC", "check_path": "check"]
     let session = try login("hmac", settings: settings, secrets: ["hmac_key": "qianqian"])
-    let check = { try self.run("hmac", .check, settings: settings, secrets: ["hmac_key": "qianqian"], session: session).0 }
+    let check = { try self.run("hmac", session.check, settings: settings, secrets: ["hmac_key": "qianqian"], session: session) }
     #expect(try check() == .ok(AdapterSuccess(expiresIn: 3600)))
     try backend.control("takeover", ["name": "alice", "family": "hmac"])
     #expect(try check() == .kicked(message: "signed in on another device"))
@@ -94,9 +98,9 @@ import TestSupport
     let secrets = ["private_key": Self.appID]
     let session = try login("signed", settings: signed, secrets: secrets)
     #expect(session.values == ["userId": "1001"])
-    let (called, _) = try run(
-      "signed", .call, settings: signed, secrets: secrets, session: session, method: "POST", path: "user/info",
-      parameters: [("nickname", "Ålice & co"), ("page", "1")])
+    let called = try run(
+      "signed", session.call("POST", "user/info", [("nickname", "Ålice & co"), ("page", "1")]), settings: signed,
+      secrets: secrets, session: session)
     guard case .ok(let reply) = called else { throw Failure("call: \(called)") }
     let body = try #require(try JSONSerialization.jsonObject(with: Data((reply.body ?? "").utf8)) as? [String: Any])
     #expect(body["ok"] as? Bool == true && body["userId"] as? Int == 1001)
@@ -104,18 +108,18 @@ import TestSupport
     let sent = try #require(try backend.requests().last?["form"] as? [String: String])
     #expect(sent["private_key"] == nil && sent["sign"]?.count == 32 && sent["rand"]?.count == 16)
 
-    #expect(try run("signed", .check, settings: signed, secrets: secrets, session: session).0 == .ok(AdapterSuccess(expiresIn: 3600)))
+    #expect(try run("signed", session.check, settings: signed, secrets: secrets, session: session) == .ok(AdapterSuccess(expiresIn: 3600)))
     try backend.control("expire", ["name": "alice"])
-    #expect(try run("signed", .check, settings: signed, secrets: secrets, session: session).0 == .sessionExpired(message: "token expired"))
+    #expect(try run("signed", session.check, settings: signed, secrets: secrets, session: session) == .sessionExpired(message: "token expired"))
   }
 
   @Test func signedWrongKeyWrongPasswordAndRetiredApp() throws {
-    let (badKey, _) = try run("signed", .login, settings: signed, secrets: ["private_key": "not-the-key"], password: "123456")
+    let badKey = try run("signed", .login(password: secret("123456")), settings: signed, secrets: ["private_key": "not-the-key"])
     #expect(badKey == .backendError(message: "bad signature"), "a bad key is no reason to forget a password")
-    let (wrong, _) = try run("signed", .login, settings: signed, secrets: ["private_key": Self.appID], password: "654321")
+    let wrong = try run("signed", .login(password: secret("654321")), settings: signed, secrets: ["private_key": Self.appID])
     #expect(wrong == .wrongPassword(message: "wrong username or password"))
     try backend.control("retire", ["app_id": Self.appID])
-    let (retired, _) = try run("signed", .login, settings: signed, secrets: ["private_key": Self.appID], password: "123456")
+    let retired = try run("signed", .login(password: secret("123456")), settings: signed, secrets: ["private_key": Self.appID])
     #expect(retired == .upgradeRequired(message: "upgrade required", link: "https://example.invalid/update/\(Self.appID)"))
   }
 
@@ -124,10 +128,10 @@ import TestSupport
       ("/hostile/garbage", "the backend's reply is not JSON (HTTP 200)"),
       ("/hostile/status/500", "the backend answered HTTP 500: status 500"),
     ] {
-      let (outcome, _) = try run("plain", .login, settings: ["base_url": backend.url + path, "encoding": "md5"], password: "x")
+      let outcome = try run("plain", .login(password: secret("x")), settings: ["base_url": backend.url + path, "encoding": "md5"])
       #expect(outcome == .backendError(message: expected), "\(path)")
     }
-    let (types, _) = try run("plain", .login, settings: ["base_url": backend.url + "/hostile/types", "encoding": "md5"], password: "x")
+    let types = try run("plain", .login(password: secret("x")), settings: ["base_url": backend.url + "/hostile/types", "encoding": "md5"])
     guard case .backendError(let message) = types else { throw Failure("wrong types: \(types)") }
     #expect(message.contains("userId"))
   }

@@ -34,9 +34,10 @@ final class CannedTransport: HTTPTransport, @unchecked Sendable {
     let name = mode.lowercased().replacingOccurrences(of: "_", with: "-")
     let path = try CAdapterCompiler.hostile(mode, name: name, into: scratch.path)
     let adapter = try AdapterLoader.load(path, name: name).get()
-    let request = AdapterRequest(adapter: name, backend: "corp", operation: .login, settings: [:], user: "alice", timeout: timeout)
-    return AdapterSessionRunner(adapter: adapter, transport: transport)
-      .run(request, secrets: AdapterSecrets(password: SecretBytes(copying: UnsafeRawBufferPointer(start: nil, count: 0)))).0
+    let request = AdapterRequest(
+      adapter: name, backend: "corp", settings: [:], user: "alice",
+      operation: .login(password: SecretBytes(copying: UnsafeRawBufferPointer(start: nil, count: 0))), timeout: timeout)
+    return AdapterSessionRunner(adapter: adapter, transport: transport).run(request)
   }
 
   @Test func endlessSendsStopAtTheStepLimit() throws {
@@ -80,16 +81,18 @@ final class CannedTransport: HTTPTransport, @unchecked Sendable {
     let path = try CAdapterCompiler.hostile("MODE_ECHO_SETTINGS", name: "echo", into: scratch.path)
     let adapter = try AdapterLoader.load(path, name: "echo").get()
     try #require(adapter.description.setting(named: "api_key")?.isSecret == true)
-    func echoed(_ secrets: AdapterSecrets) -> String? {
+    func echoed(_ secretSettings: [String: SecretBytes]) -> String? {
+      var password: [UInt8] = []
       let request = AdapterRequest(
-        adapter: "echo", backend: "corp", operation: .login,
-        settings: ["base_url": "http://127.0.0.1:9", "api_key": "from-config"], user: "alice", timeout: 10)
-      let (outcome, _) = AdapterSessionRunner(adapter: adapter, transport: CannedTransport()).run(request, secrets: secrets)
+        adapter: "echo", backend: "corp", settings: ["base_url": "http://127.0.0.1:9", "api_key": "from-config"],
+        user: "alice", operation: .login(password: SecretBytes(consuming: &password)), timeout: 10)
+      let outcome = AdapterSessionRunner(adapter: adapter, transport: CannedTransport())
+        .run(request, secretSettings: secretSettings)
       guard case .ok(let success) = outcome else { return "\(outcome)" }
       return success.sessionValues["api_key"]
     }
-    #expect(echoed(AdapterSecrets()) == "absent")
+    #expect(echoed([:]) == "absent")
     var keyring = Array("from-keyring".utf8)
-    #expect(echoed(AdapterSecrets(settings: ["api_key": SecretBytes(consuming: &keyring)])) == "from-keyring")
+    #expect(echoed(["api_key": SecretBytes(consuming: &keyring)]) == "from-keyring")
   }
 }

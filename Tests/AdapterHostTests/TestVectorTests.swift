@@ -38,11 +38,12 @@ nonisolated(unsafe) let fixedHost: UnsafePointer<acc_host> = {
     let loaded = try AdapterLoader.load(path, name: adapter).get()
     let transport = CannedTransport(body: #"{"userId": 1001, "token": "t0k3n", "expiresIn": 60}"#)
     let request = AdapterRequest(
-      adapter: adapter, backend: "vectors", operation: .login, settings: settings, user: "123456", timeout: 10)
-    let (outcome, token) = AdapterSessionRunner(adapter: loaded, transport: transport, host: fixedHost).run(
-      request, secrets: AdapterSecrets(password: secret("123456"), settings: secrets.mapValues(secret)))
-    #expect(outcome == .ok(AdapterSuccess(expiresIn: 60, sessionValues: ["userId": "1001"])))
-    #expect(token.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } == "t0k3n")
+      adapter: adapter, backend: "vectors", settings: settings, user: "123456",
+      operation: .login(password: secret("123456")), timeout: 10)
+    let outcome = AdapterSessionRunner(adapter: loaded, transport: transport, host: fixedHost).run(
+      request, secretSettings: secrets.mapValues(secret))
+    #expect(outcome == .ok(AdapterSuccess(token: secret("t0k3n"), expiresIn: 60, sessionValues: ["userId": "1001"])))
+    #expect(outcome.token.map { String(decoding: $0.withUnsafeBytes { Array($0) }, as: UTF8.self) } == "t0k3n")
     let sent = try #require(transport.requests.first)
     #expect(sent.method == "POST")
     var fields: [String: String] = [:]

@@ -23,10 +23,10 @@ import TestSupport
   func login(base: String, password: String = "123456", timeout: Double = 10) -> (AdapterOutcome, SecretBytes?) {
     var bytes = Array(password.utf8)
     let request = AdapterRequest(
-      adapter: "example", backend: "test", operation: .login, settings: ["base_url": backend.url + base],
-      user: "alice", timeout: timeout)
-    return AdapterSessionRunner(adapter: adapter)
-      .run(request, secrets: AdapterSecrets(password: SecretBytes(consuming: &bytes)))
+      adapter: "example", backend: "test", settings: ["base_url": backend.url + base], user: "alice",
+      operation: .login(password: SecretBytes(consuming: &bytes)), timeout: timeout)
+    let outcome = AdapterSessionRunner(adapter: adapter).run(request)
+    return (outcome, outcome.token)
   }
 
   @Test func aCAdapterLogsInAndGetsAToken() throws {
@@ -78,9 +78,9 @@ import TestSupport
     var limits = AdapterLimits()
     limits.response = 1000
     let request = AdapterRequest(
-      adapter: "example", backend: "test", operation: .login, settings: ["base_url": backend.url + "/hostile/size/1001"],
-      user: "alice", timeout: 10)
-    let (outcome, _) = AdapterSessionRunner(adapter: adapter, limits: limits).run(request, secrets: AdapterSecrets())
+      adapter: "example", backend: "test", settings: ["base_url": backend.url + "/hostile/size/1001"], user: "alice",
+      operation: .login(password: SecretBytes(copying: UnsafeRawBufferPointer(start: nil, count: 0))), timeout: 10)
+    let outcome = AdapterSessionRunner(adapter: adapter, limits: limits).run(request)
     #expect(outcome == .backendError(message: "POST \(backend.url)/hostile/size/1001/login: the reply is larger than 1000 bytes"))
   }
 
@@ -120,9 +120,9 @@ import TestSupport
 
   @Test func unreachableBackendsAreNetworkErrors() throws {
     let request = AdapterRequest(
-      adapter: "example", backend: "test", operation: .login, settings: ["base_url": "http://127.0.0.1:9/x"],
-      user: "alice", timeout: 5)
-    let (outcome, _) = AdapterSessionRunner(adapter: adapter).run(request, secrets: AdapterSecrets())
+      adapter: "example", backend: "test", settings: ["base_url": "http://127.0.0.1:9/x"], user: "alice",
+      operation: .login(password: SecretBytes(copying: UnsafeRawBufferPointer(start: nil, count: 0))), timeout: 5)
+    let outcome = AdapterSessionRunner(adapter: adapter).run(request)
     guard case .backendError(let message) = outcome else {
       Issue.record("expected a network error, got \(outcome)")
       return

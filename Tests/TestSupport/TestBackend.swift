@@ -49,18 +49,48 @@ public final class TestBackend: @unchecked Sendable {
 
   /// The requests the server saw (without control requests), oldest first.
   public func requests() throws -> [[String: Any]] {
+    try read("log")["requests"] as? [[String: Any]] ?? []
+  }
+
+  /// Every later request (but control requests) waits this long before it is answered; 0 ends it.
+  public func delay(seconds: Double) throws {
+    try control("delay", ["seconds": seconds])
+  }
+
+  /// The requests (but control requests) being handled now, and the most at once since the last
+  /// `resetConcurrency()` (or the start).
+  public func concurrency() throws -> (current: Int, max: Int) {
+    let reply = try read("concurrency")
+    guard let current = reply["current"] as? Int, let most = reply["max"] as? Int else {
+      throw TestBackendError.unreadable("concurrency", "\(reply)")
+    }
+    return (current, most)
+  }
+
+  /// The most at once starts again from the requests being handled now.
+  public func resetConcurrency() throws {
+    try control("concurrency/reset")
+  }
+
+  /// GETs a control endpoint ("log", "concurrency") and returns the reply's JSON.
+  private func read(_ endpoint: String) throws -> [String: Any] {
     let result = try runProcess(
-      "/usr/bin/curl", ["-sS", "--max-time", "10", "\(url)/control/log"],
+      "/usr/bin/curl", ["-sS", "--max-time", "10", "\(url)/control/\(endpoint)"],
       environment: ["PATH": "/usr/bin:/bin"], timeout: 15)
-    let reply = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any]
-    return reply?["requests"] as? [[String: Any]] ?? []
+    return (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any] ?? [:]
   }
 }
 
 public enum TestBackendError: Error, CustomStringConvertible {
   case didNotStart
+  case unreadable(String, String)
 
-  public var description: String { "the test backend did not print its URL within 20 s" }
+  public var description: String {
+    switch self {
+    case .didNotStart: "the test backend did not print its URL within 20 s"
+    case .unreadable(let endpoint, let reply): "the test backend's /control/\(endpoint) answered \(reply)"
+    }
+  }
 }
 
 /// Reads the first line of a pipe with a deadline.

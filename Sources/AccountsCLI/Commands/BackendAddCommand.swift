@@ -81,9 +81,9 @@ enum BackendAddCommand {
     }
     try validate(
       AdapterRequest(
-        adapter: adapterName, backend: backendName, operation: .validate, settings: settings,
+        adapter: adapterName, backend: backendName, settings: settings, operation: .validate,
         timeout: try environment.networkTimeout()),
-      secrets: AdapterSecrets(settings: secrets), host: host, searchPath: searchPath)
+      secretSettings: secrets, host: host, searchPath: searchPath)
 
     let backend = BackendConfig(
       name: backendName, adapter: adapterName, settings: settings, secretSettings: Array(secrets.keys))
@@ -115,9 +115,10 @@ enum BackendAddCommand {
 
   /// The adapter's own check of the values (ACC_OP_VALIDATE): no network.
   static func validate(
-    _ request: AdapterRequest, secrets: AdapterSecrets, host: AdapterHosting, searchPath: AdapterSearchPath
+    _ request: AdapterRequest, secretSettings: [String: SecretBytes], host: AdapterHosting,
+    searchPath: AdapterSearchPath
   ) throws {
-    let (outcome, _) = try host.run(request, secrets: secrets, in: searchPath)
+    let outcome = try host.run(request, secretSettings: secretSettings, in: searchPath)
     switch outcome {
     case .ok: return
     case .backendError(let message):
