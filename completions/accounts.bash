@@ -18,6 +18,13 @@ _accounts_next() {
     ':password') echo 'password' ;;
     ':passwd') echo 'passwd' ;;
     ':current') echo 'current' ;;
+    ':login') echo 'login' ;;
+    ':switch') echo 'switch' ;;
+    ':logout') echo 'logout' ;;
+    ':token') echo 'token' ;;
+    ':exec') echo 'exec' ;;
+    ':request') echo 'request' ;;
+    ':status') echo 'status' ;;
     ':clear') echo 'clear' ;;
     ':backend') echo 'backend' ;;
     'backend:add') echo 'backend add' ;;
@@ -40,7 +47,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'request' 'status' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -65,7 +72,35 @@ _accounts_spec() {
       _accounts_arguments=('account') ;;
     'current')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--check' '--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
+    'login')
+      _accounts_subcommands=()
+      _accounts_options=('--remember' '--auto' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'switch')
+      _accounts_subcommands=()
+      _accounts_options=('--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'logout')
+      _accounts_subcommands=()
+      _accounts_options=('--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'token')
+      _accounts_subcommands=()
+      _accounts_options=('--check' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'exec')
+      _accounts_subcommands=()
+      _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account' 'none...') ;;
+    'request')
+      _accounts_subcommands=()
+      _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account' 'none' 'none' 'none...') ;;
+    'status')
+      _accounts_subcommands=()
+      _accounts_options=('--jobs' '-j' '--timeout' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'clear')
       _accounts_subcommands=()
@@ -89,7 +124,7 @@ _accounts_spec() {
       _accounts_arguments=('backend') ;;
     'backend test')
       _accounts_subcommands=()
-      _accounts_options=('--password-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('backend' 'none') ;;
     'backend remove')
       _accounts_subcommands=()
@@ -123,6 +158,9 @@ _accounts_spec() {
 _accounts_option_kind() {
   case "$1" in
     --backend) echo backend ;;
+    --timeout) echo none ;;
+    --account) echo account ;;
+    --jobs) echo none ;;
     --adapter) echo adapter ;;
     --set) echo none ;;
     --secret-stdin) echo none ;;

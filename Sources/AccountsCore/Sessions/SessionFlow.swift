@@ -44,14 +44,14 @@ public struct SessionFlow: @unchecked Sendable {
   let searchPath: AdapterSearchPath
   /// Seconds one adapter operation may take, network included (`--timeout`).
   let timeout: Double
-  let now: @Sendable () -> Timestamp
+  let now: () -> Timestamp
   /// Progress a person may want to know ("logging in again"), for stderr.
-  let notice: @Sendable (String) -> Void
+  let notice: (String) -> Void
   private let prepared = PreparedBackends()
 
   public init(
     ledger: Ledger, host: any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,
-    now: @escaping @Sendable () -> Timestamp, notice: @escaping @Sendable (String) -> Void
+    now: @escaping () -> Timestamp, notice: @escaping (String) -> Void
   ) {
     self.ledger = ledger
     self.host = host
