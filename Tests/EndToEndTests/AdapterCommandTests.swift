@@ -71,7 +71,7 @@ import Testing
 
     let wrong = try sandbox.run(["backend", "test", "corp", "alice", "--password-stdin"], stdin: "654321\n")
     #expect(wrong.status == 4)
-    #expect(wrong.standardError == "accounts: alice@corp: the backend rejected the password (wrong username or password); check the user name and password\n")
+    #expect(wrong.standardError == "accounts: alice@corp: wrong username or password; check the user name and password\n")
     try backend.control("retire", ["app_id": Self.appID])
     let retired = try sandbox.run(["backend", "test", "corp", "alice", "--password-stdin"], stdin: "123456\n")
     #expect(retired.status == 6)

@@ -75,7 +75,7 @@ public enum SessionFailure: UserFacingError, Equatable {
     case .signedInElsewhere(let subject, let message):
       "\(subject): signed in elsewhere\(Self.quoting(message)); not logging in again automatically"
     case .credentialsRejected(let subject, let message, let forgotten):
-      "\(subject): the backend rejected the password\(Self.quoting(message))"
+      "\(subject): \(message.isEmpty ? "the backend rejected the password" : message)"
         + (forgotten ? "; the remembered password is forgotten" : "")
     case .upgradeRequired(let subject, let message, _):
       "\(subject): the backend requires a newer client\(Self.quoting(message))"
@@ -100,10 +100,10 @@ public enum SessionFailure: UserFacingError, Equatable {
       "check the user name and password"
     case .upgradeRequired(_, _, let link):
       link.isEmpty ? "update the client" : "get the update: \(link)"
-    case .backendUnavailable:
-      "nothing was changed; try again when the backend answers (--timeout SECONDS waits longer)"
-    case .adapterFailed, .noToken:
-      "nothing was changed; `accounts adapters` shows the adapter, report the problem to its author"
+    case .backendUnavailable, .adapterFailed:
+      nil  // the adapter host's message says what to check
+    case .noToken:
+      "`accounts adapters` shows the adapter; report the problem to its author"
     }
   }
 
