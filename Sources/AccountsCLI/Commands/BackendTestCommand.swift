@@ -25,6 +25,7 @@ enum BackendTestCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    try environment.ledger.adoptSecretServiceIfAsked()
     let backend = try environment.config.load().backend(named: invocation.argument(BackendCommands.name)!)
     let userName = invocation.argument(user)!
     try Names.checkUser(userName)
@@ -97,9 +98,8 @@ enum BackendTestCommand {
     if invocation.isSet(SharedArguments.passwordStdin) {
       return try environment.terminal.readSecretFromStandardInput(what: "password")
     }
-    if try environment.index.load()[id]?.remembered == true,
-      let remembered = try environment.secretStore().lookup(SecretKey(id, .password))
-    {
+    let book = try environment.index.load()
+    if book[id]?.remembered == true, let remembered = try environment.claimedSecret(SecretKey(id, .password), recorded: book.secretService) {
       environment.output.message("using the remembered password of \(id)")
       return remembered
     }
@@ -111,9 +111,10 @@ extension BackendConfig {
   /// The backend's secret settings, from the keyring.
   func secretSettingValues(_ environment: Environment) throws -> [String: SecretBytes] {
     var values: [String: SecretBytes] = [:]
+    guard !secretSettings.isEmpty else { return values }
+    let recorded = try environment.config.load().secretService
     for settingName in secretSettings {
-      guard let value = try environment.secretStore().lookup(.setting(settingName, backend: name)) else {
-        if let change = environment.providerChange(recorded: try environment.config.load().secretService) { throw change }
+      guard let value = try environment.claimedSecret(.setting(settingName, backend: name), recorded: recorded) else {
         throw CommandError(
           .loginRequired, "backend \(name): its secret setting \(settingName) is not in the keyring",
           fix: "remove the backend and add it again (`accounts backend remove \(name)`)")
