@@ -52,12 +52,13 @@ final class Environment {
       })
   }
 
-  /// When a secret the files claim is missing: the error that says another provider answers
-  /// now than the one `recorded` keeps it (KeePassXC not running, gnome-keyring started in its
-  /// place), or nil when it is the same one.
-  func providerChange(recorded: String?) -> SecretStoreError? {
-    guard let recorded, let current = try? secretStore().providerName(), current != recorded else { return nil }
-    return .providerChanged(stored: recorded, current: current)
+  /// A secret the index or the config claims, read from the provider `recorded` keeps it in:
+  /// `providerChanged` when another answers (rule 6 of `Ledger`), whether or not it has an item
+  /// of that name (an old one would be taken for the secret, its lack for a deleted one).
+  func claimedSecret(_ key: SecretKey, recorded: String?) throws -> SecretBytes? {
+    let store = try secretStore()
+    try ledger.checkRecordedProvider(store, recorded: recorded)
+    return try store.lookup(key)
   }
 
   /// The Secret Service, connected on first use.

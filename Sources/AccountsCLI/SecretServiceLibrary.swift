@@ -11,7 +11,7 @@ import Glibc
 /// itself; it is never unloaded.
 final class SecretServiceLibrary: SecretStore {
   static let fileName = "libAccountsSecretService.so"
-  static let interfaceVersion: Int32 = 3
+  static let interfaceVersion: Int32 = 4
 
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   private typealias CString = UnsafePointer<CChar>

@@ -16,10 +16,14 @@ public struct AccountBook: Sendable, Equatable {
   /// land. The ledger settles them (see `Ledger`); sorted, no duplicates.
   public private(set) var unsettled: [AccountID]
   /// The program that keeps the secrets the index claims ("keepassxc",
-  /// "gnome-keyring-daemon"), recorded when one is stored: another provider answering later
-  /// (gnome-keyring started by D-Bus while KeePassXC is not running) is not taken for one whose
-  /// secrets are gone.
+  /// "gnome-keyring-daemon"), recorded when a change there succeeded: another provider answering
+  /// later (gnome-keyring started by D-Bus while KeePassXC is not running) is not taken for one
+  /// whose secrets are gone.
   public var secretService: String?
+
+  /// Whether the index claims any secret (a remembered password, a token): only then does the
+  /// provider that keeps them matter (an empty book moves to another one on its own).
+  public var claimsSecrets: Bool { accounts.contains { $0.remembered || $0.token != nil } }
   /// Top-level members of the index that this version does not know, kept as they were.
   public var unknownFields: JSONObject
 

@@ -33,6 +33,9 @@ public struct Configuration: Sendable, Equatable {
   public private(set) var unsettled: [String]
   /// The program that keeps the backends' secret settings (see `AccountBook.secretService`).
   public var secretService: String?
+
+  /// Whether any backend has secret settings in the keyring (see `AccountBook.claimsSecrets`).
+  public var claimsSecrets: Bool { backends.contains { !$0.secretSettings.isEmpty } }
   /// Top-level members of config.json that this version does not know, kept as they were.
   public var unknownFields: JSONObject
 

@@ -5,6 +5,7 @@ extension Ledger {
   /// Records a new backend and stores its secret settings. Throws `backendExists` when another
   /// process added one of that name first; then nothing of this one is kept.
   public func addBackend(_ backend: BackendConfig, secretSettings: [String: SecretBytes]) throws {
+    try adoptSecretServiceIfAsked()
     try config.withLock { config in
       var configuration = config.content
       guard configuration[backend.name] == nil else { throw ConfigurationError.backendExists(backend.name) }
@@ -16,7 +17,7 @@ extension Ledger {
         try config.save(configuration)
         return
       }
-      let (store, carried) = try begin(name, &configuration, &config)
+      let (store, carried, provider) = try begin(name, &configuration, &config)
       do {
         for setting in secretSettings.keys.sorted() {
           try store.store(secretSettings[setting]!, for: .setting(setting, backend: name))
@@ -27,6 +28,7 @@ extension Ledger {
       }
       try configuration.add(backend)
       if !carried { configuration.markSettled(name) }
+      configuration.secretService = provider ?? configuration.secretService
       do {
         try config.save(configuration)
       } catch {
@@ -41,7 +43,8 @@ extension Ledger {
   /// (config.json's, then the index's), so no account can be saved for the backend meanwhile.
   @discardableResult
   public func removeBackend(_ name: String, forgettingAccounts: Bool) throws -> (BackendConfig, Forgotten) {
-    try config.withLock { config in
+    try adoptSecretServiceIfAsked()
+    return try config.withLock { config in
       try index.withLock { index in
         var configuration = config.content
         let backend = try configuration.backend(named: name)
@@ -62,7 +65,7 @@ extension Ledger {
           try config.save(configuration)
           return (backend, forgotten)
         }
-        let (store, carried) = try begin(name, &configuration, &config)
+        let (store, carried, provider) = try begin(name, &configuration, &config)
         do {
           try store.deleteSettings(backend: name)
         } catch {
@@ -71,6 +74,7 @@ extension Ledger {
         }
         configuration.remove(name)
         if !carried { configuration.markSettled(name) }
+        configuration.secretService = provider ?? configuration.secretService
         try config.save(configuration)
         return (backend, forgotten)
       }
@@ -79,28 +83,27 @@ extension Ledger {
 
   /// Rules 6, 5 and 2 before `name`'s secret settings change: the provider checked, what
   /// earlier commands left settled, this change's intent on disk. `carried`: `name` was
-  /// unsettled already (a command clears only the mark it set).
+  /// unsettled already (a command clears only the mark it set). `provider`: the one to record
+  /// with the final write, once the change succeeded.
   private func begin(
     _ name: String, _ configuration: inout Configuration, _ config: inout LockedDocument<Configuration>
-  ) throws -> (store: SecretStore, carried: Bool) {
+  ) throws -> (store: SecretStore, carried: Bool, provider: String?) {
     let store = try secrets()
-    try checkProvider(store, &configuration)
+    let provider = try checkProvider(store, configuration)
     try settleUnsettled(&configuration, store)
     let carried = configuration.unsettled.contains(name)
     configuration.markUnsettled(name)
     try config.save(configuration)
-    return (store, carried)
+    return (store, carried, provider)
   }
 
-  /// Rule 6 for config.json: adopting a provider marks every backend with secret settings
-  /// unsettled.
-  func checkProvider(_ store: SecretStore, _ configuration: inout Configuration) throws {
-    guard let current = try store.providerName() else { return }
-    if let recorded = configuration.secretService, recorded != current {
-      guard adoptSecretService else { throw SecretStoreError.providerChanged(stored: recorded, current: current) }
-      for backend in configuration.backends where !backend.secretSettings.isEmpty { configuration.markUnsettled(backend.name) }
+  /// Rule 6 for config.json (see `checkProvider` for the index).
+  func checkProvider(_ store: SecretStore, _ configuration: Configuration) throws -> String? {
+    guard let current = try store.providerName() else { return nil }
+    if let recorded = configuration.secretService, recorded != current, configuration.claimsSecrets {
+      throw SecretStoreError.providerChanged(stored: recorded, current: current)
     }
-    configuration.secretService = current
+    return current
   }
 
   /// Settles what earlier commands left unsettled, best effort (see `settleUnsettled` for

@@ -25,8 +25,12 @@
 ///    and no further keyring call is made in that command (the keyring is not answering).
 /// 6. **The right keyring.** The files record which program keeps their secrets; when another
 ///    answers (D-Bus started gnome-keyring because KeePassXC is not running), nothing is stored,
-///    deleted or settled there: its emptiness would read as "every secret is gone". Unless the
-///    user adopts it (`adoptSecretService`): then every claim is settled against it.
+///    deleted, settled or read there while a file claims a secret: its emptiness would read as
+///    "every secret is gone", and an old item of its as the secret. Unless the user adopts it
+///    (`adoptSecretService`): then every claim of both files is settled against it first, and
+///    both record it once that succeeded. A file that claims nothing moves to the provider that
+///    answers on its own. A file records a provider only once a command's keyring work there
+///    succeeded, never because a command that failed tried it.
 public struct Ledger {
   public let index: IndexStore
   public let config: ConfigStore
@@ -44,20 +48,62 @@ public struct Ledger {
     self.secrets = secrets
   }
 
-  /// The provider that answers now, held against the one `book` records (rule 6); adopting
-  /// one marks every claim unsettled, so that it is settled against the new provider.
-  func checkProvider(_ store: SecretStore, _ book: inout AccountBook) throws {
-    guard let current = try store.providerName() else { return }
-    if let recorded = book.secretService, recorded != current {
-      guard adoptSecretService else { throw SecretStoreError.providerChanged(stored: recorded, current: current) }
-      for account in book.accounts where account.remembered || account.token != nil { book.markUnsettled(account.id) }
+  /// Rule 6 for a reader of a secret the files claim (`password`, a backend's secret settings):
+  /// throws `providerChanged` when another provider answers than the one `recorded` (by the
+  /// index or the config) keeps it in. One D-Bus call (who owns the name) when a provider is
+  /// recorded; none otherwise.
+  public func checkRecordedProvider(_ store: SecretStore, recorded: String?) throws {
+    guard let recorded, let current = try store.providerName(), current != recorded else { return }
+    throw SecretStoreError.providerChanged(stored: recorded, current: current)
+  }
+
+  /// Rule 6 before a change: the provider that answers now, or `providerChanged` when `book`
+  /// claims secrets another keeps. The caller records the returned provider with its final
+  /// write, once its keyring work succeeded.
+  func checkProvider(_ store: SecretStore, _ book: AccountBook) throws -> String? {
+    guard let current = try store.providerName() else { return nil }
+    if let recorded = book.secretService, recorded != current, book.claimsSecrets {
+      throw SecretStoreError.providerChanged(stored: recorded, current: current)
     }
-    book.secretService = current
+    return current
+  }
+
+  /// ACCOUNTS_ADOPT_SECRET_SERVICE (rule 6): when set and a file claims secrets that another
+  /// provider than the one answering keeps, every claim of both files is settled against the
+  /// one answering (what it does not hold is forgotten), and both record it. All or nothing:
+  /// when the new provider fails on the way, neither file changes. Every command that reaches
+  /// the keyring calls this first, readers too, outside any lock of the files. Without the
+  /// variable it does nothing at all.
+  public func adoptSecretServiceIfAsked() throws {
+    guard adoptSecretService else { return }
+    let store = try secrets()
+    guard let current = try store.providerName() else { return }
+    try config.withLock { config in
+      try index.withLock { index in
+        var configuration = config.content
+        var book = index.content
+        let moveConfig = configuration.secretService.map { $0 != current } == true && configuration.claimsSecrets
+        let moveIndex = book.secretService.map { $0 != current } == true && book.claimsSecrets
+        if moveConfig {
+          for backend in configuration.backends where !backend.secretSettings.isEmpty { configuration.markUnsettled(backend.name) }
+          for name in configuration.unsettled { try settle(name, &configuration, store) }
+          configuration.secretService = current
+        }
+        if moveIndex {
+          for account in book.accounts where account.remembered || account.token != nil { book.markUnsettled(account.id) }
+          for id in book.unsettled { try settle(id, &book, store) }
+          book.secretService = current
+        }
+        if moveConfig { try config.save(configuration) }
+        if moveIndex { try index.save(book) }
+      }
+    }
   }
 
   /// Saves a new account; with `password`, remembers it. Throws `alreadySaved` when another
   /// process saved it first, and `unknownBackend` when its backend was removed meanwhile.
   public func add(_ account: Account, password: SecretBytes?) throws {
+    if password != nil { try adoptSecretServiceIfAsked() }
     try index.withLock { index in
       var book = index.content
       guard book[account.id] == nil else { throw AccountBookError.alreadySaved(account.id) }
@@ -69,7 +115,7 @@ public struct Ledger {
         return
       }
       let id = account.id
-      let (store, carried) = try begin(id, &book, &index)
+      let (store, carried, provider) = try begin(id, &book, &index)
       let key = SecretKey(id, .password)
       do {
         try store.store(password, for: key)
@@ -81,6 +127,7 @@ public struct Ledger {
       remembered.remembered = true
       try book.add(remembered)
       if !carried { book.markSettled(id) }
+      book.secretService = provider ?? book.secretService
       do {
         try index.save(book)
       } catch {
@@ -92,13 +139,16 @@ public struct Ledger {
 
   /// Replaces the remembered password of a saved account (or starts remembering one).
   public func replacePassword(of id: AccountID, with password: SecretBytes) throws {
+    try adoptSecretServiceIfAsked()
     try index.withLock { index in
       var book = index.content
       guard book[id] != nil else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
       let store = try secrets()
+      // Rule 6 before the old password is read to be kept: never another provider's item.
+      _ = try checkProvider(store, book)
       // Kept to be put back if the index cannot record the change.
       let previous = book[id]?.remembered == true ? try store.lookup(SecretKey(id, .password)) : nil
-      let (_, carried) = try begin(id, &book, &index)
+      let (_, carried, provider) = try begin(id, &book, &index)
       let key = SecretKey(id, .password)
       do {
         try store.store(password, for: key)
@@ -108,6 +158,7 @@ public struct Ledger {
       }
       book.update(id) { $0.remembered = true }
       if !carried { book.markSettled(id) }
+      book.secretService = provider ?? book.secretService
       do {
         try index.save(book)
       } catch {
@@ -119,17 +170,18 @@ public struct Ledger {
 
   /// Rules 6, 5 and 2 before `id`'s secrets change: the provider checked, what earlier
   /// commands left settled, this change's intent on disk. `carried`: `id` was unsettled
-  /// already (a command clears only the mark it set).
+  /// already (a command clears only the mark it set). `provider`: the one to record with the
+  /// final write, once the change succeeded.
   func begin(
     _ id: AccountID, _ book: inout AccountBook, _ index: inout LockedDocument<AccountBook>
-  ) throws -> (store: SecretStore, carried: Bool) {
+  ) throws -> (store: SecretStore, carried: Bool, provider: String?) {
     let store = try secrets()
-    try checkProvider(store, &book)
+    let provider = try checkProvider(store, book)
     try settleUnsettled(&book, store)
     let carried = book.unsettled.contains(id)
     book.markUnsettled(id)
     try index.save(book)
-    return (store, carried)
+    return (store, carried, provider)
   }
 
   /// What `forget` did: the accounts forgotten, those that were not saved (any more), and the
@@ -145,7 +197,8 @@ public struct Ledger {
   /// keep it, and it stays unsettled until a later command can sweep it. The first keyring
   /// failure stops the sweep (a locked or absent keyring fails every account alike).
   public func forget(_ ids: [AccountID]) throws -> Forgotten {
-    try index.withLock { index in try forget(ids, &index) }
+    try adoptSecretServiceIfAsked()
+    return try index.withLock { index in try forget(ids, &index) }
   }
 
   /// `forget` with the index's lock held.
@@ -156,9 +209,10 @@ public struct Ledger {
     result.missing = ids.filter { book[$0] == nil }
     guard !targets.isEmpty else { return result }
     var store: SecretStore?
+    var provider: String?
     do {
       store = try secrets()
-      try checkProvider(store!, &book)
+      provider = try checkProvider(store!, book)
       try settleUnsettled(&book, store!)
     } catch {
       result.failure = error  // no keyring call follows; accounts that claim nothing still go
@@ -191,6 +245,7 @@ public struct Ledger {
         result.removed.append(id)
       }
     }
+    if result.failure == nil, let provider { book.secretService = provider }
     try index.save(book)
     return result
   }
@@ -198,13 +253,15 @@ public struct Ledger {
   /// Settles every unsettled account now; stops at the first keyring failure. (Commands
   /// settle on their way; this is for tests of the rule itself.)
   func settle() throws -> (settled: Int, left: Int) {
-    try index.withLock { index in
+    try adoptSecretServiceIfAsked()
+    return try index.withLock { index in
       var book = index.content
       let before = book.unsettled.count
       guard before > 0 else { return (0, 0) }
       let store = try secrets()
-      try checkProvider(store, &book)
+      let provider = try checkProvider(store, book)
       try settleUnsettled(&book, store)
+      if book.unsettled.isEmpty, let provider { book.secretService = provider }
       try index.save(book)
       return (before - book.unsettled.count, book.unsettled.count)
     }

@@ -112,8 +112,9 @@ public enum SecretStoreError: UserFacingError, Equatable {
   case noSessionBus(detail: String)
   /// A bus, but nobody provides `org.freedesktop.secrets` on it.
   case noProvider(detail: String)
-  /// The collection is locked; libsecret would otherwise answer "not found".
-  case locked(collection: String)
+  /// The collection is locked; libsecret would otherwise answer "not found". `provider`: the
+  /// program that keeps it, when known (the fix differs: Seahorse or KeePassXC).
+  case locked(collection: String, provider: String? = nil)
   /// The call did not finish within the deadline (a hung daemon); `prompt`: the deadline was
   /// that of a prompt a person was to answer (ACCOUNTS_PROMPT_TIMEOUT).
   case timedOut(operation: String, seconds: Double, prompt: Bool = false)
@@ -143,7 +144,7 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "cannot reach the D-Bus session bus (\(detail))"
     case .noProvider(let detail):
       "no Secret Service on the session bus (\(detail))"
-    case .locked(let collection):
+    case .locked(let collection, _):
       "the keyring collection '\(collection)' is locked"
     case .timedOut(let operation, let seconds, false):
       "the Secret Service did not answer (\(operation)) within \(formatSeconds(seconds)) s"
@@ -174,6 +175,8 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "run inside a desktop session, or start a private one with scripts/with-keyring"
     case .noProvider:
       "start gnome-keyring-daemon or KeePassXC's Secret Service integration, then retry"
+    case .locked(_, let provider) where provider == "keepassxc":
+      "unlock the database in KeePassXC, or run the command in a terminal of your desktop session to get KeePassXC's unlock prompt"
     case .locked:
       "unlock it in Seahorse, or run the command in a terminal of your desktop session to get the keyring's unlock prompt"
     case .timedOut(_, _, false):
@@ -191,8 +194,8 @@ public enum SecretStoreError: UserFacingError, Equatable {
     case .noCollection:
       "create a keyring (Seahorse: File, New, Password Keyring) and make it the default, or start gnome-keyring-daemon with --unlock (see the README)"
     case .providerChanged(let stored, let current):
-      "start \(Self.displayName(stored)) (its database open, its Secret Service integration on) before running accounts; "
-        + "to keep secrets in \(Self.displayName(current)) from now on, run the command with ACCOUNTS_ADOPT_SECRET_SERVICE=1 "
+      "\(Self.startHint(stored, instead: current)) before running accounts; "
+        + "to keep secrets in \(Self.displayName(current)) from now on, run the command again with ACCOUNTS_ADOPT_SECRET_SERVICE=1 "
         + "(what only \(Self.displayName(stored)) has is then forgotten)"
     case .promptDismissed:
       "run the command again and accept the keyring prompt"
@@ -212,6 +215,19 @@ extension SecretStoreError {
     case "gnome-keyring-daemon"?: "gnome-keyring"
     case let name?: name
     case nil: "the Secret Service"
+    }
+  }
+
+  /// How to get `provider` to answer again while `current` provides the Secret Service.
+  static func startHint(_ provider: String, instead current: String) -> String {
+    switch provider {
+    case "keepassxc":
+      return "start KeePassXC (its database open, its Secret Service integration on)"
+    case "gnome-keyring-daemon":
+      let first = current == "keepassxc" ? "turn off KeePassXC's Secret Service integration, then " : "stop \(displayName(current)), then "
+      return first + "start gnome-keyring (log in to your desktop session, or run `gnome-keyring-daemon --start --components=secrets`)"
+    default:
+      return "stop \(displayName(current)) and start \(displayName(provider))"
     }
   }
 }

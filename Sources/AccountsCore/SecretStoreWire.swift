@@ -11,7 +11,8 @@ extension SecretStoreError {
     switch self {
     case .noSessionBus(let detail): object = ["case": .string("noSessionBus"), "detail": .string(detail)]
     case .noProvider(let detail): object = ["case": .string("noProvider"), "detail": .string(detail)]
-    case .locked(let collection): object = ["case": .string("locked"), "collection": .string(collection)]
+    case .locked(let collection, let provider):
+      object = ["case": .string("locked"), "collection": .string(collection), "provider": provider.map { .string($0) } ?? .null]
     case .timedOut(let operation, let seconds, let prompt):
       object = [
         "case": .string("timedOut"), "operation": .string(operation),
@@ -44,7 +45,8 @@ extension SecretStoreError {
       switch try reader.string("case") {
       case "noSessionBus": self = .noSessionBus(detail: try reader.string("detail"))
       case "noProvider": self = .noProvider(detail: try reader.string("detail"))
-      case "locked": self = .locked(collection: try reader.string("collection"))
+      case "locked":
+        self = .locked(collection: try reader.string("collection"), provider: try reader.optionalString("provider"))
       case "timedOut":
         self = .timedOut(
           operation: try reader.string("operation"),

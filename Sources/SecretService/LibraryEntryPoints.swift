@@ -13,7 +13,7 @@ import Glibc
 
 /// The version of this C interface; the loader refuses a library with another one.
 @_cdecl("accounts_secret_interface_version")
-public func secretInterfaceVersion() -> Int32 { 3 }
+public func secretInterfaceVersion() -> Int32 { 4 }
 
 /// A store with the given deadlines; never freed (one per process). `stuck` is called (from
 /// another thread) with the error text of a call that did not return even after it was
@@ -162,7 +162,9 @@ private func reporting(
   let store = Unmanaged<LibsecretStore>.fromOpaque(handle).takeUnretainedValue()
   do {
     return try body(store)
-  } catch let failure as SecretStoreError {
+  } catch var failure as SecretStoreError {
+    // GLib's "locked" errors do not know the provider; its fix does (Seahorse or KeePassXC).
+    if case .locked(let collection, nil) = failure { failure = .locked(collection: collection, provider: store.knownProvider()) }
     errorOut.pointee = strdup(failure.wireText)
   } catch {
     let failure = SecretStoreError.failed(operation: "use the Secret Service", detail: "\(error)")

@@ -104,7 +104,7 @@ public final class LibsecretStore: SecretStore {
   }
 
   /// The provider's name for messages, when connected; nil otherwise (never a reason to fail).
-  private func knownProvider() -> String? {
+  func knownProvider() -> String? {
     connected?.bus.provider().name
   }
 
@@ -122,9 +122,7 @@ public final class LibsecretStore: SecretStore {
 
   public func lock() throws -> String {
     let service = try connect()
-    guard let collection = try defaultCollection(service) else {
-      throw SecretStoreError.failed(operation: "lock", detail: "the keyring has no default collection")
-    }
+    guard let collection = try defaultCollection(service) else { throw SecretStoreError.noCollection(provider: knownProvider()) }
     let name = label(of: collection)
     // KeePassXC declines to lock while it is still saving the database (a store just before):
     // it locks nothing and says so. Asked again shortly, it does; a few times, within `timeout`.
@@ -237,7 +235,7 @@ public final class LibsecretStore: SecretStore {
     guard let collection = try defaultCollection(service) else { return nil }
     if isLocked(collection) {
       let name = label(of: collection)
-      guard mayPrompt else { throw .locked(collection: name) }
+      guard mayPrompt else { throw .locked(collection: name, provider: knownProvider()) }
       try unlock([collection], label: "'\(name)'", asking: "unlock")
     }
     return collection
@@ -256,7 +254,7 @@ public final class LibsecretStore: SecretStore {
 
   /// Unlocks `objects` with the provider's own prompt, waiting `promptTimeout` for a person.
   private func unlock<Object>(_ objects: [GObjectOwner<Object>], label: String, asking: String) throws(SecretStoreError) {
-    guard mayPrompt else { throw .locked(collection: label) }
+    guard mayPrompt else { throw .locked(collection: label, provider: knownProvider()) }
     let service = connected!.service
     let count = try withBorrowedList(objects) { (list) throws(SecretStoreError) in
       try withDeadline("\(asking) \(label)", seconds: promptTimeout, prompt: true, collection: label) { cancellable, error in
@@ -281,12 +279,18 @@ private func isLocked(_ item: GObjectOwner<SecretItem>) -> Bool {
   secret_item_get_locked(item.pointer) != 0
 }
 
-/// The collection's label; "default" when it has none (KeePassXC's database without a name).
+/// The collection's label. KeePassXC gives an unlocked database without a name an empty label,
+/// and a locked one the name of its file; the last part of the object path is that file's name
+/// in both states, so an empty label reads as that (the same name before and after `lock`).
 private func label(of collection: GObjectOwner<SecretCollection>) -> String {
-  guard let text = secret_collection_get_label(collection.pointer) else { return "default" }
-  defer { g_free(text) }
-  let label = String(cString: text)
-  return label.isEmpty ? "default" : label
+  if let text = secret_collection_get_label(collection.pointer) {
+    defer { g_free(text) }
+    let label = String(cString: text)
+    if !label.isEmpty { return label }
+  }
+  let path = g_dbus_proxy_get_object_path(UnsafeMutableRawPointer(collection.pointer).assumingMemoryBound(to: GDBusProxy.self))
+  let name = path.map { String(cString: $0) }.flatMap { $0.split(separator: "/").last.map(String.init) }
+  return name ?? "default"
 }
 
 /// Seconds on the monotonic clock, for retries bounded in time.

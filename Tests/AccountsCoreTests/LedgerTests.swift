@@ -319,4 +319,124 @@ import Testing
     #expect(try book(tree)[alice]?.remembered == false, "settled against the adopted provider")
     #expect(try book(tree)[bob]?.remembered == true)
   }
+
+  func adopting(_ tree: TemporaryTree, _ store: FakeSecretStore) -> Ledger {
+    Ledger(
+      index: IndexStore(paths: tree.paths), config: ConfigStore(paths: tree.paths), adoptSecretService: true,
+      secrets: { store })
+  }
+
+  /// A reader of a claimed secret asks rule 6 before it reads: another provider that answers,
+  /// with an old item of the same name or none, is named, never read from.
+  @Test func aReaderOfAClaimedSecretIsToldWhenAnotherProviderAnswers() throws {
+    let tree = try TemporaryTree()
+    let other = FakeSecretStore()
+    other.provider = "gnome-keyring-daemon"
+    let ledger = ledger(tree, other)
+    #expect(throws: SecretStoreError.providerChanged(stored: "keepassxc", current: "gnome-keyring-daemon")) {
+      try ledger.checkRecordedProvider(other, recorded: "keepassxc")
+    }
+    try ledger.checkRecordedProvider(other, recorded: "gnome-keyring-daemon")
+    try ledger.checkRecordedProvider(other, recorded: nil)
+    #expect(other.calls == ["providerName", "providerName"], "nothing recorded, nothing asked")
+  }
+
+  /// Rule 6: an adoption that fails on the new provider (gnome-keyring without a default
+  /// collection) leaves both files as they were, the old provider recorded.
+  @Test func aFailedAdoptionRecordsNothing() throws {
+    let tree = try TemporaryTree()
+    let keepassxc = FakeSecretStore()
+    keepassxc.provider = "keepassxc"
+    try ledger(tree, keepassxc).add(Account(id: alice, addedAt: now), password: secret("a"))
+    let other = FakeSecretStore()
+    other.provider = "gnome-keyring-daemon"
+    other.failNext["kinds"] = .noCollection(provider: "gnome-keyring-daemon")
+    #expect(throws: SecretStoreError.noCollection(provider: "gnome-keyring-daemon")) {
+      try adopting(tree, other).add(Account(id: bob, addedAt: now), password: secret("b"))
+    }
+    #expect(try book(tree).secretService == "keepassxc")
+    #expect(try book(tree)[alice]?.remembered == true && book(tree).unsettled == [])
+    #expect(try book(tree)[bob] == nil)
+  }
+
+  /// A change that fails in a provider the index does not record yet records nothing either.
+  @Test func aFailedStoreRecordsNoProvider() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    store.provider = "gnome-keyring-daemon"
+    store.failNext["store"] = .noCollection(provider: "gnome-keyring-daemon")
+    #expect(throws: SecretStoreError.self) {
+      try ledger(tree, store).add(Account(id: alice, addedAt: now), password: secret("a"))
+    }
+    #expect(try book(tree).secretService == nil)
+    try ledger(tree, store).add(Account(id: alice, addedAt: now), password: secret("a"))
+    #expect(try book(tree).secretService == "gnome-keyring-daemon")
+  }
+
+  /// Adopting moves config.json with the index (its backends' secret settings settled against
+  /// the new provider), whichever command adopts: here `remove`.
+  @Test func adoptingMovesTheConfigToo() throws {
+    let tree = try TemporaryTree()
+    let keepassxc = FakeSecretStore()
+    keepassxc.provider = "keepassxc"
+    try ledger(tree, keepassxc).addBackend(
+      BackendConfig(name: "sig", adapter: "signed", secretSettings: ["private_key"]),
+      secretSettings: ["private_key": secret("k")])
+    try ledger(tree, keepassxc).add(Account(id: alice, addedAt: now), password: secret("a"))
+    #expect(try ConfigStore(paths: tree.paths).load().secretService == "keepassxc")
+    let other = FakeSecretStore()
+    other.provider = "gnome-keyring-daemon"
+    #expect(try adopting(tree, other).forget([alice]).failure == nil)
+    let configuration = try ConfigStore(paths: tree.paths).load()
+    #expect(configuration.secretService == "gnome-keyring-daemon")
+    #expect(configuration["sig"]?.secretSettings == [], "what the new provider does not hold is forgotten")
+    #expect(try book(tree).secretService == "gnome-keyring-daemon")
+    try ledger(tree, other).addBackend(
+      BackendConfig(name: "sig2", adapter: "signed", secretSettings: ["private_key"]),
+      secretSettings: ["private_key": secret("k2")])
+  }
+
+  /// Readers adopt too when asked: the variable works wherever the message recommends it.
+  @Test func adoptingWithoutAChangeMovesBothFiles() throws {
+    let tree = try TemporaryTree()
+    let keepassxc = FakeSecretStore()
+    keepassxc.provider = "keepassxc"
+    try ledger(tree, keepassxc).add(Account(id: alice, addedAt: now), password: secret("a"))
+    let other = FakeSecretStore()
+    other.provider = "gnome-keyring-daemon"
+    try ledger(tree, other).adoptSecretServiceIfAsked()
+    #expect(try book(tree).secretService == "keepassxc", "not without the variable")
+    try adopting(tree, other).adoptSecretServiceIfAsked()
+    #expect(try book(tree).secretService == "gnome-keyring-daemon")
+    #expect(try book(tree)[alice]?.remembered == false)
+  }
+
+  /// A book that claims nothing (after `clear`) is no reason to refuse another provider: it
+  /// moves there on its own, with the first change that succeeds.
+  @Test func anEmptyBookMovesToAnotherProviderOnItsOwn() throws {
+    let tree = try TemporaryTree()
+    let keepassxc = FakeSecretStore()
+    keepassxc.provider = "keepassxc"
+    try ledger(tree, keepassxc).add(Account(id: alice, addedAt: now), password: secret("a"))
+    _ = try ledger(tree, keepassxc).forget([alice])
+    #expect(try book(tree).secretService == "keepassxc")
+    let other = FakeSecretStore()
+    other.provider = "gnome-keyring-daemon"
+    try ledger(tree, other).add(Account(id: bob, addedAt: now), password: secret("b"))
+    #expect(try book(tree).secretService == "gnome-keyring-daemon")
+    #expect(try book(tree)[bob]?.remembered == true)
+  }
+
+  /// The fixes name the program in question: KeePassXC's database for KeePassXC, gnome-keyring's
+  /// own start for gnome-keyring (not "its database open").
+  @Test func theFixesNameTheProvider() {
+    let backToGnome = SecretStoreError.providerChanged(stored: "gnome-keyring-daemon", current: "keepassxc").fix ?? ""
+    #expect(backToGnome.contains("turn off KeePassXC's Secret Service integration, then start gnome-keyring"), "\(backToGnome)")
+    #expect(!backToGnome.contains("database"))
+    let backToKeePassXC = SecretStoreError.providerChanged(stored: "keepassxc", current: "gnome-keyring-daemon").fix ?? ""
+    #expect(backToKeePassXC.hasPrefix("start KeePassXC (its database open"))
+    let locked = SecretStoreError.locked(collection: "accounts", provider: "keepassxc").fix ?? ""
+    #expect(locked.hasPrefix("unlock the database in KeePassXC") && !locked.contains("Seahorse"))
+    #expect(SecretStoreError.locked(collection: "Login", provider: "gnome-keyring-daemon").fix?.contains("Seahorse") == true)
+  }
 }

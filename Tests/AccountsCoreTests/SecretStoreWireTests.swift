@@ -7,6 +7,7 @@ import Testing
     SecretStoreError.noSessionBus(detail: "Could not connect: No such file or directory"),
     .noProvider(detail: "nothing owns org.freedesktop.secrets"),
     .locked(collection: "Login \"work\" ✓"),
+    .locked(collection: "accounts", provider: "keepassxc"),
     .timedOut(operation: "read accounts: alice@corp password", seconds: 1.5),
     .promptDismissed(operation: "unlock 'Login'"),
     .failed(operation: "store", detail: "line one\nline two"),

@@ -42,10 +42,15 @@ import Testing
     defer { sandbox.close() }
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     #expect(try sandbox.ok(["password", "alice"]).standardOutput == "alice-pw\n")
-    try sandbox.ok(["lock"])
+    let lock = try sandbox.ok(["lock"])
+    #expect(lock.standardError.contains("collection 'accounts'"), "named the same before and after: \(lock)")
     let read = try sandbox.run(["password", "alice"], timeout: 30)
     #expect(read.status == 7, "\(read)")
-    #expect(read.standardError.contains("is locked"), "\(read)")
+    #expect(read.standardError.contains("the keyring collection 'accounts' is locked; unlock the database in KeePassXC"), "\(read)")
+    #expect(!read.standardError.contains("Seahorse"), "\(read)")
+    let doctor = try sandbox.run(["doctor"], timeout: 30)
+    #expect(doctor.standardOutput.contains("FAIL  collection    the keyring collection 'accounts' is locked"), "\(doctor)")
+    #expect(doctor.standardOutput.contains("unlock the database in KeePassXC"), "\(doctor)")
     #expect(!read.standardError.contains("did not answer"))
     #expect(read.seconds < 8, "not the 20 s deadline of a search waiting for a prompt: \(read.seconds) s")
   }
@@ -65,6 +70,9 @@ import Testing
     #expect(add.standardError.hasPrefix("accounts: KeePassXC exposes no group of its database to the Secret Service; in KeePassXC: Database"), "\(add)")
     #expect(add.seconds < 8, "not the 20 s deadline of the wizard: \(add.seconds) s")
     #expect((try sandbox.json(["list", "--json"]) as? [Any])?.isEmpty == true, "nothing half-saved")
+    let lock = try sandbox.run(["lock"], timeout: 30)
+    #expect(lock.status == 7, "\(lock)")
+    #expect(lock.standardError.hasPrefix("accounts: KeePassXC exposes no group of its database to the Secret Service; in KeePassXC"), "\(lock)")
     #expect(kill(sandbox.keyring.daemonProcessID, 0) == 0, "KeePassXC is still running")
   }
 
@@ -162,6 +170,67 @@ import Testing
     #expect(try sandbox.invariantViolations() == [])
     #expect(try sandbox.ok(["password", "bob"]).standardOutput == "bob-pw\n")
   }
+
+  /// An old item of another provider is never taken for the secret: gnome-keyring answering
+  /// with an item of alice's from an earlier era is named as the other provider, exit 7, not
+  /// printed (it was, with exit 0). ACCOUNTS_ADOPT_SECRET_SERVICE=1 works in the read-only
+  /// commands that recommend it, and moves config.json with the index.
+  @Test func anOldItemOfAnotherProviderIsNeverPrinted() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "kx-current\n")
+    try sandbox.ok(
+      ["backend", "add", "sig", "--adapter", "signed", "--set", "base_url=https://s.example", "--set", "app_id=1",
+       "--set", "ver=1", "--secret-stdin", "private_key"], stdin: "key\n")
+    kill(sandbox.keyring.daemonProcessID, SIGKILL)
+    let gnome = try GnomeKeyringStandIn(sandbox)
+    defer { gnome.stop() }
+    let stale = try runProcess(
+      "/usr/bin/secret-tool",
+      ["store", "--label", "accounts: alice@corp password", "xdg:schema", "io.accounts.Secret", "backend", "corp",
+       "account", "alice", "kind", "password"],
+      environment: sandbox.environment, standardInput: "gk-stale", timeout: 20)
+    #expect(stale.status == 0, "\(stale)")
+
+    for arguments in [["password", "alice"], ["--json", "password", "alice"]] {
+      let read = try sandbox.run(arguments, timeout: 30)
+      #expect(read.status == 7, "\(arguments): \(read)")
+      #expect(!read.standardOutput.contains("gk-stale"), "\(arguments): \(read)")
+      #expect(read.standardError.hasPrefix("accounts: the remembered secrets are in KeePassXC, but gnome-keyring provides"), "\(read)")
+    }
+
+    let doctor = try sandbox.run(["doctor"], environment: ["ACCOUNTS_ADOPT_SECRET_SERVICE": "1"], timeout: 30)
+    #expect(!doctor.standardOutput.contains("the remembered secrets are in KeePassXC"), "\(doctor)")
+    #expect(try sandbox.indexJSON()["secret_service"] as? String == "gnome-keyring-daemon")
+    #expect(try sandbox.configJSON()["secret_service"] as? String == "gnome-keyring-daemon", "config.json moves too")
+    #expect(try sandbox.invariantViolations() == [])
+    try sandbox.ok(
+      ["backend", "add", "sig2", "--adapter", "signed", "--set", "base_url=https://s.example", "--set", "app_id=1",
+       "--set", "ver=1", "--secret-stdin", "private_key"], stdin: "key2\n")
+  }
+
+  /// D-Bus-activated gnome-keyring without a default collection answers in KeePassXC's place:
+  /// the change of provider is what is said (start KeePassXC), not gnome-keyring's missing
+  /// collection; adopting it fails there and records nothing.
+  @Test func aChangeOfProviderIsSaidBeforeTheNewOnesOwnTrouble() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    kill(sandbox.keyring.daemonProcessID, SIGKILL)
+    let gnome = try GnomeKeyringStandIn(sandbox, withDefaultCollection: false)
+    defer { gnome.stop() }
+    let read = try sandbox.run(["password", "alice"], timeout: 30)
+    #expect(read.status == 7, "\(read)")
+    #expect(read.standardError.hasPrefix("accounts: the remembered secrets are in KeePassXC"), "\(read)")
+    #expect(!read.standardError.contains("Seahorse"), "\(read)")
+    let adopt = try sandbox.run(
+      ["add", "bob", "--remember", "--password-stdin"], stdin: "bob-pw\n",
+      environment: ["ACCOUNTS_ADOPT_SECRET_SERVICE": "1"], timeout: 30)
+    #expect(adopt.status == 7 && adopt.standardError.contains("no default collection"), "\(adopt)")
+    let index = try sandbox.indexJSON()
+    #expect(index["secret_service"] as? String == "keepassxc", "a failed adoption records nothing: \(index)")
+    #expect((index["accounts"] as? [[String: Any]])?.first?["remembered"] as? Bool == true)
+  }
 }
 
 /// gnome-keyring started on a sandbox's bus after its KeePassXC was killed, as D-Bus
@@ -169,11 +238,13 @@ import Testing
 final class GnomeKeyringStandIn {
   private let process = Process()
 
-  init(_ sandbox: Sandbox) throws {
+  /// `withDefaultCollection: false`: as D-Bus activation starts it, no keyring unlocked, so it
+  /// has no default collection.
+  init(_ sandbox: Sandbox, withDefaultCollection: Bool = true) throws {
     let home = sandbox.keyring.root + "/gnome-home"
     try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     process.executableURL = URL(fileURLWithPath: "/usr/bin/gnome-keyring-daemon")
-    process.arguments = ["--foreground", "--unlock", "--components=secrets"]
+    process.arguments = ["--foreground"] + (withDefaultCollection ? ["--unlock"] : []) + ["--components=secrets"]
     process.environment = sandbox.environment.merging([
       "HOME": home, "XDG_DATA_HOME": home + "/.local/share", "XDG_RUNTIME_DIR": sandbox.keyring.root + "/run",
     ]) { $1 }
@@ -182,7 +253,7 @@ final class GnomeKeyringStandIn {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.runWithTerminationSignals()
-    try input.fileHandleForWriting.write(contentsOf: Data("stand-in".utf8))
+    if withDefaultCollection { try input.fileHandleForWriting.write(contentsOf: Data("stand-in".utf8)) }
     try input.fileHandleForWriting.close()
     let owned = waitUntil(seconds: 10) {
       let result = try? runProcess(

@@ -143,19 +143,27 @@ enum DoctorCommand {
 
   static func secretServiceFindings(_ environment: Environment) -> [Finding] {
     do {
+      try environment.ledger.adoptSecretServiceIfAsked()
       let report = try environment.secretStore().report()
       var findings = [Finding(
         check: "keyring", ok: true,
         detail: (report.provider ?? "an unknown program")
           + (report.providerProcessID.map { " (pid \($0))" } ?? "") + " provides the Secret Service")]
-      let recorded = [try? environment.index.load().secretService, try? environment.config.load().secretService]
+      // A file that claims no secret moves to the provider that answers on its own: only one
+      // that does is a problem (see `Ledger`, rule 6).
+      let book = try? environment.index.load()
+      let configuration = try? environment.config.load()
+      let recorded = [
+        book.flatMap { $0.claimsSecrets ? $0.secretService : nil },
+        configuration.flatMap { $0.claimsSecrets ? $0.secretService : nil },
+      ]
       if let current = report.provider, let stored = recorded.compactMap({ $0 }).first(where: { $0 != current }) {
         let error = SecretStoreError.providerChanged(stored: stored, current: current)
         findings.append(Finding(check: "keyring", ok: false, detail: error.message, fix: error.fix, status: error.status))
       }
       switch (report.collection, report.collectionLocked) {
       case (let label?, true?):
-        let error = SecretStoreError.locked(collection: label)
+        let error = SecretStoreError.locked(collection: label, provider: report.provider)
         findings.append(Finding(
           check: "collection", ok: false, detail: error.message, fix: error.fix, status: error.status))
       case (let label?, _):

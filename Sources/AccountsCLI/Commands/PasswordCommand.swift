@@ -17,6 +17,7 @@ enum PasswordCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    try environment.ledger.adoptSecretServiceIfAsked()
     let book = try environment.index.load()
     let id = try environment.resolveAccount(invocation.argument(SharedArguments.account)!, invocation, in: book)
     let name = book.shortestName(for: id)
@@ -25,8 +26,7 @@ enum PasswordCommand {
         .loginRequired, "\(id) has no remembered password",
         fix: "remember one with `accounts passwd \(name)`")
     }
-    guard let password = try environment.secretStore().lookup(SecretKey(id, .password)) else {
-      if let change = environment.providerChange(recorded: book.secretService) { throw change }
+    guard let password = try environment.claimedSecret(SecretKey(id, .password), recorded: book.secretService) else {
       if book.unsettled.contains(id) {
         throw CommandError(
           .loginRequired,

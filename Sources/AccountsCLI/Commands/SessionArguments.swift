@@ -17,6 +17,7 @@ extension Environment {
     let ledger = Ledger(
       index: index, config: config, adoptSecretService: variables["ACCOUNTS_ADOPT_SECRET_SERVICE"] == "1",
       secrets: { store })
+    try ledger.adoptSecretServiceIfAsked()
     let output = output
     return SessionFlow(
       ledger: ledger, host: try adapterHost(), searchPath: adapterSearchPath, timeout: try timeout(invocation),

@@ -128,7 +128,9 @@ enum Documentation {
     """
     accounts records which program keeps its secrets. When another answers (D-Bus starts \
     gnome-keyring while KeePassXC is not running), commands that need a secret exit 7 and say \
-    so; ACCOUNTS_ADOPT_SECRET_SERVICE=1 moves to the other program for good.
+    so, and read nothing there; any of them run once with ACCOUNTS_ADOPT_SECRET_SERVICE=1 \
+    moves the index and config.json to the other program for good. With nothing remembered, \
+    accounts moves on its own.
     """,
   ]
 
@@ -144,7 +146,7 @@ enum Documentation {
     ("ACCOUNTS_ADAPTER_LOAD_TIMEOUT",
      "Seconds adapters and doctor give each adapter to load, in a separate process, before they stop it and report it as hanging (default 5)."),
     ("ACCOUNTS_ADOPT_SECRET_SERVICE",
-     "Set to 1 to accept the Secret Service that answers now (say gnome-keyring) as the one that keeps accounts' secrets, when the files record another (say KeePassXC). Without it accounts refuses to store, delete or settle anything there, with exit status 7: the other one's emptiness would read as every secret gone. With it, what the new one does not hold is forgotten."),
+     "Set to 1 to accept the Secret Service that answers now (say gnome-keyring) as the one that keeps accounts' secrets, when the files record another (say KeePassXC). Without it accounts refuses to store, delete or settle anything there, with exit status 7: the other one's emptiness would read as every secret gone. With it, any command that reaches the keyring (password and doctor too) settles every claim of the index and config.json against the new one, forgetting what it does not hold, and records it in both; if the new one fails on the way (no default collection), nothing changes. Files that claim no secret move on their own."),
     ("ACCOUNTS_ADAPTER_PATH",
      "Colon-separated directories searched for adapters before $XDG_DATA_HOME/accounts/adapters and the built-in ones."),
     ("ACCOUNTS_DEBUG", "When set, adapters' log lines are shown on stderr."),

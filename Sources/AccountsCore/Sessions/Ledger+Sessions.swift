@@ -30,7 +30,8 @@ extension Ledger {
     _ event: SessionEvent, for id: AccountID, token: SecretBytes? = nil, password: SecretBytes? = nil,
     login: LoginRecord? = nil, observedLogin: Timestamp? = nil, at now: Timestamp
   ) throws -> Recorded {
-    try index.withLock { index in
+    try adoptSecretServiceIfAsked()
+    return try index.withLock { index in
       var book = index.content
       if let observedLogin, book[id]?.lastLogin != observedLogin { return .stale }
       let transition = SessionRules.transition(for: event, hasRememberedPassword: book[id]?.remembered == true)
@@ -56,7 +57,7 @@ extension Ledger {
     // A new account's backend must still exist: `removeBackend` holds this lock while it removes one.
     if book[id] == nil { _ = try config.load().backend(named: id.backend) }
     let claimed = (password: book[id]?.remembered == true, token: book[id]?.token != nil)
-    let (store, carried) = try begin(id, &book, &index)
+    let (store, carried, provider) = try begin(id, &book, &index)
     var stored: [SecretKey] = []
     do {
       if transition.storePassword, let password {
@@ -73,6 +74,7 @@ extension Ledger {
     if password == nil { applied.storePassword = false }
     book.apply(applied, to: id, login: login, at: now)
     if !carried { book.markSettled(id) }
+    book.secretService = provider ?? book.secretService
     do {
       try index.save(book)
     } catch {
@@ -99,7 +101,7 @@ extension Ledger {
       return
     }
     let store = try secrets()
-    try checkProvider(store, &book)
+    _ = try checkProvider(store, book)
     let carried = book.unsettled.contains(id)
     book.apply(transition, to: id, at: now)
     book.markUnsettled(id)
@@ -115,19 +117,12 @@ extension Ledger {
 }
 
 extension Ledger {
-  /// When a secret the files claim is missing: throws `providerChanged` when another provider
-  /// answers than the one `recorded` (by the index or the config) keeps it in.
-  func checkRecordedProvider(_ store: SecretStore, recorded: String?) throws {
-    guard let recorded, let current = try store.providerName(), current != recorded else { return }
-    throw SecretStoreError.providerChanged(stored: recorded, current: current)
-  }
-
   /// Settles `id` now: a claim the keyring contradicts is dropped (rule 5).
   func settle(_ id: AccountID) throws {
     try index.withLock { index in
       var book = index.content
       let store = try secrets()
-      try checkProvider(store, &book)
+      _ = try checkProvider(store, book)
       try settle(id, &book, store)
       try index.save(book)
     }

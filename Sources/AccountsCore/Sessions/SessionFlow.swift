@@ -190,14 +190,22 @@ public struct SessionFlow: @unchecked Sendable {
     guard let account = book[id] else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
     guard let record = account.token else { return nil }
     let store = try ledger.secrets()
+    try ledger.checkRecordedProvider(store, recorded: book.secretService)  // never another's stale item
     guard let token = try store.lookup(SecretKey(id, .token)) else {
-      try ledger.checkRecordedProvider(store, recorded: book.secretService)
       _ = try? ledger.settle(id)
       return nil
     }
     return ActiveSession(
       id: id, token: token, sessionValues: account.session, expiresAt: record.expiresAt, origin: .stored,
       loggedInAt: account.lastLogin)
+  }
+
+  /// A secret the index or config claims, read only from the provider that keeps it (an old
+  /// item of another provider is never taken for it).
+  private func claimed(_ key: SecretKey, recorded: String?) throws -> SecretBytes? {
+    let store = try ledger.secrets()
+    try ledger.checkRecordedProvider(store, recorded: recorded)
+    return try store.lookup(key)
   }
 
   private func tokenState(_ session: ActiveSession) -> TokenState {
@@ -209,7 +217,8 @@ public struct SessionFlow: @unchecked Sendable {
   /// `remembered`: it came from the keyring.
   private func password(for id: AccountID, _ source: PasswordSource) throws -> (SecretBytes, remembered: Bool) {
     if case .given(let password) = source { return (password, false) }
-    if try ledger.index.load()[id]?.remembered == true, let password = try ledger.secrets().lookup(SecretKey(id, .password)) {
+    let book = try ledger.index.load()
+    if book[id]?.remembered == true, let password = try claimed(SecretKey(id, .password), recorded: book.secretService) {
       notice("using the remembered password of \(id)")
       return (password, true)
     }
@@ -271,7 +280,9 @@ public struct SessionFlow: @unchecked Sendable {
         guard case .sessionExpired(let message) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
         throw SessionFailure.expiredAgain(subject: id.description, message: message)
       }
-      guard let password = try ledger.secrets().lookup(SecretKey(id, .password)) else { throw SessionFailure.loginRequired(id) }
+      guard let password = try claimed(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
+        throw SessionFailure.loginRequired(id)
+      }
       notice("\(id): the session expired; logging in again with the remembered password")
       return try logIn(id, password, rememberedOne: true, remember: false, takeSlot: false, backend, again: true)
     case .applied(let transition):
@@ -314,10 +325,8 @@ public struct SessionFlow: @unchecked Sendable {
     }
     var values: [String: SecretBytes] = [:]
     if !backend.secretSettings.isEmpty {
-      let store = try ledger.secrets()
       for setting in backend.secretSettings {
-        guard let value = try store.lookup(.setting(setting, backend: name)) else {
-          try ledger.checkRecordedProvider(store, recorded: config.secretService)
+        guard let value = try claimed(.setting(setting, backend: name), recorded: config.secretService) else {
           throw CommandError(
             .loginRequired, "backend \(name): its secret setting \(setting) is not in the keyring",
             fix: "remove the backend and add it again (`accounts backend remove \(name)`)")
