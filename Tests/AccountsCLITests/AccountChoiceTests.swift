@@ -108,7 +108,7 @@ import Testing
   /// The wiring: USER, --account and ACCOUNTS_ACCOUNT come from where a command finds them,
   /// and names honour --backend.
   @Test func anEnvironmentPicksFromTheInvocationAndItsVariables() throws {
-    let parser = Parser(commands: Shapes.all, defaultCommand: "token")
+    let parser = Parser(commands: CommandTable.all + Shapes.all, defaultCommand: "token")
     func choice(_ arguments: [String], _ variables: [String: String]) throws -> AccountChoice {
       guard case .run(let invocation) = try parser.parse(arguments) else {
         throw CommandError.usage("no run")
