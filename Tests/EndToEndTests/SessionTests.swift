@@ -53,8 +53,10 @@ import Testing
     }
   }
 
-  @Test func loginSwitchBackAndForthAndTheTokenForScripts() throws {
-    let world = try World()
+  /// On both providers: a login replaces the token of an item another process stored.
+  @Test(arguments: SecretServiceProvider.allCases)
+  func loginSwitchBackAndForthAndTheTokenForScripts(_ provider: SecretServiceProvider) throws {
+    let world = try World(provider: provider)
     defer { world.close() }
     let sandbox = world.sandbox
     let login = try sandbox.ok(["login", "alice", "--auto"])
@@ -85,8 +87,10 @@ import Testing
     #expect(try sandbox.ok(["current"]).standardOutput == "alice@corp\n")
   }
 
-  @Test func expiryLogsInAgainOnceWithTheRememberedPassword() throws {
-    let world = try World()
+  /// On both providers: a login replaces the token of an item another process stored.
+  @Test(arguments: SecretServiceProvider.allCases)
+  func expiryLogsInAgainOnceWithTheRememberedPassword(_ provider: SecretServiceProvider) throws {
+    let world = try World(provider: provider)
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["switch", "alice"])
@@ -136,8 +140,10 @@ import Testing
     #expect(try world.account("alice")["remembered"] as? Bool == true)
   }
 
-  @Test func aPasswordChangedElsewhereClearsWhatIsRemembered() throws {
-    let world = try World()
+  /// On both providers: a login replaces the token of an item another process stored.
+  @Test(arguments: SecretServiceProvider.allCases)
+  func aPasswordChangedElsewhereClearsWhatIsRemembered(_ provider: SecretServiceProvider) throws {
+    let world = try World(provider: provider)
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["switch", "alice"])
