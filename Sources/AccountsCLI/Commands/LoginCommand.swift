@@ -43,7 +43,7 @@ enum LoginCommand {
     let session = try flow.logIn(
       id, password: try environment.passwordSource(invocation), remember: invocation.isSet(remember),
       takeSlot: invocation.isSet(auto))
-    environment.output.message("\(id): logged in; the session is \(SessionText.validity(session))")
-    if invocation.json { environment.output.writeJSON(SessionText.json(session)) }
+    environment.output.message("\(id): logged in; the session is \(SessionText.validity(session.summary))")
+    if invocation.json { environment.output.writeJSON(SessionText.json(session.summary)) }
   }
 }

@@ -20,7 +20,8 @@ extension Environment {
     try ledger.adoptSecretServiceIfAsked()
     let output = output
     return SessionFlow(
-      ledger: ledger, host: try adapterHost(), searchPath: adapterSearchPath, timeout: try timeout(invocation),
+      ledger: ledger, host: { [unowned self] in try self.adapterHost() }, searchPath: adapterSearchPath,
+      timeout: try timeout(invocation),
       now: now, notice: { output.message($0) })
   }
 
@@ -50,7 +51,7 @@ extension Environment {
 /// How the session commands describe a session.
 enum SessionText {
   /// "valid until 2026-11-24 10:00", "valid (no expiry given)"
-  static func validity(_ session: ActiveSession) -> String {
+  static func validity(_ session: SessionSummary) -> String {
     session.expiresAt.map { "valid until \(LocalTime.format($0))" } ?? "valid (the backend gave no expiry)"
   }
 }
@@ -58,7 +59,7 @@ enum SessionText {
 extension SessionText {
   /// `--json` of `login` and `switch`: the account, the session's expiry and its values (never
   /// the token: `accounts token --json` prints that).
-  static func json(_ session: ActiveSession, reused: Bool? = nil) -> JSONValue {
+  static func json(_ session: SessionSummary, reused: Bool? = nil) -> JSONValue {
     var values = JSONObject()
     for key in session.sessionValues.keys.sorted() { values[key] = .string(session.sessionValues[key]!) }
     var object: JSONObject = [

@@ -9,8 +9,17 @@ public enum PasswordSource: Sendable {
   case rememberedOnly
 }
 
+/// What a session is, without its token.
+public struct SessionSummary: Sendable {
+  public var id: AccountID
+  public var sessionValues: [String: String]
+  public var expiresAt: Timestamp?
+}
+
 /// A session the flow vouches for.
 public struct ActiveSession: Sendable {
+  public var summary: SessionSummary { SessionSummary(id: id, sessionValues: sessionValues, expiresAt: expiresAt) }
+
   public enum Origin: Sendable, Equatable {
     /// The stored token, trusted by its expiry (no network).
     case stored
@@ -40,7 +49,7 @@ public struct SessionFlow: @unchecked Sendable {
   // @unchecked: the ledger's secret store is reached through `SerializedSecretStore` (one
   // keyring call at a time), the host is documented thread-safe, and the rest is immutable.
   let ledger: Ledger
-  let host: any AdapterHosting
+  private let host: LazyHost
   let searchPath: AdapterSearchPath
   /// Seconds one adapter operation may take, network included (`--timeout`).
   let timeout: Double
@@ -50,11 +59,11 @@ public struct SessionFlow: @unchecked Sendable {
   private let prepared = PreparedBackends()
 
   public init(
-    ledger: Ledger, host: any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,
+    ledger: Ledger, host: @escaping () throws -> any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,
     now: @escaping () -> Timestamp, notice: @escaping (String) -> Void
   ) {
     self.ledger = ledger
-    self.host = host
+    self.host = LazyHost(host)  // loaded on the first operation: `switch` and `token` need none
     self.searchPath = searchPath
     self.timeout = timeout
     self.now = now
@@ -71,18 +80,24 @@ public struct SessionFlow: @unchecked Sendable {
   }
 
   /// `switch`: `id` takes the slot with its valid session, else after a login (remembered
-  /// password, else `source`). `reused`: no login was needed.
-  public func switchTo(_ id: AccountID, password source: PasswordSource) throws -> (session: ActiveSession, reused: Bool) {
+  /// password, else `source`). `reused`: no login was needed. A session the index records as
+  /// valid is reused on the index's word, without the network or the keyring (the ledger keeps
+  /// the index's claims true; a token deleted behind its back is found by the next command that
+  /// reads it).
+  public func switchTo(_ id: AccountID, password source: PasswordSource) throws -> (session: SessionSummary, reused: Bool) {
     // Twice at most: another command may log the account in between the look and the record.
     for _ in 0..<2 {
-      guard let session = try storedSession(id), case .valid = tokenState(session) else { break }
-      if case .applied = try ledger.record(.sessionReused, for: id, observedLogin: session.loggedInAt, at: now()) {
-        return (session, true)
+      guard let account = try ledger.index.load()[id] else {
+        throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
+      }
+      guard case .valid(let until) = account.tokenState(at: now()) else { break }
+      if case .applied = try ledger.record(.sessionReused, for: id, observedLogin: account.lastLogin, at: now()) {
+        return (SessionSummary(id: id, sessionValues: account.session, expiresAt: until), true)
       }
     }
     let backend = try prepare(id.backend)
     let (password, remembered) = try password(for: id, source)
-    return (try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: true, backend), false)
+    return (try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: true, backend).summary, false)
   }
 
   /// The session `token`, `exec`, `request` and `current --check` use: the stored one when its
@@ -300,7 +315,7 @@ public struct SessionFlow: @unchecked Sendable {
     let request = AdapterRequest(
       adapter: backend.config.adapter, backend: backend.config.name, settings: backend.config.settings, user: user,
       sessionValues: sessionValues, operation: operation, timeout: timeout)
-    return try host.run(request, secretSettings: backend.secretSettings, in: searchPath)
+    return try host.get().run(request, secretSettings: backend.secretSettings, in: searchPath)
   }
 
   // MARK: - Backends
@@ -318,7 +333,7 @@ public struct SessionFlow: @unchecked Sendable {
     if let ready = prepared.get(name) { return ready }
     let config = try ledger.config.load()
     let backend = try config.backend(named: name)
-    let adapter = try host.describe(backend.adapter, in: searchPath)
+    let adapter = try host.get().describe(backend.adapter, in: searchPath)
     let problems = BackendSettingsCheck(adapter: adapter).problems(settings: backend.settings, secretNames: backend.secretSettings)
     if let first = problems.first {
       throw CommandError(.failure, "backend \(backend.name): \(first)", fix: "see `accounts backend show \(backend.name)`")
@@ -376,5 +391,23 @@ private final class StatusResults: @unchecked Sendable {
 
   func entries(_ ids: [AccountID]) -> [StatusEntry] {
     lock.locked { zip(ids, slots).map { StatusEntry(id: $0, outcome: $1 ?? .noSession) } }
+  }
+}
+
+/// The adapter host, loaded on first use by whichever thread needs it first.
+private final class LazyHost: @unchecked Sendable {
+  private let load: () throws -> any AdapterHosting
+  private var loaded: (any AdapterHosting)?
+  private let lock = PThreadMutex()
+
+  init(_ load: @escaping () throws -> any AdapterHosting) { self.load = load }
+
+  func get() throws -> any AdapterHosting {
+    try lock.locked {
+      if let loaded { return loaded }
+      let host = try load()
+      loaded = host
+      return host
+    }
   }
 }
