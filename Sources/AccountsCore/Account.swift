@@ -43,11 +43,16 @@ public struct Account: Sendable, Equatable {
 public struct TokenRecord: Sendable, Equatable {
   /// Nil when the backend gave no lifetime: the token is trusted until the backend says otherwise.
   public var expiresAt: Timestamp?
+  /// A random name for this login's session, new at every login: a verdict on one session is
+  /// told from one on the session that replaced it, even within the same second. Nil in
+  /// indexes written before it existed.
+  public var generation: String?
   /// Members of the token's object that this version does not know, kept as they were.
   public var unknownFields: JSONObject
 
-  public init(expiresAt: Timestamp?, unknownFields: JSONObject = [:]) {
+  public init(expiresAt: Timestamp?, generation: String? = nil, unknownFields: JSONObject = [:]) {
     self.expiresAt = expiresAt
+    self.generation = generation
     self.unknownFields = unknownFields
   }
 }

@@ -103,7 +103,7 @@ public struct AccountBook: Sendable, Equatable {
         account.session = [:]
       }
       if transition.storeToken {
-        account.token = TokenRecord(expiresAt: login?.expiresAt)
+        account.token = TokenRecord(expiresAt: login?.expiresAt, generation: login?.generation)
         account.session = login?.session ?? [:]
         account.lastLogin = now
       }
@@ -159,10 +159,13 @@ public struct AccountBook: Sendable, Equatable {
 public struct LoginRecord: Sendable, Equatable {
   public var expiresAt: Timestamp?
   public var session: [String: String]
+  /// The new session's name (`TokenRecord.generation`).
+  public var generation: String?
 
-  public init(expiresAt: Timestamp?, session: [String: String] = [:]) {
+  public init(expiresAt: Timestamp?, session: [String: String] = [:], generation: String? = nil) {
     self.expiresAt = expiresAt
     self.session = session
+    self.generation = generation
   }
 }
 

@@ -65,7 +65,7 @@ public struct IndexStore: Sendable {
 enum IndexFormat {
   static let version: Int64 = 1
   static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled", "secret_service"]
-  static let tokenKeys: Set<String> = ["expires_at"]
+  static let tokenKeys: Set<String> = ["expires_at", "generation"]
 
   static func encode(_ book: AccountBook) -> String {
     var root = JSONObject()
@@ -89,6 +89,7 @@ enum IndexFormat {
     object["token"] =
       account.token.map { token in
         var record: JSONObject = ["expires_at": token.expiresAt.map { .string($0.iso8601) } ?? .null]
+        if let generation = token.generation { record["generation"] = .string(generation) }
         keep(token.unknownFields, in: &record)
         return .object(record)
       } ?? .null
@@ -175,7 +176,9 @@ enum IndexFormat {
       case ("token", .null), ("session", .null): break
       case ("token", .object(let record)):
         let reader = try object.object(key)
-        token = TokenRecord(expiresAt: try timestamp(reader, "expires_at"), unknownFields: Self.unknown(record, known: tokenKeys))
+        token = TokenRecord(
+          expiresAt: try timestamp(reader, "expires_at"), generation: try reader.optionalString("generation"),
+          unknownFields: Self.unknown(record, known: tokenKeys))
       case ("session", .object(let values)):
         let reader = try object.object(key)
         for (name, value) in values {

@@ -41,6 +41,9 @@ public struct AdapterSessionRunner {
 
   private var name: String { adapter.description.name }
 
+  /// Seconds a single call into the adapter may always take: longer means it is stuck.
+  static let stepGrace = 1.0
+
   /// Runs `request` with the backend's secret settings; a LOGIN that succeeded carries its token.
   public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes] = [:]) -> AdapterOutcome {
     let deadline = DispatchTime.now() + .milliseconds(Int((request.timeout * 1000).rounded()))
@@ -141,7 +144,10 @@ private struct StepLoop {
       let session = session
       let given = hasResponse ? UnsafePointer(response) : nil
       let call = Pointers(output: output, response: given)
-      guard let result = WatchedCall(deadline: deadline).run({ step(session.pointer, call.response, call.output) }) else {
+      // A step is pure computation: it gets at least `stepGrace` even when the network used the
+      // operation's time up, so a slow backend is reported as the backend, not as the adapter.
+      let stepDeadline = max(deadline, DispatchTime.now() + .milliseconds(Int(AdapterSessionRunner.stepGrace * 1000)))
+      guard let result = WatchedCall(deadline: stepDeadline).run({ step(session.pointer, call.response, call.output) }) else {
         abandoned = true
         responseArena.abandon()
         return runner.notAnswering(timeout)

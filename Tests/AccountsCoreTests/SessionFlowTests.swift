@@ -265,7 +265,7 @@ import Testing
     let judged = try #require(try world.flow.storedSession(alice))
     _ = try world.flow.logIn(alice, password: .rememberedOnly, remember: false, takeSlot: false)
     let fresh = try #require(world.item(.token))
-    #expect(try world.ledger.record(.takenOver, for: alice, observedLogin: judged.loggedInAt, at: Self.start) == .stale)
+    #expect(try world.ledger.record(.takenOver, for: alice, observed: judged.observed, at: Self.start) == .stale)
     #expect(world.item(.token) == fresh)
     #expect(try world.book.autoLogin == alice)
   }

@@ -25,6 +25,22 @@ enum RequestCommand {
     ],
     handler: run)
 
+  /// PATH stays below the backend's base_url and carries no parameters of its own: a script
+  /// that builds PATH from its input cannot send the token to another endpoint of the host, and
+  /// every parameter goes where the adapter signs it.
+  static func checkPath(_ text: String) throws(CommandError) {
+    let segments = text.split(separator: "/", omittingEmptySubsequences: false)
+    if text.contains("://") || text.hasPrefix("//") || segments.contains(where: { $0 == ".." || $0 == "." }) {
+      throw .usage("PATH '\(Names.printable(text))' leaves the backend's base_url", fix: "give a path below base_url, e.g. user/info")
+    }
+    if text.contains("?") || text.contains("#") {
+      throw .usage("PATH '\(Names.printable(text))' holds a query", fix: "give parameters as KEY=VALUE words after PATH")
+    }
+    if text.isEmpty || text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+      throw .usage("PATH '\(Names.printable(text))' is empty or holds control characters", fix: "give a path below base_url, e.g. user/info")
+    }
+  }
+
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = try environment.pickAccount(invocation, in: try environment.index.load()).id
     var pairs: [(String, String)] = []
@@ -34,6 +50,7 @@ enum RequestCommand {
       }
       pairs.append((String(word[..<equals]), String(word[word.index(after: equals)...])))
     }
+    try checkPath(invocation.argument(path)!)
     let reply = try environment.sessionFlow(invocation).call(
       id, method: invocation.argument(method)!, path: invocation.argument(path)!, parameters: pairs,
       password: try environment.passwordSource(invocation))

@@ -35,7 +35,8 @@ enum StatusCommand {
     }
     let failures = entries.compactMap(failure)
     if let first = failures.first {
-      throw CommandError(first.status, "\(failures.count) of \(entries.count) sessions could not be confirmed; first: \(first.message)")
+      let sessions = entries.filter { if case .noSession = $0.outcome { false } else { true } }.count
+      throw CommandError(first.status, "\(failures.count) of \(sessions) sessions could not be confirmed; first: \(first.message)")
     }
   }
 

@@ -16,9 +16,9 @@ extension Ledger {
   /// - `token`, `password`: what a login (`.loggedIn`) stores: the new token, and the password
   ///   to remember when the event says so.
   /// - `login`: the expiry and session values a login leaves in the index.
-  /// - `observedLogin`: for a backend's verdict on a session, the `lastLogin` of the session it
-  ///   judged (nil: do not check); when the account was logged in again meanwhile (or
-  ///   removed), the verdict is `.stale` and changes nothing, so one command never ends
+  /// - `observed`: for a backend's verdict on a session, the session it judged (nil: do not
+  ///   check); when the account was logged in again meanwhile, or its session already ended (or
+  ///   it was removed), the verdict is `.stale` and changes nothing, so one command never ends
   ///   another's fresh session.
   ///
   /// A login stores its secrets before the index claims them and saves the account when it is
@@ -28,12 +28,12 @@ extension Ledger {
   @discardableResult
   public func record(
     _ event: SessionEvent, for id: AccountID, token: SecretBytes? = nil, password: SecretBytes? = nil,
-    login: LoginRecord? = nil, observedLogin: Timestamp? = nil, at now: Timestamp
+    login: LoginRecord? = nil, observed: ObservedSession? = nil, at now: Timestamp
   ) throws -> Recorded {
     try adoptSecretServiceIfAsked()
     return try index.withLock { index in
       var book = index.content
-      if let observedLogin, book[id]?.lastLogin != observedLogin { return .stale }
+      if let observed, observed != ObservedSession(book[id]) { return .stale }
       let transition = SessionRules.transition(for: event, hasRememberedPassword: book[id]?.remembered == true)
       if transition.storeToken {
         try storeLogin(id, transition, token: token, password: password, login: login, now, &book, &index)
@@ -113,6 +113,20 @@ extension Ledger {
     }
     if !carried { book.markSettled(id) }
     try? index.save(book)  // the mark alone stays if this fails: settling finds nothing to do
+  }
+}
+
+/// Which session a verdict is about: its generation (and, for indexes from before
+/// generations, its login time).
+public struct ObservedSession: Sendable, Equatable {
+  var generation: String?
+  var lastLogin: Timestamp?
+  var hasToken: Bool
+
+  init(_ account: Account?) {
+    generation = account?.token?.generation
+    lastLogin = account?.lastLogin
+    hasToken = account?.token != nil
   }
 }
 

@@ -36,8 +36,8 @@ public struct ActiveSession: Sendable {
   public var sessionValues: [String: String]
   public var expiresAt: Timestamp?
   public var origin: Origin
-  /// The index's `lastLogin` of the session, to tell a verdict on it from one on a newer session.
-  var loggedInAt: Timestamp?
+  /// Which session this is, to tell a verdict on it from one on a newer session.
+  var observed: ObservedSession
 }
 
 /// The one way commands use sessions: SPEC §4 decided by `SessionRules`, carried out by the
@@ -57,6 +57,7 @@ public struct SessionFlow: @unchecked Sendable {
   /// Progress a person may want to know ("logging in again"), for stderr.
   let notice: (String) -> Void
   private let prepared = PreparedBackends()
+  private let locks: SessionLocks
 
   public init(
     ledger: Ledger, host: @escaping () throws -> any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,
@@ -64,6 +65,8 @@ public struct SessionFlow: @unchecked Sendable {
   ) {
     self.ledger = ledger
     self.host = LazyHost(host)  // loaded on the first operation: `switch` and `token` need none
+    // A login waits for another command's login of the same account: its two deadlines at most.
+    self.locks = SessionLocks(path: ledger.index.file.path + ".sessions.lock", wait: 2 * timeout + 10)
     self.searchPath = searchPath
     self.timeout = timeout
     self.now = now
@@ -76,7 +79,9 @@ public struct SessionFlow: @unchecked Sendable {
   public func logIn(_ id: AccountID, password source: PasswordSource, remember: Bool, takeSlot: Bool) throws -> ActiveSession {
     let backend = try prepare(id.backend)
     let (password, remembered) = try password(for: id, source)
-    return try logIn(id, password, rememberedOne: remembered, remember: remember && !remembered, takeSlot: takeSlot, backend)
+    return try locks.exclusive(id) {
+      try logIn(id, password, rememberedOne: remembered, remember: remember && !remembered, takeSlot: takeSlot, backend)
+    }
   }
 
   /// `switch`: `id` takes the slot with its valid session, else after a login (remembered
@@ -85,19 +90,29 @@ public struct SessionFlow: @unchecked Sendable {
   /// the index's claims true; a token deleted behind its back is found by the next command that
   /// reads it).
   public func switchTo(_ id: AccountID, password source: PasswordSource) throws -> (session: SessionSummary, reused: Bool) {
+    if let reused = try reuse(id) { return (reused, true) }
+    let backend = try prepare(id.backend)
+    let (password, remembered) = try password(for: id, source)
+    return try locks.exclusive(id) {
+      // Another command may have logged the account in while this one waited.
+      if let reused = try reuse(id) { return (reused, true) }
+      return (try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: true, backend).summary, false)
+    }
+  }
+
+  /// The slot for `id`'s valid session, on the index's word; nil when it has none.
+  private func reuse(_ id: AccountID) throws -> SessionSummary? {
     // Twice at most: another command may log the account in between the look and the record.
     for _ in 0..<2 {
       guard let account = try ledger.index.load()[id] else {
         throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
       }
-      guard case .valid(let until) = account.tokenState(at: now()) else { break }
-      if case .applied = try ledger.record(.sessionReused, for: id, observedLogin: account.lastLogin, at: now()) {
-        return (SessionSummary(id: id, sessionValues: account.session, expiresAt: until), true)
+      guard case .valid(let until) = account.tokenState(at: now()) else { return nil }
+      if case .applied = try ledger.record(.sessionReused, for: id, observed: ObservedSession(account), at: now()) {
+        return SessionSummary(id: id, sessionValues: account.session, expiresAt: until)
       }
     }
-    let backend = try prepare(id.backend)
-    let (password, remembered) = try password(for: id, source)
-    return (try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: true, backend).summary, false)
+    return nil
   }
 
   /// The session `token`, `exec`, `request` and `current --check` use: the stored one when its
@@ -105,11 +120,19 @@ public struct SessionFlow: @unchecked Sendable {
   /// when it expired and the password is remembered; with no session at all, a login with the
   /// password from `source`.
   public func session(for id: AccountID, prove: Bool, password source: PasswordSource) throws -> ActiveSession {
-    guard let stored = try storedSession(id) else {
-      let backend = try prepare(id.backend)
-      let (password, remembered) = try password(for: id, source)
+    if let stored = try storedSession(id) { return try use(stored, prove: prove) }
+    let backend = try prepare(id.backend)
+    let (password, remembered) = try password(for: id, source)
+    return try locks.exclusive(id) {
+      // Another command may have logged the account in while this one waited.
+      if let stored = try storedSession(id) { return try use(stored, prove: prove) }
       return try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend)
     }
+  }
+
+  /// A stored session, trusted by its expiry or proved with the backend.
+  private func use(_ stored: ActiveSession, prove: Bool) throws -> ActiveSession {
+    let id = stored.id
     guard case .valid = tokenState(stored) else {
       let backend = try prepare(id.backend)
       return try react(to: .sessionExpired(message: "its expiry passed"), on: stored, backend, mayLogInAgain: true)
@@ -170,6 +193,11 @@ public struct SessionFlow: @unchecked Sendable {
         results.set(index, StatusEntry(id: id, outcome: .noSession))
         return
       }
+      // A keyring that did not answer once is not asked again (each would wait its deadline).
+      if let silent = results.keyringSilence {
+        results.set(index, StatusEntry(id: id, outcome: .error(status: silent.status, message: "not checked: \(silent.message)")))
+        return
+      }
       do {
         let session = try self.session(for: id, prove: true, password: .rememberedOnly)
         results.set(index, StatusEntry(id: id, outcome: .valid(session)))
@@ -179,6 +207,7 @@ public struct SessionFlow: @unchecked Sendable {
         let failure = error as? any UserFacingError
         results.set(index, StatusEntry(id: id, outcome: .error(
           status: failure?.status ?? .failure, message: failure?.message ?? "\(error)")))
+        if mayStillLand(error), let failure { results.keyringSilence = (failure.status, failure.message) }
       }
     }
     return results.entries(ids)
@@ -212,7 +241,7 @@ public struct SessionFlow: @unchecked Sendable {
     }
     return ActiveSession(
       id: id, token: token, sessionValues: account.session, expiresAt: record.expiresAt, origin: .stored,
-      loggedInAt: account.lastLogin)
+      observed: ObservedSession(account))
   }
 
   /// A secret the index or config claims, read only from the provider that keeps it (an old
@@ -259,12 +288,22 @@ public struct SessionFlow: @unchecked Sendable {
     guard let token = success.token else { throw SessionFailure.noToken(id) }
     let at = now()
     let expiresAt = Timestamp.lifetime(success.expiresIn).map { at.adding(seconds: $0) }
+    let login = LoginRecord(expiresAt: expiresAt, session: success.sessionValues, generation: Self.newGeneration())
     try ledger.record(
       .loggedIn(remember: remember, takeSlot: takeSlot), for: id, token: token, password: remember ? password : nil,
-      login: LoginRecord(expiresAt: expiresAt, session: success.sessionValues), at: at)
+      login: login, at: at)
+    var account = Account(id: id, addedAt: at)
+    account.lastLogin = at
+    account.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
     return ActiveSession(
       id: id, token: token, sessionValues: success.sessionValues, expiresAt: expiresAt,
-      origin: again ? .loggedInAgain : .loggedIn, loggedInAt: at)
+      origin: again ? .loggedInAgain : .loggedIn, observed: ObservedSession(account))
+  }
+
+  /// 16 random hex digits naming a new session.
+  static func newGeneration() -> String {
+    let text = String(UInt64.random(in: .min ... .max), radix: 16)  // the system's generator
+    return String(repeating: "0", count: 16 - text.count) + text
   }
 
   /// A backend's verdict other than ok on `session`: SPEC §4 carried out. Returns the session
@@ -283,25 +322,31 @@ public struct SessionFlow: @unchecked Sendable {
     case .upgradeRequired: event = .upgradeRequired
     case .backendError, .adapterFailed: throw SessionFailure(outcome, subject: id.description)!
     }
-    switch try ledger.record(event, for: id, observedLogin: session.loggedInAt, at: now()) {
-    case .stale:
-      // Another command logged in meanwhile: its session is the one to use, once.
-      guard mayLogInAgain, let current = try storedSession(id) else { throw SessionFailure(outcome, subject: id.description)! }
-      var again = current
-      again.origin = .loggedInAgain
-      return again
-    case .applied(let transition) where transition.next == .loginAgainOnce:
-      guard mayLogInAgain else {
-        guard case .sessionExpired(let message) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
-        throw SessionFailure.expiredAgain(subject: id.description, message: message)
+    return try locks.exclusive(id) {
+      switch try ledger.record(event, for: id, observed: session.observed, at: now()) {
+      case .stale:
+        // Another command renewed the session while this one asked the backend: take its
+        // session (as this command's one login again). If it ended instead, say so; never log
+        // in again then, since the other command may have been told "signed in elsewhere".
+        guard mayLogInAgain, let current = try storedSession(id), case .valid = tokenState(current) else {
+          throw SessionFailure(outcome, subject: id.description)!
+        }
+        var again = current
+        again.origin = .loggedInAgain
+        return again
+      case .applied(let transition) where transition.next == .loginAgainOnce:
+        guard mayLogInAgain else {
+          guard case .sessionExpired(let message) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
+          throw SessionFailure.expiredAgain(subject: id.description, message: message)
+        }
+        guard let password = try claimed(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
+          throw SessionFailure.loginRequired(id)
+        }
+        notice("\(id): the session expired; logging in again with the remembered password")
+        return try logIn(id, password, rememberedOne: true, remember: false, takeSlot: false, backend, again: true)
+      case .applied(let transition):
+        throw SessionFailure(outcome, subject: id.description, next: transition.next)!
       }
-      guard let password = try claimed(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
-        throw SessionFailure.loginRequired(id)
-      }
-      notice("\(id): the session expired; logging in again with the remembered password")
-      return try logIn(id, password, rememberedOne: true, remember: false, takeSlot: false, backend, again: true)
-    case .applied(let transition):
-      throw SessionFailure(outcome, subject: id.description, next: transition.next)!
     }
   }
 
@@ -383,7 +428,14 @@ public struct StatusEntry: Sendable {
 
 private final class StatusResults: @unchecked Sendable {
   private var slots: [StatusEntry.Outcome?]
+  private var silence: (status: ExitStatus, message: String)?
   private let lock = PThreadMutex()
+
+  /// The keyring's first timeout, after which no account asks it again.
+  var keyringSilence: (status: ExitStatus, message: String)? {
+    get { lock.locked { silence } }
+    set { lock.locked { if silence == nil { silence = newValue } } }
+  }
 
   init(count: Int) { slots = Array(repeating: nil, count: count) }
 
