@@ -11,7 +11,7 @@ import Glibc
 /// itself; it is never unloaded.
 final class SecretServiceLibrary: SecretStore {
   static let fileName = "libAccountsSecretService.so"
-  static let interfaceVersion: Int32 = 4
+  static let interfaceVersion: Int32 = 5
 
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   private typealias CString = UnsafePointer<CChar>
@@ -19,6 +19,7 @@ final class SecretServiceLibrary: SecretStore {
   private let handle: UnsafeMutableRawPointer
   private let storeFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, UnsafeRawPointer?, Int, ErrorOut) -> Int32
   private let lookupFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>, ErrorOut) -> Int32
+  private let lookupAllFunction: @convention(c) (UnsafeMutableRawPointer, CString, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>, ErrorOut) -> Int32
   private let kindsFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, ErrorOut, ErrorOut) -> Int32
   private let deleteFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, CString, ErrorOut) -> Int32
   private let deleteAllFunction: @convention(c) (UnsafeMutableRawPointer, CString, CString, ErrorOut) -> Int32
@@ -45,6 +46,7 @@ final class SecretServiceLibrary: SecretStore {
       let open = try library.symbol("accounts_secret_open", as: Open.self)
       storeFunction = try library.symbol("accounts_secret_store", as: type(of: storeFunction))
       lookupFunction = try library.symbol("accounts_secret_lookup", as: type(of: lookupFunction))
+      lookupAllFunction = try library.symbol("accounts_secret_lookup_all", as: type(of: lookupAllFunction))
       kindsFunction = try library.symbol("accounts_secret_kinds", as: type(of: kindsFunction))
       deleteFunction = try library.symbol("accounts_secret_delete", as: type(of: deleteFunction))
       deleteAllFunction = try library.symbol("accounts_secret_delete_all", as: type(of: deleteAllFunction))
@@ -89,6 +91,31 @@ final class SecretServiceLibrary: SecretStore {
       guard found == 1, let bytes else { return (nil, nil) }
       defer { release(bytes, length) }
       return (SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length)), nil)
+    }
+    if let error = answer.error { throw SecretStoreError(wireText: error) }
+    return answer.found
+  }
+
+  func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
+    let lookupAll = lookupAllFunction
+    let release = releaseFunction
+    let handle = handle
+    // The records are read and wiped on the call's own thread: only SecretBytes come back.
+    let answer = try GuardedCall.run(backstop: backstop) { () -> (found: [SecretKey: SecretBytes], error: String?) in
+      var records: UnsafeMutableRawPointer?
+      var length = 0
+      var error: UnsafeMutablePointer<CChar>?
+      _ = lookupAll(handle, kind.attributeValue, &records, &length, &error)
+      defer { if let records { release(records, length) } }
+      if let error {
+        defer { release(error, -1) }
+        return ([:], String(cString: error))
+      }
+      do throws(SecretStoreError) {
+        return (try SecretRecords.decode(UnsafeRawBufferPointer(start: records, count: records == nil ? 0 : length), kind: kind), nil)
+      } catch {
+        return ([:], error.wireText)
+      }
     }
     if let error = answer.error { throw SecretStoreError(wireText: error) }
     return answer.found

@@ -86,6 +86,16 @@ public protocol SecretStore: AnyObject {
   /// The secret, or nil when no item matches. Throws `.locked` rather than answering nil when
   /// the collection is locked, so "locked" is never reported as "no password".
   func lookup(_ key: SecretKey) throws -> SecretBytes?
+  /// Every item of `kind` that accounts stored (all backends, all accounts), by key, with the
+  /// secrets read in one go: one search and one read of all secrets (Service.GetSecrets)
+  /// instead of a lookup per key. A key without an item is absent; [:] means no item of `kind`.
+  ///
+  /// The rules of `lookup` hold for the whole answer: a locked collection throws `.locked`
+  /// (with `mayPrompt`, the provider's prompt unlocks it first), never an answer that hides the
+  /// locked items; items the provider has not granted access to (KeePassXC's confirmation) are
+  /// asked for all together in one prompt, or throw `.accessNotGranted` without one; no
+  /// collection throws `.noCollection`; each call runs under its deadline.
+  func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes]
   /// The kinds of the items that exist for `account` on `backend` ("" for the backend's own
   /// settings), without reading a secret (and without an unlock prompt). Throws `.locked`
   /// rather than answering "none" when the collection is locked and the provider hides the

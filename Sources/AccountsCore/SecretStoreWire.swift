@@ -1,4 +1,5 @@
 import AccountsJSON
+import Glibc
 
 // The Secret Service code lives in a shared library that the command line loads only when a
 // command needs a secret (see AccountsCLI/SecretServiceLibrary.swift). Its errors and reports
@@ -91,5 +92,67 @@ extension SecretServiceReport {
       providerProcessID: (try? reader?.optionalInt64("pid")).flatMap { $0.flatMap { Int32(exactly: $0) } },
       collection: try? reader?.optionalString("collection"),
       collectionLocked: try? reader?.optionalBool("locked"))
+  }
+}
+
+/// The secrets of many items across the C boundary (`accounts_secret_lookup_all`), never inside
+/// a JSON text: one malloc'd buffer of records, one per item, each three fields (backend,
+/// account, secret), each field a 4-byte little-endian length and that many bytes (backend and
+/// account in UTF-8). The library makes the buffer and wipes it (explicit_bzero) when it frees
+/// it (`accounts_secret_release` with the buffer's length).
+public enum SecretRecords {
+  /// A malloc'd buffer (at least one byte) with the records of `secrets`, and its length.
+  public static func encode(_ secrets: [SecretKey: SecretBytes]) -> (bytes: UnsafeMutableRawPointer, count: Int) {
+    var total = 0
+    for (key, secret) in secrets { total += 12 + key.backend.utf8.count + key.account.utf8.count + secret.count }
+    let buffer = UnsafeMutableRawBufferPointer(start: malloc(max(total, 1))!, count: total)
+    var offset = 0
+    func field(_ bytes: UnsafeRawBufferPointer) {
+      precondition(bytes.count <= Int(UInt32.max), "a field of at most 4 GiB")
+      withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { length in
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + 4]).copyMemory(from: length)
+      }
+      offset += 4
+      if bytes.count > 0 {
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + bytes.count]).copyMemory(from: bytes)
+      }
+      offset += bytes.count
+    }
+    for (key, secret) in secrets {
+      var backend = key.backend
+      var account = key.account
+      backend.withUTF8 { field(UnsafeRawBufferPointer($0)) }
+      account.withUTF8 { field(UnsafeRawBufferPointer($0)) }
+      secret.withUnsafeBytes { field($0) }
+    }
+    return (buffer.baseAddress!, total)
+  }
+
+  /// The secrets of the records in `bytes`, all of `kind`. The caller still owns (and wipes)
+  /// `bytes`; each secret is copied straight into its `SecretBytes`. A malformed buffer throws
+  /// `.failed`, never a crash.
+  public static func decode(_ bytes: UnsafeRawBufferPointer, kind: SecretKind) throws(SecretStoreError) -> [SecretKey: SecretBytes] {
+    let unreadable = SecretStoreError.failed(operation: "talk to the Secret Service library", detail: "unreadable secret records")
+    var offset = 0
+    func field() throws(SecretStoreError) -> UnsafeRawBufferPointer {
+      guard bytes.count - offset >= 4 else { throw unreadable }
+      var length: UInt32 = 0
+      withUnsafeMutableBytes(of: &length) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 4])) }
+      offset += 4
+      let count = Int(UInt32(littleEndian: length))
+      guard bytes.count - offset >= count else { throw unreadable }
+      defer { offset += count }
+      return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+    }
+    func text() throws(SecretStoreError) -> String {
+      guard let text = String(validating: try field().bindMemory(to: UInt8.self), as: UTF8.self) else { throw unreadable }
+      return text
+    }
+    var secrets: [SecretKey: SecretBytes] = [:]
+    while offset < bytes.count {
+      let key = SecretKey(backend: try text(), account: try text(), kind: kind)
+      secrets[key] = SecretBytes(copying: try field())
+    }
+    return secrets
   }
 }

@@ -5,15 +5,15 @@ import Glibc
 // first time a command needs a secret, so that `list` and completion never pay for loading
 // libsecret and GLib (about 3 ms and 4.7 M instructions per start on the 2-core machine).
 //
-// Only C types cross: NUL-terminated strings, byte buffers, and error texts (the JSON of
-// `SecretStoreError.wireText`). Memory the library returns is released by the library
+// Only C types cross: NUL-terminated strings, byte buffers (many secrets at once as
+// `SecretRecords`), and error texts (the JSON of `SecretStoreError.wireText`). Memory the library returns is released by the library
 // (`accounts_secret_release`); secrets are wiped before they are freed.
 //
 // Return values: 0 success (1 for "found" from lookup), -1 failure with `*error` set.
 
 /// The version of this C interface; the loader refuses a library with another one.
 @_cdecl("accounts_secret_interface_version")
-public func secretInterfaceVersion() -> Int32 { 4 }
+public func secretInterfaceVersion() -> Int32 { 5 }
 
 /// A store with the given deadlines; never freed (one per process). `stuck` is called (from
 /// another thread) with the error text of a call that did not return even after it was
@@ -57,6 +57,27 @@ public func lookUpSecret(
     bytes.pointee = copy
     length.pointee = secret.count
     return 1
+  }
+}
+
+/// Every item of `kind`: `*records` gets a buffer of `SecretRecords` (backend, account, secret
+/// per item) of `*length` bytes, to be released with `accounts_secret_release(records, length)`,
+/// which wipes it.
+@_cdecl("accounts_secret_lookup_all")
+public func lookUpAllSecrets(
+  _ handle: UnsafeMutableRawPointer, _ kind: UnsafePointer<CChar>,
+  _ records: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ length: UnsafeMutablePointer<Int>,
+  _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32 {
+  reporting(handle, error) { store in
+    let text = String(cString: kind)
+    guard let kind = SecretKind(attributeValue: text) else {
+      throw SecretStoreError.failed(operation: "use the Secret Service", detail: "unknown item kind '\(text)'")
+    }
+    let encoded = SecretRecords.encode(try store.lookupAll(kind: kind))
+    records.pointee = encoded.bytes
+    length.pointee = encoded.count
+    return 0
   }
 }
 

@@ -84,6 +84,69 @@ public final class LibsecretStore: SecretStore {
     return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: Int(length)))
   }
 
+  /// One search for the `kind` attribute (Service.SearchItems; libsecret then loads the found
+  /// items' properties, all requests in flight at once), at most one prompt for items the
+  /// provider has not granted access to, and one Service.GetSecrets for all secrets.
+  public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
+    let service = try connect()
+    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
+    let what = "the \(kind.attributeValue) items"
+    // An item deleted by another process between the search and GetSecrets: search again.
+    for _ in 0..<3 {
+      // One item per key, an unlocked copy before a locked one (as `lookup` picks).
+      var chosen: [SecretKey: GObjectOwner<SecretItem>] = [:]
+      for item in try search(service, [("kind", kind.attributeValue)]) {
+        guard let key = key(of: item, kind: kind) else { continue }
+        if let other = chosen[key], !isLocked(other) || isLocked(item) { continue }
+        chosen[key] = item
+      }
+      if chosen.isEmpty { return [:] }
+      let locked = chosen.filter { isLocked($0.value) }
+      if !locked.isEmpty {
+        let label = locked.count == 1 ? locked.first!.key.label : "\(locked.count) \(kind.attributeValue) items"
+        try unlockItems(Array(locked.values), label: label)
+        if let still = chosen.first(where: { isLocked($0.value) }) {
+          throw SecretStoreError.accessNotGranted(item: still.key.label, provider: knownProvider())
+        }
+      }
+      var vanished = false
+      try withBorrowedList(Array(chosen.values)) { (list) throws(SecretStoreError) in
+        _ = try withDeadline(
+          "read \(what)", seconds: timeout, tolerating: { vanished = $0.isNoSuchObject; return vanished }
+        ) { cancellable, error in
+          secret_item_load_secrets_sync(list, cancellable, &error)
+        }
+      }
+      if vanished { continue }
+      var secrets: [SecretKey: SecretBytes] = [:]
+      for (key, item) in chosen {
+        // Asked for and not given: the provider withheld it, which is not "no secret".
+        guard let value = secret_item_get_secret(item.pointer) else {
+          throw SecretStoreError.accessNotGranted(item: key.label, provider: knownProvider())
+        }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var length: gsize = 0
+        let bytes = secret_value_get(value, &length)
+        secrets[key] = SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: Int(length)))
+      }
+      return secrets
+    }
+    throw SecretStoreError.failed(operation: "read \(what)", detail: "items kept vanishing while being read")
+  }
+
+  /// The key an item of `kind` answers to, from its attributes (readable without its secret);
+  /// nil for an item without a backend or an account attribute.
+  private func key(of item: GObjectOwner<SecretItem>, kind: SecretKind) -> SecretKey? {
+    guard let table = secret_item_get_attributes(item.pointer) else { return nil }
+    defer { g_hash_table_unref(table) }
+    guard let backend = g_hash_table_lookup(table, "backend"), let account = g_hash_table_lookup(table, "account") else {
+      return nil
+    }
+    return SecretKey(
+      backend: String(cString: backend.assumingMemoryBound(to: CChar.self)),
+      account: String(cString: account.assumingMemoryBound(to: CChar.self)), kind: kind)
+  }
+
   public func kinds(backend: String, account: String) throws -> [SecretKind] {
     let service = try connect()
     // Without a collection nothing can be known, which is not "nothing is there".
@@ -244,11 +307,16 @@ public final class LibsecretStore: SecretStore {
   /// Items that stay locked in an unlocked collection: the provider asks before a program reads
   /// one (KeePassXC's access confirmation). Asked for when someone can answer.
   private func unlockItems(_ items: [GObjectOwner<SecretItem>], key: SecretKey) throws(SecretStoreError) {
-    guard mayPrompt else { throw .accessNotGranted(item: key.label, provider: knownProvider()) }
+    try unlockItems(items, label: key.label)
+  }
+
+  /// `unlockItems` for items named by `label` (one item's label, or what a group of them is).
+  private func unlockItems(_ items: [GObjectOwner<SecretItem>], label: String) throws(SecretStoreError) {
+    guard mayPrompt else { throw .accessNotGranted(item: label, provider: knownProvider()) }
     do {
-      try unlock(items, label: key.label, asking: "access")
+      try unlock(items, label: label, asking: "access")
     } catch .promptDismissed {
-      throw .accessNotGranted(item: key.label, provider: knownProvider())
+      throw .accessNotGranted(item: label, provider: knownProvider())
     }
   }
 

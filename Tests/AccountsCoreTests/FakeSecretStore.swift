@@ -4,10 +4,11 @@ import AccountsCore
 /// faults to inject. The end-to-end tests run the same scenarios against a real keyring.
 final class FakeSecretStore: SecretStore {
   var items: [SecretKey: [UInt8]] = [:]
-  /// "store alice@corp password", "delete ...", "deleteAll alice@corp", "exists ...", "lookup ..."
+  /// "store alice@corp password", "delete ...", "deleteAll alice@corp", "exists ...", "lookup ...",
+  /// "lookupAll token"
   private(set) var calls: [String] = []
-  /// The error the next call of an operation ("store", "delete", "deleteAll", "exists", "lookup")
-  /// throws, once.
+  /// The error the next call of an operation ("store", "delete", "deleteAll", "exists", "lookup",
+  /// "lookupAll") throws, once.
   var failNext: [String: SecretStoreError] = [:]
   /// A store that times out but lands anyway (what a provider that was slow does).
   var storeTimesOutButLands = false
@@ -37,6 +38,17 @@ final class FakeSecretStore: SecretStore {
     try fault("lookup")
     guard var bytes = items[key] else { return nil }
     return SecretBytes(consuming: &bytes)
+  }
+
+  func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
+    calls.append("lookupAll \(kind.attributeValue)")
+    try fault("lookupAll")
+    var found: [SecretKey: SecretBytes] = [:]
+    for (key, value) in items where key.kind == kind {
+      var bytes = value
+      found[key] = SecretBytes(consuming: &bytes)
+    }
+    return found
   }
 
   func kinds(backend: String, account: String) throws -> [SecretKind] {

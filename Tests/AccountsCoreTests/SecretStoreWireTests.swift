@@ -1,4 +1,5 @@
 import AccountsCore
+import Glibc
 import Testing
 
 /// Errors and reports cross the C boundary of libAccountsSecretService.so as JSON text.
@@ -32,6 +33,42 @@ import Testing
     #expect(SecretServiceReport(wireText: full.wireText) == full)
     let empty = SecretServiceReport(provider: nil, providerProcessID: nil, collection: nil, collectionLocked: nil)
     #expect(SecretServiceReport(wireText: empty.wireText) == empty)
+  }
+
+  @Test func secretRecordsRoundTrip() throws {
+    let secrets: [SecretKey: SecretBytes] = [
+      SecretKey(backend: "corp", account: "alice", kind: .token): secret("alice-token ✓"),
+      SecretKey(backend: "corp", account: "bøb", kind: .token): secret(""),
+      SecretKey(backend: "home", account: "", kind: .token): secret("with\0nul\nand newline"),
+    ]
+    let encoded = SecretRecords.encode(secrets)
+    defer { free(encoded.bytes) }
+    let sizes = secrets.map { 12 + $0.key.backend.utf8.count + $0.key.account.utf8.count + $0.value.count }
+    #expect(encoded.count == sizes.reduce(0, +), "three fields of a 4-byte length and its bytes per item")
+    let decoded = try SecretRecords.decode(UnsafeRawBufferPointer(start: encoded.bytes, count: encoded.count), kind: .token)
+    #expect(Set(decoded.keys) == Set(secrets.keys))
+    for (key, value) in secrets { #expect(decoded[key]?.isEqual(to: value) == true, "\(key.label)") }
+
+    let empty = SecretRecords.encode([:])
+    defer { free(empty.bytes) }
+    #expect(empty.count == 0)
+    #expect(try SecretRecords.decode(UnsafeRawBufferPointer(start: empty.bytes, count: 0), kind: .password).isEmpty)
+    #expect(try SecretRecords.decode(UnsafeRawBufferPointer(start: nil, count: 0), kind: .password).isEmpty)
+  }
+
+  @Test func malformedSecretRecordsAreFailuresNotCrashes() {
+    let malformed: [[UInt8]] = [
+      [1],  // a length cut short
+      [4, 0, 0, 0, 99],  // a field longer than the buffer
+      [1, 0, 0, 0, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0],  // a backend that is not UTF-8
+      [1, 0, 0, 0, 0x61, 1, 0, 0, 0, 0x62],  // a record without its secret
+      [0xFF, 0xFF, 0xFF, 0xFF],  // 4 GiB promised
+    ]
+    for bytes in malformed {
+      #expect(throws: SecretStoreError.self, "\(bytes)") {
+        _ = try bytes.withUnsafeBytes { try SecretRecords.decode($0, kind: .token) }
+      }
+    }
   }
 
   @Test func kindsRoundTripThroughTheirAttribute() {

@@ -43,6 +43,9 @@ public final class SerializedSecretStore: SecretStore, @unchecked Sendable {
 
   public func store(_ secret: SecretBytes, for key: SecretKey) throws { try mutex.locked { try inner.store(secret, for: key) } }
   public func lookup(_ key: SecretKey) throws -> SecretBytes? { try mutex.locked { try inner.lookup(key) } }
+  public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
+    try mutex.locked { try inner.lookupAll(kind: kind) }
+  }
   public func kinds(backend: String, account: String) throws -> [SecretKind] {
     try mutex.locked { try inner.kinds(backend: backend, account: account) }
   }
