@@ -44,6 +44,7 @@ struct GLibError: Error {
     matches(secret_error_get_quark(), Int32(SECRET_ERROR_NO_SUCH_OBJECT.rawValue))
       || matches(g_dbus_error_quark(), Int32(G_DBUS_ERROR_UNKNOWN_METHOD.rawValue))
       || matches(g_dbus_error_quark(), Int32(G_DBUS_ERROR_UNKNOWN_OBJECT.rawValue))
+      || matches(g_dbus_error_quark(), Int32(G_DBUS_ERROR_UNKNOWN_INTERFACE.rawValue))
       || remoteName == "org.freedesktop.Secret.Error.NoSuchObject"
   }
 

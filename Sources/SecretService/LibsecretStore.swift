@@ -74,9 +74,15 @@ public final class LibsecretStore: SecretStore {
     guard let item = items.first(where: { !isLocked($0) }) else {
       throw SecretStoreError.accessNotGranted(item: key.label, provider: knownProvider())
     }
-    _ = try withDeadline("read \(key.label)", seconds: timeout) { cancellable, error in
+    // Deleted by another process between the search and the read (a logout racing this
+    // command): that is "no secret", as for a concurrent delete (SPEC §8).
+    var vanished = false
+    _ = try withDeadline(
+      "read \(key.label)", seconds: timeout, tolerating: { vanished = $0.isNoSuchObject; return vanished }
+    ) { cancellable, error in
       secret_item_load_secret_sync(item.pointer, cancellable, &error)
     }
+    if vanished { return nil }
     guard let value = secret_item_get_secret(item.pointer) else { return nil }
     defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
     var length: gsize = 0

@@ -270,6 +270,24 @@ import Testing
     #expect(try world.book.autoLogin == alice)
   }
 
+  @Test func aVerdictOnASessionReplacedWithinTheSameSecondChangesNothing() throws {
+    let world = try World()
+    let first = try world.flow.logIn(alice, password: .rememberedOnly, remember: false, takeSlot: false)
+    _ = try world.flow.logIn(alice, password: .rememberedOnly, remember: false, takeSlot: false)
+    let fresh = try #require(world.item(.token))
+    #expect(first.observed != (try world.flow.storedSession(alice))?.observed, "same second, another session")
+    #expect(try world.ledger.record(.tokenExpired, for: alice, observed: first.observed, at: Self.start) == .stale)
+    #expect(world.item(.token) == fresh)
+  }
+
+  @Test func statusReadsEveryTokenAtOnceAndAskesASilentKeyringOnce() throws {
+    let world = try World()
+    _ = try world.flow.status(of: [alice], jobs: 4)
+    #expect(!world.store.calls.contains("lookup alice@corp token"), "read with lookupAll: \(world.store.calls)")
+    world.store.failNext["lookupAll"] = .timedOut(operation: "search", seconds: 5)
+    #expect(throws: SecretStoreError.timedOut(operation: "search", seconds: 5)) { try world.flow.status(of: [alice], jobs: 4) }
+  }
+
   @Test func statusRunsAtMostJobsOperationsAtOnceAndDoesRunThemConcurrently() throws {
     let world = try World()
     var ids: [AccountID] = []

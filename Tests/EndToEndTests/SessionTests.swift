@@ -211,6 +211,10 @@ import Testing
     #expect(reply["userId"] as? Int == 1002, "ACCOUNTS_ACCOUNT picked bob: \(reply)")
     #expect((reply["params"] as? [String: Any])?["remark"] as? String == "hello", "\(reply)")
     #expect(world.slot == "alice@corp", "the slot is untouched")
+    for path in ["../../control/log/clear", "me?x=1", "//other.example/x", "a/./b"] {
+      let refused = try sandbox.run(["request", "bob", "GET", path])
+      #expect(refused.status == 2, "PATH stays below base_url, parameters go as KEY=VALUE: \(refused)")
+    }
     let explicit = try sandbox.ok(["request", "bob", "GET", "me"])
     #expect(explicit.standardOutput.contains("\"userId\": 1002") || explicit.standardOutput.contains("\"userId\":1002"), "\(explicit)")
   }
@@ -272,6 +276,32 @@ import Testing
       #expect(try sandbox.invariantViolations() == [])
       try? sandbox.run(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
     }
+  }
+
+  /// Eight scripts meet the same expired session: one logs in again, the others take its new
+  /// session. Eight logins would each take the session over from the one before.
+  @Test func commandsRacingOverOneExpiredSessionLogInAgainOnce() throws {
+    let world = try World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["login", "bob"])
+    try world.backend.control("expire", ["name": "bob"])
+    // Every answer takes 0.3 s, so all eight meet the expiry while the first one logs in again.
+    try world.backend.control("delay", ["seconds": 0.3])
+    _ = try world.seen()
+    let failures = Failures()
+    let group = DispatchGroup()
+    for _ in 0..<8 {
+      DispatchQueue.global().async(group: group) {
+        let result = try? sandbox.run(["request", "bob", "GET", "me"])
+        if result?.status != 0 { failures.append("\(String(describing: result))") }
+      }
+    }
+    group.wait()
+    #expect(failures.all.isEmpty, "\(failures.all)")
+    #expect(try world.seen().filter { $0 == "login" }.count == 1, "one re-login for one expiry")
+    try sandbox.ok(["request", "bob", "GET", "me"])
+    #expect(try sandbox.invariantViolations() == [])
   }
 
   @Test func switchBackAfterThePreviousHolderWasRemoved() throws {

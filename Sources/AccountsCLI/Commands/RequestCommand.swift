@@ -15,7 +15,9 @@ enum RequestCommand {
       account's session and prints the reply's body on stdout. When the backend says the \
       session expired, it logs in again once with the remembered password and sends the call \
       once more. When it wants a newer client, it exits 6 with the backend's message and \
-      update link. USER comes first only when the first word is not an HTTP method.
+      update link. USER comes first only when the first word is not an HTTP method. PATH is \
+      relative to the backend's base_url and stays below it (no '..', no query: parameters \
+      go as KEY=VALUE).
       """,
     picksAccount: true, arguments: [method, path, parameters],
     options: [SharedArguments.passwordStdin, SessionArguments.timeout],

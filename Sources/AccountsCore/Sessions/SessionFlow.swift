@@ -120,7 +120,13 @@ public struct SessionFlow: @unchecked Sendable {
   /// when it expired and the password is remembered; with no session at all, a login with the
   /// password from `source`.
   public func session(for id: AccountID, prove: Bool, password source: PasswordSource) throws -> ActiveSession {
-    if let stored = try storedSession(id) { return try use(stored, prove: prove) }
+    try session(for: id, prove: prove, password: source, read: nil)
+  }
+
+  /// `session(for:)`, with the token already read when `read` has it (`status` reads them all at
+  /// once).
+  func session(for id: AccountID, prove: Bool, password source: PasswordSource, read: ReadTokens?) throws -> ActiveSession {
+    if let stored = try storedSession(id, read: read) { return try use(stored, prove: prove) }
     let backend = try prepare(id.backend)
     let (password, remembered) = try password(for: id, source)
     return try locks.exclusive(id) {
@@ -187,6 +193,15 @@ public struct SessionFlow: @unchecked Sendable {
   public func status(of ids: [AccountID], jobs: Int) throws -> [StatusEntry] {
     let book = try ledger.index.load()
     let results = StatusResults(count: ids.count)
+    // Every token in one read, not one read per account; an account whose token was renewed
+    // since is read again on its own.
+    var tokens = ReadTokens(secrets: [:], book: book)
+    if ids.contains(where: { book[$0]?.token != nil }) {
+      let store = try ledger.secrets()
+      try ledger.checkRecordedProvider(store, recorded: book.secretService)
+      tokens = ReadTokens(secrets: try store.lookupAll(kind: .token), book: book)
+    }
+    let read = tokens
     forEachConcurrently(ids.count, width: jobs) { index in
       let id = ids[index]
       guard book[id]?.token != nil else {
@@ -199,7 +214,7 @@ public struct SessionFlow: @unchecked Sendable {
         return
       }
       do {
-        let session = try self.session(for: id, prove: true, password: .rememberedOnly)
+        let session = try self.session(for: id, prove: true, password: .rememberedOnly, read: read)
         results.set(index, StatusEntry(id: id, outcome: .valid(session)))
       } catch let failure as SessionFailure {
         results.set(index, StatusEntry(id: id, outcome: .failed(failure)))
@@ -229,13 +244,20 @@ public struct SessionFlow: @unchecked Sendable {
 
   /// The stored session of `id`, nil when the index claims no token. A claimed token the
   /// keyring does not have is a claim settled away: no session.
-  func storedSession(_ id: AccountID) throws -> ActiveSession? {
+  func storedSession(_ id: AccountID, read: ReadTokens? = nil) throws -> ActiveSession? {
     let book = try ledger.index.load()
     guard let account = book[id] else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
     guard let record = account.token else { return nil }
     let store = try ledger.secrets()
-    try ledger.checkRecordedProvider(store, recorded: book.secretService)  // never another's stale item
-    guard let token = try store.lookup(SecretKey(id, .token)) else {
+    let key = SecretKey(id, .token)
+    let token: SecretBytes?
+    if let early = read?.token(key, for: ObservedSession(account)) {
+      token = early  // read with every other token, from the provider the index records
+    } else {
+      try ledger.checkRecordedProvider(store, recorded: book.secretService)  // never another's stale item
+      token = try store.lookup(key)
+    }
+    guard let token else {
       _ = try? ledger.settle(id)
       return nil
     }
@@ -461,5 +483,19 @@ private final class LazyHost: @unchecked Sendable {
       loaded = host
       return host
     }
+  }
+}
+
+/// Tokens read all at once, with the index as it was before the read: a token is used only for
+/// the session the index still names, so a session renewed since is read again rather than
+/// paired with an older token.
+struct ReadTokens: @unchecked Sendable {
+  let secrets: [SecretKey: SecretBytes]
+  let book: AccountBook
+
+  func token(_ key: SecretKey, for session: ObservedSession) -> SecretBytes? {
+    let id = AccountID(user: key.account, backend: key.backend)
+    guard ObservedSession(book[id]) == session else { return nil }
+    return secrets[key]
   }
 }
