@@ -28,7 +28,7 @@ enum ExecCommand {
     setenv("ACCOUNTS_ACCOUNT", id.description, 1)
     session.token.withUnsafeBytes { bytes in
       var value = Array(bytes) + [0]
-      value.withUnsafeBufferPointer { setenv("ACCOUNTS_TOKEN", UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 1) }
+      _ = value.withUnsafeBufferPointer { setenv("ACCOUNTS_TOKEN", UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 1) }
       explicit_bzero(&value, value.count)
     }
     if let userID = session.sessionValues["userId"] { setenv("ACCOUNTS_USER_ID", userID, 1) } else { unsetenv("ACCOUNTS_USER_ID") }
