@@ -158,6 +158,20 @@ import Testing
     #expect(try sandbox.invariantViolations() == [])
   }
 
+  /// The first command of a new user may be a login: nothing of accounts' own exists yet.
+  @Test func aLoginOnAFreshMachineSavesTheAccount() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let backend = try TestBackend()
+    try sandbox.ok([
+      "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
+      "--set", "allow_insecure_transport=true",
+    ])
+    try sandbox.ok(["login", "alice@corp", "--remember", "--auto", "--password-stdin"], stdin: "123456\n")
+    #expect(try sandbox.ok(["current"]).standardOutput == "alice@corp\n")
+    #expect(try sandbox.invariantViolations() == [])
+  }
+
   @Test func noWayToLogInIsExit3AtOnce() throws {
     let world = try World()
     defer { world.close() }

@@ -33,6 +33,7 @@ final class SessionLocks: @unchecked Sendable {
   }
 
   private func acquire(_ id: AccountID) throws -> Int32 {
+    try makeDirectories(for: path)  // a first login may come before the index exists
     let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0o600)
     guard descriptor >= 0 else { throw FileError.unwritable(path: path, errno: errno) }
     var status = stat()
