@@ -31,6 +31,7 @@ _accounts_next() {
     'backend:list') echo 'backend list' ;;
     'backend:ls') echo 'backend list' ;;
     'backend:show') echo 'backend show' ;;
+    'backend:set') echo 'backend set' ;;
     'backend:test') echo 'backend test' ;;
     'backend:remove') echo 'backend remove' ;;
     'backend:rm') echo 'backend remove' ;;
@@ -107,7 +108,7 @@ _accounts_spec() {
       _accounts_options=('--yes' '-y' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'backend')
-      _accounts_subcommands=('add' 'list' 'show' 'test' 'remove')
+      _accounts_subcommands=('add' 'list' 'show' 'set' 'test' 'remove')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'backend add')
@@ -122,6 +123,10 @@ _accounts_spec() {
       _accounts_subcommands=()
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('backend') ;;
+    'backend set')
+      _accounts_subcommands=()
+      _accounts_options=('--unset' '--secret' '--secret-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('backend' 'none...') ;;
     'backend test')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
@@ -165,6 +170,7 @@ _accounts_option_kind() {
     --set) echo none ;;
     --secret-stdin) echo none ;;
     --secret) echo none ;;
+    --unset) echo none ;;
   *) return 1 ;;
   esac
 }

@@ -51,6 +51,8 @@ function __accounts_next --argument-names command_path word
             echo 'backend list'
         case 'backend:show'
             echo 'backend show'
+        case 'backend:set'
+            echo 'backend set'
         case 'backend:test'
             echo 'backend test'
         case 'backend:remove'
@@ -97,6 +99,8 @@ function __accounts_option_kind --argument-names option
         case --secret-stdin
             echo none
         case --secret
+            echo none
+        case --unset
             echo none
         case '*'
             return 1
@@ -240,6 +244,7 @@ complete -c accounts -n '__accounts_at '\''clear'\''' -s y -l yes -d 'do not ask
 complete -c accounts -n '__accounts_at '\''backend'\''' -a add -d 'add a backend'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a list -d 'list the backends'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a show -d 'show a backend'\''s adapter and settings'
+complete -c accounts -n '__accounts_at '\''backend'\''' -a set -d 'change a backend'\''s settings'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a test -d 'log in once through a backend'\''s adapter, keeping nothing'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a remove -d 'remove a backend and its secret settings'
 complete -c accounts -n '__accounts_at '\''backend add'\''' -l adapter -x -a '(__accounts_names adapters)' -d 'the adapter that speaks the backend'\''s protocol (see `accounts adapters`)'
@@ -247,6 +252,10 @@ complete -c accounts -n '__accounts_at '\''backend add'\''' -l set -x -d 'a non-
 complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret-stdin -x -d 'read the secret setting NAME from stdin (its first line) instead of asking for it'
 complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret -x -d 'also ask for the optional secret setting NAME (required ones are always asked for)'
 complete -c accounts -n '__accounts_argument_at '\''backend show'\'' 0' -a '(__accounts_names backends)'
+complete -c accounts -n '__accounts_at '\''backend set'\''' -l unset -x -d 'remove the setting KEY (the adapter'\''s default applies again; a secret one leaves the keyring)'
+complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret -x -d 'ask for a new value of the secret setting NAME without echo'
+complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret-stdin -x -d 'read the secret setting NAME from stdin (its first line) instead of asking for it'
+complete -c accounts -n '__accounts_argument_at '\''backend set'\'' 0' -a '(__accounts_names backends)'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l timeout -x -d 'give up on the backend after SECONDS (default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_argument_at '\''backend test'\'' 0' -a '(__accounts_names backends)'

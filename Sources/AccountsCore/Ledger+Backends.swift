@@ -38,6 +38,103 @@ extension Ledger {
     }
   }
 
+  /// What `changeBackend` did.
+  public struct BackendChange: Sendable {
+    /// The backend as it was, and as config.json now records it.
+    public var before: BackendConfig
+    public var after: BackendConfig
+    /// Unset secret settings whose keyring items could not be deleted: config.json no longer
+    /// names them, and the backend stays unsettled until a later command sweeps them.
+    public var leftInKeyring: [String] = []
+  }
+
+  /// Changes a backend's settings in place: `settings` are set, `secretSettings` stored (new,
+  /// or replacing the kept ones), and the settings in `unset` removed, a secret one's keyring
+  /// item deleted. `unset` names none of the others. Throws `unknownBackend` when the backend
+  /// is gone (removed meanwhile).
+  ///
+  /// New secrets are stored before config.json claims them, and put back (a replaced one) or
+  /// deleted (a new one) when it cannot; an unset secret is forgotten by config.json before
+  /// its item is deleted, so no claim is ever left without its item.
+  @discardableResult
+  public func changeBackend(
+    _ name: String, settings: [String: String] = [:], secretSettings: [String: SecretBytes] = [:],
+    unset: Set<String> = []
+  ) throws -> BackendChange {
+    precondition(unset.isDisjoint(with: settings.keys) && unset.isDisjoint(with: secretSettings.keys))
+    try adoptSecretServiceIfAsked()
+    return try config.withLock { config in
+      var configuration = config.content
+      let before = try configuration.backend(named: name)
+      func apply(_ backend: inout BackendConfig) {
+        backend.settings.merge(settings) { $1 }
+        for key in unset { backend.settings[key] = nil }
+        backend.secretSettings.removeAll { unset.contains($0) }
+        for key in secretSettings.keys.sorted() where !backend.secretSettings.contains(key) {
+          backend.secretSettings.append(key)
+        }
+      }
+      let doomed = before.secretSettings.filter { unset.contains($0) }
+      guard !secretSettings.isEmpty || !doomed.isEmpty else {
+        configuration.update(name, apply)
+        try config.save(configuration)
+        return BackendChange(before: before, after: configuration[name]!)
+      }
+      let store = try secrets()
+      // Rule 6 before a replaced secret is read to be kept: never another provider's item.
+      _ = try checkProvider(store, configuration)
+      var previous: [String: SecretBytes] = [:]
+      for key in secretSettings.keys where before.secretSettings.contains(key) {
+        previous[key] = try store.lookup(.setting(key, backend: name))
+      }
+      let (_, carried, provider) = try begin(name, &configuration, &config)
+      var stored: [String] = []
+      func undoStores() {  // rule 4: what config.json does not record is taken back
+        for key in stored {
+          if let old = previous[key] {
+            try? store.store(old, for: .setting(key, backend: name))
+          } else {
+            try? store.delete(.setting(key, backend: name))
+          }
+        }
+      }
+      do {
+        for key in secretSettings.keys.sorted() {
+          try store.store(secretSettings[key]!, for: .setting(key, backend: name))
+          stored.append(key)
+        }
+      } catch {
+        if !mayStillLand(error) { undoStores() }
+        recover(name, after: error, &configuration, &config, store)
+        throw error
+      }
+      configuration.update(name, apply)
+      // With a deletion to come, the mark stays until it is done.
+      if !carried, doomed.isEmpty { configuration.markSettled(name) }
+      configuration.secretService = provider ?? configuration.secretService
+      do {
+        try config.save(configuration)
+      } catch {
+        undoStores()
+        throw error
+      }
+      var change = BackendChange(before: before, after: configuration[name]!)
+      for (position, key) in doomed.enumerated() {
+        do {
+          try store.delete(.setting(key, backend: name))
+        } catch {
+          change.leftInKeyring = Array(doomed[position...])  // swept when the backend is next settled
+          return change
+        }
+      }
+      if !doomed.isEmpty, !carried {
+        configuration.markSettled(name)
+        try? config.save(configuration)  // the mark alone stays if this fails: settling finds nothing to do
+      }
+      return change
+    }
+  }
+
   /// Removes a backend and deletes its secret settings. Its saved accounts are forgotten with
   /// it when `forgettingAccounts`, else they make this fail. Both locks are held throughout
   /// (config.json's, then the index's), so no account can be saved for the backend meanwhile.

@@ -31,7 +31,7 @@ import Testing
       #expect(offered == expected, "\(shell): \(line)", sourceLocation: sourceLocation)
     }
     try expect("accounts pa", ["passwd", "password"])
-    try expect("accounts backend ", ["add", "list", "remove", "show", "test"])
+    try expect("accounts backend ", ["add", "list", "remove", "set", "show", "test"])
     try expect("accounts add bob --re", ["--remember"])
     try expect("accounts password ", ["alice@corp", "alice@test", "bob", "bobby"])
     try expect("accounts password bo", ["bob", "bobby"])
@@ -40,6 +40,7 @@ import Testing
     try expect("accounts list --backend ", ["corp", "test"])
     if shell != .fish { try expect("accounts list --backend=t", ["test"]) }  // fish completes it as an option
     try expect("accounts backend show t", ["test"])
+    try expect("accounts backend set t", ["test"])
     try expect("accounts completion ", ["bash", "fish", "zsh"])
     try expect("accounts password alice@corp ", [])  // one USER only
     try expect("accounts nonsense ", [])

@@ -94,12 +94,13 @@ enum BackendAddCommand {
         + (secrets.isEmpty ? "" : "; \(secrets.keys.sorted().joined(separator: ", ")) in the keyring"))
   }
 
-  /// `--set` values as a dictionary: KEY=VALUE each, no key twice.
-  static func parseSettings(_ pairs: [String]) throws(CommandError) -> [String: String] {
+  /// `--set` values (or `backend set`'s words, `option` "") as a dictionary: KEY=VALUE each,
+  /// no key twice.
+  static func parseSettings(_ pairs: [String], option: String = "--set ") throws(CommandError) -> [String: String] {
     var settings: [String: String] = [:]
     for pair in pairs {
       guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-        throw .usage("--set '\(Names.printable(pair))' is not KEY=VALUE", fix: "write it as --set base_url=https://...")
+        throw .usage("\(option)'\(Names.printable(pair))' is not KEY=VALUE", fix: "write it as \(option)base_url=https://...")
       }
       let key = String(pair[..<equals])
       guard AdapterSetting.isValidName(key) else {
@@ -107,7 +108,7 @@ enum BackendAddCommand {
           "'\(Names.printable(key))' is not a valid setting name",
           fix: "use lowercase letters, digits and '_', as `accounts adapters` shows them")
       }
-      guard settings[key] == nil else { throw .usage("--set \(key) is given twice") }
+      guard settings[key] == nil else { throw .usage("\(option)\(key) is given twice") }
       settings[key] = String(pair[pair.index(after: equals)...])
     }
     return settings

@@ -1,7 +1,7 @@
 import AccountsCore
 import AccountsJSON
 
-/// `accounts backend add|list|show|remove`: the login targets.
+/// `accounts backend add|list|show|set|test|remove`: the login targets.
 enum BackendCommands {
   static let spec = CommandSpec(
     group: "backend",
@@ -13,8 +13,8 @@ enum BackendCommands {
       the backends.
       """,
     subcommands: [
-      BackendAddCommand.spec, BackendListCommand.spec, BackendShowCommand.spec, BackendTestCommand.spec,
-      BackendRemoveCommand.spec,
+      BackendAddCommand.spec, BackendListCommand.spec, BackendShowCommand.spec, BackendSetCommand.spec,
+      BackendTestCommand.spec, BackendRemoveCommand.spec,
     ],
     defaultSubcommand: "list")
 
