@@ -18,7 +18,7 @@ public struct BackendSettingsCheck: Sendable {
         "adapter has no setting '\(name)'"
           + (suggestions.isEmpty ? "" : "; did you mean \(Suggestions.phrase(suggestions))?")
       case .secretGivenInClear(let name):
-        "'\(name)' is a secret setting: it is asked for without echo (or read with --secret-stdin \(name)) and kept in the keyring, never given with --set"
+        "'\(name)' is a secret setting: it is asked for without echo (or read with --secret-stdin \(name)) and kept in the keyring, never given on the command line"
       case .missing(let name, let label): "setting \(name) is required (\(label))"
       case .missingSecret(let name, let label): "secret setting \(name) is required (\(label))"
       case .invalidValue(let name, let reason): "\(name) \(reason)"

@@ -32,7 +32,7 @@ import Testing
     #expect(try refused(["corp", "base_url=http://corp.example"]).contains("allow_insecure_transport=true"), "the adapter checks the result")
     // The same refusal as `backend add`'s: the value would be in the process list and history.
     let clear = try refused(["corp", "hmac_key=qianqian"])
-    #expect(clear.hasPrefix("accounts: backend corp: 'hmac_key' is a secret setting: it is asked for without echo (or read with --secret-stdin hmac_key) and kept in the keyring, never given with --set"), "\(clear)")
+    #expect(clear.hasPrefix("accounts: backend corp: 'hmac_key' is a secret setting: it is asked for without echo (or read with --secret-stdin hmac_key) and kept in the keyring, never given on the command line"), "\(clear)")
     #expect(try refused(["corp", "encoding=md5-hmac"]).contains("hmac_key"), "md5-hmac needs a key the backend lacks")
 
     let config = try #require(try sandbox.configJSON()["backends"] as? [String: [String: Any]])
