@@ -41,6 +41,8 @@ import Testing
     if shell != .fish { try expect("accounts list --backend=t", ["test"]) }  // fish completes it as an option
     try expect("accounts backend show t", ["test"])
     try expect("accounts completion ", ["bash", "fish", "zsh"])
+    try expect("accounts env --shell ", ["bash", "fish", "zsh"])
+    try expect("accounts shell bo", ["bob", "bobby"])
     try expect("accounts password alice@corp ", [])  // one USER only
     try expect("accounts nonsense ", [])
   }
