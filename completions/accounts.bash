@@ -23,6 +23,8 @@ _accounts_next() {
     ':logout') echo 'logout' ;;
     ':token') echo 'token' ;;
     ':exec') echo 'exec' ;;
+    ':env') echo 'env' ;;
+    ':shell') echo 'shell' ;;
     ':request') echo 'request' ;;
     ':status') echo 'status' ;;
     ':clear') echo 'clear' ;;
@@ -48,7 +50,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'request' 'status' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'request' 'status' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -95,6 +97,14 @@ _accounts_spec() {
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account' 'none...') ;;
+    'env')
+      _accounts_subcommands=()
+      _accounts_options=('--shell' '--check' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'shell')
+      _accounts_subcommands=()
+      _accounts_options=('--force' '--check' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
     'request')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
@@ -165,6 +175,7 @@ _accounts_option_kind() {
     --backend) echo backend ;;
     --timeout) echo none ;;
     --account) echo account ;;
+    --shell) echo shell ;;
     --jobs) echo none ;;
     --adapter) echo adapter ;;
     --set) echo none ;;

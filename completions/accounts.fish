@@ -35,6 +35,10 @@ function __accounts_next --argument-names command_path word
             echo 'token'
         case ':exec'
             echo 'exec'
+        case ':env'
+            echo 'env'
+        case ':shell'
+            echo 'shell'
         case ':request'
             echo 'request'
         case ':status'
@@ -90,6 +94,8 @@ function __accounts_option_kind --argument-names option
             echo none
         case --account
             echo account
+        case --shell
+            echo shell
         case --jobs
             echo none
         case --adapter
@@ -195,6 +201,8 @@ complete -c accounts -n '__accounts_at '\'''\''' -a switch -d 'make an account t
 complete -c accounts -n '__accounts_at '\'''\''' -a logout -d 'end the session; the remembered password stays'
 complete -c accounts -n '__accounts_at '\'''\''' -a token -d 'print the session token for scripts'
 complete -c accounts -n '__accounts_at '\'''\''' -a exec -d 'run a command with the account'\''s session in its environment'
+complete -c accounts -n '__accounts_at '\'''\''' -a env -d 'print the account'\''s session as exports for eval'
+complete -c accounts -n '__accounts_at '\'''\''' -a shell -d 'start $SHELL with the account'\''s session in its environment'
 complete -c accounts -n '__accounts_at '\'''\''' -a request -d 'call a backend API with the account'\''s session'
 complete -c accounts -n '__accounts_at '\'''\''' -a status -d 'check every account'\''s session with its backend'
 complete -c accounts -n '__accounts_at '\'''\''' -a clear -d 'forget every account'
@@ -234,6 +242,17 @@ complete -c accounts -n '__accounts_at '\''exec'\''' -l password-stdin -d 'read 
 complete -c accounts -n '__accounts_at '\''exec'\''' -l timeout -x -d 'give up on the backend after SECONDS (default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_at '\''exec'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
 complete -c accounts -n '__accounts_argument_at '\''exec'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_at '\''env'\''' -l shell -x -a 'bash zsh fish' -d 'write for bash, zsh or fish (default: the one $SHELL names, else bash)'
+complete -c accounts -n '__accounts_at '\''env'\''' -l check -d 'prove the session with the backend first'
+complete -c accounts -n '__accounts_at '\''env'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
+complete -c accounts -n '__accounts_at '\''env'\''' -l timeout -x -d 'give up on the backend after SECONDS (default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
+complete -c accounts -n '__accounts_at '\''env'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
+complete -c accounts -n '__accounts_argument_at '\''env'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_at '\''shell'\''' -l force -d 'start one even inside a shell that `accounts shell` started'
+complete -c accounts -n '__accounts_at '\''shell'\''' -l check -d 'prove the session with the backend first'
+complete -c accounts -n '__accounts_at '\''shell'\''' -l timeout -x -d 'give up on the backend after SECONDS (default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
+complete -c accounts -n '__accounts_at '\''shell'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
+complete -c accounts -n '__accounts_argument_at '\''shell'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''request'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''request'\''' -l timeout -x -d 'give up on the backend after SECONDS (default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_at '\''request'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'

@@ -14,6 +14,8 @@ enum CommandTable {
     LogoutCommand.spec,
     TokenCommand.spec,
     ExecCommand.spec,
+    EnvCommand.spec,
+    ShellCommand.spec,
     RequestCommand.spec,
     StatusCommand.spec,
     ClearCommand.spec,

@@ -28,6 +28,13 @@ final class Output {
     secret.withUnsafeBytes { buffer.append(contentsOf: $0) }
   }
 
+  /// Appends data that holds a secret, built in place by `build` (`accounts env`'s exports),
+  /// so that the buffer is wiped on flush and no other copy of the secret is made.
+  func writeSecret(_ build: (inout [UInt8]) -> Void) {
+    holdsSecret = true
+    build(&buffer)
+  }
+
   /// Appends a secret as a JSON string literal for stdout, escaped byte by byte so that no
   /// String copy of it is made. The caller has checked `secret.isUTF8Text`: other bytes cannot
   /// be a JSON string.

@@ -42,6 +42,8 @@ import Testing
     try expect("accounts backend show t", ["test"])
     try expect("accounts backend set t", ["test"])
     try expect("accounts completion ", ["bash", "fish", "zsh"])
+    try expect("accounts env --shell ", ["bash", "fish", "zsh"])
+    try expect("accounts shell bo", ["bob", "bobby"])
     try expect("accounts password alice@corp ", [])  // one USER only
     try expect("accounts nonsense ", [])
   }

@@ -25,17 +25,13 @@ enum ExecCommand {
     let words = invocation.arguments(command)
     let session = try environment.sessionFlow(invocation).session(
       for: id, prove: false, password: try environment.passwordSource(invocation))
-    setenv("ACCOUNTS_ACCOUNT", id.description, 1)
-    session.token.withUnsafeBytes { bytes in
-      var value = Array(bytes) + [0]
-      _ = value.withUnsafeBufferPointer { setenv("ACCOUNTS_TOKEN", UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 1) }
-      explicit_bzero(&value, value.count)
-    }
-    if let userID = session.sessionValues["userId"] { setenv("ACCOUNTS_USER_ID", userID, 1) } else { unsetenv("ACCOUNTS_USER_ID") }
+    let variables = SessionVariables(session)
+    try variables.checkCarriable()
+    variables.exportToProcess()
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     execvp(words[0], &argv)
     let reason = String(cString: strerror(errno))
-    unsetenv("ACCOUNTS_TOKEN")
+    SessionVariables.withdrawToken()
     throw CommandError(.failure, "cannot run \(Names.printable(words[0])): \(reason)", fix: "check the command name and PATH")
   }
 }
