@@ -70,7 +70,8 @@ import Testing
     #expect(error?.message == "no account given and the auto-login slot is empty")
     #expect(
       error?.fix
-        == "give USER or --account USER, set ACCOUNTS_ACCOUNT, or take the slot with `accounts switch USER`"
+        == "give USER or --account USER, set ACCOUNTS_ACCOUNT, add a rule with `accounts rule add DIR USER`, "
+        + "or take the slot with `accounts switch USER`"
     )
   }
 
