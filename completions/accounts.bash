@@ -27,6 +27,13 @@ _accounts_next() {
     ':shell') echo 'shell' ;;
     ':request') echo 'request' ;;
     ':status') echo 'status' ;;
+    ':which') echo 'which' ;;
+    ':rules') echo 'rules' ;;
+    ':rule') echo 'rule' ;;
+    'rule:add') echo 'rule add' ;;
+    'rule:remove') echo 'rule remove' ;;
+    'rule:rm') echo 'rule remove' ;;
+    ':prompt') echo 'prompt' ;;
     ':clear') echo 'clear' ;;
     ':backend') echo 'backend' ;;
     'backend:add') echo 'backend add' ;;
@@ -50,7 +57,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'request' 'status' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -112,6 +119,30 @@ _accounts_spec() {
     'status')
       _accounts_subcommands=()
       _accounts_options=('--jobs' '-j' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
+    'which')
+      _accounts_subcommands=()
+      _accounts_options=('--explain' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
+    'rules')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
+    'rule')
+      _accounts_subcommands=('add' 'remove')
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
+    'rule add')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('directory' 'account') ;;
+    'rule remove')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('directory') ;;
+    'prompt')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'clear')
       _accounts_subcommands=()
@@ -216,6 +247,11 @@ _accounts_candidates() {
   local -a arguments
   case "$1" in
     shell) _accounts_offer "$2" bash zsh fish ; return ;;
+    # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
+    directory)
+      compopt -o filenames 2>/dev/null
+      while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -d -- "$2")
+      return 0 ;;
     account) word=accounts ;;
     backend) word=backends ;;
     adapter) word=adapters ;;

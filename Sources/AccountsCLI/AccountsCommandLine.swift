@@ -64,6 +64,7 @@ public enum AccountsCommandLine {
 
   /// Prints the one line for `error` on stderr and returns its exit status.
   private static func report(_ error: Error) -> Int32 {
+    if let quiet = error as? QuietFailure { return quiet.status.rawValue }
     let reported = error as? UserFacingError
     let line = "accounts: " + (reported?.message ?? "\(error)") + (reported?.fix.map { "; \($0)" } ?? "")
     try? FileDescriptor.standardError.writeAll(Array((Names.printable(line, limit: .max) + "\n").utf8))

@@ -13,6 +13,9 @@ enum CompletionKind: String, Sendable, CaseIterable {
   case shell
   /// A command name (for `help`).
   case command
+  /// A directory, completed by the shell itself (bash `compgen -d`, zsh `_files -/`, fish
+  /// `__fish_complete_directories`).
+  case directory
 }
 
 /// One option of a command, or a global option.

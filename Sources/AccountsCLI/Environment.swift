@@ -11,6 +11,8 @@ final class Environment {
   let terminal: Terminal
   let output: Output
   let now: () -> Timestamp
+  /// The physical current directory (symlinks resolved), nil when it cannot be named.
+  let currentDirectory: () -> String?
   private let makeSecretStore: () throws -> SecretStore
   private var secretStoreCache: SecretStore?
   private let makeAdapterHost: () throws -> AdapterHosting
@@ -19,8 +21,10 @@ final class Environment {
   init(
     variables: [String: String], paths: Paths, terminal: Terminal, output: Output,
     now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore,
-    makeAdapterHost: @escaping () throws -> AdapterHosting = { try AdapterHostLibrary() }
+    makeAdapterHost: @escaping () throws -> AdapterHosting = { try AdapterHostLibrary() },
+    currentDirectory: @escaping () -> String? = physicalCurrentDirectory
   ) {
+    self.currentDirectory = currentDirectory
     self.variables = variables
     self.paths = paths
     self.terminal = terminal

@@ -54,11 +54,15 @@ public struct ConfigStore: Sendable {
 ///           "settings": { "base_url": "https://api.corp.example", "app_id": "..." },
 ///           "secret_settings": [ "private_key" ]
 ///         }
-///       }
+///       },
+///       "rules": { "/home/alice/work/corp": "alice@corp" }
 ///     }
+///
+/// `rules` maps a physical absolute directory to USER@BACKEND (see `DirectoryRule`); it is
+/// written only when there is a rule, so older versions keep reading the file.
 enum ConfigFormat {
   static let version: Int64 = 1
-  static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service"]
+  static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service", "rules"]
   static let backendKeys: Set<String> = ["adapter", "settings", "secret_settings"]
 
   static func encode(_ configuration: Configuration) -> String {
@@ -77,6 +81,11 @@ enum ConfigFormat {
     var root: JSONObject = ["version": .number(JSONNumber(version)), "backends": .object(backends)]
     if !configuration.unsettled.isEmpty { root["unsettled"] = .array(configuration.unsettled.map { .string($0) }) }
     if let provider = configuration.secretService { root["secret_service"] = .string(provider) }
+    if !configuration.rules.isEmpty {
+      var rules = JSONObject()
+      for rule in configuration.rules { rules[rule.directory] = .string(rule.account.description) }
+      root["rules"] = .object(rules)
+    }
     for (key, value) in configuration.unknownFields where root[key] == nil { root[key] = value }
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
@@ -133,11 +142,28 @@ enum ConfigFormat {
         guard Names.isBackendName(name) else { throw JSONShapeError(path: item.path, problem: "not a valid backend name") }
         unsettled.append(name)
       }
+      var rules: [DirectoryRule] = []
+      if let rulesReader = try root.optionalObject("rules") {
+        for (directory, _) in try rulesReader.asObject() {
+          let path = join(rulesReader.path, directory)
+          if let problem = DirectoryRule.directoryProblem(directory) {
+            throw JSONShapeError(path: path, problem: "the directory is \(problem)")
+          }
+          let name = try rulesReader.string(directory)
+          guard let at = name.lastIndex(of: "@"), Names.isValidUser(String(name[..<at])),
+            Names.isBackendName(String(name[name.index(after: at)...]))
+          else {
+            throw JSONShapeError(path: path, problem: "not an account written USER@BACKEND")
+          }
+          let account = AccountID(user: String(name[..<at]), backend: String(name[name.index(after: at)...]))
+          rules.append(DirectoryRule(directory: directory, account: account))
+        }
+      }
       var unknown = JSONObject()
       for (key, value) in try root.asObject() where !rootKeys.contains(key) { unknown[key] = value }
       return try Configuration(
         backends: backends, unsettled: unsettled, secretService: try root.optionalString("secret_service"),
-        unknownFields: unknown)
+        rules: rules, unknownFields: unknown)
     } catch let error as JSONParseError {
       throw malformed(error.description)
     } catch let error as JSONShapeError {

@@ -38,11 +38,17 @@ public struct Configuration: Sendable, Equatable {
   public var claimsSecrets: Bool { backends.contains { !$0.secretSettings.isEmpty } }
   /// Top-level members of config.json that this version does not know, kept as they were.
   public var unknownFields: JSONObject
+  /// The directory rules (SPEC §3), longest directory first; one per directory.
+  public private(set) var rules: [DirectoryRule]
 
   public init(
     backends: [BackendConfig] = [], unsettled: [String] = [], secretService: String? = nil,
-    unknownFields: JSONObject = [:]
+    rules: [DirectoryRule] = [], unknownFields: JSONObject = [:]
   ) throws(ConfigurationError) {
+    self.rules = DirectoryRule.ordered(rules)
+    for (earlier, later) in zip(self.rules, self.rules.dropFirst()) where earlier.directory == later.directory {
+      throw .duplicateRule(later.directory)
+    }
     self.unsettled = Array(Set(unsettled)).sorted()
     self.secretService = secretService
     self.unknownFields = unknownFields
@@ -87,6 +93,21 @@ public struct Configuration: Sendable, Equatable {
     unsettled.removeAll { $0 == name }
   }
 
+  /// Adds the rule for `rule.directory`, replacing the one there was; returns the replaced one.
+  @discardableResult
+  public mutating func setRule(_ rule: DirectoryRule) -> DirectoryRule? {
+    let replaced = removeRule(directory: rule.directory)
+    rules = DirectoryRule.ordered(rules + [rule])
+    return replaced
+  }
+
+  /// Removes the rule for exactly `directory`; returns it, or nil when there was none.
+  @discardableResult
+  public mutating func removeRule(directory: String) -> DirectoryRule? {
+    guard let index = rules.firstIndex(where: { $0.directory == directory }) else { return nil }
+    return rules.remove(at: index)
+  }
+
   /// The backend `name`, with "did you mean" when there is none.
   public func backend(named name: String) throws(ConfigurationError) -> BackendConfig {
     if let backend = self[name] { return backend }
@@ -109,13 +130,14 @@ public enum ConfigurationError: UserFacingError, Equatable {
   case unknownBackend(String, suggestions: [String])
   case backendExists(String)
   case duplicateBackend(String)
+  case duplicateRule(String)
   case noBackends
   case backendNeeded([String])
 
   public var status: ExitStatus {
     switch self {
     case .unknownBackend, .noBackends, .backendNeeded: .usage
-    case .backendExists, .duplicateBackend: .failure
+    case .backendExists, .duplicateBackend, .duplicateRule: .failure
     }
   }
 
@@ -124,6 +146,7 @@ public enum ConfigurationError: UserFacingError, Equatable {
     case .unknownBackend(let name, _): "no backend '\(name)'"
     case .backendExists(let name): "backend '\(name)' already exists"
     case .duplicateBackend(let name): "backend '\(name)' is defined twice"
+    case .duplicateRule(let directory): "the rule for '\(directory)' is defined twice"
     case .noBackends: "no backend is set up yet"
     case .backendNeeded(let names):
       "there are several backends (\(names.prefix(6).joined(separator: ", "))\(names.count > 6 ? ", ..." : ""))"
@@ -138,7 +161,7 @@ public enum ConfigurationError: UserFacingError, Equatable {
       "see them with `accounts backend list`, or add one with `accounts backend add NAME --adapter A`"
     case .backendExists(let name):
       "remove it first with `accounts backend remove \(name)`, or pick another name"
-    case .duplicateBackend: nil
+    case .duplicateBackend, .duplicateRule: nil
     case .noBackends: "add one with `accounts backend add NAME --adapter A --set base_url=URL`"
     case .backendNeeded: "say which with --backend NAME or USER@BACKEND"
     }

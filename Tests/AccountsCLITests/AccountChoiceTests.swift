@@ -1,4 +1,4 @@
-import AccountsCore
+@testable import AccountsCore
 import Testing
 
 @testable import AccountsCLI
@@ -19,11 +19,11 @@ import Testing
 
   func pick(
     argument: String? = nil, option: String? = nil, environment: String? = nil,
-    slot: AccountID? = nil
+    rule: DirectoryRule? = nil, slot: AccountID? = nil
   ) throws -> AccountChoice {
     try AccountChoice.pick(
-      argument: argument, option: option, environment: environment, slot: slot,
-      resolve: { try book.resolve($0) })
+      argument: argument, option: option, environment: environment, rule: { rule }, slot: slot,
+      isSaved: { book[$0] != nil }, resolve: { try book.resolve($0) })
   }
 
   func failure(_ body: () throws -> AccountChoice) -> UserFacingError? {
@@ -36,8 +36,117 @@ import Testing
   }
 
   @Test func theStepsAreTriedInSPECsOrder() {
-    #expect(AccountChoice.Source.allCases == [.argument, .option, .environment, .slot])
+    #expect(AccountChoice.Source.allCases == [.argument, .option, .environment, .rule, .slot])
   }
+
+  @Test func aRuleWinsOverTheSlotAndLosesToEverythingBeforeIt() throws {
+    let rule = DirectoryRule(directory: "/work/corp", account: bob)
+    #expect(try pick(rule: rule, slot: alice) == AccountChoice(id: bob, source: .rule, rule: rule))
+    #expect(try pick(rule: rule) .source == .rule, "no slot needed")
+    #expect(try pick(environment: "carol@test", rule: rule, slot: alice).source == .environment)
+    #expect(try pick(option: "alice", rule: rule).source == .option)
+    #expect(try pick(argument: "alice", rule: rule).source == .argument)
+  }
+
+  @Test func theRuleIsNotReadWhenAnEarlierStepDecides() throws {
+    var asked = 0
+    let choice = try AccountChoice.pick(
+      argument: nil, option: nil, environment: "bob", rule: { asked += 1; throw CommandError.usage("broken config") },
+      slot: alice, resolve: { try book.resolve($0) })
+    #expect(choice.id == bob)
+    #expect(asked == 0, "a broken config must not stop ACCOUNTS_ACCOUNT, --account or USER")
+  }
+
+  @Test func aRuleNamingARemovedAccountFailsInsteadOfFallingToTheSlot() {
+    let gone = AccountID(user: "dave", backend: "corp")
+    let error = failure { try pick(rule: DirectoryRule(directory: "/work/corp", account: gone), slot: alice) }
+    #expect(error?.status == .loginRequired)
+    #expect(error?.message == "the rule for /work/corp names dave@corp, which is no longer saved")
+    #expect(error?.fix?.contains("accounts rule remove /work/corp") == true, "\(error?.fix ?? "")")
+  }
+
+  @Test func aRuleContainsItsDirectoryAndWhatIsBelowComponentByComponent() {
+    let corp = DirectoryRule(directory: "/work/corp", account: alice)
+    #expect(corp.contains("/work/corp"))
+    #expect(corp.contains("/work/corp/api/v1"))
+    #expect(!corp.contains("/work/corporate"), "a string prefix is not a directory prefix")
+    #expect(!corp.contains("/work"))
+    #expect(!corp.contains("/work/cor"))
+    let root = DirectoryRule(directory: "/", account: bob)
+    #expect(root.contains("/") && root.contains("/work/corporate"))
+  }
+
+  @Test func theLongestContainingRuleDecides() {
+    let work = DirectoryRule(directory: "/work", account: carolTest)
+    let corp = DirectoryRule(directory: "/work/corp", account: alice)
+    let corpAPI = DirectoryRule(directory: "/work/corp/api", account: bob)
+    let corporate = DirectoryRule(directory: "/work/corporate", account: carolCorp)
+    let rules = [work, corpAPI, corporate, corp]  // order of the list must not matter
+    #expect(DirectoryRule.deciding(rules, for: "/work/corp/api/x") == corpAPI)
+    #expect(DirectoryRule.deciding(rules, for: "/work/corp/apis") == corp)
+    #expect(DirectoryRule.deciding(rules, for: "/work/corporate/x") == corporate)
+    #expect(DirectoryRule.deciding(rules, for: "/work/other") == work)
+    #expect(DirectoryRule.deciding(rules, for: "/home") == nil)
+    #expect(
+      DirectoryRule.ordered(rules).map(\.directory) == ["/work/corporate", "/work/corp/api", "/work/corp", "/work"],
+      "longest first, as `accounts rules` lists them")
+  }
+
+  @Test func aRulesDirectoryIsAbsoluteNormalisedAndPrintable() {
+    #expect(DirectoryRule.directoryProblem("/work/corp") == nil)
+    #expect(DirectoryRule.directoryProblem("/") == nil)
+    #expect(DirectoryRule.directoryProblem("work/corp") == "not an absolute path")
+    #expect(DirectoryRule.directoryProblem("/work/corp/") != nil)
+    #expect(DirectoryRule.directoryProblem("/work/../etc") != nil)
+    #expect(DirectoryRule.directoryProblem("/work//corp") != nil)
+    #expect(DirectoryRule.directoryProblem("/work/a\nb") == "contains the invisible character U+000A")
+    #expect(DirectoryRule.directoryProblem("/work/\u{202E}gpj") != nil, "a bidi override")
+  }
+
+  @Test func whichExplainsTheDecidingStepThenTheStateOfTheOthers() {
+    let rule = DirectoryRule(directory: "/home/u/work/corp", account: alice)
+    func explain(_ choice: AccountChoice, option: String? = nil, variable: String? = nil, rule: DirectoryRule?) -> String {
+      WhichCommand.steps(choice, option: option, variable: variable, rule: rule, slot: bob, home: "/home/u")
+        .joined(separator: "; ")
+    }
+    #expect(
+      explain(AccountChoice(id: alice, source: .rule, rule: rule), rule: rule)
+        == "rule ~/work/corp; ACCOUNTS_ACCOUNT unset; the auto-login slot holds bob@corp")
+    #expect(
+      explain(AccountChoice(id: carolTest, source: .environment), variable: "carol@test", rule: rule)
+        == "ACCOUNTS_ACCOUNT=carol@test; rule ~/work/corp gives alice@corp; the auto-login slot holds bob@corp")
+    #expect(
+      explain(AccountChoice(id: bob, source: .slot), rule: nil)
+        == "the auto-login slot; ACCOUNTS_ACCOUNT unset; no rule for this directory")
+  }
+
+  @Test func rulesRoundTripThroughConfigJSONAndBadOnesAreNamed() throws {
+    var configuration = try Configuration()
+    configuration.setRule(DirectoryRule(directory: "/work/corp", account: alice))
+    let replaced = configuration.setRule(DirectoryRule(directory: "/work/corp", account: bob))
+    #expect(replaced?.account == alice, "one rule per directory: the second replaces the first")
+    configuration.setRule(DirectoryRule(directory: "/oss", account: AccountID(user: "a@b.c", backend: "test")))
+    let text = ConfigFormat.encode(configuration)
+    let file = DocumentFile(path: "/nonexistent/config.json")
+    #expect(try ConfigFormat.decode(Array(text.utf8), file: file) == configuration)
+    #expect(configuration.rules.map(\.directory) == ["/work/corp", "/oss"])
+    #expect(!ConfigFormat.encode(try Configuration()).contains("rules"), "no member without a rule")
+
+    func decodeError(_ rules: String) -> String {
+      let json = #"{"version": 1, "backends": {}, "rules": \#(rules)}"#
+      do {
+        _ = try ConfigFormat.decode(Array(json.utf8), file: file)
+        return ""
+      } catch {
+        return (error as? UserFacingError)?.message ?? "\(error)"
+      }
+    }
+    #expect(decodeError(#"{"work": "alice@corp"}"#).contains("not an absolute path"))
+    #expect(decodeError(#"{"/work": "alice"}"#).contains("USER@BACKEND"))
+    #expect(decodeError(#"{"/work": "al ice@corp"}"#).contains("USER@BACKEND"))
+    #expect(decodeError(#"{"/work/\n": "alice@corp"}"#).contains("invisible"))
+  }
+
 
   @Test func theArgumentWinsOverEverythingAfterIt() throws {
     let choice = try pick(argument: "bob", option: "bo", environment: "carol@test", slot: alice)
@@ -70,7 +179,8 @@ import Testing
     #expect(error?.message == "no account given and the auto-login slot is empty")
     #expect(
       error?.fix
-        == "give USER or --account USER, set ACCOUNTS_ACCOUNT, or take the slot with `accounts switch USER`"
+        == "give USER or --account USER, set ACCOUNTS_ACCOUNT, add a rule with `accounts rule add DIR USER`, "
+        + "or take the slot with `accounts switch USER`"
     )
   }
 

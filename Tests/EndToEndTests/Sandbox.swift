@@ -27,20 +27,20 @@ final class Sandbox: @unchecked Sendable {
   @discardableResult
   func run(
     _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:],
-    timeout: Double = 60
+    timeout: Double = 60, in directory: String? = nil
   ) throws -> ProcessResult {
     try runProcess(
       PackagePaths.accounts, arguments, environment: environment.merging(extra) { $1 },
-      standardInput: stdin, timeout: timeout)
+      standardInput: stdin, timeout: timeout, currentDirectory: directory)
   }
 
   /// Runs `accounts ARGUMENTS` and fails the test unless it exits 0.
   @discardableResult
   func ok(
     _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:],
-    sourceLocation: SourceLocation = #_sourceLocation
+    in directory: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> ProcessResult {
-    let result = try run(arguments, stdin: stdin, environment: extra)
+    let result = try run(arguments, stdin: stdin, environment: extra, in: directory)
     #expect(result.status == 0, "accounts \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
     return result
   }

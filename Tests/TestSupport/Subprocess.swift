@@ -38,11 +38,13 @@ public func runProcess(
   _ arguments: [String],
   environment: [String: String],
   standardInput: String? = nil,
-  timeout: Double = 60
+  timeout: Double = 60,
+  currentDirectory: String? = nil
 ) throws -> ProcessResult {
   _ = ignoreBrokenPipes
   let process = Process()
   process.executableURL = URL(fileURLWithPath: executable)
+  if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
   process.arguments = arguments
   process.environment = environment
   let output = Pipe()

@@ -11,6 +11,8 @@ struct AccountChoice: Sendable, Equatable {
     case option
     /// `ACCOUNTS_ACCOUNT`.
     case environment
+    /// The longest directory rule that contains the physical current directory.
+    case rule
     /// The auto-login slot.
     case slot
   }
@@ -20,13 +22,20 @@ struct AccountChoice: Sendable, Equatable {
 
   let id: AccountID
   let source: Source
+  /// The rule that decided, when `source` is `.rule`.
+  var rule: DirectoryRule? = nil
 
   /// The decision of SPEC §3, without the process around it: each value is what the user gave
-  /// (nil when not given), `slot` the auto-login slot's holder, and `resolve` turns a name into
-  /// a saved account (a prefix, `--backend`) or throws why it cannot. An empty
-  /// `ACCOUNTS_ACCOUNT` counts as unset, as `ACCOUNTS_ACCOUNT= accounts ...` means.
+  /// (nil when not given), `rule` the directory rule that contains the current directory (asked
+  /// only when the steps before it named nobody, so a broken config does not stop a named
+  /// USER), `slot` the auto-login slot's holder, `isSaved` whether a rule's account is still
+  /// saved, and `resolve` turns a name into a saved account (a prefix, `--backend`) or throws
+  /// why it cannot. An empty `ACCOUNTS_ACCOUNT` counts as unset, as `ACCOUNTS_ACCOUNT= accounts
+  /// ...` means.
   static func pick(
-    argument: String?, option: String?, environment: String?, slot: AccountID?,
+    argument: String?, option: String?, environment: String?,
+    rule: () throws -> DirectoryRule? = { nil }, slot: AccountID?,
+    isSaved: (AccountID) -> Bool = { _ in true },
     resolve: (String) throws -> AccountID
   ) throws -> AccountChoice {
     if let argument {
@@ -49,14 +58,32 @@ struct AccountChoice: Sendable, Equatable {
         throw environmentError(error)
       }
     }
-    // SPEC §3's directory rules come here, before the slot, when they exist.
+    if let rule = try rule() {
+      // A rule names its account whole. When that account was removed, falling through to the
+      // slot would quietly act as another account in a directory meant for this one.
+      guard isSaved(rule.account) else { throw ruleAccountMissing(rule) }
+      return AccountChoice(id: rule.account, source: .rule, rule: rule)
+    }
     if let slot {
       return AccountChoice(id: slot, source: .slot)
     }
-    throw CommandError.usage(
-      "no account given and the auto-login slot is empty",
-      fix: "give USER or --account USER, set \(environmentVariable), "
-        + "or take the slot with `accounts switch USER`")
+    throw noAccount
+  }
+
+  /// No step named an account.
+  static let noAccount = CommandError.usage(
+    "no account given and the auto-login slot is empty",
+    fix: "give USER or --account USER, set \(environmentVariable), add a rule with "
+      + "`accounts rule add DIR USER`, or take the slot with `accounts switch USER`")
+
+  /// The rule for this directory names an account that is no longer saved.
+  static func ruleAccountMissing(_ rule: DirectoryRule) -> CommandError {
+    let directory = shellQuotedIfNeeded(rule.directory)
+    return CommandError(
+      .loginRequired,
+      "the rule for \(directory) names \(rule.account), which is no longer saved",
+      fix: "save it again with `accounts add \(rule.account)`, point the rule elsewhere with "
+        + "`accounts rule add \(directory) USER`, or `accounts rule remove \(directory)`")
   }
 
   /// A lookup error that says the name came from the environment: a user who typed no name
@@ -72,14 +99,25 @@ struct AccountChoice: Sendable, Equatable {
 
 extension Environment {
   /// The account a command made with `CommandSpec(picksAccount: true)` uses: its USER, else
-  /// `--account`, else `ACCOUNTS_ACCOUNT`, else the auto-login slot (SPEC §3). Names are
-  /// resolved as `resolveAccount` does: a unique prefix is enough, `--backend` narrows.
+  /// `--account`, else `ACCOUNTS_ACCOUNT`, else the longest directory rule containing the
+  /// current directory, else the auto-login slot (SPEC §3). Names are resolved as
+  /// `resolveAccount` does: a unique prefix is enough, `--backend` narrows.
   func pickAccount(_ invocation: Invocation, in book: AccountBook) throws -> AccountChoice {
     try AccountChoice.pick(
       argument: invocation.argument(SharedArguments.optionalAccount),
       option: invocation.value(SharedArguments.accountOption),
       environment: variables[AccountChoice.environmentVariable],
+      rule: { try ruleForCurrentDirectory() },
       slot: book.autoLogin,
+      isSaved: { book[$0] != nil },
       resolve: { try resolveAccount($0, invocation, in: book) })
+  }
+
+  /// The rule that contains the physical current directory, read from the user's own
+  /// config.json; nil when none does or the current directory cannot be named.
+  func ruleForCurrentDirectory() throws -> DirectoryRule? {
+    let rules = try config.load().rules
+    guard !rules.isEmpty, let directory = currentDirectory() else { return nil }
+    return DirectoryRule.deciding(rules, for: directory)
   }
 }

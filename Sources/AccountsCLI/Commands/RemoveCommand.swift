@@ -32,5 +32,11 @@ enum RemoveCommand {
     }
     if invocation.json { environment.output.writeJSON(.object(["removed": .array([.string(id.description)])])) }
     environment.output.message("forgot \(id)")
+    // The rules stay (commands there now fail naming the rule); say so while it is fresh.
+    for rule in (try? environment.config.load().rules) ?? [] where rule.account == id {
+      environment.output.message(
+        "the rule for \(RulePaths.display(rule.directory, home: RulePaths.home(environment))) still names \(id); "
+          + "remove it with `accounts rule remove \(shellQuotedIfNeeded(rule.directory))`")
+    }
   }
 }

@@ -88,6 +88,11 @@ enum BashCompletion {
         local -a arguments
         case "$1" in
           shell) _accounts_offer "$2" \(CompletionModel.shells.joined(separator: " ")) ; return ;;
+          # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
+          directory)
+            compopt -o filenames 2>/dev/null
+            while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -d -- "$2")
+            return 0 ;;
 
       """
     for kind in CompletionKind.allCases {

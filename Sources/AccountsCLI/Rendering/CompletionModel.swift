@@ -64,7 +64,7 @@ struct CompletionModel {
     case .backend: "backends"
     case .adapter: "adapters"
     case .command: "commands"
-    case .shell, .none: nil
+    case .shell, .directory, .none: nil
     }
   }
 

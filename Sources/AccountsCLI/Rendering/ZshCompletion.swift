@@ -97,6 +97,7 @@ enum ZshCompletion {
         local -a names arguments
         case "$1" in
           shell) names=(\(CompletionModel.shells.joined(separator: " "))) ;;
+          directory) _files -/ ; return ;;
 
       """
     for kind in CompletionKind.allCases {
