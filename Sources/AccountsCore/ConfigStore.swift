@@ -54,11 +54,16 @@ public struct ConfigStore: Sendable {
 ///           "settings": { "base_url": "https://api.corp.example", "app_id": "..." },
 ///           "secret_settings": [ "private_key" ]
 ///         }
-///       }
+///       },
+///       "hooks": [
+///         { "event": "switch", "command": "...", "backend": "corp", "with_token": false, "timeout": 10 }
+///       ]
 ///     }
+///
+/// A hook has at most one of `backend` and `account`; `hooks` is written only when there are some.
 enum ConfigFormat {
   static let version: Int64 = 1
-  static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service"]
+  static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service", "hooks"]
   static let backendKeys: Set<String> = ["adapter", "settings", "secret_settings"]
 
   static func encode(_ configuration: Configuration) -> String {
@@ -77,6 +82,7 @@ enum ConfigFormat {
     var root: JSONObject = ["version": .number(JSONNumber(version)), "backends": .object(backends)]
     if !configuration.unsettled.isEmpty { root["unsettled"] = .array(configuration.unsettled.map { .string($0) }) }
     if let provider = configuration.secretService { root["secret_service"] = .string(provider) }
+    if !configuration.hooks.isEmpty { root["hooks"] = .array(configuration.hooks.map(HookFormat.encode)) }
     for (key, value) in configuration.unknownFields where root[key] == nil { root[key] = value }
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
@@ -135,9 +141,10 @@ enum ConfigFormat {
       }
       var unknown = JSONObject()
       for (key, value) in try root.asObject() where !rootKeys.contains(key) { unknown[key] = value }
+      let hooks = try (root.optionalArray("hooks") ?? []).map(HookFormat.decode)
       return try Configuration(
         backends: backends, unsettled: unsettled, secretService: try root.optionalString("secret_service"),
-        unknownFields: unknown)
+        hooks: hooks, unknownFields: unknown)
     } catch let error as JSONParseError {
       throw malformed(error.description)
     } catch let error as JSONShapeError {

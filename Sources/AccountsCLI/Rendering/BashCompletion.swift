@@ -87,9 +87,12 @@ enum BashCompletion {
         local word candidate
         local -a arguments
         case "$1" in
-          shell) _accounts_offer "$2" \(CompletionModel.shells.joined(separator: " ")) ; return ;;
 
       """
+    for kind in CompletionKind.allCases {
+      guard let fixed = CompletionModel.fixedCandidates(kind) else { continue }
+      out += "    \(kind.rawValue)) _accounts_offer \"$2\" \(fixed.joined(separator: " ")) ; return ;;\n"
+    }
     for kind in CompletionKind.allCases {
       guard let word = CompletionModel.completeWord(kind) else { continue }
       out += "    \(kind.rawValue)) word=\(word) ;;\n"

@@ -158,7 +158,7 @@ enum FishCompletion {
   }
 
   private static func candidates(_ kind: CompletionKind) -> String? {
-    if kind == .shell { return CompletionModel.shells.joined(separator: " ") }
+    if let fixed = CompletionModel.fixedCandidates(kind) { return fixed.joined(separator: " ") }
     return CompletionModel.completeWord(kind).map { "(__accounts_names \($0))" }
   }
 }
