@@ -25,6 +25,11 @@ _accounts_next() {
     ':exec') echo 'exec' ;;
     ':env') echo 'env' ;;
     ':shell') echo 'shell' ;;
+    ':hook') echo 'hook' ;;
+    'hook:add') echo 'hook add' ;;
+    'hook:remove') echo 'hook remove' ;;
+    'hook:rm') echo 'hook remove' ;;
+    ':hooks') echo 'hooks' ;;
     ':request') echo 'request' ;;
     ':status') echo 'status' ;;
     ':which') echo 'which' ;;
@@ -57,7 +62,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -86,15 +91,15 @@ _accounts_spec() {
       _accounts_arguments=() ;;
     'login')
       _accounts_subcommands=()
-      _accounts_options=('--remember' '--auto' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--remember' '--auto' '--password-stdin' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'switch')
       _accounts_subcommands=()
-      _accounts_options=('--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--password-stdin' '--timeout' '--no-hooks' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'logout')
       _accounts_subcommands=()
-      _accounts_options=('--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'token')
       _accounts_subcommands=()
@@ -112,6 +117,22 @@ _accounts_spec() {
       _accounts_subcommands=()
       _accounts_options=('--force' '--check' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
+    'hook')
+      _accounts_subcommands=('add' 'remove')
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
+    'hook add')
+      _accounts_subcommands=()
+      _accounts_options=('--account' '--with-token' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('event' 'none') ;;
+    'hook remove')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('none') ;;
+    'hooks')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'request')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
@@ -246,12 +267,13 @@ _accounts_candidates() {
   local word candidate
   local -a arguments
   case "$1" in
-    shell) _accounts_offer "$2" bash zsh fish ; return ;;
     # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
     directory)
       compopt -o filenames 2>/dev/null
       while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -d -- "$2")
       return 0 ;;
+    shell) _accounts_offer "$2" bash zsh fish ; return ;;
+    event) _accounts_offer "$2" switch login logout ; return ;;
     account) word=accounts ;;
     backend) word=backends ;;
     adapter) word=adapters ;;

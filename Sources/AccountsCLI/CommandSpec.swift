@@ -11,6 +11,8 @@ enum CompletionKind: String, Sendable, CaseIterable {
   case adapter
   /// bash, zsh, fish.
   case shell
+  /// switch, login, logout: what a hook runs after.
+  case hookEvent = "event"
   /// A command name (for `help`).
   case command
   /// A directory, completed by the shell itself (bash `compgen -d`, zsh `_files -/`, fish

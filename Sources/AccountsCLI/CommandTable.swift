@@ -16,6 +16,8 @@ enum CommandTable {
     ExecCommand.spec,
     EnvCommand.spec,
     ShellCommand.spec,
+    HookCommands.spec,
+    HooksCommand.spec,
     RequestCommand.spec,
     StatusCommand.spec,
     WhichCommand.spec,

@@ -42,6 +42,10 @@ public final class ChildProcess {
     /// This process's environment byte for byte (a variable that is not UTF-8 is passed on
     /// untouched), with these in place of what they name.
     case inherited(adding: [String: String])
+    /// This process's environment as `inherited` gives it, without the variables `removing`
+    /// names, and with `secret` as the variable it names: its bytes are handed on as they
+    /// are (a token need not be UTF-8) and the copy made for the child is wiped.
+    case inheritedExcept(removing: Set<String>, adding: [String: String], secret: (name: String, value: SecretBytes)?)
     /// Only these.
     case only([String: String])
   }
@@ -92,7 +96,13 @@ public final class ChildProcess {
 
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = Self.environment(environment) + [nil]
-    defer { (argv + envp).forEach { free($0) } }
+    defer {
+      argv.forEach { free($0) }
+      for entry in envp {
+        if let entry { explicit_bzero(entry, strlen(entry)) }
+        free(entry)
+      }
+    }
     var child = pid_t()
     let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
     close(ends[1])
@@ -219,14 +229,27 @@ public final class ChildProcess {
     case .only(let only):
       return only.map { strdup("\($0.key)=\($0.value)") }
     case .inherited(let extra):
+      return environment(.inheritedExcept(removing: [], adding: extra, secret: nil))
+    case .inheritedExcept(let removed, let extra, let secret):
       var inherited: [UnsafeMutablePointer<CChar>?] = []
       var entry = environ
       while let pointer = entry.pointee {
         entry += 1
-        let name = String(cString: pointer).prefix { $0 != "=" }
-        if extra[String(name)] == nil { inherited.append(strdup(pointer)) }
+        let name = String(String(cString: pointer).prefix { $0 != "=" })
+        if extra[name] == nil, !removed.contains(name), name != secret?.name { inherited.append(strdup(pointer)) }
       }
-      return inherited + extra.map { strdup("\($0.key)=\($0.value)") }
+      inherited += extra.map { strdup("\($0.key)=\($0.value)") }
+      if let (name, value) = secret {
+        let prefix = Array((name + "=").utf8)
+        let copy = malloc(prefix.count + value.count + 1)!.assumingMemoryBound(to: CChar.self)
+        prefix.withUnsafeBytes { UnsafeMutableRawPointer(copy).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        value.withUnsafeBytes { bytes in
+          if let base = bytes.baseAddress { (UnsafeMutableRawPointer(copy) + prefix.count).copyMemory(from: base, byteCount: bytes.count) }
+        }
+        copy[prefix.count + value.count] = 0
+        inherited.append(copy)
+      }
+      return inherited
     }
   }
 

@@ -55,14 +55,18 @@ public struct ConfigStore: Sendable {
 ///           "secret_settings": [ "private_key" ]
 ///         }
 ///       },
-///       "rules": { "/home/alice/work/corp": "alice@corp" }
+///       "rules": { "/home/alice/work/corp": "alice@corp" },
+///       "hooks": [
+///         { "event": "switch", "command": "...", "backend": "corp", "with_token": false, "timeout": 10 }
+///       ]
 ///     }
 ///
-/// `rules` maps a physical absolute directory to USER@BACKEND (see `DirectoryRule`); it is
-/// written only when there is a rule, so older versions keep reading the file.
+/// `rules` maps a physical absolute directory to USER@BACKEND (see `DirectoryRule`). A hook has
+/// at most one of `backend` and `account`. Each is written only when there are some, so older
+/// versions keep reading the file.
 enum ConfigFormat {
   static let version: Int64 = 1
-  static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service", "rules"]
+  static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service", "rules", "hooks"]
   static let backendKeys: Set<String> = ["adapter", "settings", "secret_settings"]
 
   static func encode(_ configuration: Configuration) -> String {
@@ -86,6 +90,7 @@ enum ConfigFormat {
       for rule in configuration.rules { rules[rule.directory] = .string(rule.account.description) }
       root["rules"] = .object(rules)
     }
+    if !configuration.hooks.isEmpty { root["hooks"] = .array(configuration.hooks.map(HookFormat.encode)) }
     for (key, value) in configuration.unknownFields where root[key] == nil { root[key] = value }
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
@@ -161,9 +166,10 @@ enum ConfigFormat {
       }
       var unknown = JSONObject()
       for (key, value) in try root.asObject() where !rootKeys.contains(key) { unknown[key] = value }
+      let hooks = try (root.optionalArray("hooks") ?? []).map(HookFormat.decode)
       return try Configuration(
         backends: backends, unsettled: unsettled, secretService: try root.optionalString("secret_service"),
-        rules: rules, unknownFields: unknown)
+        rules: rules, hooks: hooks, unknownFields: unknown)
     } catch let error as JSONParseError {
       throw malformed(error.description)
     } catch let error as JSONShapeError {

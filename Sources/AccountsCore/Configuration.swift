@@ -24,7 +24,7 @@ public struct BackendConfig: Sendable, Equatable {
   }
 }
 
-/// The content of config.json: the backends.
+/// The content of config.json: the backends and the hooks.
 public struct Configuration: Sendable, Equatable {
   /// Sorted by name.
   public private(set) var backends: [BackendConfig]
@@ -33,6 +33,8 @@ public struct Configuration: Sendable, Equatable {
   public private(set) var unsettled: [String]
   /// The program that keeps the backends' secret settings (see `AccountBook.secretService`).
   public var secretService: String?
+  /// Commands run after `switch`, `login` and `logout`, in the order added (see `Hook`).
+  public var hooks: [Hook]
 
   /// Whether any backend has secret settings in the keyring (see `AccountBook.claimsSecrets`).
   public var claimsSecrets: Bool { backends.contains { !$0.secretSettings.isEmpty } }
@@ -43,7 +45,7 @@ public struct Configuration: Sendable, Equatable {
 
   public init(
     backends: [BackendConfig] = [], unsettled: [String] = [], secretService: String? = nil,
-    rules: [DirectoryRule] = [], unknownFields: JSONObject = [:]
+    rules: [DirectoryRule] = [], hooks: [Hook] = [], unknownFields: JSONObject = [:]
   ) throws(ConfigurationError) {
     self.rules = DirectoryRule.ordered(rules)
     for (earlier, later) in zip(self.rules, self.rules.dropFirst()) where earlier.directory == later.directory {
@@ -51,6 +53,7 @@ public struct Configuration: Sendable, Equatable {
     }
     self.unsettled = Array(Set(unsettled)).sorted()
     self.secretService = secretService
+    self.hooks = hooks
     self.unknownFields = unknownFields
     self.backends = backends.sorted { $0.name < $1.name }
     for (earlier, later) in zip(self.backends, self.backends.dropFirst())

@@ -44,6 +44,10 @@ import Testing
     try expect("accounts completion ", ["bash", "fish", "zsh"])
     try expect("accounts env --shell ", ["bash", "fish", "zsh"])
     try expect("accounts shell bo", ["bob", "bobby"])
+    try expect("accounts hook add ", ["login", "logout", "switch"])
+    try expect("accounts hook add lo", ["login", "logout"])
+    try expect("accounts hook add switch 'true' --account bo", ["bob", "bobby"])
+    try expect("accounts hook add switch 'true' --backend ", ["corp", "test"])
     try expect("accounts password alice@corp ", [])  // one USER only
     try expect("accounts nonsense ", [])
   }

@@ -14,9 +14,11 @@ enum LoginCommand {
       --password-stdin, else the remembered one, else asked for without echo on a terminal; \
       without a terminal and nothing remembered it exits 3 at once. --remember keeps the \
       password; --auto also makes the account the auto-login one. Exit 4 when the backend \
-      rejects the password, 6 when it wants a newer client, 8 when it cannot be reached.
+      rejects the password, 6 when it wants a newer client, 8 when it cannot be reached. \
+      Then the login hooks run (`accounts hooks`) unless --no-hooks.
       """,
-    picksAccount: true, options: [remember, auto, SharedArguments.passwordStdin, SessionArguments.timeout],
+    picksAccount: true,
+    options: [remember, auto, SharedArguments.passwordStdin, SessionArguments.timeout, HookArguments.noHooks],
     examples: [
       ("accounts login alice --remember --auto", "log in, remember the password, start as alice"),
       ("printf '%s\\n' \"$PW\" | accounts login ci-bot --password-stdin", "a script logs in"),
@@ -45,5 +47,6 @@ enum LoginCommand {
       takeSlot: invocation.isSet(auto))
     environment.output.message("\(id): logged in; the session is \(SessionText.validity(session.summary))")
     if invocation.json { environment.output.writeJSON(SessionText.json(session.summary)) }
+    environment.runHooks(after: .login, for: id, invocation) { session.token }
   }
 }

@@ -9,9 +9,10 @@ enum LogoutCommand {
       Tells the backend (when its adapter has a logout path), deletes the session token and \
       empties the auto-login slot if the account held it. The remembered password stays. When \
       the backend cannot be told, or there is no session, the session still ends here, with a \
-      warning, and the exit status is 0.
+      warning, and the exit status is 0. Then the logout hooks run (`accounts hooks`) unless \
+      --no-hooks.
       """,
-    picksAccount: true, options: [SessionArguments.timeout],
+    picksAccount: true, options: [SessionArguments.timeout, HookArguments.noHooks],
     examples: [("accounts logout", "log the auto-login account out")],
     handler: run)
 
@@ -20,5 +21,6 @@ enum LogoutCommand {
     let warnings = try environment.sessionFlow(invocation).logOut(id)
     for warning in warnings { environment.output.message("warning: \(warning)") }
     environment.output.message("\(id): logged out")
+    environment.runHooks(after: .logout, for: id, invocation)
   }
 }

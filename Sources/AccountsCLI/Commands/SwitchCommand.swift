@@ -12,10 +12,11 @@ enum SwitchCommand {
       USER takes the auto-login slot: its valid session is reused (no network), else it logs \
       in with the remembered password, else with the password asked for on a terminal (exit \
       3 without one). The previous holder stays saved with its password and session. \
-      `accounts switch -` goes back to the previous holder.
+      `accounts switch -` goes back to the previous holder. Then the switch hooks run \
+      (`accounts hooks`) unless --no-hooks.
       """,
     arguments: [target],
-    options: [SharedArguments.passwordStdin, SessionArguments.timeout],
+    options: [SharedArguments.passwordStdin, SessionArguments.timeout, HookArguments.noHooks],
     examples: [
       ("accounts switch bob", "start as bob from now on"),
       ("accounts switch -", "back to the account before"),
@@ -41,5 +42,9 @@ enum SwitchCommand {
     let how = reused ? "its session is" : "logged in; the session is"
     environment.output.message("switched to \(id): \(how) \(SessionText.validity(session))")
     if invocation.json { environment.output.writeJSON(SessionText.json(session, reused: reused)) }
+    // A reused session's token was not read: read it only for a hook that asks for it.
+    environment.runHooks(after: .switch, for: id, invocation) {
+      try flow.session(for: id, prove: false, password: .rememberedOnly).token
+    }
   }
 }

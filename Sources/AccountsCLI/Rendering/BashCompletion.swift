@@ -87,7 +87,6 @@ enum BashCompletion {
         local word candidate
         local -a arguments
         case "$1" in
-          shell) _accounts_offer "$2" \(CompletionModel.shells.joined(separator: " ")) ; return ;;
           # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
           directory)
             compopt -o filenames 2>/dev/null
@@ -95,6 +94,10 @@ enum BashCompletion {
             return 0 ;;
 
       """
+    for kind in CompletionKind.allCases {
+      guard let fixed = CompletionModel.fixedCandidates(kind) else { continue }
+      out += "    \(kind.rawValue)) _accounts_offer \"$2\" \(fixed.joined(separator: " ")) ; return ;;\n"
+    }
     for kind in CompletionKind.allCases {
       guard let word = CompletionModel.completeWord(kind) else { continue }
       out += "    \(kind.rawValue)) word=\(word) ;;\n"

@@ -1,3 +1,5 @@
+import AccountsCore
+
 /// The command table reduced to what a completion script needs: for each command path, what
 /// can follow it. The three scripts are generated from this.
 struct CompletionModel {
@@ -64,11 +66,20 @@ struct CompletionModel {
     case .backend: "backends"
     case .adapter: "adapters"
     case .command: "commands"
-    case .shell, .directory, .none: nil
+    case .shell, .hookEvent, .directory, .none: nil
     }
   }
 
   static let shells = ["bash", "zsh", "fish"]
+
+  /// The candidates of a kind completed from a fixed list, nil for the others.
+  static func fixedCandidates(_ kind: CompletionKind) -> [String]? {
+    switch kind {
+    case .shell: shells
+    case .hookEvent: HookEvent.allCases.map(\.rawValue)
+    case .account, .backend, .adapter, .command, .directory, .none: nil
+    }
+  }
 }
 
 /// `'text'` for sh, bash, zsh and fish alike.

@@ -158,7 +158,7 @@ enum FishCompletion {
   }
 
   private static func candidates(_ kind: CompletionKind) -> String? {
-    if kind == .shell { return CompletionModel.shells.joined(separator: " ") }
+    if let fixed = CompletionModel.fixedCandidates(kind) { return fixed.joined(separator: " ") }
     if kind == .directory { return "(__fish_complete_directories (commandline -ct))" }
     return CompletionModel.completeWord(kind).map { "(__accounts_names \($0))" }
   }

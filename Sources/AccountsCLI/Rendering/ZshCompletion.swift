@@ -96,10 +96,13 @@ enum ZshCompletion {
         local word line
         local -a names arguments
         case "$1" in
-          shell) names=(\(CompletionModel.shells.joined(separator: " "))) ;;
           directory) _files -/ ; return ;;
 
       """
+    for kind in CompletionKind.allCases {
+      guard let fixed = CompletionModel.fixedCandidates(kind) else { continue }
+      out += "    \(kind.rawValue)) names=(\(fixed.joined(separator: " "))) ;;\n"
+    }
     for kind in CompletionKind.allCases {
       guard let word = CompletionModel.completeWord(kind) else { continue }
       out += "    \(kind.rawValue)) word=\(word) ;;\n"
