@@ -17,9 +17,9 @@ import Testing
     let logFile: String
     private let server: Process
 
-    init() throws {
+    init(backendArguments: [String] = []) throws {
       sandbox = try Sandbox()
-      backend = try TestBackend()
+      backend = try TestBackend(arguments: backendArguments)
       home = sandbox.environment["HOME"]!
       try sandbox.ok([
         "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
@@ -177,5 +177,30 @@ import Testing
     let after = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
     #expect(after.first { $0["user"] as? String == "alice" }.flatMap { ($0["token"] as? [String: Any])?["state"] as? String } == "none")
     #expect(try sandbox.invariantViolations().isEmpty)
+  }
+
+  @Test func anExpiredTokenIsRenewedWithTheRememberedPasswordAndNothingIsEverAsked() throws {
+    let world = try World(backendArguments: ["--token-lifetime", "1"])
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let home = world.home
+    let port = world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+    let request = "protocol=http\nhost=127.0.0.1:\(port)\n\n"
+    let first = try sandbox.ok(["git-credential", "get"], stdin: request, in: "\(home)/work")
+    Thread.sleep(forTimeInterval: 1.5)
+    let second = try sandbox.ok(["git-credential", "get"], stdin: request, in: "\(home)/work")
+    #expect(first.standardOutput.hasPrefix("username=alice\npassword=") && second.standardOutput.hasPrefix("username=alice\npassword="))
+    #expect(first.standardOutput != second.standardOutput, "the expired token was replaced by a new login")
+    let secondToken = String(second.standardOutput.split(separator: "\n")[1].dropFirst("password=".count))
+    #expect(!second.standardError.contains(secondToken))
+
+    // An account with no session and no remembered password: one line on stderr, exit 3, no
+    // prompt (git owns the terminal) and nothing on stdout.
+    try sandbox.ok(["add", "carol"])
+    let carol = try sandbox.run(
+      ["git-credential", "get"], stdin: request, environment: ["ACCOUNTS_ACCOUNT": "carol"], timeout: 20,
+      in: "\(home)/work")
+    #expect(carol.status == 3 && carol.standardOutput.isEmpty, "\(carol)")
+    #expect(carol.standardError.split(separator: "\n").count == 1, "\(carol)")
   }
 }
