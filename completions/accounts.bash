@@ -39,6 +39,7 @@ _accounts_next() {
     'rule:remove') echo 'rule remove' ;;
     'rule:rm') echo 'rule remove' ;;
     ':prompt') echo 'prompt' ;;
+    ':git-credential') echo 'git-credential' ;;
     ':clear') echo 'clear' ;;
     ':backend') echo 'backend' ;;
     'backend:add') echo 'backend add' ;;
@@ -62,7 +63,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -165,6 +166,10 @@ _accounts_spec() {
       _accounts_subcommands=()
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
+    'git-credential')
+      _accounts_subcommands=()
+      _accounts_options=('--erase-logs-out' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('none') ;;
     'clear')
       _accounts_subcommands=()
       _accounts_options=('--yes' '-y' '--json' '--backend' '--help' '-h' '--version')

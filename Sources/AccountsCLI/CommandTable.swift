@@ -24,6 +24,7 @@ enum CommandTable {
     RulesCommand.spec,
     RuleCommands.spec,
     PromptCommand.spec,
+    GitCredentialCommand.spec,
     ClearCommand.spec,
     BackendCommands.spec,
     AdaptersCommand.spec,

@@ -31,6 +31,10 @@ public struct BackendSettingsCheck: Sendable {
     var problems: [Problem] = []
     let declared = adapter.settings.map(\.name)
     for name in (Array(settings.keys) + secretNames).sorted() {
+      if OwnBackendSetting.all.contains(name), adapter.setting(named: name) == nil {
+        if !settings.keys.contains(name) { problems.append(.unknown(name: name, suggestions: [])) }  // never a secret
+        continue
+      }
       guard let setting = adapter.setting(named: name) else {
         problems.append(.unknown(name: name, suggestions: Suggestions.closest(to: name, in: declared)))
         continue
@@ -39,6 +43,9 @@ public struct BackendSettingsCheck: Sendable {
     }
     if let url = settings["base_url"], let reason = BaseURL.problem(url) {
       problems.append(.invalidValue(name: "base_url", reason: reason))
+    }
+    if let host = settings[OwnBackendSetting.gitHost], let reason = GitHost.problem(host) {
+      problems.append(.invalidValue(name: OwnBackendSetting.gitHost, reason: reason))
     }
     for setting in adapter.settings where !setting.isOptional {
       if setting.isSecret, !secretNames.contains(setting.name) {
@@ -53,6 +60,38 @@ public struct BackendSettingsCheck: Sendable {
   /// The secret settings to ask for: every required one, and the optional ones `wanted`.
   public func secretsToAsk(wanted: [String]) -> [AdapterSetting] {
     adapter.settings.filter { $0.isSecret && (!$0.isOptional || wanted.contains($0.name)) }
+  }
+}
+
+/// Settings that belong to accounts itself rather than to the backend's adapter: every backend
+/// may have them whatever its adapter declares (adapters ignore names they do not declare).
+public enum OwnBackendSetting {
+  /// The host `accounts git-credential` answers git for with this backend's accounts
+  /// (`git.corp.example`, or `HOST:PORT`, as git names the host in its credential requests).
+  public static let gitHost = "git_host"
+
+  public static let all = [gitHost]
+}
+
+/// The checks every `git_host` passes: a host as git's credential protocol names it (its
+/// `host=` line: a name or an address, `:PORT` when not the scheme's default), nothing more.
+public enum GitHost {
+  /// Why `host` cannot be a git host, or nil when it can.
+  public static func problem(_ host: String) -> String? {
+    if host.contains("://") || host.contains("/") || host.contains("@") {
+      return "must be a host name such as git.corp.example (or HOST:PORT), without a scheme, user or path"
+    }
+    guard !host.isEmpty, host.utf8.count <= 261,
+      host.unicodeScalars.allSatisfy({
+        $0.isASCII && (Character($0).isLetter || Character($0).isNumber || ".-_:[]".unicodeScalars.contains($0))
+      })
+    else { return "must be a host name such as git.corp.example (or HOST:PORT): letters, digits, '.', '-', '_', ':', '[', ']'" }
+    return nil
+  }
+
+  /// Whether the `host=` git sent names `declared`: host names are case-insensitive.
+  public static func matches(_ declared: String, _ requested: String) -> Bool {
+    declared.lowercased() == requested.lowercased()
   }
 }
 

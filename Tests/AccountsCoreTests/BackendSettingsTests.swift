@@ -18,6 +18,20 @@ import Testing
     #expect(check.problems(settings: ["base_url": "https://u.example", "app_id": "a"], secretNames: ["private_key"]).isEmpty)
   }
 
+  @Test func gitHostIsAccountsOwnSettingOnEveryBackendAndChecked() {
+    let check = BackendSettingsCheck(adapter: signed)
+    let base = ["base_url": "https://u.example", "app_id": "a"]
+    for host in ["git.corp.example", "127.0.0.1:8443", "Git.Corp.Example", "[::1]:80"] {
+      #expect(check.problems(settings: base.merging(["git_host": host]) { $1 }, secretNames: ["private_key"]).isEmpty, "\(host)")
+    }
+    for host in ["", "https://git.corp.example", "git.corp.example/repo", "me@git.corp.example", "git corp", "gït.example", "a\nb"] {
+      let problems = check.problems(settings: base.merging(["git_host": host]) { $1 }, secretNames: ["private_key"])
+      #expect(problems.count == 1 && problems[0].description.hasPrefix("git_host must be a host name"), "\(host): \(problems)")
+    }
+    #expect(GitHost.matches("Git.Corp.Example", "git.corp.example"))
+    #expect(!GitHost.matches("git.corp.example", "git.corp.example.evil"))
+  }
+
   @Test func unknownSettingsAreNamedWithSuggestions() {
     let problems = BackendSettingsCheck(adapter: signed)
       .problems(settings: ["base_url": "https://u.example", "app_idd": "a"], secretNames: ["private_key"])

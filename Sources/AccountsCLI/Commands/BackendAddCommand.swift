@@ -27,7 +27,8 @@ enum BackendAddCommand {
       --set (they would show in the process list and shell history): each required one is \
       asked for without echo, or read from stdin with --secret-stdin NAME, and kept in the \
       Secret Service. The adapter then checks the values, without any network, before \
-      anything is saved.
+      anything is saved. Besides the adapter's settings every backend may have accounts' own \
+      git_host: the host `accounts git-credential` answers git for (see there).
       """,
     arguments: [name], options: [adapter, set, secretStdin, secret],
     examples: [

@@ -22,13 +22,16 @@ enum BackendSetCommand {
       backend: an unknown setting or a bad value is an error, and a required setting cannot \
       be unset (give it another value instead). Secret settings such as private_key are never \
       given as KEY=VALUE: --secret NAME asks for a new value without echo, --secret-stdin NAME \
-      reads it from stdin, and either replaces the one in the Secret Service. Prints one line \
-      per setting changed, never a secret's value.
+      reads it from stdin, and either replaces the one in the Secret Service. git_host is \
+      accounts' own setting, allowed on every backend whatever its adapter: the host for which \
+      `accounts git-credential` answers git with this backend's accounts. Prints one line per \
+      setting changed, never a secret's value.
       """,
     arguments: [BackendCommands.name, settings], options: [unset, secret, BackendAddCommand.secretStdin],
     examples: [
       ("accounts backend set corp check_path=me logout_path=logout", "check sessions with GET me, log out on the backend"),
       ("accounts backend set corp --unset check_path", "back to trusting the local expiry"),
+      ("accounts backend set corp git_host=git.corp.example", "git asks accounts for this host's token"),
       ("printf '%s\\n' \"$KEY\" | accounts backend set sig --secret-stdin private_key", "a new private key, from stdin"),
     ],
     handler: run)

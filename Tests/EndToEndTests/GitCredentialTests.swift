@@ -1,0 +1,206 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `accounts git-credential` with a real git against a local server that demands basic auth
+/// (Tests/Fixtures/git/basic-auth-git-server.py): the directory git runs in decides whose token
+/// it sends, through the same rules as every other command.
+@Suite(.serialized) struct GitCredentialTests {
+  /// RuleTests' world (alice and bob, remembered, on corp) plus the git server, corp's git_host
+  /// naming it, ~/work ruled by alice and ~/oss by bob, and a git config of its own.
+  final class World {
+    let sandbox: Sandbox
+    let backend: TestBackend
+    let home: String
+    let url: String
+    let credentialsFile: String
+    let logFile: String
+    private let server: Process
+
+    init(backendArguments: [String] = []) throws {
+      sandbox = try Sandbox()
+      backend = try TestBackend(arguments: backendArguments)
+      home = sandbox.environment["HOME"]!
+      try sandbox.ok([
+        "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
+        "--set", "allow_insecure_transport=true",
+      ])
+      try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
+      try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "hunter2\n")
+      for directory in ["work", "oss", "server"] {
+        try FileManager.default.createDirectory(atPath: "\(home)/\(directory)", withIntermediateDirectories: true)
+      }
+      try sandbox.ok(["rule", "add", "\(home)/work", "alice"])
+      try sandbox.ok(["rule", "add", "\(home)/oss", "bob"])
+
+      credentialsFile = "\(home)/server-credentials"
+      logFile = "\(home)/server-log"
+      try Data().write(to: URL(fileURLWithPath: credentialsFile))
+      try Data().write(to: URL(fileURLWithPath: logFile))
+      let urlFile = "\(home)/server-url"
+      server = Process()
+      server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+      server.arguments = [
+        PackagePaths.root.appendingPathComponent("Tests/Fixtures/git/basic-auth-git-server.py").path,
+        "--root", "\(home)/server", "--credentials", credentialsFile, "--log", logFile,
+        "--url-file", urlFile, "--lifetime", "120",
+      ]
+      server.environment = ["PATH": "/usr/bin:/bin"]
+      server.standardInput = FileHandle.nullDevice
+      try server.runWithTerminationSignals()
+      var found: String?
+      for _ in 0..<200 where found == nil && server.isRunning {
+        found = try? String(contentsOfFile: urlFile, encoding: .utf8)
+        if found == nil { usleep(100_000) }
+      }
+      guard let found else {
+        server.terminate()
+        throw GitServerError.didNotStart
+      }
+      url = found
+      let port = found.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+      try sandbox.ok(["backend", "set", "corp", "git_host=127.0.0.1:\(port)"])
+
+      let gitConfig = "[credential \"http://127.0.0.1:\(port)\"]\n\thelper = \(PackagePaths.accounts) git-credential\n"
+      try gitConfig.write(toFile: "\(home)/gitconfig", atomically: true, encoding: .utf8)
+    }
+
+    /// Runs git in `directory` with only our config, never prompting, bounded in time.
+    func git(_ arguments: [String], in directory: String) throws -> ProcessResult {
+      try runProcess(
+        "/usr/bin/git", arguments,
+        environment: sandbox.environment.merging([
+          "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": "\(home)/gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
+          "GIT_HTTP_LOW_SPEED_LIMIT": "1", "GIT_HTTP_LOW_SPEED_TIME": "20",
+        ]) { $1 },
+        timeout: 60, currentDirectory: directory)
+    }
+
+    /// The USER:TOKEN pairs the server was sent since the last call.
+    func sent() throws -> [String] {
+      let pairs = try String(contentsOfFile: logFile, encoding: .utf8).split(separator: "\n").map(String.init)
+      try Data().write(to: URL(fileURLWithPath: logFile))
+      return pairs
+    }
+
+    func close() {
+      server.terminate()
+      server.waitUntilExit()
+      backend.stop()
+      sandbox.close()
+    }
+  }
+
+  enum GitServerError: Error { case didNotStart }
+
+  @Test func gitSendsAliceTokenUnderHerRuleAndBobsUnderHis() throws {
+    let world = try World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let home = world.home
+    let alice = try sandbox.ok(["token", "alice"]).standardOutput.trimmingCharacters(in: .newlines)
+    let bob = try sandbox.ok(["token", "bob"]).standardOutput.trimmingCharacters(in: .newlines)
+    #expect(!alice.isEmpty && !bob.isEmpty && alice != bob)
+    try "alice:\(alice)\nbob:\(bob)\n".write(toFile: world.credentialsFile, atomically: true, encoding: .utf8)
+    _ = try world.sent()
+
+    let inWork = try world.git(["ls-remote", world.url], in: "\(home)/work")
+    #expect(inWork.status == 0 && inWork.standardOutput.contains("refs/heads/main"), "\(inWork)")
+    #expect(Set(try world.sent()) == ["alice:\(alice)"], "under ~/work git sent alice's token, and only hers")
+    let inOSS = try world.git(["ls-remote", world.url], in: "\(home)/oss")
+    #expect(inOSS.status == 0 && inOSS.standardOutput.contains("refs/heads/main"), "\(inOSS)")
+    #expect(Set(try world.sent()) == ["bob:\(bob)"], "under ~/oss git sent bob's token, and only his")
+
+    let clone = try world.git(["clone", "-q", world.url, "copy"], in: "\(home)/oss")
+    #expect(clone.status == 0, "\(clone)")
+    #expect(FileManager.default.fileExists(atPath: "\(home)/oss/copy/README"))
+    #expect(Set(try world.sent()) == ["bob:\(bob)"], "the whole clone went as bob")
+    let fetch = try world.git(["fetch", "-q"], in: "\(home)/oss/copy")
+    #expect(fetch.status == 0, "\(fetch)")
+    #expect(Set(try world.sent()) == ["bob:\(bob)"], "a fetch inside the clone, under ~/oss, goes as bob")
+
+    // No rule and an empty slot: the helper answers nothing, git (never prompting) fails, and
+    // no token was sent to anyone.
+    let nowhere = try world.git(["ls-remote", world.url], in: home)
+    #expect(nowhere.status != 0, "\(nowhere)")
+    #expect(try world.sent().isEmpty)
+    #expect(!nowhere.standardError.contains(alice) && !nowhere.standardError.contains(bob))
+
+    // The host no longer named by corp: nothing for git, under alice's rule too.
+    try sandbox.ok(["backend", "set", "corp", "--unset", "git_host"])
+    let unnamed = try world.git(["ls-remote", world.url], in: "\(home)/work")
+    #expect(unnamed.status != 0, "\(unnamed)")
+    #expect(try world.sent().isEmpty)
+    #expect(try sandbox.invariantViolations().isEmpty)
+  }
+
+  @Test func getStoreAndEraseSpeakTheProtocol() throws {
+    let world = try World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let home = world.home
+    let port = world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+    let request = "protocol=http\nhost=127.0.0.1:\(port)\npath=repo.git\n\n"
+
+    let get = try sandbox.ok(["git-credential", "get"], stdin: request, in: "\(home)/work")
+    let token = try sandbox.ok(["token", "alice"]).standardOutput
+    #expect(get.standardOutput == "username=alice\npassword=\(token)", "an expired-free login, then the same token: \(get)")
+    #expect(get.standardError.isEmpty || !get.standardError.contains(token.trimmingCharacters(in: .newlines)))
+
+    // git already knows another user for this URL: not ours to answer.
+    let otherUser = try sandbox.ok(["git-credential", "get"], stdin: "host=127.0.0.1:\(port)\nusername=carol\n", in: "\(home)/work")
+    #expect(otherUser.standardOutput.isEmpty)
+    // The account here is on another backend than the host's: nothing, exit 0.
+    try sandbox.ok(["backend", "add", "gh", "--adapter", "plain", "--set", "base_url=https://gh.example/api"])
+    try sandbox.ok(["add", "dora@gh"])
+    let elsewhere = try sandbox.ok(
+      ["git-credential", "get"], stdin: request, environment: ["ACCOUNTS_ACCOUNT": "dora@gh"], in: "\(home)/work")
+    #expect(elsewhere.standardOutput.isEmpty && elsewhere.standardError.isEmpty, "\(elsewhere)")
+    // A host no backend names, and an action git may add one day: nothing, exit 0.
+    let unknownHost = try sandbox.ok(["git-credential", "get"], stdin: "protocol=https\nhost=example.org\n", in: "\(home)/work")
+    #expect(unknownHost.standardOutput.isEmpty)
+    #expect(try sandbox.ok(["git-credential", "approve"], stdin: request).standardOutput.isEmpty)
+
+    // Hostile input is refused on stderr, without echoing it.
+    let crlf = try sandbox.run(["git-credential", "get"], stdin: "host=127.0.0.1:\(port)\r\n\r\n", in: "\(home)/work")
+    #expect(crlf.status == 2 && crlf.standardOutput.isEmpty, "\(crlf)")
+    #expect(crlf.standardError == "accounts: git-credential: git's request refused: line 1 holds a carriage return; git writes KEY=VALUE lines ended by a newline; see `man git-credential`\n")
+
+    // store keeps nothing new; erase logs out only when asked to.
+    let stored = try sandbox.ok(["git-credential", "store"], stdin: request + "username=alice\npassword=\(token)", in: "\(home)/work")
+    #expect(stored.standardOutput.isEmpty && stored.standardError.isEmpty)
+    try sandbox.ok(["git-credential", "erase"], stdin: request, in: "\(home)/work")
+    let kept = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(kept.first { $0["user"] as? String == "alice" }.flatMap { ($0["token"] as? [String: Any])?["state"] as? String } == "valid")
+    let erased = try sandbox.ok(["git-credential", "--erase-logs-out", "erase"], stdin: request, in: "\(home)/work")
+    #expect(erased.standardError.contains("alice@corp: logged out"), "\(erased)")
+    let after = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(after.first { $0["user"] as? String == "alice" }.flatMap { ($0["token"] as? [String: Any])?["state"] as? String } == "none")
+    #expect(try sandbox.invariantViolations().isEmpty)
+  }
+
+  @Test func anExpiredTokenIsRenewedWithTheRememberedPasswordAndNothingIsEverAsked() throws {
+    let world = try World(backendArguments: ["--token-lifetime", "1"])
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let home = world.home
+    let port = world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+    let request = "protocol=http\nhost=127.0.0.1:\(port)\n\n"
+    let first = try sandbox.ok(["git-credential", "get"], stdin: request, in: "\(home)/work")
+    Thread.sleep(forTimeInterval: 1.5)
+    let second = try sandbox.ok(["git-credential", "get"], stdin: request, in: "\(home)/work")
+    #expect(first.standardOutput.hasPrefix("username=alice\npassword=") && second.standardOutput.hasPrefix("username=alice\npassword="))
+    #expect(first.standardOutput != second.standardOutput, "the expired token was replaced by a new login")
+    let secondToken = String(second.standardOutput.split(separator: "\n")[1].dropFirst("password=".count))
+    #expect(!second.standardError.contains(secondToken))
+
+    // An account with no session and no remembered password: one line on stderr, exit 3, no
+    // prompt (git owns the terminal) and nothing on stdout.
+    try sandbox.ok(["add", "carol"])
+    let carol = try sandbox.run(
+      ["git-credential", "get"], stdin: request, environment: ["ACCOUNTS_ACCOUNT": "carol"], timeout: 20,
+      in: "\(home)/work")
+    #expect(carol.status == 3 && carol.standardOutput.isEmpty, "\(carol)")
+    #expect(carol.standardError.split(separator: "\n").count == 1, "\(carol)")
+  }
+}
