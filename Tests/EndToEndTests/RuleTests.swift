@@ -146,12 +146,13 @@ import Testing
   }
 
   @Test func thePromptMarksAnExpiredToken() throws {
-    let world = try World(backendArguments: ["--token-lifetime", "1"])
+    // Long enough that a loaded machine still runs `prompt` before the expiry.
+    let world = try World(backendArguments: ["--token-lifetime", "4"])
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["switch", "alice"])
     #expect(try sandbox.ok(["prompt"]).standardOutput == "alice\n")
-    Thread.sleep(forTimeInterval: 1.5)
+    Thread.sleep(forTimeInterval: 4.5)
     #expect(try sandbox.ok(["prompt"]).standardOutput == "alice!\n")
   }
 
