@@ -1,9 +1,10 @@
 import AccountsCore
 
-/// `accounts switch USER` / `accounts switch -`
+/// `accounts switch USER` / `accounts switch -` / `accounts switch` (the picker)
 enum SwitchCommand {
   static let target = ArgumentSpec(
-    "USER", completion: .account, help: "the account to switch to, or - for the previous one")
+    "USER", completion: .account, optional: true, pickedWhenAbsent: true,
+    help: "the account to switch to, or - for the previous one; without it, pick one on the terminal")
 
   static let spec = CommandSpec(
     "switch",
@@ -13,27 +14,39 @@ enum SwitchCommand {
       in with the remembered password, else with the password asked for on a terminal (exit \
       3 without one). The previous holder stays saved with its password and session. \
       `accounts switch -` goes back to the previous holder.
+
+      Without USER, on a terminal, a picker lists every account, most recently logged in \
+      first, with its backend, remembered password and token: type to filter (the letters in \
+      order, any case, over USER@BACKEND), Up/Down or Ctrl-P/Ctrl-N to move, Backspace to \
+      edit, Enter to switch to the selected one; Esc or Ctrl-C leaves the terminal as it was \
+      and exits 130. Without a terminal USER is required.
       """,
     arguments: [target],
     options: [SharedArguments.passwordStdin, SessionArguments.timeout],
     examples: [
       ("accounts switch bob", "start as bob from now on"),
       ("accounts switch -", "back to the account before"),
+      ("accounts switch", "pick the account on the terminal"),
     ],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()
-    let query = invocation.argument(target)!
     let id: AccountID
-    if query == "-" {
+    switch invocation.argument(target) {
+    case nil:
+      guard environment.terminal.canPrompt else {
+        throw CommandError.usage("`accounts switch` needs USER", fix: "usage: accounts switch USER")
+      }
+      id = try pick(in: book, environment)
+    case "-":
       guard let previous = book.previousAutoLogin else {
         throw CommandError(
           .usage, "there is no previous account to switch back to (none was switched from, or it was removed)",
           fix: "name the account: `accounts switch USER`")
       }
       id = previous
-    } else {
+    case let query?:
       id = try environment.resolveAccount(query, invocation, in: book)
     }
     let flow = try environment.sessionFlow(invocation)
@@ -41,5 +54,14 @@ enum SwitchCommand {
     let how = reused ? "its session is" : "logged in; the session is"
     environment.output.message("switched to \(id): \(how) \(SessionText.validity(session))")
     if invocation.json { environment.output.writeJSON(SessionText.json(session, reused: reused)) }
+  }
+
+  /// The account chosen with the picker, as if its name had been typed.
+  private static func pick(in book: AccountBook, _ environment: Environment) throws -> AccountID {
+    guard !book.accounts.isEmpty else {
+      throw CommandError(.loginRequired, "no saved accounts to switch to", fix: "add one: `accounts add USER`")
+    }
+    let (header, rows, accounts) = AccountPresentation.pickerRows(book, now: environment.now())
+    return accounts[try environment.terminal.pick(rows, header: header, prompt: "switch to> ")]
   }
 }
