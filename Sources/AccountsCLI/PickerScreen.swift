@@ -54,7 +54,8 @@ extension Terminal {
         case .suspend: raise(SIGTSTP)
         }
       }
-      screen.draw(reserving: false)
+      // After Ctrl-Z and fg the screen is drawn afresh at the top of the loop.
+      if TerminalGuard.interrupted == 0 { screen.draw(reserving: false) }
     }
   }
 

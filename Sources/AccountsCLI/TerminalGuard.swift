@@ -45,6 +45,12 @@ enum TerminalGuard {
   private static let stopHandler: @convention(c) (Int32) -> Void = { _ in
     TerminalGuard.restore()
     Glibc.signal(SIGTSTP, SIG_DFL)
+    // SIGTSTP is blocked while its handler runs: unblocked, the raise stops the process here
+    // and now, not after the handler is back in place (which would loop).
+    var stop = sigset_t()
+    sigemptyset(&stop)
+    sigaddset(&stop, SIGTSTP)
+    sigprocmask(SIG_UNBLOCK, &stop, nil)
     raise(SIGTSTP)
     // Continued (`fg`): back in the mode the prompt or picker needs.
     Glibc.signal(SIGTSTP, TerminalGuard.stopHandler)

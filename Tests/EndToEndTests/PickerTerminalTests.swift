@@ -30,6 +30,12 @@ import Testing
       sandbox.close()
     }
 
+    /// The modes of a fresh terminal, as `stty -g` prints them.
+    func modes() throws -> String {
+      let run = try runInTerminal("/bin/sh", ["-c", "stty -g"], environment: sandbox.environment, steps: [])
+      return run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     var slot: String? { (try? sandbox.indexJSON())?["auto_login"] as? String }
 
     /// Runs `accounts switch` (after `prefix`) in a shell on the terminal, printing the terminal's modes
@@ -96,6 +102,21 @@ import Testing
     #expect(run.status == 124, "killed by SIGTERM: \(run.result)")
     #expect(run.modesKept, "\(run.result)")
     #expect(world.slot == "bob@corp")
+  }
+
+  @Test func ctrlZStopsWithTheTerminalRestoredAndFgResumesThePicker() throws {
+    let world = try World()
+    defer { world.close() }
+    // A shell with job control: Ctrl-Z stops the picker and the shell gets the terminal back in
+    // its own modes; `fg` resumes it, raw again, drawn afresh.
+    let script = #"set -m; "$0" switch; echo "stopped $(stty -g)"; fg; echo "status $?""#
+    let run = try runInTerminal(
+      "/bin/bash", ["-c", script, PackagePaths.accounts], environment: world.sandbox.environment,
+      steps: [("switch to> ", "\u{1A}"), ("stopped ", ""), ("switch to> ", "ali"), ("1/3", "\r")])
+    #expect(run.status == 0, "\(run)")
+    #expect(run.standardOutput.contains("stopped \(try world.modes())"), "the shell's modes while stopped: \(run)")
+    #expect(run.standardOutput.contains("switched to alice@corp"), "\(run)")
+    #expect(world.slot == "alice@corp")
   }
 
   @Test func withoutATerminalUSERIsRequired() throws {
