@@ -119,6 +119,38 @@ import Testing
     #expect(world.slot == "alice@corp")
   }
 
+  @Test func loginExecAndLogoutPickWhenNothingNamesAnAccount() throws {
+    let world = try World()
+    defer { world.close() }
+    func terminal(_ arguments: [String], _ steps: [(expect: String, type: String)]) throws -> ProcessResult {
+      try runInTerminal(PackagePaths.accounts, arguments, environment: world.sandbox.environment, steps: steps)
+    }
+    // With a slot holder they act on it, as before: no picker.
+    let slotted = try terminal(["logout"], [])
+    #expect(slotted.status == 0, "\(slotted)")
+    #expect(!slotted.standardOutput.contains("log out> "), "\(slotted)")
+    #expect(world.slot == nil)
+
+    let login = try terminal(["login"], [("log in as> ", "ali"), ("1/3", "\r")])
+    #expect(login.status == 0, "\(login)")
+    #expect(login.standardOutput.contains("alice@corp"), "\(login)")
+    let exec = try terminal(
+      ["exec", "--", "/bin/sh", "-c", "echo \"as $ACCOUNTS_ACCOUNT\""], [("run as> ", "ali"), ("1/3", "\r")])
+    #expect(exec.status == 0, "\(exec)")
+    #expect(exec.standardOutput.contains("as alice@corp"), "\(exec)")
+    let logout = try terminal(["logout"], [("log out> ", "ali"), ("1/3", "\r")])
+    #expect(logout.status == 0, "\(logout)")
+    let alice = try world.sandbox.json(["list", "--json"]) as? [[String: Any]]
+    let token = alice?.first { $0["user"] as? String == "alice" }?["token"] as? [String: Any]
+    #expect(token?["state"] as? String == "none", "alice logged out: \(logout)")
+    let cancelled = try terminal(["login"], [("log in as> ", "\u{03}")])
+    #expect(cancelled.status == 130, "\(cancelled)")
+
+    let piped = try world.sandbox.run(["logout"])
+    #expect(piped.status == 2, "no terminal: the usage error, never a wait: \(piped)")
+    #expect(piped.standardError.contains("no account given and the auto-login slot is empty"))
+  }
+
   @Test func withoutATerminalUSERIsRequired() throws {
     let world = try World()
     defer { world.close() }

@@ -53,10 +53,17 @@ struct AccountChoice: Sendable, Equatable {
     if let slot {
       return AccountChoice(id: slot, source: .slot)
     }
-    throw CommandError.usage(
-      "no account given and the auto-login slot is empty",
-      fix: "give USER or --account USER, set \(environmentVariable), "
-        + "or take the slot with `accounts switch USER`")
+    throw NoneNamed()
+  }
+
+  /// Nothing named an account: the one case where login, logout and exec open the picker.
+  struct NoneNamed: UserFacingError {
+    var status: ExitStatus { .usage }
+    var message: String { "no account given and the auto-login slot is empty" }
+    var fix: String? {
+      "give USER or --account USER, set \(AccountChoice.environmentVariable), "
+        + "or take the slot with `accounts switch USER`"
+    }
   }
 
   /// A lookup error that says the name came from the environment: a user who typed no name
@@ -81,5 +88,25 @@ extension Environment {
       environment: variables[AccountChoice.environmentVariable],
       slot: book.autoLogin,
       resolve: { try resolveAccount($0, invocation, in: book) })
+  }
+
+  /// `pickAccount`, except that where nothing names an account (no USER, --account,
+  /// ACCOUNTS_ACCOUNT or slot holder) the user picks one on a terminal, with `prompt`.
+  func pickAccountOrChoose(_ invocation: Invocation, in book: AccountBook, prompt: String) throws -> AccountID {
+    do {
+      return try pickAccount(invocation, in: book).id
+    } catch let error as AccountChoice.NoneNamed {
+      guard terminal.canPrompt, !book.accounts.isEmpty else { throw error }
+      return try chooseAccount(in: book, prompt: prompt)
+    }
+  }
+
+  /// The account chosen with the picker on the terminal, as if its name had been typed.
+  func chooseAccount(in book: AccountBook, prompt: String) throws -> AccountID {
+    guard !book.accounts.isEmpty else {
+      throw CommandError(.loginRequired, "no saved accounts to choose from", fix: "add one: `accounts add USER`")
+    }
+    let (header, rows, accounts) = AccountPresentation.pickerRows(book, now: now())
+    return accounts[try terminal.pick(rows, header: header, prompt: prompt)]
   }
 }

@@ -38,7 +38,7 @@ enum SwitchCommand {
       guard environment.terminal.canPrompt else {
         throw CommandError.usage("`accounts switch` needs USER", fix: "usage: accounts switch USER")
       }
-      id = try pick(in: book, environment)
+      id = try environment.chooseAccount(in: book, prompt: "switch to> ")
     case "-":
       guard let previous = book.previousAutoLogin else {
         throw CommandError(
@@ -54,14 +54,5 @@ enum SwitchCommand {
     let how = reused ? "its session is" : "logged in; the session is"
     environment.output.message("switched to \(id): \(how) \(SessionText.validity(session))")
     if invocation.json { environment.output.writeJSON(SessionText.json(session, reused: reused)) }
-  }
-
-  /// The account chosen with the picker, as if its name had been typed.
-  private static func pick(in book: AccountBook, _ environment: Environment) throws -> AccountID {
-    guard !book.accounts.isEmpty else {
-      throw CommandError(.loginRequired, "no saved accounts to switch to", fix: "add one: `accounts add USER`")
-    }
-    let (header, rows, accounts) = AccountPresentation.pickerRows(book, now: environment.now())
-    return accounts[try environment.terminal.pick(rows, header: header, prompt: "switch to> ")]
   }
 }
