@@ -103,7 +103,9 @@ enum PickerKey: Equatable {
     var index = 0
     var text: [UInt8] = []
     func flushText() {
-      if !text.isEmpty, let string = String(validating: text, as: UTF8.self) { keys.append(.text(string)) }
+      if !text.isEmpty, let string = String(validating: text, as: UTF8.self) {
+        keys.append(.text(string))
+      }
       text = []
     }
     while index < bytes.count {

@@ -15,7 +15,9 @@ extension Terminal {
     }
     let input = opened ?? .standardInput
     var saved = termios()
-    guard tcgetattr(input.rawValue, &saved) == 0 else { throw .usage("cannot read the terminal's modes") }
+    guard tcgetattr(input.rawValue, &saved) == 0 else {
+      throw .usage("cannot read the terminal's modes")
+    }
     // Raw: each key as it is pressed, no echo, Ctrl-C and Ctrl-Z as keys (handled below).
     var raw = saved
     raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
@@ -26,7 +28,8 @@ extension Terminal {
     }
     TerminalGuard.arm(input.rawValue, saved: saved, changed: raw, erases: true)
     tcsetattr(input.rawValue, TCSAFLUSH, &raw)
-    var screen = PickerScreen(output: terminal, header: header, prompt: prompt, picker: Picker(rows: rows))
+    var screen = PickerScreen(
+      output: terminal, header: header, prompt: prompt, picker: Picker(rows: rows))
     defer {
       screen.erase()
       tcsetattr(input.rawValue, TCSAFLUSH, &saved)
@@ -102,7 +105,8 @@ struct PickerScreen {
   /// terminal if needed.
   mutating func draw(reserving: Bool) {
     var size = winsize()
-    let known = ioctl(output.rawValue, UInt(TIOCGWINSZ), &size) == 0 && size.ws_row > 0 && size.ws_col > 0
+    let known =
+      ioctl(output.rawValue, UInt(TIOCGWINSZ), &size) == 0 && size.ws_row > 0 && size.ws_col > 0
     let height = known ? Int(size.ws_row) : 24
     let width = known ? Int(size.ws_col) : 80
     if reserving {
@@ -128,7 +132,8 @@ struct PickerScreen {
     }
     let filter = Names.printable(picker.filter)
     let promptLine = fit(prompt + filter)
-    var frame = reserving ? "\r" + String(repeating: "\n", count: lines - 1) + "\u{1B}[\(lines - 1)A" : ""
+    var frame =
+      reserving ? "\r" + String(repeating: "\n", count: lines - 1) + "\u{1B}[\(lines - 1)A" : ""
     frame += "\r\u{1B}[2K" + promptLine
     frame += "\r\n\u{1B}[2K" + fit(" \(header)  \(picker.matches.count)/\(picker.rows.count)")
     let shown = picker.window(height: lines - 2)
@@ -139,7 +144,8 @@ struct PickerScreen {
       } else if shown.contains(shown.lowerBound + position) {
         let index = shown.lowerBound + position
         let line = picker.rows[picker.matches[index]].line
-        frame += index == picker.selection ? "\u{1B}[7m" + fit(">" + line) + "\u{1B}[0m" : fit(" " + line)
+        frame +=
+          index == picker.selection ? "\u{1B}[7m" + fit(">" + line) + "\u{1B}[0m" : fit(" " + line)
       }
     }
     frame += "\u{1B}[\(lines - 1)A\r"
@@ -163,7 +169,8 @@ extension AccountPresentation {
       default: return first.offset < second.offset
       }
     }.map(\.element)
-    let lines = table(ordered, in: book, now: now).split(separator: "\n", omittingEmptySubsequences: false)
+    let lines = table(ordered, in: book, now: now).split(
+      separator: "\n", omittingEmptySubsequences: false)
     let rows = zip(ordered, lines.dropFirst()).map { account, line in
       Picker.Row(key: account.id.description, line: String(line))
     }

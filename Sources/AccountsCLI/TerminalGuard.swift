@@ -54,7 +54,9 @@ enum TerminalGuard {
     raise(SIGTSTP)
     // Continued (`fg`): back in the mode the prompt or picker needs.
     Glibc.signal(SIGTSTP, TerminalGuard.stopHandler)
-    if TerminalGuard.descriptor >= 0 { tcsetattr(TerminalGuard.descriptor, TCSAFLUSH, &TerminalGuard.changed) }
+    if TerminalGuard.descriptor >= 0 {
+      tcsetattr(TerminalGuard.descriptor, TCSAFLUSH, &TerminalGuard.changed)
+    }
     TerminalGuard.interrupted = 1
   }
 

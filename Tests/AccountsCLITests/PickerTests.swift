@@ -92,18 +92,23 @@ import Testing
     #expect(keys([0x1B]) == [.cancel], "a lone ESC is Esc")
     #expect(keys([0x03]) == [.cancel], "Ctrl-C")
     #expect(keys([0x1A]) == [.suspend], "Ctrl-Z")
-    #expect(keys([0x1B, 0x5B, 0x31, 0x3B, 0x35, 0x48, 0x61]) == [.text("a")], "Ctrl-Home skipped whole")
+    #expect(
+      keys([0x1B, 0x5B, 0x31, 0x3B, 0x35, 0x48, 0x61]) == [.text("a")], "Ctrl-Home skipped whole")
     #expect(keys(Array("é".utf8)) == [.text("é")])
     #expect(keys([0x61, 0x09, 0x62]) == [.text("a"), .text("b")], "other controls are ignored")
   }
 
   @Test func theScreenFitsTheWidthAndReturnsToThePrompt() {
-    var picker = Picker(rows: [Picker.Row(key: "alice@corp", line: "  alice  corp  " + String(repeating: "x", count: 100))])
+    var picker = Picker(rows: [
+      Picker.Row(key: "alice@corp", line: "  alice  corp  " + String(repeating: "x", count: 100))
+    ])
     let frame = PickerScreen.frame(
       &picker, header: "  ACCOUNT", prompt: "switch to> ", lines: 3, width: 40, reserving: false)
     let drawn = frame.split(separator: "\r\n")
     #expect(drawn.count == 3)
-    #expect(drawn.allSatisfy { $0.replacing(/\x1B\[[0-9;]*[A-Za-z]|\r/, with: "").count < 40 }, "\(drawn)")
+    #expect(
+      drawn.allSatisfy { $0.replacing(/\x1B\[[0-9;]*[A-Za-z]|\r/, with: "").count < 40 }, "\(drawn)"
+    )
     #expect(frame.hasSuffix("\u{1B}[2A\r\u{1B}[11C"), "back on the prompt line, after the filter")
     let reserved = PickerScreen.frame(
       &picker, header: "  ACCOUNT", prompt: "switch to> ", lines: 3, width: 40, reserving: true)
@@ -117,14 +122,19 @@ import Testing
   @Test func rowsComeMostRecentFirstThenNeverLoggedIn() throws {
     func account(_ user: String, _ login: Int64?) throws -> Account {
       Account(
-        id: AccountID(user: user, backend: "corp"), lastLogin: login.map { Timestamp(secondsSince1970: $0) },
+        id: AccountID(user: user, backend: "corp"),
+        lastLogin: login.map { Timestamp(secondsSince1970: $0) },
         addedAt: Timestamp(secondsSince1970: 0))
     }
     var book = AccountBook()
-    for account in [try account("old", 100), try account("never", nil), try account("new", 300), try account("mid", 200)] {
+    for account in [
+      try account("old", 100), try account("never", nil), try account("new", 300),
+      try account("mid", 200),
+    ] {
       try book.add(account)
     }
-    let (header, rows, ids) = AccountPresentation.pickerRows(book, now: Timestamp(secondsSince1970: 400))
+    let (header, rows, ids) = AccountPresentation.pickerRows(
+      book, now: Timestamp(secondsSince1970: 400))
     #expect(ids.map(\.user) == ["new", "mid", "old", "never"])
     #expect(rows.map(\.key) == ["new@corp", "mid@corp", "old@corp", "never@corp"])
     #expect(header.hasPrefix("  ACCOUNT"))
@@ -136,7 +146,9 @@ import Testing
 @Suite struct SwitchArgumentTests {
   @Test func userIsOptionalOnlyForThePicker() throws {
     let parser = Parser(commands: CommandTable.all, defaultCommand: "list")
-    for (words, user) in [(["switch"], nil), (["switch", "-"], "-"), (["switch", "bob"], "bob")] as [([String], String?)] {
+    for (words, user) in [(["switch"], nil), (["switch", "-"], "-"), (["switch", "bob"], "bob")]
+      as [([String], String?)]
+    {
       guard case .run(let invocation) = try parser.parse(words) else {
         Issue.record("\(words) did not parse to a run")
         continue

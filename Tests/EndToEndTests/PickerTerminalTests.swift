@@ -14,7 +14,8 @@ import Testing
       sandbox = try Sandbox()
       backend = try TestBackend()
       try sandbox.ok([
-        "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
+        "backend", "add", "corp", "--adapter", "plain", "--set",
+        "base_url=\(backend.url)/plain/plain",
         "--set", "allow_insecure_transport=true", "--set", "check_path=check",
       ])
       try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
@@ -32,7 +33,8 @@ import Testing
 
     /// The modes of a fresh terminal, as `stty -g` prints them.
     func modes() throws -> String {
-      let run = try runInTerminal("/bin/sh", ["-c", "stty -g"], environment: sandbox.environment, steps: [])
+      let run = try runInTerminal(
+        "/bin/sh", ["-c", "stty -g"], environment: sandbox.environment, steps: [])
       return run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -43,16 +45,21 @@ import Testing
     func picker(
       prefix: String = "", _ steps: [(expect: String, type: String)]
     ) throws -> (result: ProcessResult, status: Int?, modesKept: Bool) {
-      let script = #"echo "before $(stty -g)"; \#(prefix) "$0" switch; echo "status $?"; echo "after $(stty -g)""#
+      let script =
+        #"echo "before $(stty -g)"; \#(prefix) "$0" switch; echo "status $?"; echo "after $(stty -g)""#
       let result = try runInTerminal(
-        "/bin/sh", ["-c", script, PackagePaths.accounts], environment: sandbox.environment, steps: steps)
+        "/bin/sh", ["-c", script, PackagePaths.accounts], environment: sandbox.environment,
+        steps: steps)
       let lines = result.standardOutput.split(whereSeparator: \.isNewline).map(String.init)
       func value(_ key: String) -> String? {
         // The picker's erasing sequence may come first on the line.
-        lines.compactMap { line in line.range(of: key + " ").map { String(line[$0.upperBound...]) } }.last
+        lines.compactMap { line in line.range(of: key + " ").map { String(line[$0.upperBound...]) }
+        }.last
       }
       let before = value("before")
-      return (result, value("status").flatMap { Int($0) }, before != nil && before == value("after"))
+      return (
+        result, value("status").flatMap { Int($0) }, before != nil && before == value("after")
+      )
     }
   }
 
@@ -63,7 +70,8 @@ import Testing
     let run = try world.picker([("switch to> ", "ALI"), ("1/3", "\r")])
     #expect(run.status == 0, "\(run.result)")
     #expect(run.modesKept, "\(run.result)")
-    #expect(run.result.standardOutput.contains("switched to alice@corp: its session is"), "\(run.result)")
+    #expect(
+      run.result.standardOutput.contains("switched to alice@corp: its session is"), "\(run.result)")
     #expect(world.slot == "alice@corp")
     #expect(try world.backend.requests().isEmpty, "the valid session was reused")
   }
@@ -76,7 +84,8 @@ import Testing
     // would end elsewhere), Down, Ctrl-N reach carol, Down (application mode) stays, Ctrl-P,
     // Ctrl-N come back to her. Her password is asked for, as `switch carol` would.
     let run = try world.picker([
-      ("switch to> ", "zq\r"), ("0/3", "\u{7F}\u{7F}\u{1B}[A\u{1B}[A\u{1B}[B\u{0E}\u{1B}OB\u{10}\u{0E}\r"),
+      ("switch to> ", "zq\r"),
+      ("0/3", "\u{7F}\u{7F}\u{1B}[A\u{1B}[A\u{1B}[B\u{0E}\u{1B}OB\u{10}\u{0E}\r"),
       ("Password for carol@corp: ", "secret3\n"),
     ])
     #expect(run.status == 0, "\(run.result)")
@@ -114,7 +123,9 @@ import Testing
       "/bin/bash", ["-c", script, PackagePaths.accounts], environment: world.sandbox.environment,
       steps: [("switch to> ", "\u{1A}"), ("stopped ", ""), ("switch to> ", "ali"), ("1/3", "\r")])
     #expect(run.status == 0, "\(run)")
-    #expect(run.standardOutput.contains("stopped \(try world.modes())"), "the shell's modes while stopped: \(run)")
+    #expect(
+      run.standardOutput.contains("stopped \(try world.modes())"),
+      "the shell's modes while stopped: \(run)")
     #expect(run.standardOutput.contains("switched to alice@corp"), "\(run)")
     #expect(world.slot == "alice@corp")
   }
@@ -122,8 +133,11 @@ import Testing
   @Test func loginExecAndLogoutPickWhenNothingNamesAnAccount() throws {
     let world = try World()
     defer { world.close() }
-    func terminal(_ arguments: [String], _ steps: [(expect: String, type: String)]) throws -> ProcessResult {
-      try runInTerminal(PackagePaths.accounts, arguments, environment: world.sandbox.environment, steps: steps)
+    func terminal(_ arguments: [String], _ steps: [(expect: String, type: String)]) throws
+      -> ProcessResult
+    {
+      try runInTerminal(
+        PackagePaths.accounts, arguments, environment: world.sandbox.environment, steps: steps)
     }
     // With a slot holder they act on it, as before: no picker.
     let slotted = try terminal(["logout"], [])
@@ -135,7 +149,8 @@ import Testing
     #expect(login.status == 0, "\(login)")
     #expect(login.standardOutput.contains("alice@corp"), "\(login)")
     let exec = try terminal(
-      ["exec", "--", "/bin/sh", "-c", "echo \"as $ACCOUNTS_ACCOUNT\""], [("run as> ", "ali"), ("1/3", "\r")])
+      ["exec", "--", "/bin/sh", "-c", "echo \"as $ACCOUNTS_ACCOUNT\""],
+      [("run as> ", "ali"), ("1/3", "\r")])
     #expect(exec.status == 0, "\(exec)")
     #expect(exec.standardOutput.contains("as alice@corp"), "\(exec)")
     let logout = try terminal(["logout"], [("log out> ", "ali"), ("1/3", "\r")])
@@ -159,7 +174,9 @@ import Testing
     #expect(run.standardError.contains("`accounts switch` needs USER"))
     #expect(world.slot == "bob@corp")
     try world.sandbox.ok(["switch", "alice"])
-    #expect(try world.sandbox.ok(["switch", "-"]).standardError.contains("switched to bob@corp"), "- still binds to USER")
+    #expect(
+      try world.sandbox.ok(["switch", "-"]).standardError.contains("switched to bob@corp"),
+      "- still binds to USER")
     #expect(world.slot == "bob@corp")
   }
 }
