@@ -77,12 +77,16 @@ struct ArgumentSpec: Sendable, Hashable {
   let optional: Bool
   /// Takes every remaining argument.
   let variadic: Bool
+  /// An optional account argument that, when absent, is chosen with the picker on a terminal
+  /// (`switch`), not by `--account`, ACCOUNTS_ACCOUNT or the slot.
+  let pickedWhenAbsent: Bool
 
   init(
     _ name: String, kind: Kind = .word, completion: CompletionKind = .none, optional: Bool = false,
-    variadic: Bool = false, help: String
+    variadic: Bool = false, pickedWhenAbsent: Bool = false, help: String
   ) {
     self.name = name
+    self.pickedWhenAbsent = pickedWhenAbsent
     self.help = help
     self.completion = completion
     self.kind = kind

@@ -58,7 +58,8 @@ struct Terminal {
     }
   }
 
-  /// Asks for a secret on the terminal without echoing it. Ctrl-C restores the echo.
+  /// Asks for a secret on the terminal without echoing it. Ctrl-C restores the echo, Ctrl-Z
+  /// restores it until the prompt is resumed.
   /// `stdinOption` is the option that gives it on stdin instead, for the error without a
   /// terminal.
   func promptSecret(
@@ -78,13 +79,13 @@ struct Terminal {
       var quiet = saved
       quiet.c_lflag &= ~tcflag_t(ECHO)
       quiet.c_lflag |= tcflag_t(ECHONL)
-      EchoGuard.arm(tty, saved)
+      TerminalGuard.arm(tty, saved: saved, changed: quiet)
       tcsetattr(tty, TCSAFLUSH, &quiet)
     }
     defer {
       if hasAttributes {
         tcsetattr(tty, TCSAFLUSH, &saved)
-        EchoGuard.disarm()
+        TerminalGuard.disarm()
       }
     }
     // The prompt only once echo is off, so nothing typed after it can be echoed.
@@ -123,29 +124,5 @@ struct Terminal {
 private func wipe(_ bytes: inout [UInt8]) {
   bytes.withUnsafeMutableBytes { raw in
     if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-  }
-}
-
-/// Restores the terminal's echo if the user presses Ctrl-C at a password prompt: the only state
-/// a signal handler may touch, kept in plain globals.
-private enum EchoGuard {
-  nonisolated(unsafe) static var descriptor: Int32 = -1
-  nonisolated(unsafe) static var attributes = termios()
-
-  static func arm(_ tty: Int32, _ saved: termios) {
-    attributes = saved
-    descriptor = tty
-    for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
-      Glibc.signal(signal) { number in
-        if EchoGuard.descriptor >= 0 { tcsetattr(EchoGuard.descriptor, TCSAFLUSH, &EchoGuard.attributes) }
-        Glibc.signal(number, SIG_DFL)
-        raise(number)
-      }
-    }
-  }
-
-  static func disarm() {
-    descriptor = -1
-    for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { Glibc.signal(signal, SIG_DFL) }
   }
 }

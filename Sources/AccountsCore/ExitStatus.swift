@@ -10,6 +10,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
   case secretStoreUnavailable = 7
   case backendUnavailable = 8
   case adapterFailed = 9
+  case cancelled = 130
 
   /// One line for the man page and `--help`.
   public var meaning: String {
@@ -25,6 +26,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case .secretStoreUnavailable: "the Secret Service is unavailable, timed out, or locked"
     case .backendUnavailable: "network or backend error"
     case .adapterFailed: "an adapter was refused, failed to load, or failed"
+    case .cancelled: "cancelled at the picker (Esc or Ctrl-C)"
     }
   }
 }

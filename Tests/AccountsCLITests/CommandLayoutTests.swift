@@ -36,6 +36,7 @@ import Testing
     #expect(layout([word, optional]) == [])
     #expect(layout([optional, word, word.renamed("F")]) == [], "[B] A F: counted")
     #expect(layout([optionalVariadic, command]) == [])
+    #expect(layout([SwitchCommand.target]) == [], "[USER] picked on the terminal needs no --account")
   }
 
   @Test func layoutsThatCannotBeBoundAreRefused() {

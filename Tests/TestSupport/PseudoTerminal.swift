@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs a program on a fresh pseudo-terminal, as a person at a terminal would: waits for each
-/// expected text to appear, then types the answer. Returns everything the terminal showed (the
+/// expected text to appear (after where the previous one was seen), then types the answer. Returns everything the terminal showed (the
 /// transcript, echo included) as `standardOutput`, and the program's exit status.
 ///
 /// Python's `pty` module does the terminal work: the program gets the pty as its controlling
@@ -18,10 +18,12 @@ public func runInTerminal(
 }
 
 private let driver = #"""
-  import json, os, pty, select, sys, time
+  import json, os, pty, select, signal, sys, time
   steps, timeout, argv = json.loads(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
   pid, fd = pty.fork()
   if pid == 0:
+      # A login shell blocks no signal; the test runner that started us may (SIGTSTP).
+      signal.pthread_sigmask(signal.SIG_SETMASK, [])
       os.execv(argv[0], argv)
   out = b""
   deadline = time.time() + timeout
@@ -36,13 +38,15 @@ private let driver = #"""
           return False
       out += chunk
       return bool(chunk)
+  seen = 0
   for expect, answer in steps:
-      while expect.encode() not in out:
+      while expect.encode() not in out[seen:]:
           if time.time() > deadline or not read_some():
               sys.stdout.buffer.write(out)
               sys.stderr.write("never saw %r\n" % expect)
               os.kill(pid, 9)
               sys.exit(124)
+      seen = out.index(expect.encode(), seen) + len(expect.encode())
       os.write(fd, answer.encode())
   while time.time() < deadline and read_some():
       pass

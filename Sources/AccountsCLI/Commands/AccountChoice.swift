@@ -67,14 +67,18 @@ struct AccountChoice: Sendable, Equatable {
     if let slot {
       return AccountChoice(id: slot, source: .slot)
     }
-    throw noAccount
+    throw NoneNamed()
   }
 
-  /// No step named an account.
-  static let noAccount = CommandError.usage(
-    "no account given and the auto-login slot is empty",
-    fix: "give USER or --account USER, set \(environmentVariable), add a rule with "
-      + "`accounts rule add DIR USER`, or take the slot with `accounts switch USER`")
+  /// Nothing named an account: the one case where login, logout and exec open the picker.
+  struct NoneNamed: UserFacingError {
+    var status: ExitStatus { .usage }
+    var message: String { "no account given and the auto-login slot is empty" }
+    var fix: String? {
+      "give USER or --account USER, set \(AccountChoice.environmentVariable), add a rule with "
+        + "`accounts rule add DIR USER`, or take the slot with `accounts switch USER`"
+    }
+  }
 
   /// The rule for this directory names an account that is no longer saved.
   static func ruleAccountMissing(_ rule: DirectoryRule) -> CommandError {
@@ -119,5 +123,25 @@ extension Environment {
     let rules = try config.load().rules
     guard !rules.isEmpty, let directory = currentDirectory() else { return nil }
     return DirectoryRule.deciding(rules, for: directory)
+  }
+
+  /// `pickAccount`, except that where nothing names an account (no USER, --account,
+  /// ACCOUNTS_ACCOUNT or slot holder) the user picks one on a terminal, with `prompt`.
+  func pickAccountOrChoose(_ invocation: Invocation, in book: AccountBook, prompt: String) throws -> AccountID {
+    do {
+      return try pickAccount(invocation, in: book).id
+    } catch let error as AccountChoice.NoneNamed {
+      guard terminal.canPrompt, !book.accounts.isEmpty else { throw error }
+      return try chooseAccount(in: book, prompt: prompt)
+    }
+  }
+
+  /// The account chosen with the picker on the terminal, as if its name had been typed.
+  func chooseAccount(in book: AccountBook, prompt: String) throws -> AccountID {
+    guard !book.accounts.isEmpty else {
+      throw CommandError(.loginRequired, "no saved accounts to choose from", fix: "add one: `accounts add USER`")
+    }
+    let (header, rows, accounts) = AccountPresentation.pickerRows(book, now: now())
+    return accounts[try terminal.pick(rows, header: header, prompt: prompt)]
   }
 }

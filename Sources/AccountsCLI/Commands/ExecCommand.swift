@@ -14,6 +14,9 @@ enum ExecCommand {
       ACCOUNTS_USER_ID (the backend's userId, when it gave one) in its environment. The token \
       reaches CMD only through its environment, never its arguments. CMD's exit status and \
       signals are the caller's.
+
+      When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
+      on a terminal the picker of `accounts switch` chooses one.
       """,
     picksAccount: true, arguments: [command],
     options: [SharedArguments.passwordStdin, SessionArguments.timeout],
@@ -21,7 +24,7 @@ enum ExecCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let id = try environment.pickAccount(invocation, in: try environment.index.load()).id
+    let id = try environment.pickAccountOrChoose(invocation, in: try environment.index.load(), prompt: "run as> ")
     let words = invocation.arguments(command)
     let session = try environment.sessionFlow(invocation).session(
       for: id, prove: false, password: try environment.passwordSource(invocation))

@@ -77,7 +77,7 @@ enum GitCredentialCommand {
     let choice: AccountChoice
     do {
       choice = try environment.pickAccount(invocation, in: try environment.index.load())
-    } catch let error as CommandError where error == AccountChoice.noAccount {
+    } catch is AccountChoice.NoneNamed {
       return nil
     }
     guard backends.contains(where: { $0.name == choice.id.backend }) else { return nil }

@@ -16,6 +16,9 @@ enum LoginCommand {
       password; --auto also makes the account the auto-login one. Exit 4 when the backend \
       rejects the password, 6 when it wants a newer client, 8 when it cannot be reached. \
       Then the login hooks run (`accounts hooks`) unless --no-hooks.
+
+      When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
+      on a terminal the picker of `accounts switch` chooses one.
       """,
     picksAccount: true,
     options: [remember, auto, SharedArguments.passwordStdin, SessionArguments.timeout, HookArguments.noHooks],
@@ -36,7 +39,7 @@ enum LoginCommand {
         return try environment.newAccountID(name, invocation)
       }
     }
-    return try environment.pickAccount(invocation, in: book).id
+    return try environment.pickAccountOrChoose(invocation, in: book, prompt: "log in as> ")
   }
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {

@@ -11,13 +11,16 @@ enum LogoutCommand {
       the backend cannot be told, or there is no session, the session still ends here, with a \
       warning, and the exit status is 0. Then the logout hooks run (`accounts hooks`) unless \
       --no-hooks.
+
+      When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
+      on a terminal the picker of `accounts switch` chooses one.
       """,
     picksAccount: true, options: [SessionArguments.timeout, HookArguments.noHooks],
     examples: [("accounts logout", "log the auto-login account out")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let id = try environment.pickAccount(invocation, in: try environment.index.load()).id
+    let id = try environment.pickAccountOrChoose(invocation, in: try environment.index.load(), prompt: "log out> ")
     let warnings = try environment.sessionFlow(invocation).logOut(id)
     for warning in warnings { environment.output.message("warning: \(warning)") }
     environment.output.message("\(id): logged out")

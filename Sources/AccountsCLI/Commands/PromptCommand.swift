@@ -32,7 +32,7 @@ enum PromptCommand {
           argument: nil, option: nil, environment: environment.variables[AccountChoice.environmentVariable],
           rule: { try environment.ruleForCurrentDirectory() }, slot: book.autoLogin,
           isSaved: { book[$0] != nil }, resolve: { try book.resolve($0) })
-      } catch let error as CommandError where error == AccountChoice.noAccount {
+      } catch is AccountChoice.NoneNamed {
         return
       }
       var segment = book.shortestName(for: choice.id)

@@ -1,9 +1,10 @@
 import AccountsCore
 
-/// `accounts switch USER` / `accounts switch -`
+/// `accounts switch USER` / `accounts switch -` / `accounts switch` (the picker)
 enum SwitchCommand {
   static let target = ArgumentSpec(
-    "USER", completion: .account, help: "the account to switch to, or - for the previous one")
+    "USER", completion: .account, optional: true, pickedWhenAbsent: true,
+    help: "the account to switch to, or - for the previous one; without it, pick one on the terminal")
 
   static let spec = CommandSpec(
     "switch",
@@ -14,27 +15,39 @@ enum SwitchCommand {
       3 without one). The previous holder stays saved with its password and session. \
       `accounts switch -` goes back to the previous holder. Then the switch hooks run \
       (`accounts hooks`) unless --no-hooks.
+
+      Without USER, on a terminal, a picker lists every account, most recently logged in \
+      first, with its backend, remembered password and token: type to filter (the letters in \
+      order, any case, over USER@BACKEND), Up/Down or Ctrl-P/Ctrl-N to move, Backspace to \
+      edit, Enter to switch to the selected one; Esc or Ctrl-C leaves the terminal as it was \
+      and exits 130. Without a terminal USER is required.
       """,
     arguments: [target],
     options: [SharedArguments.passwordStdin, SessionArguments.timeout, HookArguments.noHooks],
     examples: [
       ("accounts switch bob", "start as bob from now on"),
       ("accounts switch -", "back to the account before"),
+      ("accounts switch", "pick the account on the terminal"),
     ],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()
-    let query = invocation.argument(target)!
     let id: AccountID
-    if query == "-" {
+    switch invocation.argument(target) {
+    case nil:
+      guard environment.terminal.canPrompt else {
+        throw CommandError.usage("`accounts switch` needs USER", fix: "usage: accounts switch USER")
+      }
+      id = try environment.chooseAccount(in: book, prompt: "switch to> ")
+    case "-":
       guard let previous = book.previousAutoLogin else {
         throw CommandError(
           .usage, "there is no previous account to switch back to (none was switched from, or it was removed)",
           fix: "name the account: `accounts switch USER`")
       }
       id = previous
-    } else {
+    case let query?:
       id = try environment.resolveAccount(query, invocation, in: book)
     }
     let flow = try environment.sessionFlow(invocation)
