@@ -7,16 +7,25 @@ import Glibc
 /// rather than guessed at, and error messages name lines by number, never by content (a `store`
 /// or `erase` request carries the password).
 struct GitCredentialRequest: Equatable {
+  static func == (lhs: GitCredentialRequest, rhs: GitCredentialRequest) -> Bool {
+    lhs.values == rhs.values && lhs.password?.withUnsafeBytes { Array($0) } == rhs.password?.withUnsafeBytes { Array($0) }
+  }
+
   /// More than any request git writes (a URL, a path, a few `wwwauth[]` headers); a bound on
   /// what a hostile writer can make us hold.
   static let inputLimit = 65536
 
-  /// The keys kept; every other one (`password`, `wwwauth[]`, `capability[]`...) is read past
-  /// and dropped, so a password git sends with `store` or `erase` is never copied into a String.
+  /// The keys kept as text; every other one (`wwwauth[]`, `capability[]`...) is read past and
+  /// dropped. `password` is kept apart, as secret bytes, never copied into a String.
   static let keptKeys: Set<String> = ["protocol", "host", "path", "username"]
 
   /// The kept values by key; for a key given twice the last one, as git reads them.
   var values: [String: String] = [:]
+  /// `password=`, which `erase` carries: the credential git found rejected.
+  var password: SecretBytes?
+
+  /// `protocol=`: https, or http for a remote given as an http:// URL.
+  var scheme: String? { values["protocol"].flatMap { $0.isEmpty ? nil : $0.lowercased() } }
 
   /// `host=`: the host name, with `:PORT` when not the scheme's default.
   var host: String? { values["host"].flatMap { $0.isEmpty ? nil : $0 } }
@@ -37,6 +46,10 @@ struct GitCredentialRequest: Equatable {
         throw refused("line \(number) is not KEY=VALUE")
       }
       let key = String(decoding: line[..<equals], as: UTF8.self)
+      if key == "password" {
+        request.password = line[(equals + 1)...].withContiguousStorageIfAvailable { SecretBytes(copying: UnsafeRawBufferPointer($0)) }
+        continue
+      }
       guard keptKeys.contains(key) else { continue }
       request.values[key] = String(decoding: line[(equals + 1)...], as: UTF8.self)
     }

@@ -152,7 +152,7 @@ enum ConfigFormat {
         for (directory, _) in try rulesReader.asObject() {
           let path = join(rulesReader.path, directory)
           if let problem = DirectoryRule.directoryProblem(directory) {
-            throw JSONShapeError(path: path, problem: "the directory is \(problem)")
+            throw JSONShapeError(path: path, problem: "the directory: \(problem)")
           }
           let name = try rulesReader.string(directory)
           guard let at = name.lastIndex(of: "@"), Names.isValidUser(String(name[..<at])),

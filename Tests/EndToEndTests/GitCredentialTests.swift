@@ -156,6 +156,12 @@ import Testing
     let elsewhere = try sandbox.ok(
       ["git-credential", "get"], stdin: request, environment: ["ACCOUNTS_ACCOUNT": "dora@gh"], in: "\(home)/work")
     #expect(elsewhere.standardOutput.isEmpty && elsewhere.standardError.isEmpty, "\(elsewhere)")
+    // A token goes over http only where the backend allows insecure transport itself.
+    try sandbox.ok(["backend", "set", "gh", "git_host=git.gh.example"])
+    let plainHTTP = try sandbox.ok(
+      ["git-credential", "get"], stdin: "protocol=http\nhost=git.gh.example\n\n",
+      environment: ["ACCOUNTS_ACCOUNT": "dora@gh"], in: "\(home)/work")
+    #expect(plainHTTP.standardOutput.isEmpty && plainHTTP.standardError.isEmpty, "\(plainHTTP)")
     // A host no backend names, and an action git may add one day: nothing, exit 0.
     let unknownHost = try sandbox.ok(["git-credential", "get"], stdin: "protocol=https\nhost=example.org\n", in: "\(home)/work")
     #expect(unknownHost.standardOutput.isEmpty)
@@ -172,7 +178,12 @@ import Testing
     try sandbox.ok(["git-credential", "erase"], stdin: request, in: "\(home)/work")
     let kept = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
     #expect(kept.first { $0["user"] as? String == "alice" }.flatMap { ($0["token"] as? [String: Any])?["state"] as? String } == "valid")
-    let erased = try sandbox.ok(["git-credential", "--erase-logs-out", "erase"], stdin: request, in: "\(home)/work")
+    // A rejected credential that is not the current session (an older token) ends nothing.
+    try sandbox.ok(["git-credential", "--erase-logs-out", "erase"], stdin: request.dropLast() + "username=alice\npassword=stale\n", in: "\(home)/work")
+    let stillValid = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    #expect(stillValid.first { $0["user"] as? String == "alice" }.flatMap { ($0["token"] as? [String: Any])?["state"] as? String } == "valid")
+    let erased = try sandbox.ok(
+      ["git-credential", "--erase-logs-out", "erase"], stdin: request.dropLast() + "username=alice\npassword=\(token)\n", in: "\(home)/work")
     #expect(erased.standardError.contains("alice@corp: logged out"), "\(erased)")
     let after = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
     #expect(after.first { $0["user"] as? String == "alice" }.flatMap { ($0["token"] as? [String: Any])?["state"] as? String } == "none")

@@ -54,6 +54,13 @@ enum GitCredentialCommand {
       }
     case "erase" where invocation.isSet(eraseLogsOut):
       guard let id = try account(for: request, invocation, environment) else { return }
+      // Only the session git was given and found rejected: a stale credential (an older
+      // session's token, another helper's password) must not end the one that works.
+      let book = try environment.index.load()
+      guard let rejected = request.password, book[id]?.token != nil,
+        let current = try environment.claimedSecret(SecretKey(id, .token), recorded: book.secretService),
+        current.isEqual(to: rejected)
+      else { return }
       let warnings = try environment.sessionFlow(invocation).logOut(id)
       for warning in warnings { environment.output.message("warning: \(warning)") }
       environment.output.message("\(id): logged out (git erased its credential)")
@@ -69,9 +76,12 @@ enum GitCredentialCommand {
   static func account(
     for request: GitCredentialRequest, _ invocation: Invocation, _ environment: Environment
   ) throws -> AccountID? {
-    guard let host = request.host else { return nil }
+    guard let host = request.host, let scheme = request.scheme else { return nil }
+    // A token goes to git only over https, or over http where the backend allows insecure
+    // transport for its own logins too.
     let backends = try environment.config.load().backends.filter { backend in
-      backend.settings[OwnBackendSetting.gitHost].map { GitHost.matches($0, host) } ?? false
+      (scheme == "https" || (scheme == "http" && backend.settings["allow_insecure_transport"] == "true"))
+        && (backend.settings[OwnBackendSetting.gitHost].map { GitHost.matches($0, host) } ?? false)
     }
     guard !backends.isEmpty else { return nil }
     let choice: AccountChoice

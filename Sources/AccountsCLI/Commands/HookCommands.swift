@@ -90,6 +90,11 @@ enum HookAddCommand {
     }
     let text = invocation.argument(command)!
     guard !text.allSatisfy(\.isWhitespace) else { throw CommandError.usage("the hook's command is empty", fix: "give CMD") }
+    if event == .logout, invocation.isSet(withToken) {
+      throw CommandError.usage(
+        "a logout hook gets no token: the session has ended when it runs",
+        fix: "leave out --with-token, or use a login or switch hook")
+    }
     let seconds = try timeout(invocation)
     let scope = try scope(invocation, environment)
     let hook = Hook(event: event, command: text, scope: scope, withToken: invocation.isSet(withToken), timeout: seconds)
@@ -97,9 +102,7 @@ enum HookAddCommand {
       configuration.hooks.append(hook)
       return configuration.hooks.count
     }
-    environment.output.message(
-      "added hook \(number): after \(event.rawValue), for \(HookCommands.scopeText(scope))"
-        + (hook.withToken && event == .logout ? " (a logout hook gets no token: the session has ended)" : ""))
+    environment.output.message("added hook \(number): after \(event.rawValue), for \(HookCommands.scopeText(scope))")
   }
 
   /// The global `--backend` (a configured backend) or `--account` (a saved account), not both.
