@@ -56,15 +56,6 @@ final class Environment {
       })
   }
 
-  /// A secret the index or the config claims, read from the provider `recorded` keeps it in:
-  /// `providerChanged` when another answers (rule 6 of `Ledger`), whether or not it has an item
-  /// of that name (an old one would be taken for the secret, its lack for a deleted one).
-  func claimedSecret(_ key: SecretKey, recorded: String?) throws -> SecretBytes? {
-    let store = try secretStore()
-    try ledger.checkRecordedProvider(store, recorded: recorded)
-    return try store.lookup(key)
-  }
-
   /// The Secret Service, connected on first use.
   func secretStore() throws -> SecretStore {
     if let secretStoreCache { return secretStoreCache }
@@ -109,10 +100,14 @@ final class Environment {
   var config: ConfigStore { ConfigStore(paths: paths) }
 
   /// The only way commands change the keyring together with the index or the config.
-  var ledger: Ledger {
+  var ledger: Ledger { ledger(secrets: { [unowned self] in try self.secretStore() }) }
+
+  /// The ledger over another way to reach the Secret Service (one call at a time, for the
+  /// session flow's threads).
+  func ledger(secrets: @escaping () throws -> SecretStore) -> Ledger {
     Ledger(
       index: index, config: config, adoptSecretService: variables["ACCOUNTS_ADOPT_SECRET_SERVICE"] == "1",
-      secrets: { [unowned self] in try self.secretStore() })
+      secrets: secrets)
   }
 }
 

@@ -8,7 +8,12 @@ import Glibc
 /// or `erase` request carries the password).
 struct GitCredentialRequest: Equatable {
   static func == (lhs: GitCredentialRequest, rhs: GitCredentialRequest) -> Bool {
-    lhs.values == rhs.values && lhs.password?.withUnsafeBytes { Array($0) } == rhs.password?.withUnsafeBytes { Array($0) }
+    guard lhs.values == rhs.values else { return false }
+    switch (lhs.password, rhs.password) {
+    case (nil, nil): return true
+    case (let left?, let right?): return left.isEqual(to: right)  // no copy of either
+    default: return false
+    }
   }
 
   /// More than any request git writes (a URL, a path, a few `wwwauth[]` headers); a bound on

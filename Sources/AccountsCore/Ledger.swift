@@ -57,6 +57,15 @@ public struct Ledger {
     throw SecretStoreError.providerChanged(stored: recorded, current: current)
   }
 
+  /// A secret the index or the config claims, read only from the provider `recorded` keeps it
+  /// in: `providerChanged` when another answers, whether or not that one has an item of the
+  /// name (an old one would be taken for the secret, its lack for a deleted one).
+  public func claimedSecret(_ key: SecretKey, recorded: String?) throws -> SecretBytes? {
+    let store = try secrets()
+    try checkRecordedProvider(store, recorded: recorded)
+    return try store.lookup(key)
+  }
+
   /// Rule 6 before a change: the provider that answers now, or `providerChanged` when `book`
   /// claims secrets another keeps. The caller records the returned provider with its final
   /// write, once its keyring work succeeded.

@@ -234,7 +234,8 @@ import Testing
   @Test func aFailedDeletionLeavesNoClaimAndSettlingSweepsTheLeftover() throws {
     let world = try World()
     world.store.failNext["delete"] = .failed(operation: "delete", detail: "boom")
-    _ = try world.flow.logOut(alice)
+    let warnings = try world.flow.logOut(alice)
+    #expect(warnings.contains { $0.contains("the keyring kept the token for now") }, "\(warnings)")
     #expect(try world.book[alice]?.token == nil)
     #expect(try world.book.unsettled == [alice])
     #expect(world.item(.token) == "T1")

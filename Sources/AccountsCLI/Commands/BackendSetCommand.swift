@@ -91,7 +91,7 @@ enum BackendSetCommand {
     // The adapter checks the whole result, so the secrets kept are read for it too.
     var allSecrets = newSecrets
     for key in secretNames.subtracting(asked).sorted() {
-      guard let value = try environment.claimedSecret(.setting(key, backend: name), recorded: configuration.secretService)
+      guard let value = try environment.ledger.claimedSecret(.setting(key, backend: name), recorded: configuration.secretService)
       else {
         throw CommandError(
           .loginRequired, "backend \(name): its secret setting \(key) is not in the keyring",

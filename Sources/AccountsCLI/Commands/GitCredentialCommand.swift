@@ -58,7 +58,7 @@ enum GitCredentialCommand {
       // session's token, another helper's password) must not end the one that works.
       let book = try environment.index.load()
       guard let rejected = request.password, book[id]?.token != nil,
-        let current = try environment.claimedSecret(SecretKey(id, .token), recorded: book.secretService),
+        let current = try environment.ledger.claimedSecret(SecretKey(id, .token), recorded: book.secretService),
         current.isEqual(to: rejected)
       else { return }
       let warnings = try environment.sessionFlow(invocation).logOut(id)

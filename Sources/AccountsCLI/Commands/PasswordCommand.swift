@@ -26,7 +26,7 @@ enum PasswordCommand {
         .loginRequired, "\(id) has no remembered password",
         fix: "remember one with `accounts passwd \(name)`")
     }
-    guard let password = try environment.claimedSecret(SecretKey(id, .password), recorded: book.secretService) else {
+    guard let password = try environment.ledger.claimedSecret(SecretKey(id, .password), recorded: book.secretService) else {
       if book.unsettled.contains(id) {
         throw CommandError(
           .loginRequired,

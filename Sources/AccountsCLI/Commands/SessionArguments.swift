@@ -14,9 +14,7 @@ extension Environment {
   /// the adapter host, and the command's network deadline.
   func sessionFlow(_ invocation: Invocation) throws -> SessionFlow {
     let store = SerializedSecretStore(connect: { [unowned self] in try self.secretStore() })
-    let ledger = Ledger(
-      index: index, config: config, adoptSecretService: variables["ACCOUNTS_ADOPT_SECRET_SERVICE"] == "1",
-      secrets: { store })
+    let ledger = ledger(secrets: { store })
     try ledger.adoptSecretServiceIfAsked()
     let output = output
     return SessionFlow(

@@ -184,6 +184,10 @@ public struct SessionFlow: @unchecked Sendable {
       warnings.append("\(id) had no session")
     }
     try ledger.record(.loggedOut, for: id, at: now())
+    if try ledger.index.load().unsettled.contains(id) {
+      // The index no longer claims the token; the keyring could not delete it yet.
+      warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")
+    }
     return warnings
   }
 
@@ -248,30 +252,17 @@ public struct SessionFlow: @unchecked Sendable {
     let book = try ledger.index.load()
     guard let account = book[id] else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
     guard let record = account.token else { return nil }
-    let store = try ledger.secrets()
     let key = SecretKey(id, .token)
-    let token: SecretBytes?
-    if let early = read?.token(key, for: ObservedSession(account)) {
-      token = early  // read with every other token, from the provider the index records
-    } else {
-      try ledger.checkRecordedProvider(store, recorded: book.secretService)  // never another's stale item
-      token = try store.lookup(key)
-    }
-    guard let token else {
+    // Read with every other token (`status`), else on its own; from the recorded provider only.
+    guard let token = try read?.token(key, for: ObservedSession(account))
+      ?? ledger.claimedSecret(key, recorded: book.secretService)
+    else {
       _ = try? ledger.settle(id)
       return nil
     }
     return ActiveSession(
       id: id, token: token, sessionValues: account.session, expiresAt: record.expiresAt, origin: .stored,
       observed: ObservedSession(account))
-  }
-
-  /// A secret the index or config claims, read only from the provider that keeps it (an old
-  /// item of another provider is never taken for it).
-  private func claimed(_ key: SecretKey, recorded: String?) throws -> SecretBytes? {
-    let store = try ledger.secrets()
-    try ledger.checkRecordedProvider(store, recorded: recorded)
-    return try store.lookup(key)
   }
 
   private func tokenState(_ session: ActiveSession) -> TokenState {
@@ -284,7 +275,7 @@ public struct SessionFlow: @unchecked Sendable {
   private func password(for id: AccountID, _ source: PasswordSource) throws -> (SecretBytes, remembered: Bool) {
     if case .given(let password) = source { return (password, false) }
     let book = try ledger.index.load()
-    if book[id]?.remembered == true, let password = try claimed(SecretKey(id, .password), recorded: book.secretService) {
+    if book[id]?.remembered == true, let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: book.secretService) {
       notice("using the remembered password of \(id)")
       return (password, true)
     }
@@ -361,7 +352,7 @@ public struct SessionFlow: @unchecked Sendable {
           guard case .sessionExpired(let message) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
           throw SessionFailure.expiredAgain(subject: id.description, message: message)
         }
-        guard let password = try claimed(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
+        guard let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
           throw SessionFailure.loginRequired(id)
         }
         notice("\(id): the session expired; logging in again with the remembered password")
@@ -408,7 +399,7 @@ public struct SessionFlow: @unchecked Sendable {
     var values: [String: SecretBytes] = [:]
     if !backend.secretSettings.isEmpty {
       for setting in backend.secretSettings {
-        guard let value = try claimed(.setting(setting, backend: name), recorded: config.secretService) else {
+        guard let value = try ledger.claimedSecret(.setting(setting, backend: name), recorded: config.secretService) else {
           throw CommandError(
             .loginRequired, "backend \(name): its secret setting \(setting) is not in the keyring",
             fix: "remove the backend and add it again (`accounts backend remove \(name)`)")
