@@ -48,8 +48,8 @@ extension Environment {
           }
         }
         secret = fetched ?? nil
-        if let value = secret, value.withUnsafeBytes({ $0.contains(0) }) {
-          output.message("warning: hook \(numbered.number) (\(event.rawValue)) was not run: the token contains a NUL byte")
+        if let value = secret, let problem = value.withUnsafeBytes({ SessionExport.problem(SessionExport.tokenVariable, $0) }) {
+          output.message("warning: hook \(numbered.number) (\(event.rawValue)) was not run: the token \(problem)")
           continue
         }
       }

@@ -305,6 +305,9 @@ public struct SessionFlow: @unchecked Sendable {
     try ledger.record(
       .loggedIn(remember: remember, takeSlot: takeSlot), for: id, token: token, password: remember ? password : nil,
       login: login, at: at)
+    if let (variable, problem) = SessionExport.problem(token: token, userID: success.sessionValues["userId"]) {
+      throw SessionFailure.unexportable(id, variable: variable, problem: problem)
+    }
     var account = Account(id: id, addedAt: at)
     account.lastLogin = at
     account.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
