@@ -61,3 +61,28 @@ import Testing
     #expect(ran.standardOutput == "\(most)", "\(ran)")
   }
 }
+
+/// `request --timeout` (issue 16, item 11) is one budget for the whole command.
+@Suite(.serialized) struct RequestBudgetTests {
+  typealias World = SessionTests.World
+
+  /// The stored session expired at the backend, which answers every request after 2 s: the call
+  /// (2 s, "expired") leaves 1 s of a 3 s budget for the login again, which gives up when the
+  /// budget is gone instead of taking a fresh 3 s for each step (a login and a second call).
+  @Test func theTimeoutBoundsTheCallTheLoginAgainAndTheRetryTogether() throws {
+    let world = try World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["login", "alice"])
+    try world.backend.control("expire", ["name": "alice"])
+    try world.backend.delay(seconds: 2)
+    _ = try world.seen()
+    let result = try sandbox.run(["request", "alice", "GET", "me", "--timeout", "3"])
+    #expect(result.status == 8, "\(result)")
+    #expect(result.standardOutput.isEmpty, "\(result)")
+    #expect(result.standardError.contains("--timeout 3"), "\(result)")
+    // The login it gave up on is logged once the server answers it: await that, then look.
+    for _ in 0..<200 where try world.backend.concurrency().current > 0 { usleep(50_000) }
+    #expect(try world.seen() == ["me", "login"], "the call is not sent again")
+  }
+}

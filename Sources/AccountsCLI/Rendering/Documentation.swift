@@ -142,7 +142,7 @@ enum Documentation {
     ("ACCOUNTS_PROMPT_TIMEOUT",
      "Seconds accounts waits for a person to answer the keyring's own prompt (unlock a collection, allow access to an entry) before it gives up with exit status 7 (default 120). Prompts are shown only on a desktop (DISPLAY or WAYLAND_DISPLAY) with stderr on a terminal; otherwise a locked collection or an entry that needs permission is reported at once."),
     ("ACCOUNTS_NETWORK_TIMEOUT",
-     "Seconds one adapter operation (a login, a check, a call) may take, requests included, before accounts gives up with exit status 8 or 9 (default 20); --timeout overrides it for one command."),
+     "Seconds the adapter operations of one command (a login, a check, a call, and a login again with the call sent again) may take together, requests included, before accounts gives up with exit status 8 or 9 (default 20; status gives each account this long); --timeout overrides it for one command."),
     ("ACCOUNTS_IN_HOOK",
      "Set for every hook's process (to the hook's number and event): an accounts command started under a hook does its job but runs no hooks, so a hook cannot start itself again."),
     ("ACCOUNTS_ADAPTER_LOAD_TIMEOUT",
