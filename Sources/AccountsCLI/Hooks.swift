@@ -48,7 +48,9 @@ extension Environment {
           }
         }
         secret = fetched ?? nil
-        if let value = secret, let problem = value.withUnsafeBytes({ SessionExport.problem(SessionExport.tokenVariable, $0) }) {
+        if let value = secret,
+          let problem = value.withUnsafeBytes({ SessionExport.problem(SessionExport.tokenVariable, $0) })
+        {
           output.message("warning: hook \(numbered.number) (\(event.rawValue)) was not run: the token \(problem)")
           continue
         }

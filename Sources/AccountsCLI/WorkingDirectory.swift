@@ -61,6 +61,7 @@ enum WorkingDirectory: Equatable {
   }
 
   private static func utf8Text(_ start: UnsafeRawPointer, count: Int) -> String? {
-    String(validating: UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count), as: UTF8.self)
+    let bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count)
+    return String(validating: bytes, as: UTF8.self)
   }
 }

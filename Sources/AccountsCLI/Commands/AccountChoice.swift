@@ -135,7 +135,8 @@ extension Environment {
     if case .deleted(nil) = directory {
       throw CommandError(
         .failure, "the current directory was deleted and where it was cannot be told, so no directory rule can decide",
-        fix: "cd to an existing directory, or name the account (USER, --account or \(AccountChoice.environmentVariable))")
+        fix: "cd to an existing directory, or name the account "
+          + "(USER, --account or \(AccountChoice.environmentVariable))")
     }
     guard let path = directory.rulePath else { return (nil, nil) }
     let deleted: String? = if case .deleted = directory { path } else { nil }

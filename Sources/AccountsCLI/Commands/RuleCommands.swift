@@ -81,7 +81,8 @@ enum RuleRemoveCommand {
     let given = invocation.argument(RuleCommands.directory)!
     let home = RulePaths.home(environment)
     // The physical path when DIR still exists; else DIR as written, made absolute.
-    var keys = [RulePaths.lexical(RulePaths.expandingHome(given, home: home), from: environment.currentDirectory().path)]
+    let here = environment.currentDirectory().path
+    var keys = [RulePaths.lexical(RulePaths.expandingHome(given, home: home), from: here)]
     if let physical = try? RulePaths.existingDirectory(given) { keys.insert(physical, at: 0) }
     let removed = try environment.config.update { config -> DirectoryRule? in
       for key in keys.compactMap({ $0 }) {

@@ -55,8 +55,9 @@ enum WhichCommand {
       ]))
     } else if invocation.isSet(explain) {
       let home = RulePaths.home(environment)
-      environment.output.writeText(
-        "\(choice.id)  (\(steps(choice, option: option, variable: variable, rule: rule, deleted: deleted, slot: book.autoLogin, home: home).joined(separator: "; ")))\n")
+      let parts = steps(
+        choice, option: option, variable: variable, rule: rule, deleted: deleted, slot: book.autoLogin, home: home)
+      environment.output.writeText("\(choice.id)  (\(parts.joined(separator: "; ")))\n")
     } else {
       environment.output.writeText("\(choice.id)\n")
     }
@@ -69,6 +70,7 @@ enum WhichCommand {
     slot: AccountID?, home: String?
   ) -> [String] {
     let directory = deleted.map { "the deleted directory \(RulePaths.display($0, home: home))" }
+    let forDirectory = directory.map { " for \($0)" } ?? ""
     let variableName = AccountChoice.environmentVariable
     var parts: [String] = []
     switch choice.source {
@@ -76,7 +78,8 @@ enum WhichCommand {
     case .option: parts.append("--account \(option ?? "")")
     case .environment: parts.append("\(variableName)=\(variable ?? "")")
     case .rule:
-      parts.append("rule \(RulePaths.display(choice.rule?.directory ?? "", home: home))" + (directory.map { ", for \($0)" } ?? ""))
+      let directory = RulePaths.display(choice.rule?.directory ?? "", home: home)
+      parts.append("rule \(directory)" + (forDirectory.isEmpty ? "" : "," + forDirectory))
     case .slot: parts.append("the auto-login slot")
     }
     if choice.source != .environment {
@@ -84,7 +87,7 @@ enum WhichCommand {
     }
     if choice.source != .rule {
       parts.append(
-        rule.map { "rule \(RulePaths.display($0.directory, home: home)) gives \($0.account)" + (directory.map { " for \($0)" } ?? "") }
+        rule.map { "rule \(RulePaths.display($0.directory, home: home)) gives \($0.account)\(forDirectory)" }
           ?? "no rule for \(directory ?? "this directory")")
     }
     if choice.source != .slot {

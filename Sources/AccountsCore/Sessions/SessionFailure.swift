@@ -87,8 +87,9 @@ public enum SessionFailure: UserFacingError, Equatable {
     case .noToken(let id):
       "\(id): the adapter reported a successful login but returned no token"
     case .unexportable(let id, let variable, let problem):
-      "\(id): the login was refused and nothing stored: the backend's \(variable == SessionExport.tokenVariable ? "token" : "userId") "
-        + "\(problem), so exec, env, shell and hooks could not hand it on"
+      "\(id): the login was refused and nothing stored: the backend's "
+        + "\(variable == SessionExport.tokenVariable ? "token" : "userId") \(problem), "
+        + "so exec, env, shell and hooks could not hand it on"
     }
   }
 
