@@ -11,8 +11,8 @@ final class Environment {
   let terminal: Terminal
   let output: Output
   let now: () -> Timestamp
-  /// The physical current directory (symlinks resolved), nil when it cannot be named.
-  let currentDirectory: () -> String?
+  /// The working directory, for the directory rules.
+  let currentDirectory: () -> WorkingDirectory
   private let makeSecretStore: () throws -> SecretStore
   private var secretStoreCache: SecretStore?
   private let makeAdapterHost: () throws -> AdapterHosting
@@ -22,9 +22,9 @@ final class Environment {
     variables: [String: String], paths: Paths, terminal: Terminal, output: Output,
     now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore,
     makeAdapterHost: @escaping () throws -> AdapterHosting = { try AdapterHostLibrary() },
-    currentDirectory: @escaping () -> String? = physicalCurrentDirectory
+    currentDirectory: (() -> WorkingDirectory)? = nil
   ) {
-    self.currentDirectory = currentDirectory
+    self.currentDirectory = currentDirectory ?? { WorkingDirectory.current(pwd: variables["PWD"]) }
     self.variables = variables
     self.paths = paths
     self.terminal = terminal

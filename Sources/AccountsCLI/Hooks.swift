@@ -12,17 +12,22 @@ enum HookVariables {
   static let user = "ACCOUNTS_USER"
   static let backend = "ACCOUNTS_BACKEND"
   static let event = "ACCOUNTS_EVENT"
+  /// Set (to the hook's number and event) for every hook's process: an `accounts` command
+  /// started under it runs no hooks, so a hook that runs `accounts switch -` cannot start itself
+  /// again and again.
+  static let guardName = "ACCOUNTS_IN_HOOK"
 }
 
 extension Environment {
-  /// Runs the hooks for `event` on `id` one after another, unless `--no-hooks`. A hook's output
-  /// goes to stderr (stdout is the command's data); a hook that fails or overruns its timeout
-  /// is reported as a warning and changes nothing else: the command already succeeded, and its
-  /// exit status stays. `token` is asked for only when a hook wants it, and at most once.
+  /// Runs the hooks for `event` on `id` one after another, unless `--no-hooks` or this command
+  /// was started by a hook (ACCOUNTS_IN_HOOK). A hook's output goes to stderr (stdout is the
+  /// command's data); a hook that fails or overruns its timeout is reported as a warning and
+  /// changes nothing else: the command already succeeded, and its exit status stays. `token` is
+  /// asked for only when a hook wants it, and at most once.
   func runHooks(
     after event: HookEvent, for id: AccountID, _ invocation: Invocation, token: () throws -> SecretBytes? = { nil }
   ) {
-    guard !invocation.isSet(HookArguments.noHooks) else { return }
+    guard !invocation.isSet(HookArguments.noHooks), variables[HookVariables.guardName]?.isEmpty ?? true else { return }
     let hooks: [NumberedHook]
     do {
       hooks = try config.load().hooks(after: event, for: id)
@@ -43,8 +48,10 @@ extension Environment {
           }
         }
         secret = fetched ?? nil
-        if let value = secret, value.withUnsafeBytes({ $0.contains(0) }) {
-          output.message("warning: hook \(numbered.number) (\(event.rawValue)) was not run: the token contains a NUL byte")
+        if let value = secret,
+          let problem = value.withUnsafeBytes({ SessionExport.problem(SessionExport.tokenVariable, $0) })
+        {
+          output.message("warning: hook \(numbered.number) (\(event.rawValue)) was not run: the token \(problem)")
           continue
         }
       }
@@ -59,6 +66,7 @@ extension Environment {
       HookVariables.user: id.user,
       HookVariables.backend: id.backend,
       HookVariables.event: event.rawValue,
+      HookVariables.guardName: "\(numbered.number) \(event.rawValue)",
     ]
     // No secret is inherited either: ACCOUNTS_TOKEN from `env` or `shell` goes only to a hook
     // that asked for the token, and then it is this account's.

@@ -5,8 +5,8 @@ import Glibc
 /// ACCOUNTS_TOKEN and ACCOUNTS_USER_ID, written once so the three cannot drift apart.
 struct SessionVariables {
   static let accountName = AccountChoice.environmentVariable
-  static let tokenName = "ACCOUNTS_TOKEN"
-  static let userIDName = "ACCOUNTS_USER_ID"
+  static let tokenName = SessionExport.tokenVariable
+  static let userIDName = SessionExport.userIDVariable
 
   let account: String
   let token: SecretBytes
@@ -24,14 +24,15 @@ struct SessionVariables {
     self.userID = userID
   }
 
-  /// Refuses a value that no environment variable can carry: C strings end at a NUL byte, so
-  /// the variable would silently hold a shorter token than the backend gave.
+  /// Refuses a value that no environment variable can carry (SessionExport's rule): a NUL byte
+  /// would end it early, and a string over Linux's limit makes every program fail to start. A
+  /// login refuses such a session; this catches one stored before that rule.
   func checkCarriable() throws(CommandError) {
-    let tokenHasNUL = token.withUnsafeBytes { $0.contains(0) }
-    if tokenHasNUL || account.utf8.contains(0) || userID?.utf8.contains(0) == true {
-      let name = tokenHasNUL ? Self.tokenName : account.utf8.contains(0) ? Self.accountName : Self.userIDName
+    let problem = SessionExport.problem(token: token, userID: userID)
+      ?? SessionExport.problem(Self.accountName, account.utf8).map { (Self.accountName, $0) }
+    if let (name, problem) = problem {
       throw CommandError(
-        .failure, "the session's value for \(name) contains a NUL byte, which no environment variable can hold",
+        .failure, "the session's value for \(name) \(problem)",
         fix: "log in again (`accounts login`); if it persists, the backend or its adapter is at fault")
     }
   }

@@ -229,5 +229,5 @@ enum IndexFormat {
 }
 
 func join(_ path: String, _ key: String) -> String {
-  path.isEmpty ? key : "\(path).\(key)"
+  JSONReader.path(path, member: key)
 }

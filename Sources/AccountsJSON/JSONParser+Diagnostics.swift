@@ -51,6 +51,6 @@ extension JSONParser {
 
   /// `text` with control characters shown as escapes, so that an error message stays one line.
   static func printable(_ text: String) -> String {
-    String(JSON.serialize(.string(text), pretty: false).dropFirst().dropLast())
+    JSON.escaped(text)
   }
 }

@@ -4,6 +4,7 @@
 ///
 /// Paths join members with "." and elements with "[i]": "backends.corp.settings",
 /// "accounts[0]". The root's path is empty, so a member of the root is named by its key alone.
+/// Keys are spelt as in the file (`JSON.escaped`).
 ///
 /// Member accessors (`string(_:)`, `object(_:)`, ...) require this value to be an object. The
 /// plain ones require the member and throw "missing" without it; the `optional` ones return
@@ -40,7 +41,7 @@ public struct JSONReader: Sendable {
   public var path: String {
     switch step {
     case .none: parentPath
-    case .member(let key): parentPath.isEmpty ? key : "\(parentPath).\(key)"
+    case .member(let key): Self.path(parentPath, member: key)
     case .element(let position): "\(parentPath)[\(position)]"
     }
   }
@@ -195,7 +196,14 @@ public struct JSONReader: Sendable {
   }
 
   private func childPath(_ key: String) -> String {
-    path.isEmpty ? key : "\(path).\(key)"
+    Self.path(path, member: key)
+  }
+
+  /// The path of member `key` of the value at `path`, the key spelt as in the file
+  /// (`JSON.escaped`): `backends.co\nrp`, never a raw line break or Swift's `\u{a}`.
+  public static func path(_ path: String, member key: String) -> String {
+    let key = JSON.escaped(key)
+    return path.isEmpty ? key : "\(path).\(key)"
   }
 
   private func mismatch(expected: String) -> JSONShapeError {

@@ -120,6 +120,20 @@ import Testing
         == "the auto-login slot; ACCOUNTS_ACCOUNT unset; no rule for this directory")
   }
 
+  /// Where a deleted working directory was: the kernel's record first (physical, as rules
+  /// are), PWD when there is none, nothing from a PWD that is relative or not normalised.
+  @Test func aDeletedDirectoryIsMatchedByThePathItHad() {
+    let former = WorkingDirectory.formerPath
+    #expect(former("/home/u/work/corp/gone (deleted)", "/home/u/link/gone") == "/home/u/work/corp/gone")
+    #expect(former(nil, "/home/u/work/corp/gone") == "/home/u/work/corp/gone")
+    #expect(former("/home/u/work/corp/gone", "/x") == "/x", "not a deleted directory's record")
+    #expect(former(nil, "work/corp") == nil)
+    #expect(former(nil, "/home/u/work/corp/../oss") == nil)
+    #expect(former(nil, nil) == nil)
+    #expect(WorkingDirectory.deleted(formerPath: "/a").rulePath == "/a")
+    #expect(WorkingDirectory.deleted(formerPath: "/a").path == nil, "no relative path resolves against it")
+  }
+
   @Test func rulesRoundTripThroughConfigJSONAndBadOnesAreNamed() throws {
     var configuration = try Configuration()
     configuration.setRule(DirectoryRule(directory: "/work/corp", account: alice))

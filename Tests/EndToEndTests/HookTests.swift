@@ -147,4 +147,28 @@ import Testing
     let both = try sandbox.run(["hook", "add", "login", "x", "--backend", "corp", "--account", "alice"])
     #expect(both.status == 2, "a hook is for a backend or an account: \(both)")
   }
+
+  /// A hook that runs `accounts switch -` (issue 16, item 10): the switch it starts does its job
+  /// but runs no hooks, so the hook runs once instead of recursing until its timeout.
+  @Test func anAccountsCommandStartedByAHookRunsNoHooks() throws {
+    let world = try World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let out = try outputDirectory(world)
+    try sandbox.ok(["switch", "alice", "--no-hooks"])
+    try sandbox.ok(["switch", "bob", "--no-hooks"])
+    // Bounded even if the guard broke: the hook stops starting switches after its fifth run
+    // (without the guard, each nested hook is its own process group, out of reach of the
+    // outer hook's timeout).
+    let ran = out + "/ran"
+    try sandbox.ok([
+      "hook", "add", "switch",
+      "echo \"$ACCOUNTS_ACCOUNT\" >> '\(ran)'; [ $(wc -l < '\(ran)') -ge 5 ] || '\(PackagePaths.accounts)' switch -",
+    ])
+    let result = try sandbox.run(["switch", "alice"], timeout: 30)
+    #expect(result.status == 0, "\(result)")
+    #expect(!result.standardError.contains("warning"), "the hook's own switch succeeded: \(result)")
+    #expect(read(ran) == "alice@corp\n", "the hook ran once")
+    #expect(world.slot == "bob@corp", "the hook's `switch -` went back to bob")
+  }
 }

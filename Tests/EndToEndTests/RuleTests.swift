@@ -178,4 +178,44 @@ import Testing
     let unknown = try sandbox.run(["rule", "remove", "\(home)/oss"])
     #expect(unknown.status == 2 && unknown.standardError.contains("no rule for"), "\(unknown)")
   }
+
+  /// A working directory deleted under a rule's directory (issue 16, item 10) still gets the
+  /// rule's account, by the path the kernel recorded for it (physical, as rules are, even when
+  /// reached through a symlink); `which --explain` says so. One deleted outside every rule gets
+  /// the slot's account.
+  @Test func aDeletedWorkingDirectoryKeepsItsRule() throws {
+    let world = try World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let home = world.home
+    try sandbox.ok(["switch", "bob"])
+    try sandbox.ok(["rule", "add", "\(home)/work/corp", "alice"])
+    /// `accounts ARGUMENTS` run in `directory`, deleted by the shell that enters it.
+    func inDeleted(_ directory: String, _ arguments: [String]) throws -> ProcessResult {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      return try runProcess(
+        "/bin/sh", ["-c", #"cd "$1" && rmdir "$(pwd -P)" && shift && exec "$0" "$@""#, PackagePaths.accounts, directory] + arguments,
+        environment: sandbox.environment, timeout: 60)
+    }
+    let explained = try inDeleted("\(home)/work/corp/api/gone", ["which", "--explain"])
+    #expect(explained.status == 0, "\(explained)")
+    #expect(
+      explained.standardOutput
+        == "alice@corp  (rule ~/work/corp, for the deleted directory ~/work/corp/api/gone; ACCOUNTS_ACCOUNT unset; the auto-login slot holds bob@corp)\n",
+      "\(explained)")
+    let viaLink = try inDeleted("\(home)/link/api/gone", ["which"])
+    #expect(viaLink.standardOutput == "alice@corp\n", "\(viaLink)")
+    let outside = try inDeleted("\(home)/oss/gone", ["which", "--explain"])
+    #expect(
+      outside.standardOutput
+        == "bob@corp  (the auto-login slot; ACCOUNTS_ACCOUNT unset; no rule for the deleted directory ~/oss/gone)\n",
+      "\(outside)")
+    let json = try inDeleted("\(home)/work/corp/gone", ["which", "--json"])
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+    #expect(object["account"] as? String == "alice@corp" && object["rule"] as? String == "\(home)/work/corp", "\(json)")
+    _ = try world.seen()
+    let token = try inDeleted("\(home)/work/corp/api/gone", ["token"])
+    #expect(token.status == 0, "\(token)")
+    #expect(try world.seen() == ["login"], "alice logged in, as the rule says")
+  }
 }

@@ -120,9 +120,27 @@ extension Environment {
   /// The rule that contains the physical current directory, read from the user's own
   /// config.json; nil when none does or the current directory cannot be named.
   func ruleForCurrentDirectory() throws -> DirectoryRule? {
+    try directoryRule().rule
+  }
+
+  /// `ruleForCurrentDirectory`, and the path the working directory had when it was deleted
+  /// (then the rule is the one for that path). A deleted directory is still where the user
+  /// works (a build directory `git clean` removed): its rule applies, by the path the kernel
+  /// recorded for it. When that path cannot be told, no rule can decide, and quietly using the
+  /// slot's account in a directory meant for another would be wrong: that is an error.
+  func directoryRule() throws -> (rule: DirectoryRule?, deleted: String?) {
     let rules = try config.load().rules
-    guard !rules.isEmpty, let directory = currentDirectory() else { return nil }
-    return DirectoryRule.deciding(rules, for: directory)
+    guard !rules.isEmpty else { return (nil, nil) }
+    let directory = currentDirectory()
+    if case .deleted(nil) = directory {
+      throw CommandError(
+        .failure, "the current directory was deleted and where it was cannot be told, so no directory rule can decide",
+        fix: "cd to an existing directory, or name the account "
+          + "(USER, --account or \(AccountChoice.environmentVariable))")
+    }
+    guard let path = directory.rulePath else { return (nil, nil) }
+    let deleted: String? = if case .deleted = directory { path } else { nil }
+    return (DirectoryRule.deciding(rules, for: path), deleted)
   }
 
   /// `pickAccount`, except that where nothing names an account (no USER, --account,

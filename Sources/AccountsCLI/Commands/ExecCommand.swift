@@ -13,7 +13,9 @@ enum ExecCommand {
       (searched in PATH), with ACCOUNTS_ACCOUNT (USER@BACKEND), ACCOUNTS_TOKEN and \
       ACCOUNTS_USER_ID (the backend's userId, when it gave one) in its environment. The token \
       reaches CMD only through its environment, never its arguments. CMD's exit status and \
-      signals are the caller's.
+      signals are the caller's. When CMD cannot run, exits 127 if it was not found and 126 if \
+      it was found but could not run (not executable, permission denied, wrong format), as \
+      env(1) and shells do.
 
       When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
       on a terminal the picker of `accounts switch` chooses one.
@@ -33,8 +35,19 @@ enum ExecCommand {
     variables.exportToProcess()
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     execvp(words[0], &argv)
-    let reason = String(cString: strerror(errno))
+    let code = errno
     SessionVariables.withdrawToken()
-    throw CommandError(.failure, "cannot run \(Names.printable(words[0])): \(reason)", fix: "check the command name and PATH")
+    throw cannotRun(words[0], errno: code, fix: "check the command name and PATH")
+  }
+
+  /// A program `exec` could not start, with the status `env(1)` and shells give it: 127 when
+  /// there is no such program, 126 when there is one that cannot run (not executable,
+  /// permission denied, not a program for this machine).
+  static func cannotRun(_ program: String, errno code: Int32, fix: String) -> CommandError {
+    let notFound = code == ENOENT
+    return CommandError(
+      notFound ? .commandNotFound : .commandNotRunnable,
+      "cannot run \(Names.printable(program)): \(String(cString: strerror(code)))",
+      fix: notFound ? fix : "make it an executable program for this machine (`chmod +x`, the right architecture)")
   }
 }

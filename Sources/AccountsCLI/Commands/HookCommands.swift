@@ -11,7 +11,9 @@ enum HookCommands {
       A hook is a command from your own config.json that runs after `switch`, `login` or \
       `logout` succeeds: the global hooks first, then those for the account's backend, then \
       those for the account, each in the order added. Nothing inside a directory or repository \
-      can add or run one. `accounts hooks` lists them with their numbers.
+      can add or run one. `accounts hooks` lists them with their numbers. A hook runs with \
+      ACCOUNTS_IN_HOOK set, and an `accounts` command started under it (`accounts switch -` in \
+      a switch hook) does its job but runs no hooks, so a hook cannot start itself again.
       """,
     subcommands: [HookAddCommand.spec, HookRemoveCommand.spec])
 
@@ -69,7 +71,9 @@ enum HookAddCommand {
       \(Hook.defaultTimeout)) it is stopped, with everything it started in its process group; \
       what it leaves running when it ends is stopped too. A hook that fails or is stopped is \
       reported as a warning and undoes nothing: the command's exit status stays 0. \
-      `--no-hooks` on switch, login or logout skips the hooks.
+      `--no-hooks` on switch, login or logout skips the hooks. ACCOUNTS_IN_HOOK (the hook's \
+      number and event) is set for it too: an `accounts` command the hook runs runs no hooks \
+      itself.
       """,
     arguments: [event, command], options: [account, withToken, timeout],
     examples: [

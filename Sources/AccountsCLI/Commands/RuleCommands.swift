@@ -81,7 +81,8 @@ enum RuleRemoveCommand {
     let given = invocation.argument(RuleCommands.directory)!
     let home = RulePaths.home(environment)
     // The physical path when DIR still exists; else DIR as written, made absolute.
-    var keys = [RulePaths.lexical(RulePaths.expandingHome(given, home: home), from: environment.currentDirectory())]
+    let here = environment.currentDirectory().path
+    var keys = [RulePaths.lexical(RulePaths.expandingHome(given, home: home), from: here)]
     if let physical = try? RulePaths.existingDirectory(given) { keys.insert(physical, at: 0) }
     let removed = try environment.config.update { config -> DirectoryRule? in
       for key in keys.compactMap({ $0 }) {
@@ -223,14 +224,4 @@ func shellQuotedIfNeeded(_ path: String) -> String {
     scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+@,:=".unicodeScalars.contains(scalar))
   }
   return plain ? path : shellQuoted(path)
-}
-
-/// The physical current directory (getcwd resolves symlinks), nil when it was removed or its
-/// path is not UTF-8 text.
-func physicalCurrentDirectory() -> String? {
-  guard let pointer = getcwd(nil, 0) else { return nil }
-  defer { free(pointer) }
-  return String(
-    validating: UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)),
-    as: UTF8.self)
 }

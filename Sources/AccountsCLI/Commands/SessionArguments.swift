@@ -6,7 +6,8 @@ import AccountsJSON
 enum SessionArguments {
   static let timeout = OptionSpec(
     "timeout", value: "SECONDS",
-    help: "give up on the backend after SECONDS (default: ACCOUNTS_NETWORK_TIMEOUT, else 20)")
+    help: "give up on the backend after SECONDS, all of the command's calls together (status: per account; "
+      + "default: ACCOUNTS_NETWORK_TIMEOUT, else 20)")
 }
 
 extension Environment {

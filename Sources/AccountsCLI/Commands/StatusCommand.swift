@@ -65,7 +65,7 @@ enum StatusCommand {
     case .signedInElsewhere: "signed_in_elsewhere"
     case .credentialsRejected: "rejected"
     case .upgradeRequired: "upgrade_required"
-    case .backendUnavailable: "backend_error"
+    case .backendUnavailable, .unexportable: "backend_error"
     case .adapterFailed, .noToken: "adapter_failed"
     }
   }

@@ -18,6 +18,11 @@ enum WhichCommand {
       bob@gh)". Reads only the index and config.json. Exits 2 when no step names an account, \
       and 3 when the deciding rule names an account that is no longer saved.
 
+      A current directory that was deleted (a build directory `git clean` removed) keeps its \
+      rule: the rules are matched with the path it had (the kernel's record, else PWD), and \
+      --explain says "for the deleted directory ...". When that path cannot be told and rules \
+      exist, commands that would ask the rules fail (exit 1) rather than use the slot.
+
       With --json: an object with the keys account, source ("option", "environment", "rule" \
       or "slot"), rule (the directory of the rule containing the current directory, or \
       null), rule_account, environment (ACCOUNTS_ACCOUNT or null) and slot (its holder or \
@@ -34,7 +39,7 @@ enum WhichCommand {
     let book = try environment.index.load()
     let option = invocation.value(SharedArguments.accountOption)
     let variable = environment.variables[AccountChoice.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
-    let rule = try environment.ruleForCurrentDirectory()
+    let (rule, deleted) = try environment.directoryRule()
     let choice = try AccountChoice.pick(
       argument: nil, option: option, environment: variable, rule: { rule }, slot: book.autoLogin,
       isSaved: { book[$0] != nil },
@@ -50,25 +55,31 @@ enum WhichCommand {
       ]))
     } else if invocation.isSet(explain) {
       let home = RulePaths.home(environment)
-      environment.output.writeText(
-        "\(choice.id)  (\(steps(choice, option: option, variable: variable, rule: rule, slot: book.autoLogin, home: home).joined(separator: "; ")))\n")
+      let parts = steps(
+        choice, option: option, variable: variable, rule: rule, deleted: deleted, slot: book.autoLogin, home: home)
+      environment.output.writeText("\(choice.id)  (\(parts.joined(separator: "; ")))\n")
     } else {
       environment.output.writeText("\(choice.id)\n")
     }
   }
 
   /// The deciding step first, then the state of each later step that did not decide.
+  /// `deleted`: the path the deleted working directory had, which the rules were matched with.
   static func steps(
-    _ choice: AccountChoice, option: String?, variable: String?, rule: DirectoryRule?, slot: AccountID?,
-    home: String?
+    _ choice: AccountChoice, option: String?, variable: String?, rule: DirectoryRule?, deleted: String? = nil,
+    slot: AccountID?, home: String?
   ) -> [String] {
+    let directory = deleted.map { "the deleted directory \(RulePaths.display($0, home: home))" }
+    let forDirectory = directory.map { " for \($0)" } ?? ""
     let variableName = AccountChoice.environmentVariable
     var parts: [String] = []
     switch choice.source {
     case .argument: parts.append("USER")
     case .option: parts.append("--account \(option ?? "")")
     case .environment: parts.append("\(variableName)=\(variable ?? "")")
-    case .rule: parts.append("rule \(RulePaths.display(choice.rule?.directory ?? "", home: home))")
+    case .rule:
+      let directory = RulePaths.display(choice.rule?.directory ?? "", home: home)
+      parts.append("rule \(directory)" + (forDirectory.isEmpty ? "" : "," + forDirectory))
     case .slot: parts.append("the auto-login slot")
     }
     if choice.source != .environment {
@@ -76,8 +87,8 @@ enum WhichCommand {
     }
     if choice.source != .rule {
       parts.append(
-        rule.map { "rule \(RulePaths.display($0.directory, home: home)) gives \($0.account)" }
-          ?? "no rule for this directory")
+        rule.map { "rule \(RulePaths.display($0.directory, home: home)) gives \($0.account)\(forDirectory)" }
+          ?? "no rule for \(directory ?? "this directory")")
     }
     if choice.source != .slot {
       parts.append(slot.map { "the auto-login slot holds \($0)" } ?? "the auto-login slot is empty")

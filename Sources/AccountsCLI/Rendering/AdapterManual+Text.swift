@@ -60,7 +60,7 @@ extension AdapterManual {
           ("`XDG_DATA_HOME`",
            "The user's adapters are in `$XDG_DATA_HOME/accounts/adapters` (default `~/.local/share/accounts/adapters`)."),
           ("`ACCOUNTS_NETWORK_TIMEOUT`",
-           "Seconds one adapter operation may take, requests included (default 20, at most 3600)."),
+           "Seconds the adapter operations of one command may take together, requests included (default 20, at most 3600)."),
           ("`ACCOUNTS_ADAPTER_LOAD_TIMEOUT`",
            "Seconds `accounts adapters` and `accounts doctor` give each adapter to load before they stop it and report it (default 5, at most 3600)."),
           ("`ACCOUNTS_DEBUG`", "When set, the lines adapters log go to stderr."),
@@ -304,7 +304,7 @@ extension AdapterManual {
         """),
       ("Deadline", """
         Each operation, requests included, must end within ACCOUNTS_NETWORK_TIMEOUT seconds \
-        (default 20). A backend that is too slow is status 8; an adapter call that does not \
+        (default 20), all of one command's operations together. A backend that is too slow is status 8; an adapter call that does not \
         return in time is status 9.
         """),
     ]),

@@ -21,6 +21,9 @@ public enum SessionFailure: UserFacingError, Equatable {
   case adapterFailed(subject: String, message: String)
   /// The adapter reported a successful login without a token (exit 9).
   case noToken(AccountID)
+  /// The backend's session cannot be handed on in an environment variable (`exec`, `env`,
+  /// `shell`, hooks): refused at login, nothing stored (exit 8, the backend's answer is unusable).
+  case unexportable(AccountID, variable: String, problem: String)
 
   /// The raw verdict of an outcome other than `.ok`, for commands that keep nothing (`backend
   /// test`); nil for `.ok`.
@@ -59,7 +62,7 @@ public enum SessionFailure: UserFacingError, Equatable {
     case .expired, .expiredAgain, .signedInElsewhere: .sessionEnded
     case .credentialsRejected: .credentialsRejected
     case .upgradeRequired: .upgradeRequired
-    case .backendUnavailable: .backendUnavailable
+    case .backendUnavailable, .unexportable: .backendUnavailable
     case .adapterFailed, .noToken: .adapterFailed
     }
   }
@@ -83,6 +86,10 @@ public enum SessionFailure: UserFacingError, Equatable {
       "\(subject): \(message)"
     case .noToken(let id):
       "\(id): the adapter reported a successful login but returned no token"
+    case .unexportable(let id, let variable, let problem):
+      "\(id): the login was refused and nothing stored: the backend's "
+        + "\(variable == SessionExport.tokenVariable ? "token" : "userId") \(problem), "
+        + "so exec, env, shell and hooks could not hand it on"
     }
   }
 
@@ -104,6 +111,8 @@ public enum SessionFailure: UserFacingError, Equatable {
       nil  // the adapter host's message says what to check
     case .noToken:
       "`accounts adapters` shows the adapter; report the problem to its author"
+    case .unexportable:
+      "ask the backend's operators for shorter session tokens"
     }
   }
 

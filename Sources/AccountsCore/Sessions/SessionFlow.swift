@@ -51,8 +51,11 @@ public struct SessionFlow: @unchecked Sendable {
   let ledger: Ledger
   private let host: LazyHost
   let searchPath: AdapterSearchPath
-  /// Seconds one adapter operation may take, network included (`--timeout`).
+  /// Seconds the command's adapter operations may take together, network included (`--timeout`).
   let timeout: Double
+  /// What is left of `timeout`: shared by every operation of the command (of one account, in
+  /// `status`).
+  private var budget: OperationBudget
   let now: () -> Timestamp
   /// Progress a person may want to know ("logging in again"), for stderr.
   let notice: (String) -> Void
@@ -69,6 +72,7 @@ public struct SessionFlow: @unchecked Sendable {
     self.locks = SessionLocks(path: ledger.index.file.path + ".sessions.lock", wait: 2 * timeout + 10)
     self.searchPath = searchPath
     self.timeout = timeout
+    self.budget = OperationBudget(seconds: timeout)
     self.now = now
     self.notice = notice
   }
@@ -218,7 +222,9 @@ public struct SessionFlow: @unchecked Sendable {
         return
       }
       do {
-        let session = try self.session(for: id, prove: true, password: .rememberedOnly, read: read)
+        var flow = self
+        flow.budget = OperationBudget(seconds: timeout)  // each account its own --timeout
+        let session = try flow.session(for: id, prove: true, password: .rememberedOnly, read: read)
         results.set(index, StatusEntry(id: id, outcome: .valid(session)))
       } catch let failure as SessionFailure {
         results.set(index, StatusEntry(id: id, outcome: .failed(failure)))
@@ -299,6 +305,9 @@ public struct SessionFlow: @unchecked Sendable {
       throw SessionFailure(outcome, subject: id.description)!
     }
     guard let token = success.token else { throw SessionFailure.noToken(id) }
+    if let (variable, problem) = SessionExport.problem(token: token, userID: success.sessionValues["userId"]) {
+      throw SessionFailure.unexportable(id, variable: variable, problem: problem)
+    }
     let at = now()
     let expiresAt = Timestamp.lifetime(success.expiresIn).map { at.adding(seconds: $0) }
     let login = LoginRecord(expiresAt: expiresAt, session: success.sessionValues, generation: Self.newGeneration())
@@ -370,10 +379,17 @@ public struct SessionFlow: @unchecked Sendable {
   private func run(
     _ operation: AdapterOperation, user: String, sessionValues: [String: String], _ backend: PreparedBackend
   ) throws -> AdapterOutcome {
+    guard let left = budget.next() else { return budget.spentOutcome }
     let request = AdapterRequest(
       adapter: backend.config.adapter, backend: backend.config.name, settings: backend.config.settings, user: user,
-      sessionValues: sessionValues, operation: operation, timeout: timeout)
-    return try host.get().run(request, secretSettings: backend.secretSettings, in: searchPath)
+      sessionValues: sessionValues, operation: operation, timeout: left)
+    let outcome = try host.get().run(request, secretSettings: backend.secretSettings, in: searchPath)
+    // An operation given only the rest of the budget that failed when it ran out was cut short
+    // by it: say so, rather than "did not answer within 0.8 s".
+    switch outcome {
+    case .backendError, .adapterFailed: return left < timeout && budget.isSpent ? budget.spentOutcome : outcome
+    default: return outcome
+    }
   }
 
   // MARK: - Backends

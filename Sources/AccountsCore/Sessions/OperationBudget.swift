@@ -1,0 +1,41 @@
+import Glibc
+
+/// The time a command gives the backend (`--timeout`): one budget for every adapter operation
+/// of the command together, so that a `request` that logs in again and sends its call again
+/// still ends within it. The clock starts at the first operation, not while a person types a
+/// password. `status` gives each account a budget of its own.
+final class OperationBudget: @unchecked Sendable {
+  let seconds: Double
+  private var deadline: UInt64?
+  private let lock = PThreadMutex()
+
+  init(seconds: Double) { self.seconds = seconds }
+
+  /// The seconds left for the next operation, starting the clock on the first call; nil when
+  /// the budget is spent.
+  func next() -> Double? {
+    let now = Self.now()
+    let left = lock.locked { () -> UInt64 in
+      let deadline = deadline ?? now + UInt64(seconds * 1e9)
+      self.deadline = deadline
+      return deadline > now ? deadline - now : 0
+    }
+    return left < 1_000_000 ? nil : Double(left) / 1e9  // under a millisecond: nothing to do in it
+  }
+
+  /// Whether the budget ran out (so an operation that just failed was cut short by it).
+  var isSpent: Bool { next() == nil }
+
+  /// The verdict of an operation the budget did not let run, or cut short.
+  var spentOutcome: AdapterOutcome {
+    let text = seconds == seconds.rounded() ? "\(Int(seconds))" : "\((seconds * 10).rounded() / 10)"
+    return .backendError(
+      message: "gave up after --timeout \(text) s, the time for all of this command's backend calls together")
+  }
+
+  private static func now() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+  }
+}
