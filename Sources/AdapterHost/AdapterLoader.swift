@@ -64,8 +64,16 @@ public enum AdapterLoader {
     else {
       return .failure(Refusal("\(file.path) was replaced while it was being checked"))
     }
+    // Its constructors, its entry and the descriptor it returns are adapter code.
+    let call = AdapterContainment.prepare(adapter: name, during: "while loading")
+    defer { AdapterContainment.release(call) }
+    return AdapterContainment.run(call) { enter(file.path, name: name) }
+  }
+
+  /// dlopen and the entry: the descriptor, checked.
+  private static func enter(_ path: String, name: String) -> Result<LoadedAdapter, Refusal> {
     _ = dlerror()
-    guard let handle = dlopen(file.path, RTLD_NOW | RTLD_LOCAL) else {
+    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
       let detail = dlerror().map { String(cString: $0) } ?? "unknown error"
       return .failure(Refusal("dlopen failed: \(detail)"))
     }
@@ -77,7 +85,7 @@ public enum AdapterLoader {
     guard let descriptor = unsafeBitCast(entry, to: Entry.self)(abiVersion) else {
       return .failure(Refusal("\(ACC_ADAPTER_ENTRY_NAME) returned no descriptor: the adapter does not work with ABI \(AdapterDescription.abiText(abiVersion))"))
     }
-    return DescriptorCheck(descriptor: descriptor, expectedName: name, path: file.path).loaded()
+    return DescriptorCheck(descriptor: descriptor, expectedName: name, path: path).loaded()
   }
 
   /// Says which ABI the library was built for when it exports another major's entry.

@@ -10,7 +10,14 @@ import Glibc
 
 /// Bumped whenever an entry point or a wire text changes.
 @_cdecl("accounts_adapter_host_interface_version")
-public func accountsAdapterHostInterfaceVersion() -> Int32 { 3 }
+public func accountsAdapterHostInterfaceVersion() -> Int32 { 4 }
+
+/// From now on a crash or exit() inside adapter code ends the process with exit status 9 and
+/// one line on `descriptor` (the command's own stderr) instead (AdapterContainment).
+@_cdecl("accounts_adapter_host_contain")
+public func accountsAdapterHostContain(_ descriptor: Int32) {
+  AdapterContainment.install(messageDescriptor: descriptor)
+}
 
 /// One adapter file, checked and loaded: its `AdapterEntry`, described or refused. Called by
 /// `accounts __probe-adapters` in a child process, which a broken adapter may take down.

@@ -32,6 +32,7 @@ enum ExecCommand {
     try variables.checkCarriable()
     variables.exportToProcess()
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    AdapterStreams.restore()
     execvp(words[0], &argv)
     let reason = String(cString: strerror(errno))
     SessionVariables.withdrawToken()
