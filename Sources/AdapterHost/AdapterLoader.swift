@@ -26,19 +26,22 @@ public enum AdapterLoader {
 
   private static let loaded = Mutex<[String: Result<LoadedAdapter, Refusal>]>([:])
 
-  /// The adapter in `path`, which must stand for `name`; the refusal reason otherwise.
-  static func load(_ path: String, name: String, check: AdapterFileCheck = AdapterFileCheck())
-    -> Result<LoadedAdapter, Refusal>
-  {
+  /// The adapter in `path`, which must stand for `name`; the refusal reason otherwise. With a
+  /// `cache`, the dependency check is made only when what it depended on has changed.
+  static func load(
+    _ path: String, name: String, check: AdapterFileCheck = AdapterFileCheck(), cache: VerdictCache? = nil
+  ) -> Result<LoadedAdapter, Refusal> {
     loaded.withLock { loaded in
       if let known = loaded[path] { return known }
-      let result = open(path, name: name, check: check)
+      let result = open(path, name: name, check: check, cache: cache)
       loaded[path] = result
       return result
     }
   }
 
-  private static func open(_ path: String, name: String, check: AdapterFileCheck) -> Result<LoadedAdapter, Refusal> {
+  private static func open(
+    _ path: String, name: String, check: AdapterFileCheck, cache: VerdictCache?
+  ) -> Result<LoadedAdapter, Refusal> {
     let file: AdapterFileCheck.CheckedFile
     switch check.open(path) {
     case .success(let checked): file = checked
@@ -52,7 +55,16 @@ public enum AdapterLoader {
     case .failure(let refusal): return .failure(refusal)
     case .success(let loader):
       let isLoaded = { (name: String) in dlopen(name, RTLD_NOLOAD | RTLD_LAZY) != nil }
-      if let refusal = check.checkDependencies(file, loader: loader, isLoaded: isLoaded) { return .failure(refusal) }
+      if let cache, cache.holds(file, key: VerdictCache.key(loader: loader, userID: check.userID), isLoaded: isLoaded) {
+        break
+      }
+      // Stamped before the check: a change while it runs is a change.
+      let before = VerdictCache.stamps(VerdictCache.unsearched + check.searchDirectories(file))
+      switch check.vetDependencies(file, loader: loader, isLoaded: isLoaded) {
+      case .failure(let refusal): return .failure(refusal)
+      case .success(let inputs):
+        cache?.record(file, key: VerdictCache.key(loader: loader, userID: check.userID), inputs: inputs, before: before)
+      }
     }
     // dlopen is given the checked path, not /proc/self/fd/N: glibc takes $ORIGIN from the
     // name it was given, and under /proc/self/fd, $ORIGIN/../cwd is the current directory.

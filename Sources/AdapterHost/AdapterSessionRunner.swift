@@ -68,7 +68,7 @@ public struct AdapterSessionRunner {
       arena.abandon()
     } else {
       let sessionFree = adapter.sessionFree
-      let freed = WatchedCall(deadline: DispatchTime.now() + .seconds(2)).run({
+      let freed: Void? = WatchedCall(deadline: DispatchTime.now() + .seconds(2)).run({
         AdapterContainment.run(contained.call) { sessionFree(session.pointer) }
       })
       if freed == nil {

@@ -23,7 +23,7 @@ public func accountsAdapterHostContain(_ descriptor: Int32) {
 /// `accounts __probe-adapters` in a child process, which a broken adapter may take down.
 @_cdecl("accounts_adapter_host_probe")
 public func accountsAdapterHostProbe(_ path: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar> {
-  duplicate(JSON.serialize(AdapterCatalog.probe(String(cString: path)).wireValue, pretty: false))
+  duplicate(JSON.serialize(AdapterCatalog.probe(String(cString: path), cache: VerdictCache.standard).wireValue, pretty: false))
 }
 
 /// One adapter, loaded: an `AdapterDescription`, or NULL and an `AdapterError` in `error`.
@@ -34,7 +34,7 @@ public func accountsAdapterHostDescribe(
 ) -> UnsafeMutablePointer<CChar>? {
   do throws(AdapterError) {
     let searchPath = try readSearchPath(String(cString: searchPathText))
-    let adapter = try AdapterCatalog(searchPath: searchPath).adapter(named: String(cString: name))
+    let adapter = try AdapterCatalog.standard(searchPath: searchPath).adapter(named: String(cString: name))
     return duplicate(JSON.serialize(adapter.description.wireValue, pretty: false))
   } catch let failure {
     error.pointee = duplicate(failure.wireText)
@@ -62,7 +62,7 @@ public func accountsAdapterHostRun(
     } catch {
       throw .hostMissing(detail: "unreadable request: \(error.detail)")
     }
-    let adapter = try AdapterCatalog(searchPath: searchPath).adapter(named: request.adapter)
+    let adapter = try AdapterCatalog.standard(searchPath: searchPath).adapter(named: request.adapter)
     let outcome = AdapterSessionRunner(adapter: adapter).run(request, secretSettings: secretSettings)
     if let returnedToken = outcome.token {
       returnedToken.withUnsafeBytes { bytes in
