@@ -15,9 +15,10 @@ import Glibc
 /// `_exit(9)` in the middle of a login stores nothing, by construction: the host hands an
 /// outcome back only once the adapter's calls have returned, and the command line stores a
 /// session (index and keyring) only after it has accepted that outcome, so a process that ends
-/// inside adapter code ends before anything of the operation was written. Code the adapter
-/// runs on threads it started itself is not marked, nor is `_exit()` or a raw exit system call:
-/// those end the process as they would any program.
+/// inside adapter code ends before anything of the operation was written. What runs on a
+/// marked thread counts as the adapter's, the host services it calls included. Code the
+/// adapter runs on threads it started itself is not marked, nor is `_exit()` or a raw exit
+/// system call: those end the process as they would any program.
 public enum AdapterContainment {
   /// What the handlers write, prepared before the call: "accounts: adapter NAME " + what
   /// happened + SUFFIX (e.g. " during login; nothing was stored\n"), assembled in `scratch`.
@@ -33,13 +34,17 @@ public enum AdapterContainment {
 
   /// The thread-specific mark, the descriptor the message goes to (the command's own stderr,
   /// not fd 2, which points away from adapters), and the handlers that were there before.
-  nonisolated(unsafe) private static var mark = pthread_key_t()
+  private static let mark: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
+    return key
+  }()
   nonisolated(unsafe) private static var messageDescriptor: Int32 = 2
   nonisolated(unsafe) private static var previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
   static let crashSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT]
 
   private static let installed: Void = {
-    pthread_key_create(&mark, nil)
+    _ = mark
     for signal in crashSignals {
       var action = sigaction()
       action.__sigaction_handler.sa_sigaction = { signal, info, _ in AdapterContainment.crashed(signal, info) }

@@ -34,7 +34,8 @@ import Testing
     try expectNothingStored(sandbox)
   }
 
-  @Test(arguments: [("MODE_SEGV_IN_LOGIN", "SIGSEGV"), ("MODE_ABORT_IN_LOGIN", "SIGABRT")])
+  /// A stack overflow too: the handler runs on a stack of its own.
+  @Test(arguments: [("MODE_SEGV_IN_LOGIN", "SIGSEGV"), ("MODE_ABORT_IN_LOGIN", "SIGABRT"), ("MODE_RECURSE_IN_LOGIN", "SIGSEGV")])
   func aCrashInsideALoginIsAFailedAdapter(mode: String, signal: String) throws {
     let sandbox = try world(mode, name: "crashes")
     defer { sandbox.close() }

@@ -53,6 +53,7 @@
 #define MODE_PRINTF_IN_LOGIN 30    /* every step prints on stdout; LOGIN gives a token */
 #define MODE_ESCAPE_ON_STDERR 31   /* every step writes escape sequences on stderr; LOGIN gives a token */
 #define MODE_ABORT_IN_LOGIN 32     /* LOGIN calls abort() */
+#define MODE_RECURSE_IN_LOGIN 33   /* LOGIN recurses until its stack overflows */
 
 #ifndef MODE
 #error "define MODE"
@@ -161,6 +162,16 @@ static void *session_new(const acc_session_config *config) {
 
 static char *huge;
 
+/* Deep enough to overflow any thread's stack; the bound is there only to keep the compiler
+   from calling it infinite, and the addition from turning it into a loop. */
+static volatile int depth_limit = 1 << 30;
+__attribute__((unused)) static int recurse(int depth) {
+  volatile char pad[256];
+  pad[0] = (char)depth;
+  if (depth >= depth_limit) return pad[0];
+  return recurse(depth + 1) + pad[0];
+}
+
 __attribute__((unused)) static int32_t step(void *session, const acc_response *response, acc_step_output *out) {
   (void)session;
   (void)response;
@@ -202,6 +213,9 @@ __attribute__((unused)) static int32_t step(void *session, const acc_response *r
     return ACC_STEP_OK;
   case MODE_ABORT_IN_LOGIN:
     if (operation == ACC_OP_LOGIN) abort();
+    return ACC_STEP_OK;
+  case MODE_RECURSE_IN_LOGIN:
+    if (operation == ACC_OP_LOGIN) return recurse(0) == 1 ? ACC_STEP_ERROR : ACC_STEP_OK;
     return ACC_STEP_OK;
   case MODE_PRINTF_IN_LOGIN:
   case MODE_ESCAPE_ON_STDERR:
