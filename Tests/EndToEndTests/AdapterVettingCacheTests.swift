@@ -122,4 +122,29 @@ import Testing
     #expect(shown.result.status == 9, "\(shown.result)")
     #expect(shown.result.standardError.contains("library libdep.so (\(world.library)): RUNPATH entry 'relative' is relative"), "\(shown.result)")
   }
+
+  /// A library planted in a directory the loader searches before the one it found the library
+  /// in changes what it would load: the directory's stamp tells, and the plant is refused.
+  @Test func aLibraryPlantedEarlierInTheSearchPathIsRefused() throws {
+    let world = try World()
+    defer { world.close() }
+    let adapters = (world.adapter as NSString).deletingLastPathComponent
+    let first = adapters + "/first"
+    try FileManager.default.createDirectory(atPath: first, withIntermediateDirectories: false)
+    chmod(first, 0o755)
+    try CAdapterCompiler.build(
+      "example.c", name: "example",
+      linkerArguments: ["-L", adapters + "/lib", "-Wl,--no-as-needed", "-ldep", "-Wl,-rpath,$ORIGIN/first:$ORIGIN/lib"],
+      into: adapters)
+    try world.sandbox.ok(["backend", "add", "ex", "--adapter", "example", "--set", "base_url=http://127.0.0.1:9"])
+    #expect(try world.run(["backend", "show", "ex"]).loaderRuns == 0)
+
+    let planted = first + "/libdep.so"
+    try FileManager.default.copyItem(atPath: world.library, toPath: planted)
+    chmod(planted, 0o664)
+    let shown = try world.run(["backend", "show", "ex"])
+    #expect(shown.loaderRuns == 1, "checked again")
+    #expect(shown.result.status == 9, "\(shown.result)")
+    #expect(shown.result.standardError.contains("library libdep.so (\(planted)): writable by group or others"), "\(shown.result)")
+  }
 }
