@@ -72,7 +72,8 @@ enum AdapterStreams {
         if count <= 0 { break }
         for byte in chunk[..<count] {
           if byte == 10 || diversion.partial.count == lineLimit {
-            lines += "adapter: " + Names.printable(String(decoding: diversion.partial, as: UTF8.self), limit: .max) + "\n"
+            let line = String(decoding: diversion.partial, as: UTF8.self)
+            lines += "adapter: " + Names.printable(line, limit: .max) + "\n"
             diversion.partial.removeAll(keepingCapacity: true)
           }
           if byte != 10 { diversion.partial.append(byte) }

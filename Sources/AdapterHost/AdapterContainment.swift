@@ -129,32 +129,26 @@ public enum AdapterContainment {
   private static func report(_ call: UnsafeMutablePointer<Call>, _ what: StaticString, number: Int32?) -> Never {
     let scratch = call.pointee.scratch
     var length = 0
+    func append(_ byte: UInt8) {
+      guard length < scratch.count else { return }
+      scratch[length] = byte
+      length += 1
+    }
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-      for byte in bytes where length < scratch.count {
-        scratch[length] = byte
-        length += 1
-      }
+      for byte in bytes { append(byte) }
     }
     append(UnsafeBufferPointer(call.pointee.prefix))
     append(UnsafeBufferPointer(start: what.utf8Start, count: what.utf8CodeUnitCount))
     if let number {
-      var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-      withUnsafeMutableBytes(of: &digits) { digits in
-        var value = Int64(number).magnitude
-        var count = 0
-        repeat {
-          digits[10 - count] = UInt8(48 + value % 10)
-          value /= 10
-          count += 1
-        } while value > 0
-        if number < 0 {
-          digits[10 - count] = 45
-          count += 1
-        }
-        append(UnsafeBufferPointer(start: digits.baseAddress!.assumingMemoryBound(to: UInt8.self) + 11 - count, count: count))
-      }
-      let close: StaticString = ")"
-      append(UnsafeBufferPointer(start: close.utf8Start, count: close.utf8CodeUnitCount))
+      if number < 0 { append(45) }
+      let value = Int64(number).magnitude
+      var divisor: UInt64 = 1
+      while value / divisor >= 10 { divisor *= 10 }
+      repeat {
+        append(UInt8(48 + (value / divisor) % 10))
+        divisor /= 10
+      } while divisor > 0
+      append(41)
     }
     append(UnsafeBufferPointer(call.pointee.suffix))
     _ = write(messageDescriptor, scratch.baseAddress, length)

@@ -51,8 +51,10 @@ public struct AdapterSessionRunner {
     let config = arena.place(makeConfig(request, secretSettings: secretSettings, arena: arena))
     let watch = WatchedCall(deadline: deadline)
     let sessionNew = adapter.sessionNew
-    let contained = Contained(call: AdapterContainment.prepare(adapter: name, during: Self.during(request.operation.kind)))
-    guard let created = watch.run({ AdapterContainment.run(contained.call) { sessionNew(config).map(Session.init) } }) else {
+    let contained = Contained(
+      call: AdapterContainment.prepare(adapter: name, during: Self.during(request.operation.kind)))
+    let started = watch.run({ AdapterContainment.run(contained.call) { sessionNew(config).map(Session.init) } })
+    guard let created = started else {
       arena.abandon()
       return notAnswering(request.timeout)
     }

@@ -23,7 +23,8 @@ public func accountsAdapterHostContain(_ descriptor: Int32) {
 /// `accounts __probe-adapters` in a child process, which a broken adapter may take down.
 @_cdecl("accounts_adapter_host_probe")
 public func accountsAdapterHostProbe(_ path: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar> {
-  duplicate(JSON.serialize(AdapterCatalog.probe(String(cString: path), cache: VerdictCache.standard).wireValue, pretty: false))
+  let entry = AdapterCatalog.probe(String(cString: path), cache: VerdictCache.standard)
+  return duplicate(JSON.serialize(entry.wireValue, pretty: false))
 }
 
 /// One adapter, loaded: an `AdapterDescription`, or NULL and an `AdapterError` in `error`.

@@ -70,7 +70,8 @@ public struct VerdictCache: Sendable {
   /// Keeps the passing check of `file` with what it depended on. The directories that were
   /// known before the check (`before`) were stamped before it, so a change during it is seen.
   func record(
-    _ file: AdapterFileCheck.CheckedFile, key: String, inputs: AdapterFileCheck.DependencyInputs, before: [String: JSONValue]
+    _ file: AdapterFileCheck.CheckedFile, key: String, inputs: AdapterFileCheck.DependencyInputs,
+    before: [String: JSONValue]
   ) {
     guard let status = try? file.descriptor.status() else { return }
     var directories: [JSONValue] = []
