@@ -46,6 +46,19 @@ import Testing
     try expectNothingStored(sandbox)
   }
 
+  /// Any operation: a check, on the threads of `status --jobs`, or alone.
+  @Test func aCrashInsideACheckIsAFailedAdapter() throws {
+    let sandbox = try world("MODE_SEGV_IN_CHECK", name: "checker")
+    defer { sandbox.close() }
+    try sandbox.ok(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
+    let message = "accounts: adapter checker crashed (SIGSEGV) while checking the session\n"
+    for command in [["status", "--jobs", "8"], ["token", "alice@h", "--check"]] {
+      let result = try sandbox.run(command)
+      #expect(result.status == 9, "\(command): \(result)")
+      #expect(result.standardOutput.isEmpty && result.standardError == message, "\(command): \(result)")
+    }
+  }
+
   @Test func whatAnAdapterPrintsNeverReachesStdout() throws {
     let sandbox = try world("MODE_PRINTF_IN_LOGIN", name: "printer")
     defer { sandbox.close() }
