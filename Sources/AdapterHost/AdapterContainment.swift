@@ -39,7 +39,7 @@ public enum AdapterContainment {
     precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
     return key
   }()
-  nonisolated(unsafe) private static var messageDescriptor: Int32 = 2
+  nonisolated(unsafe) private(set) static var messageDescriptor: Int32 = 2
   nonisolated(unsafe) private static var previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
   static let crashSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT]
 

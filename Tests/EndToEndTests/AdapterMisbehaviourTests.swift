@@ -94,5 +94,9 @@ import Testing
     let token = try sandbox.run(["token", "alice@h", "--check"])
     #expect(token.standardOutput == "hostile-token\n", "\(token)")
     #expect(!token.standardError.contains("\u{1b}"), "\(token)")
+    // What it logs through the host (ACCOUNTS_DEBUG) is the host's line, on the command's stderr.
+    let debug = try sandbox.run(["token", "alice@h", "--check"], environment: ["ACCOUNTS_DEBUG": "1"])
+    let logged = "accounts: adapter info: logged \\u{1b}[31mthrough the host\n"
+    #expect(debug.standardError.contains(logged) && !debug.standardError.contains("adapter: " + logged), "\(debug)")
   }
 }

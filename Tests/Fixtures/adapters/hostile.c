@@ -141,12 +141,14 @@ __attribute__((constructor)) static void write_on_pipes(void) {
 static char echoed[64];
 static acc_pair echoed_pair[1];
 
-/* The operation of the current session. */
+/* The operation of the current session, and the host's services. */
 static int32_t operation;
+static const acc_host *host;
 
 static void *session_new(const acc_session_config *config) {
   if (MODE == MODE_NO_SESSION) return NULL;
   operation = config->operation;
+  host = config->host;
   if (MODE == MODE_ECHO_SETTINGS) {
     strcpy(echoed, "absent");
     for (size_t i = 0; i < config->settings.count; i++) {
@@ -232,6 +234,7 @@ __attribute__((unused)) static int32_t step(void *session, const acc_response *r
       if (write(1, "INJECTED-RAW\n", 13) < 0) return ACC_STEP_ERROR;
     } else {
       fprintf(stderr, "\033]0;PWNED\007\033[31mred text\n");
+      host->log(ACC_LOG_INFO, (acc_string)ACC_STRING("logged \033[31mthrough the host"));
     }
     if (operation == ACC_OP_LOGIN) out->token = (acc_string)ACC_STRING("hostile-token");
     return ACC_STEP_OK;
