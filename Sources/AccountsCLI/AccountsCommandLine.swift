@@ -67,7 +67,7 @@ public enum AccountsCommandLine {
     if let quiet = error as? QuietFailure { return quiet.status.rawValue }
     let reported = error as? UserFacingError
     let line = "accounts: " + (reported?.message ?? "\(error)") + (reported?.fix.map { "; \($0)" } ?? "")
-    try? FileDescriptor.standardError.writeAll(Array((Names.printable(line, limit: .max) + "\n").utf8))
+    try? StandardStreams.error.writeAll(Array((Names.printable(line, limit: .max) + "\n").utf8))
     return (reported?.status ?? .failure).rawValue
   }
 }

@@ -13,7 +13,7 @@ import Glibc
 /// and the entry points may run on several threads at once.
 final class AdapterHostLibrary: AdapterHosting {
   static let fileName = "libAccountsAdapterHost.so"
-  static let interfaceVersion: Int32 = 3
+  static let interfaceVersion: Int32 = 4
 
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   private typealias CString = UnsafePointer<CChar>
@@ -26,8 +26,14 @@ final class AdapterHostLibrary: AdapterHosting {
     UnsafeMutablePointer<Int>, ErrorOut
   ) -> Answer
   private let releaseFunction: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
+  private let containFunction: @convention(c) (Int32) -> Void
 
-  init() throws(AdapterError) {
+  /// Whether adapter code is contained (`contain`): false only in tests, whose own process
+  /// keeps its stdout and stderr.
+  private let containing: Bool
+
+  init(containing: Bool = true) throws(AdapterError) {
+    self.containing = containing
     do throws(InstalledFiles.Missing) {
       let library = try SharedLibrary(
         Self.fileName, versionSymbol: "accounts_adapter_host_interface_version", version: Self.interfaceVersion)
@@ -35,6 +41,7 @@ final class AdapterHostLibrary: AdapterHosting {
       describeFunction = try library.symbol("accounts_adapter_host_describe", as: type(of: describeFunction))
       runFunction = try library.symbol("accounts_adapter_host_run", as: type(of: runFunction))
       releaseFunction = try library.symbol("accounts_adapter_host_release", as: type(of: releaseFunction))
+      containFunction = try library.symbol("accounts_adapter_host_contain", as: type(of: containFunction))
     } catch {
       throw .hostMissing(detail: error.text)
     }
@@ -48,7 +55,15 @@ final class AdapterHostLibrary: AdapterHosting {
     return entry
   }
 
+  /// Before adapter code runs in this process (not in a probe's child, whose stdout is its
+  /// answer): fds 1 and 2 point away from it, and a crash or exit() in it is a failed adapter.
+  private func contain() {
+    if containing { AdapterStreams.divert(contain: containFunction) }
+  }
+
   func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+    contain()
+    defer { AdapterStreams.forwardErrors() }
     var error: UnsafeMutablePointer<CChar>?
     let answer = take(describeFunction(name, JSON.serialize(searchPath.wireValue, pretty: false), &error))
     if let failure = take(error) { throw AdapterError(wireText: failure) }
@@ -62,6 +77,8 @@ final class AdapterHostLibrary: AdapterHosting {
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterError) -> AdapterOutcome
   {
+    contain()
+    defer { AdapterStreams.forwardErrors() }
     var error: UnsafeMutablePointer<CChar>?
     var tokenBytes: UnsafeMutableRawPointer?
     var tokenLength = 0

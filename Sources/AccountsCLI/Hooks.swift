@@ -87,7 +87,7 @@ extension Environment {
     reading: while true {
       switch child.next(until: deadline) {
       case .line(let line):
-        try? FileDescriptor.standardError.writeAll(Array((line + "\n").utf8))
+        try? StandardStreams.error.writeAll(Array((line + "\n").utf8))
       case .lineTooLong:
         // A flood without line breaks: its end is still awaited, the rest of it dropped.
         ending = child.end(until: deadline)

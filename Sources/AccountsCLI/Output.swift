@@ -1,5 +1,6 @@
 import AccountsCore
 import Glibc
+import Synchronization
 
 /// Data for stdout, collected and written at once (a 1,000-line list is one `write`), and
 /// messages for stderr, written at once. Bytes of secrets put into the buffer are wiped.
@@ -61,7 +62,7 @@ final class Output {
   /// A line for the user on stderr, e.g. "saved alice@corp", through the sanitiser. A message
   /// that cannot be written has nowhere else to go, so that failure is not reported.
   func message(_ text: String) {
-    try? FileDescriptor.standardError.writeAll(Array((Names.printable(text, limit: .max) + "\n").utf8))
+    try? StandardStreams.error.writeAll(Array((Names.printable(text, limit: .max) + "\n").utf8))
   }
 
   /// Writes what was collected to stdout; throws when it cannot.
@@ -96,6 +97,19 @@ enum StandardStreams {
   /// True when the process started with stdout closed: its data has nowhere to go.
   nonisolated(unsafe) private(set) static var outputWasClosed = false
 
+  private static let outputNumber = Atomic<Int32>(1)
+  private static let errorNumber = Atomic<Int32>(2)
+
+  /// The command's own stdout and stderr: fds 1 and 2, or their copies once adapter code may
+  /// run in this process (AdapterStreams points 1 and 2 away from it).
+  static var output: FileDescriptor { FileDescriptor(rawValue: outputNumber.load(ordering: .acquiring)) }
+  static var error: FileDescriptor { FileDescriptor(rawValue: errorNumber.load(ordering: .acquiring)) }
+
+  static func useCopies(output: Int32, error: Int32) {
+    outputNumber.store(output, ordering: .releasing)
+    errorNumber.store(error, ordering: .releasing)
+  }
+
   /// Opens /dev/null on any of 0, 1, 2 that is closed, so that no file accounts opens later
   /// (the index, its lock) gets one of those numbers and receives output meant for a terminal.
   /// Remembers a closed stdout, so that data written to it is an error, not lost in silence.
@@ -113,7 +127,7 @@ enum StandardStreams {
   static func writeToStandardOutput(_ bytes: [UInt8]) throws(OutputError) {
     guard !outputWasClosed else { throw OutputError(errno: EBADF) }
     do {
-      try FileDescriptor.standardOutput.writeAll(bytes)
+      try output.writeAll(bytes)
     } catch {
       throw OutputError(errno: error.code)
     }

@@ -10,7 +10,7 @@ extension Terminal {
     guard canPrompt else { throw .usage("no terminal to pick on") }
     let opened = try? FileDescriptor.open("/dev/tty", O_RDWR | O_NOCTTY)
     defer { opened?.close() }
-    guard let terminal = opened ?? (errorIsTerminal ? .standardError : nil) else {
+    guard let terminal = opened ?? (errorIsTerminal ? StandardStreams.error : nil) else {
       throw .usage("cannot open the terminal to pick on")
     }
     let input = opened ?? .standardInput

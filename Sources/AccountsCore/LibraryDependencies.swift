@@ -134,36 +134,76 @@ public enum LibraryDependencies {
 }
 
 extension AdapterFileCheck {
+  /// What a passing dependency check depended on: what `VerdictCache` re-checks instead of
+  /// asking the loader again.
+  public struct DependencyInputs {
+    /// Every library the loader named, as it was opened and checked (its `fstat`).
+    public var libraries: [(path: String, status: stat)] = []
+    /// Names the loader did not find, accepted because this process had loaded one of that name.
+    public var loaded: [String] = []
+    /// The RUNPATH and RPATH directories of the adapter and of every library, expanded.
+    public var searched: [String] = []
+  }
+
   /// Every library the dynamic loader would load with `file`, transitively, as it says: each
   /// must pass the adapter file's own rules (SafePath, the file rule, an ELF shared library for
   /// this machine) and its RUNPATH and RPATH the search directory rules. A library it does not
   /// find is refused by name (`dlopen` would fail), unless this process has loaded one of that
   /// name already, which `dlopen` then uses without searching (`isLoaded`).
   public func checkDependencies(_ file: CheckedFile, loader: String, isLoaded: (String) -> Bool) -> Refusal? {
+    switch vetDependencies(file, loader: loader, isLoaded: isLoaded) {
+    case .success: nil
+    case .failure(let refusal): refusal
+    }
+  }
+
+  /// `checkDependencies`, with what the verdict depended on when it passes.
+  public func vetDependencies(_ file: CheckedFile, loader: String, isLoaded: (String) -> Bool)
+    -> Result<DependencyInputs, Refusal>
+  {
     let entries: [LibraryDependencies.Entry]
     switch LibraryDependencies.list(file.path, loader: loader) {
     case .success(let listed): entries = listed
-    case .failure(let refusal): return refusal
+    case .failure(let refusal): return .failure(refusal)
     }
+    var inputs = DependencyInputs()
+    inputs.searched = searchDirectories(file)
     var checked = Set<String>()
     for entry in entries {
       switch entry {
       case .missing(let name):
-        if !isLoaded(name) { return Refusal("needs \(name), which the dynamic loader does not find") }
+        guard isLoaded(name) else { return .failure(Refusal("needs \(name), which the dynamic loader does not find")) }
+        inputs.loaded.append(name)
       case .found(let name, let path):
         guard checked.insert(path).inserted else { continue }
         let context = "library \(name) (\(path)): "
         guard path.hasPrefix("/") else {
-          return Refusal("\(context)a relative path, opened from the current directory")
+          return .failure(Refusal("\(context)a relative path, opened from the current directory"))
         }
         switch open(path) {
-        case .failure(let refusal): return refusal.within(context)
+        case .failure(let refusal): return .failure(refusal.within(context))
         case .success(let library):
           defer { library.descriptor.close() }
-          if let refusal = checkLinking(library, asDependency: true) { return refusal.within(context) }
+          if let refusal = checkLinking(library, asDependency: true) { return .failure(refusal.within(context)) }
+          guard let status = try? library.descriptor.status() else {
+            return .failure(Refusal("\(context)cannot stat it"))
+          }
+          inputs.libraries.append((path, status))
+          inputs.searched += searchDirectories(library)
         }
       }
     }
-    return nil
+    return .success(inputs)
+  }
+
+  /// The RUNPATH and RPATH entries of a checked file, `$ORIGIN` expanded: where the loader
+  /// looks for the libraries it needs, so where a new file can change what it finds.
+  public func searchDirectories(_ file: CheckedFile) -> [String] {
+    guard let dynamic = try? file.elf.dynamic() else { return [] }
+    let origin = String(file.path[..<(file.path.lastIndex(of: "/") ?? file.path.startIndex)])
+    let linking = LinkingCheck(files: self, origin: origin.isEmpty ? "/" : origin)
+    return [dynamic.runpath, dynamic.rpath].compactMap { $0 }.flatMap { value in
+      value.split(separator: ":").compactMap { try? linking.expand(String($0), tag: "") }
+    }
   }
 }

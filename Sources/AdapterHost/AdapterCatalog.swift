@@ -6,9 +6,18 @@ import Glibc
 public struct AdapterCatalog {
   public var searchPath: AdapterSearchPath
   var check = AdapterFileCheck()
+  /// Where passing dependency checks are kept (VerdictCache); none in tests by default.
+  var cache: VerdictCache?
 
   public init(searchPath: AdapterSearchPath) {
     self.searchPath = searchPath
+  }
+
+  /// The catalog the command line uses: the user's verdict cache.
+  static func standard(searchPath: AdapterSearchPath) -> AdapterCatalog {
+    var catalog = AdapterCatalog(searchPath: searchPath)
+    catalog.cache = VerdictCache.standard
+    return catalog
   }
 
   /// Every adapter file found, loaded or refused, in search order, loaded in this process. The
@@ -16,17 +25,19 @@ public struct AdapterCatalog {
   /// may crash (AccountsCLI's AdapterProbe, through `probe`).
   public func entries() -> [AdapterEntry] {
     searchPath.survey().map { entry in
-      entry.refusal == nil && entry.shadowedBy == nil ? Self.probe(entry.path, check: check) : entry
+      entry.refusal == nil && entry.shadowedBy == nil ? Self.probe(entry.path, check: check, cache: cache) : entry
     }
   }
 
   /// The entry of one adapter file: checked, loaded and described, or refused with the reason.
-  public static func probe(_ path: String, check: AdapterFileCheck = AdapterFileCheck()) -> AdapterEntry {
+  public static func probe(
+    _ path: String, check: AdapterFileCheck = AdapterFileCheck(), cache: VerdictCache? = nil
+  ) -> AdapterEntry {
     let fileName = String(path.split(separator: "/").last ?? "")
     guard let name = AdapterSearchPath.adapterName(fileName: fileName) else {
       return AdapterEntry(path: path, name: fileName, refusal: AdapterSearchPath.misnamedReason)
     }
-    switch AdapterLoader.load(path, name: name, check: check) {
+    switch AdapterLoader.load(path, name: name, check: check, cache: cache) {
     case .success(let adapter): return AdapterEntry(path: path, name: name, description: adapter.description)
     case .failure(let refusal): return AdapterEntry(path: path, name: name, refusal: refusal.reason)
     }
@@ -40,7 +51,7 @@ public struct AdapterCatalog {
         name: name, searched: searchPath.directories.map(\.path),
         known: Array(Set(found.map(\.name))).sorted())
     }
-    switch AdapterLoader.load(path, name: name, check: check) {
+    switch AdapterLoader.load(path, name: name, check: check, cache: cache) {
     case .success(let adapter): return adapter
     case .failure(let refusal): throw .refused(path: path, reason: refusal.reason)
     }

@@ -26,19 +26,22 @@ public enum AdapterLoader {
 
   private static let loaded = Mutex<[String: Result<LoadedAdapter, Refusal>]>([:])
 
-  /// The adapter in `path`, which must stand for `name`; the refusal reason otherwise.
-  static func load(_ path: String, name: String, check: AdapterFileCheck = AdapterFileCheck())
-    -> Result<LoadedAdapter, Refusal>
-  {
+  /// The adapter in `path`, which must stand for `name`; the refusal reason otherwise. With a
+  /// `cache`, the dependency check is made only when what it depended on has changed.
+  static func load(
+    _ path: String, name: String, check: AdapterFileCheck = AdapterFileCheck(), cache: VerdictCache? = nil
+  ) -> Result<LoadedAdapter, Refusal> {
     loaded.withLock { loaded in
       if let known = loaded[path] { return known }
-      let result = open(path, name: name, check: check)
+      let result = open(path, name: name, check: check, cache: cache)
       loaded[path] = result
       return result
     }
   }
 
-  private static func open(_ path: String, name: String, check: AdapterFileCheck) -> Result<LoadedAdapter, Refusal> {
+  private static func open(
+    _ path: String, name: String, check: AdapterFileCheck, cache: VerdictCache?
+  ) -> Result<LoadedAdapter, Refusal> {
     let file: AdapterFileCheck.CheckedFile
     switch check.open(path) {
     case .success(let checked): file = checked
@@ -52,7 +55,16 @@ public enum AdapterLoader {
     case .failure(let refusal): return .failure(refusal)
     case .success(let loader):
       let isLoaded = { (name: String) in dlopen(name, RTLD_NOLOAD | RTLD_LAZY) != nil }
-      if let refusal = check.checkDependencies(file, loader: loader, isLoaded: isLoaded) { return .failure(refusal) }
+      if let cache, cache.holds(file, key: VerdictCache.key(loader: loader, userID: check.userID), isLoaded: isLoaded) {
+        break
+      }
+      // Stamped before the check: a change while it runs is a change.
+      let before = VerdictCache.stamps(VerdictCache.unsearched + check.searchDirectories(file))
+      switch check.vetDependencies(file, loader: loader, isLoaded: isLoaded) {
+      case .failure(let refusal): return .failure(refusal)
+      case .success(let inputs):
+        cache?.record(file, key: VerdictCache.key(loader: loader, userID: check.userID), inputs: inputs, before: before)
+      }
     }
     // dlopen is given the checked path, not /proc/self/fd/N: glibc takes $ORIGIN from the
     // name it was given, and under /proc/self/fd, $ORIGIN/../cwd is the current directory.
@@ -64,8 +76,16 @@ public enum AdapterLoader {
     else {
       return .failure(Refusal("\(file.path) was replaced while it was being checked"))
     }
+    // Its constructors, its entry and the descriptor it returns are adapter code.
+    let call = AdapterContainment.prepare(adapter: name, during: "while loading")
+    defer { AdapterContainment.release(call) }
+    return AdapterContainment.run(call) { enter(file.path, name: name) }
+  }
+
+  /// dlopen and the entry: the descriptor, checked.
+  private static func enter(_ path: String, name: String) -> Result<LoadedAdapter, Refusal> {
     _ = dlerror()
-    guard let handle = dlopen(file.path, RTLD_NOW | RTLD_LOCAL) else {
+    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
       let detail = dlerror().map { String(cString: $0) } ?? "unknown error"
       return .failure(Refusal("dlopen failed: \(detail)"))
     }
@@ -77,7 +97,7 @@ public enum AdapterLoader {
     guard let descriptor = unsafeBitCast(entry, to: Entry.self)(abiVersion) else {
       return .failure(Refusal("\(ACC_ADAPTER_ENTRY_NAME) returned no descriptor: the adapter does not work with ABI \(AdapterDescription.abiText(abiVersion))"))
     }
-    return DescriptorCheck(descriptor: descriptor, expectedName: name, path: file.path).loaded()
+    return DescriptorCheck(descriptor: descriptor, expectedName: name, path: path).loaded()
   }
 
   /// Says which ABI the library was built for when it exports another major's entry.

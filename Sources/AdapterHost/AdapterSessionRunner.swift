@@ -51,25 +51,51 @@ public struct AdapterSessionRunner {
     let config = arena.place(makeConfig(request, secretSettings: secretSettings, arena: arena))
     let watch = WatchedCall(deadline: deadline)
     let sessionNew = adapter.sessionNew
-    guard let created = watch.run({ sessionNew(config).map(Session.init) }) else {
+    let contained = Contained(
+      call: AdapterContainment.prepare(adapter: name, during: Self.during(request.operation.kind)))
+    let started = watch.run({ AdapterContainment.run(contained.call) { sessionNew(config).map(Session.init) } })
+    guard let created = started else {
       arena.abandon()
       return notAnswering(request.timeout)
     }
     guard let session = created else {
+      AdapterContainment.release(contained.call)
       return .adapterFailed(message: "adapter \(name) could not start a session (session_new returned NULL)")
     }
     var steps = StepLoop(
-      runner: self, operation: request.operation.kind, session: session, deadline: deadline, timeout: request.timeout)
+      runner: self, operation: request.operation.kind, session: session, contained: contained, deadline: deadline,
+      timeout: request.timeout)
     let result = steps.run()
     if steps.abandoned {
       arena.abandon()
     } else {
       let sessionFree = adapter.sessionFree
-      if WatchedCall(deadline: DispatchTime.now() + .seconds(2)).run({ sessionFree(session.pointer) }) == nil {
+      let freed: Void? = WatchedCall(deadline: DispatchTime.now() + .seconds(2)).run({
+        AdapterContainment.run(contained.call) { sessionFree(session.pointer) }
+      })
+      if freed == nil {
         arena.abandon()
+      } else {
+        AdapterContainment.release(contained.call)
       }
     }
     return result
+  }
+
+  /// The end of the message of a crash or exit() inside adapter code (AdapterContainment).
+  static func during(_ operation: AdapterOperationKind) -> String {
+    switch operation {
+    case .login: "during login; nothing was stored"
+    case .check: "while checking the session"
+    case .logout: "during logout"
+    case .call: "during a request"
+    case .validate: "while checking settings; nothing was stored"
+    }
+  }
+
+  /// The containment of one run's calls, handed to the threads that make them.
+  struct Contained: @unchecked Sendable {
+    let call: UnsafeMutablePointer<AdapterContainment.Call>
   }
 
   func notAnswering(_ timeout: Double) -> AdapterOutcome {
@@ -118,6 +144,7 @@ private struct StepLoop {
   let runner: AdapterSessionRunner
   let operation: AdapterOperationKind
   let session: AdapterSessionRunner.Session
+  let contained: AdapterSessionRunner.Contained
   let deadline: DispatchTime
   let timeout: Double
   /// A call missed the deadline: the session and its memory must be left alone.
@@ -147,7 +174,11 @@ private struct StepLoop {
       // A step is pure computation: it gets at least `stepGrace` even when the network used the
       // operation's time up, so a slow backend is reported as the backend, not as the adapter.
       let stepDeadline = max(deadline, DispatchTime.now() + .milliseconds(Int(AdapterSessionRunner.stepGrace * 1000)))
-      guard let result = WatchedCall(deadline: stepDeadline).run({ step(session.pointer, call.response, call.output) }) else {
+      let contained = contained
+      let stepped = WatchedCall(deadline: stepDeadline).run({
+        AdapterContainment.run(contained.call) { step(session.pointer, call.response, call.output) }
+      })
+      guard let result = stepped else {
         abandoned = true
         responseArena.abandon()
         return runner.notAnswering(timeout)

@@ -106,6 +106,7 @@ public enum HostServices {
     }
     let line = "accounts: adapter \(name): \(Names.printable(text, limit: 400))\n"
     let output = Array(line.utf8)
-    _ = output.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    // The command's own stderr: fd 2 is where adapters' raw writes go (AdapterContainment).
+    _ = output.withUnsafeBytes { write(AdapterContainment.messageDescriptor, $0.baseAddress, $0.count) }
   }
 }

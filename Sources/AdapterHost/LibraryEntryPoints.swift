@@ -10,13 +10,21 @@ import Glibc
 
 /// Bumped whenever an entry point or a wire text changes.
 @_cdecl("accounts_adapter_host_interface_version")
-public func accountsAdapterHostInterfaceVersion() -> Int32 { 3 }
+public func accountsAdapterHostInterfaceVersion() -> Int32 { 4 }
+
+/// From now on a crash or exit() inside adapter code ends the process with exit status 9 and
+/// one line on `descriptor` (the command's own stderr) instead (AdapterContainment).
+@_cdecl("accounts_adapter_host_contain")
+public func accountsAdapterHostContain(_ descriptor: Int32) {
+  AdapterContainment.install(messageDescriptor: descriptor)
+}
 
 /// One adapter file, checked and loaded: its `AdapterEntry`, described or refused. Called by
 /// `accounts __probe-adapters` in a child process, which a broken adapter may take down.
 @_cdecl("accounts_adapter_host_probe")
 public func accountsAdapterHostProbe(_ path: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar> {
-  duplicate(JSON.serialize(AdapterCatalog.probe(String(cString: path)).wireValue, pretty: false))
+  let entry = AdapterCatalog.probe(String(cString: path), cache: VerdictCache.standard)
+  return duplicate(JSON.serialize(entry.wireValue, pretty: false))
 }
 
 /// One adapter, loaded: an `AdapterDescription`, or NULL and an `AdapterError` in `error`.
@@ -27,7 +35,7 @@ public func accountsAdapterHostDescribe(
 ) -> UnsafeMutablePointer<CChar>? {
   do throws(AdapterError) {
     let searchPath = try readSearchPath(String(cString: searchPathText))
-    let adapter = try AdapterCatalog(searchPath: searchPath).adapter(named: String(cString: name))
+    let adapter = try AdapterCatalog.standard(searchPath: searchPath).adapter(named: String(cString: name))
     return duplicate(JSON.serialize(adapter.description.wireValue, pretty: false))
   } catch let failure {
     error.pointee = duplicate(failure.wireText)
@@ -55,7 +63,7 @@ public func accountsAdapterHostRun(
     } catch {
       throw .hostMissing(detail: "unreadable request: \(error.detail)")
     }
-    let adapter = try AdapterCatalog(searchPath: searchPath).adapter(named: request.adapter)
+    let adapter = try AdapterCatalog.standard(searchPath: searchPath).adapter(named: request.adapter)
     let outcome = AdapterSessionRunner(adapter: adapter).run(request, secretSettings: secretSettings)
     if let returnedToken = outcome.token {
       returnedToken.withUnsafeBytes { bytes in

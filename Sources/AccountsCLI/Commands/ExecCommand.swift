@@ -34,6 +34,7 @@ enum ExecCommand {
     try variables.checkCarriable()
     variables.exportToProcess()
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    AdapterStreams.restore()
     execvp(words[0], &argv)
     let code = errno
     SessionVariables.withdrawToken()

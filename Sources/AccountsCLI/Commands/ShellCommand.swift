@@ -39,6 +39,7 @@ enum ShellCommand {
     variables.exportToProcess()
     setenv(nestingVariable, "1", 1)
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup(program), nil]
+    AdapterStreams.restore()
     execv(program, &argv)
     let reason = String(cString: strerror(errno))
     SessionVariables.withdrawToken()

@@ -55,8 +55,15 @@ extension AdapterManual {
       found exactly as `dlopen` finds them. Each must pass the file's own rules, and its own \
       `RUNPATH` and `RPATH` the rules above; a library the loader does not find is refused \
       by name, unless accounts has one of that name loaded already. This costs a few \
-      milliseconds per adapter loaded; shell completion, which never loads an adapter, does \
-      not pay it.
+      milliseconds, so it is done once per change: a passing verdict is kept in \
+      `$XDG_CACHE_HOME/accounts/adapter-checks.json` (default ~/.cache/accounts, 0600 in a \
+      0700 directory) with the device, inode, size, mtime and ctime of every file it \
+      depended on (the adapter, each library, each directory searched, ld.so.cache, the \
+      loader), and a later load re-checks those with `stat`(2) alone and asks the loader \
+      again on any difference, so a library swapped for one of the same size and mtime is \
+      still checked (its ctime changed). A cache file that is malformed, not yours, or \
+      writable by others is ignored and rewritten; a refusal is never kept. Shell \
+      completion never loads an adapter.
       """,
     ]),
     .text("""
@@ -75,7 +82,13 @@ extension AdapterManual {
       refuses that file ("its probe wrote something else on accounts' pipe"), never another \
       one. Its process group is killed when it ends, with whatever the adapter started, and a \
       signal the adapter sends to its own group does not reach the command. The commands \
-      that use an adapter load it in their own process, where a crash ends the command.
+      that use an adapter load it in their own process, where a crash (SIGSEGV, SIGBUS, \
+      SIGILL, SIGFPE, SIGABRT) or a call of `exit`(3) inside adapter code (while loading, or \
+      in session_new, step or session_free) ends the command with exit status 9 and one \
+      line naming the adapter and what happened ("adapter NAME crashed (SIGSEGV) during \
+      login; nothing was stored"): nothing of that operation is stored. Threads an adapter \
+      starts itself are not covered. What an adapter writes on stdout is dropped; what it \
+      writes on stderr is shown as "adapter: TEXT", with control characters made visible.
       """),
     .text("""
       A refused adapter is reported with its path and the reason; the others keep working. \

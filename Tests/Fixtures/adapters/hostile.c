@@ -47,6 +47,14 @@
 #define MODE_FORK_ON_LOAD 25   /* forks a process that writes its pid to SENTINEL and sleeps */
 #define MODE_LATE_ABORT 26     /* a thread that calls abort() 1 s later */
 #define MODE_SLOW_LOAD 27      /* a constructor that sleeps 2 s */
+/* During an operation (VALIDATE behaves, so that `backend add` takes it): */
+#define MODE_EXIT_IN_LOGIN 28      /* LOGIN calls exit(0) */
+#define MODE_SEGV_IN_LOGIN 29      /* LOGIN writes through a NULL pointer */
+#define MODE_PRINTF_IN_LOGIN 30    /* every step prints on stdout; LOGIN gives a token */
+#define MODE_ESCAPE_ON_STDERR 31   /* every step writes escape sequences on stderr; LOGIN gives a token */
+#define MODE_ABORT_IN_LOGIN 32     /* LOGIN calls abort() */
+#define MODE_RECURSE_IN_LOGIN 33   /* LOGIN recurses until its stack overflows */
+#define MODE_SEGV_IN_CHECK 34      /* LOGIN gives a token; CHECK writes through a NULL pointer */
 
 #ifndef MODE
 #error "define MODE"
@@ -133,8 +141,14 @@ __attribute__((constructor)) static void write_on_pipes(void) {
 static char echoed[64];
 static acc_pair echoed_pair[1];
 
+/* The operation of the current session, and the host's services. */
+static int32_t operation;
+static const acc_host *host;
+
 static void *session_new(const acc_session_config *config) {
   if (MODE == MODE_NO_SESSION) return NULL;
+  operation = config->operation;
+  host = config->host;
   if (MODE == MODE_ECHO_SETTINGS) {
     strcpy(echoed, "absent");
     for (size_t i = 0; i < config->settings.count; i++) {
@@ -150,6 +164,16 @@ static void *session_new(const acc_session_config *config) {
 }
 
 static char *huge;
+
+/* Deep enough to overflow any thread's stack; the bound is there only to keep the compiler
+   from calling it infinite, and the addition from turning it into a loop. */
+static volatile int depth_limit = 1 << 30;
+__attribute__((unused)) static int recurse(int depth) {
+  volatile char pad[256];
+  pad[0] = (char)depth;
+  if (depth >= depth_limit) return pad[0];
+  return recurse(depth + 1) + pad[0];
+}
 
 __attribute__((unused)) static int32_t step(void *session, const acc_response *response, acc_step_output *out) {
   (void)session;
@@ -183,6 +207,36 @@ __attribute__((unused)) static int32_t step(void *session, const acc_response *r
     return ACC_STEP_SEND;
   case MODE_BAD_TOKEN:
     out->token = (acc_string)ACC_STRING("abc\ndef");
+    return ACC_STEP_OK;
+  case MODE_EXIT_IN_LOGIN:
+    if (operation == ACC_OP_LOGIN) exit(0);
+    return ACC_STEP_OK;
+  case MODE_SEGV_IN_LOGIN:
+    if (operation == ACC_OP_LOGIN) *(volatile int *)(uintptr_t)0x8 = 1;
+    return ACC_STEP_OK;
+  case MODE_ABORT_IN_LOGIN:
+    if (operation == ACC_OP_LOGIN) abort();
+    return ACC_STEP_OK;
+  case MODE_SEGV_IN_CHECK:
+    if (operation == ACC_OP_CHECK) *(volatile int *)(uintptr_t)0x8 = 1;
+    if (operation == ACC_OP_LOGIN) out->token = (acc_string)ACC_STRING("hostile-token");
+    return ACC_STEP_OK;
+  case MODE_RECURSE_IN_LOGIN:
+    if (operation == ACC_OP_LOGIN) return recurse(0) == 1 ? ACC_STEP_ERROR : ACC_STEP_OK;
+    return ACC_STEP_OK;
+  case MODE_PRINTF_IN_LOGIN:
+  case MODE_ESCAPE_ON_STDERR:
+    if (MODE == MODE_PRINTF_IN_LOGIN) {
+      /* Once through stdio's buffer, flushed; once left in it for exit() to flush; once raw. */
+      printf("INJECTED-FLUSHED\n");
+      fflush(stdout);
+      printf("INJECTED-BUFFERED\n");
+      if (write(1, "INJECTED-RAW\n", 13) < 0) return ACC_STEP_ERROR;
+    } else {
+      fprintf(stderr, "\033]0;PWNED\007\033[31mred text\n");
+      host->log(ACC_LOG_INFO, (acc_string)ACC_STRING("logged \033[31mthrough the host"));
+    }
+    if (operation == ACC_OP_LOGIN) out->token = (acc_string)ACC_STRING("hostile-token");
     return ACC_STEP_OK;
   case MODE_ECHO_SETTINGS:
     echoed_pair[0].name = (acc_string)ACC_STRING("api_key");

@@ -5,12 +5,14 @@
 //   STEPS_STOP=WHEN:N     raise(SIGSTOP) around the Nth rename onto a file named accounts.json
 //                         or config.json: WHEN is "before" (the new version is written and
 //                         synced but not yet in place) or "after" (it is in place)
+//   SPAWNS_LOG=FILE       appends "spawn PATH" for every posix_spawn (children it starts)
 //
 // Built by the tests with `cc -shared -fPIC -o steps.so steps.c -ldl`.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,4 +62,23 @@ int rename(const char *from, const char *to) {
   int result = real(from, to);
   if (watched && when_after && count == nth) raise(SIGSTOP);
   return result;
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                const posix_spawnattr_t *attributes, char *const argv[], char *const envp[]) {
+  static int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+                     char *const[], char *const[]) = NULL;
+  if (real == NULL) real = dlsym(RTLD_NEXT, "posix_spawn");
+  const char *log = getenv("SPAWNS_LOG");
+  if (log != NULL) {
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      char line[4200];
+      int length = snprintf(line, sizeof line, "spawn %s\n", path);
+      ssize_t ignored = write(fd, line, (size_t)length);
+      (void)ignored;
+      close(fd);
+    }
+  }
+  return real(pid, path, actions, attributes, argv, envp);
 }

@@ -1,0 +1,102 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// An adapter runs in the command's process (a child per call would cost too much on the
+/// `request` path), so what it does there is contained in process: a crash or an exit() inside
+/// adapter code is a failed adapter (exit 9, one line, nothing stored), what it prints never
+/// reaches the command's stdout, and what it writes on stderr reaches it only made visible.
+/// None of these modes sends anything: they need no backend.
+@Suite struct AdapterMisbehaviourTests {
+  /// A sandbox with `hostile` in `mode` as adapter `name` and a backend `h` on it.
+  func world(_ mode: String, name: String) throws -> Sandbox {
+    let sandbox = try Sandbox()
+    try CAdapterCompiler.hostile(mode, name: name, into: try sandbox.userAdapterDirectory())
+    try sandbox.ok(["backend", "add", "h", "--adapter", name])
+    return sandbox
+  }
+
+  /// Nothing of alice@h anywhere: no token in the index, no item in the keyring.
+  func expectNothingStored(_ sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let accounts = try sandbox.indexJSON()["accounts"] as? [[String: Any]] ?? []
+    #expect(!accounts.contains { $0["token"] != nil }, "\(accounts)", sourceLocation: sourceLocation)
+    #expect(try sandbox.allKeyringItems().isEmpty, sourceLocation: sourceLocation)
+    #expect(try sandbox.invariantViolations().isEmpty, sourceLocation: sourceLocation)
+  }
+
+  @Test func anExitInsideALoginIsAFailedAdapter() throws {
+    let sandbox = try world("MODE_EXIT_IN_LOGIN", name: "quits")
+    defer { sandbox.close() }
+    let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
+    #expect(login.status == 9, "\(login)")
+    #expect(login.standardOutput.isEmpty, "\(login)")
+    #expect(login.standardError == "accounts: adapter quits called exit(0) during login; nothing was stored\n", "\(login)")
+    try expectNothingStored(sandbox)
+  }
+
+  /// A stack overflow too: the handler runs on a stack of its own.
+  @Test(arguments: [("MODE_SEGV_IN_LOGIN", "SIGSEGV"), ("MODE_ABORT_IN_LOGIN", "SIGABRT"), ("MODE_RECURSE_IN_LOGIN", "SIGSEGV")])
+  func aCrashInsideALoginIsAFailedAdapter(mode: String, signal: String) throws {
+    let sandbox = try world(mode, name: "crashes")
+    defer { sandbox.close() }
+    let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
+    #expect(login.status == 9, "\(login)")
+    #expect(login.standardOutput.isEmpty, "\(login)")
+    #expect(login.standardError == "accounts: adapter crashes crashed (\(signal)) during login; nothing was stored\n", "\(login)")
+    try expectNothingStored(sandbox)
+  }
+
+  /// Any operation: a check, on the threads of `status --jobs`, or alone.
+  @Test func aCrashInsideACheckIsAFailedAdapter() throws {
+    let sandbox = try world("MODE_SEGV_IN_CHECK", name: "checker")
+    defer { sandbox.close() }
+    try sandbox.ok(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
+    let message = "accounts: adapter checker crashed (SIGSEGV) while checking the session\n"
+    for command in [["status", "--jobs", "8"], ["token", "alice@h", "--check"]] {
+      let result = try sandbox.run(command)
+      #expect(result.status == 9, "\(command): \(result)")
+      #expect(result.standardOutput.isEmpty && result.standardError == message, "\(command): \(result)")
+    }
+  }
+
+  @Test func whatAnAdapterPrintsNeverReachesStdout() throws {
+    let sandbox = try world("MODE_PRINTF_IN_LOGIN", name: "printer")
+    defer { sandbox.close() }
+    let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
+    #expect(login.status == 0, "\(login)")
+    #expect(!login.standardOutput.contains("INJECTED") && !login.standardError.contains("INJECTED"), "\(login)")
+    let token = try sandbox.run(["token", "alice@h", "--check"])
+    #expect(token.status == 0, "\(token)")
+    #expect(token.standardOutput == "hostile-token\n", "\(token)")
+    let env = try sandbox.run(["env", "alice@h", "--shell", "bash"])
+    #expect(env.status == 0, "\(env)")
+    #expect(!env.standardOutput.contains("INJECTED"), "\(env)")
+    // A program that replaces the command (after a login through the adapter) gets its stdout
+    // and stderr back.
+    try sandbox.ok(["logout", "alice@h"])
+    let exec = try sandbox.run(
+      ["exec", "alice@h", "--password-stdin", "--", "/bin/sh", "-c", "echo child-out; echo child-err >&2"], stdin: "pw\n")
+    #expect(exec.status == 0, "\(exec)")
+    #expect(exec.standardOutput == "child-out\n" && exec.standardError == "child-err\n", "\(exec)")
+    // Rows printed while adapters run on other threads.
+    let status = try sandbox.run(["status", "--jobs", "8"])
+    #expect(!status.standardOutput.contains("INJECTED") && status.standardOutput.contains("alice"), "\(status)")
+  }
+
+  @Test func whatAnAdapterWritesOnStderrIsMadeVisible() throws {
+    let sandbox = try world("MODE_ESCAPE_ON_STDERR", name: "escapes")
+    defer { sandbox.close() }
+    let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
+    #expect(login.status == 0, "\(login)")
+    #expect(!login.standardError.contains("\u{1b}") && !login.standardError.contains("\u{7}"), "\(login)")
+    #expect(login.standardError.contains("\\u{1b}[31mred text"), "\(login)")
+    #expect(login.standardOutput.isEmpty, "\(login)")
+    let token = try sandbox.run(["token", "alice@h", "--check"])
+    #expect(token.standardOutput == "hostile-token\n", "\(token)")
+    #expect(!token.standardError.contains("\u{1b}"), "\(token)")
+    // What it logs through the host (ACCOUNTS_DEBUG) is the host's line, on the command's stderr.
+    let debug = try sandbox.run(["token", "alice@h", "--check"], environment: ["ACCOUNTS_DEBUG": "1"])
+    let logged = "accounts: adapter info: logged \\u{1b}[31mthrough the host\n"
+    #expect(debug.standardError.contains(logged) && !debug.standardError.contains("adapter: " + logged), "\(debug)")
+  }
+}
