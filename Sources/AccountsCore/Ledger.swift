@@ -37,14 +37,17 @@ public struct Ledger {
   let secrets: () throws -> SecretStore
   /// ACCOUNTS_ADOPT_SECRET_SERVICE: accept the provider that answers now.
   let adoptSecretService: Bool
+  /// Copies of tokens that `claimedToken` may serve without the Secret Service; nil: none.
+  let tokenCache: TokenCache?
 
   public init(
-    index: IndexStore, config: ConfigStore, adoptSecretService: Bool = false,
+    index: IndexStore, config: ConfigStore, adoptSecretService: Bool = false, tokenCache: TokenCache? = nil,
     secrets: @escaping () throws -> SecretStore
   ) {
     self.index = index
     self.config = config
     self.adoptSecretService = adoptSecretService
+    self.tokenCache = tokenCache
     self.secrets = secrets
   }
 
@@ -188,6 +191,7 @@ public struct Ledger {
     let provider = try checkProvider(store, book)
     try settleUnsettled(&book, store)
     let carried = book.unsettled.contains(id)
+    forgetCachedToken(id)
     book.markUnsettled(id)
     try index.save(book)
     return (store, carried, provider)
@@ -227,7 +231,10 @@ public struct Ledger {
       result.failure = error  // no keyring call follows; accounts that claim nothing still go
     }
     let carried = Set(book.unsettled)
-    for id in targets { book.markUnsettled(id) }
+    for id in targets {
+      forgetCachedToken(id)
+      book.markUnsettled(id)
+    }
     try index.save(book)
     for id in targets {
       let account = book[id]!
@@ -294,6 +301,7 @@ public struct Ledger {
 
   /// Makes the book and the keyring agree about `id` (rule 5), then marks it settled.
   func settle(_ id: AccountID, _ book: inout AccountBook, _ store: SecretStore) throws {
+    forgetCachedToken(id)
     guard let account = book[id] else {
       try store.deleteAll(backend: id.backend, account: id.user)
       book.markSettled(id)

@@ -255,7 +255,7 @@ public struct SessionFlow: @unchecked Sendable {
     let key = SecretKey(id, .token)
     // Read with every other token (`status`), else on its own; from the recorded provider only.
     guard let token = try read?.token(key, for: ObservedSession(account))
-      ?? ledger.claimedSecret(key, recorded: book.secretService)
+      ?? ledger.claimedToken(of: account, in: book, at: now())
     else {
       _ = try? ledger.settle(id)
       return nil

@@ -1,0 +1,99 @@
+import AccountsCore
+import AccountsSystem
+import Glibc
+
+/// The token cache in the kernel keyring (`TokenCache`): one "user" key per account, in a
+/// keyring of this setup's own inside the user's keyring, readable by this user only, gone
+/// after at most 15 minutes. An entry holds the identity of the session it copies and the bus
+/// name of the provider it was read from; it is served only while the Secret Service's default
+/// collection is unlocked and that same provider still owns the service (asked over a bare
+/// bus connection: no libsecret, no GLib). Every failure is a miss.
+final class KernelTokenCache: TokenCache {
+  /// Names this setup's keyring and keys: the state directory and the session bus, so that
+  /// two setups of one user (parallel tests, two desktops) never see each other's entries.
+  private let namespace: String
+  private let busAddress: String
+
+  init(stateDirectory: String, busAddress: String) {
+    self.namespace = "accounts:" + fnv1a64(stateDirectory + "\u{0}" + busAddress)
+    self.busAddress = busAddress
+  }
+
+  private var keyringName: String { namespace }
+
+  private func keyName(_ id: AccountID) -> String { "\(namespace):token:\(id)" }
+
+  func token(for id: AccountID, identity: String) -> SecretBytes? {
+    guard let key = KernelKeyring.search(type: "user", description: keyName(id)) else { return nil }
+    let entry: (owner: String, token: SecretBytes)?? = KernelKeyring.read(key) { payload in
+      CacheEntry.decode(payload, identity: identity)
+    }
+    guard let entry = entry ?? nil else { return nil }
+    guard let state = SecretServiceLockProbe.state(busAddress: busAddress) else { return nil }
+    if state.collectionLocked {
+      forgetAll()  // locked by another client: nothing here outlives the lock
+      return nil
+    }
+    return state.owner == entry.owner ? entry.token : nil
+  }
+
+  func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
+    guard let state = SecretServiceLockProbe.state(busAddress: busAddress), !state.collectionLocked,
+      let keyring = KernelKeyring.namedKeyring(keyringName)
+    else { return }
+    CacheEntry.encode(token, identity: identity, owner: state.owner) { payload in
+      _ = KernelKeyring.add(description: keyName(id), payload: payload, to: keyring, seconds: UInt32(seconds))
+    }
+  }
+
+  func forget(_ id: AccountID) {
+    if let key = KernelKeyring.search(type: "user", description: keyName(id)) { KernelKeyring.invalidate(key) }
+  }
+
+  func forgetAll() {
+    if let keyring = KernelKeyring.search(type: "keyring", description: keyringName) { KernelKeyring.clear(keyring) }
+  }
+}
+
+/// An entry's payload: a version line, the session's identity, the provider's bus name, then
+/// the token's bytes.
+enum CacheEntry {
+  static let version = "accounts-token-cache 1"
+
+  /// Builds the payload in a buffer that is wiped once `body` returns.
+  static func encode(_ token: SecretBytes, identity: String, owner: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+    let header = Array("\(version)\n\(identity)\n\(owner)\n".utf8)
+    var payload: [UInt8] = []
+    payload.reserveCapacity(header.count + token.count)  // no reallocation leaves a copy behind
+    payload += header
+    token.withUnsafeBytes { payload += $0 }
+    defer { payload.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+    payload.withUnsafeBytes(body)
+  }
+
+  /// The provider and the token of a payload kept under `identity`; nil for another identity
+  /// or a payload this version did not write.
+  static func decode(_ payload: UnsafeRawBufferPointer, identity: String) -> (owner: String, token: SecretBytes)? {
+    var lines: [String] = []
+    var start = 0
+    while lines.count < 3 {
+      guard let end = payload[start...].firstIndex(of: 10) else { return nil }
+      guard let line = String(validating: payload[start..<end], as: UTF8.self) else { return nil }
+      lines.append(line)
+      start = end + 1
+    }
+    guard lines[0] == version, lines[1] == identity, !lines[2].isEmpty else { return nil }
+    return (lines[2], SecretBytes(copying: UnsafeRawBufferPointer(rebasing: payload[start...])))
+  }
+}
+
+/// FNV-1a, 64 bits, in hex: a short, stable name for a setup (not a secret, not a defence).
+func fnv1a64(_ text: String) -> String {
+  var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+  for byte in text.utf8 {
+    hash ^= UInt64(byte)
+    hash = hash &* 0x100_0000_01b3
+  }
+  let digits = String(hash, radix: 16)
+  return String(repeating: "0", count: 16 - digits.count) + digits
+}
