@@ -1,6 +1,7 @@
-/// Just enough of the D-Bus wire format (little-endian) for a few method calls whose arguments
-/// are strings, and replies that carry a string, an object path or a boolean in a variant.
-/// Anything else in a reply is refused, so that a caller treats it as "cannot tell".
+/// Just enough of the D-Bus wire format (little-endian) for the Secret Service questions this
+/// client asks: strings, object paths, booleans, 32-bit numbers, variants, arrays, dictionary
+/// entries and structs. Other types (and any malformed message) are refused, so that a caller
+/// treats them as "cannot tell".
 public struct DBusMessage: Equatable, Sendable {
   public enum Kind: UInt8, Sendable {
     case methodCall = 1
@@ -10,12 +11,18 @@ public struct DBusMessage: Equatable, Sendable {
   }
 
   /// One value of a body this client reads or writes.
-  public enum Value: Equatable, Sendable {
+  public indirect enum Value: Equatable, Sendable {
     case string(String)
     case objectPath(String)
+    case signature(String)
     case boolean(Bool)
-    /// A variant holding one of the above.
-    indirect case variant(Value)
+    case uint32(UInt32)
+    /// A variant: its value carries its own type.
+    case variant(Value)
+    /// An array of values of the complete type `element` ("s", "{ss}", ...).
+    case array(element: String, [Value])
+    case dictionaryEntry(Value, Value)
+    case structure([Value])
   }
 
   public var kind: Kind
@@ -32,8 +39,8 @@ public struct DBusMessage: Equatable, Sendable {
 
   /// Do not start the destination's program (D-Bus activation) for this call.
   public static let noAutoStart: UInt8 = 0x2
-  /// The largest message this client accepts (replies it reads are a few hundred bytes).
-  public static let maximumLength = 65_536
+  /// The largest message this client accepts (a search's reply names every item).
+  public static let maximumLength = 8 << 20
 
   public init(
     kind: Kind, flags: UInt8 = 0, serial: UInt32, path: String? = nil, interface: String? = nil,
@@ -58,9 +65,19 @@ public struct DBusMessage: Equatable, Sendable {
     serial: UInt32, destination: String, path: String, interface: String, member: String,
     arguments: [String] = [], flags: UInt8 = 0
   ) -> DBusMessage {
+    call(
+      serial: serial, destination: destination, path: path, interface: interface, member: member,
+      values: arguments.map { .string($0) }, flags: flags)
+  }
+
+  /// A method call with arguments of any type this client writes.
+  public static func call(
+    serial: UInt32, destination: String, path: String, interface: String, member: String,
+    values: [Value], flags: UInt8 = 0
+  ) -> DBusMessage {
     DBusMessage(
       kind: .methodCall, flags: flags, serial: serial, path: path, interface: interface, member: member,
-      destination: destination, body: arguments.map { .string($0) })
+      destination: destination, body: values)
   }
 
   // MARK: - Writing
@@ -163,8 +180,23 @@ extension DBusMessage.Value {
     switch self {
     case .string: "s"
     case .objectPath: "o"
+    case .signature: "g"
     case .boolean: "b"
+    case .uint32: "u"
     case .variant: "v"
+    case .array(let element, _): "a" + element
+    case .dictionaryEntry(let key, let value): "{" + key.signature + value.signature + "}"
+    case .structure(let values): "(" + values.map(\.signature).joined() + ")"
+    }
+  }
+
+  /// The boundary a value of the type that starts with `code` starts at.
+  static func alignment(_ code: Character) -> Int {
+    switch code {
+    case "(", "{", "t", "x", "d": 8
+    case "b", "u", "i", "a", "s", "o": 4
+    case "n", "q": 2
+    default: 1
     }
   }
 }
@@ -191,12 +223,29 @@ struct DBusWriter {
     case .string(let text), .objectPath(let text):
       writeUInt32(UInt32(text.utf8.count))
       bytes += Array(text.utf8) + [0]
+    case .signature(let text):
+      bytes += [UInt8(text.utf8.count)] + Array(text.utf8) + [0]
     case .boolean(let flag):
       writeUInt32(flag ? 1 : 0)
+    case .uint32(let number):
+      writeUInt32(number)
     case .variant(let inner):
-      let signature = inner.signature
-      bytes += [UInt8(signature.utf8.count)] + Array(signature.utf8) + [0]
+      write(.signature(inner.signature))
       write(inner)
+    case .array(let element, let values):
+      writeUInt32(0)
+      let lengthAt = bytes.count - 4
+      align(DBusMessage.Value.alignment(element.first ?? "y"))
+      let start = bytes.count  // the length counts neither itself nor the padding after it
+      for value in values { write(value) }
+      bytes.replaceSubrange(lengthAt..<(lengthAt + 4), with: Self.littleEndian(UInt32(bytes.count - start)))
+    case .dictionaryEntry(let key, let value):
+      align(8)
+      write(key)
+      write(value)
+    case .structure(let values):
+      align(8)
+      for value in values { write(value) }
     }
   }
 }
@@ -246,13 +295,15 @@ struct DBusReader {
     return String(validating: bytes[offset..<(offset + length)], as: UTF8.self)
   }
 
-  /// The next value of the signature `types`, which loses its first type; nil for types this
-  /// client does not read.
-  mutating func value(_ types: inout Substring) -> DBusMessage.Value? {
-    guard let type = types.popFirst() else { return nil }
+  /// The next value of the signature `types`, which loses that value's type; nil for types
+  /// this client does not read, values that do not match them, or nesting deeper than 8.
+  mutating func value(_ types: inout Substring, depth: Int = 0) -> DBusMessage.Value? {
+    guard depth < 8, let type = types.popFirst() else { return nil }
     switch type {
     case "s": return string().map { .string($0) }
     case "o": return string().map { .objectPath($0) }
+    case "g": return signature().map { .signature($0) }
+    case "u": return uint32().map { .uint32($0) }
     case "b":
       switch uint32() {
       case 0?: return .boolean(false)
@@ -260,10 +311,58 @@ struct DBusReader {
       default: return nil
       }
     case "v":
-      guard let inner = signature(), inner.count == 1 else { return nil }
+      guard let inner = signature() else { return nil }
       var innerTypes = Substring(inner)
-      return value(&innerTypes).map { .variant($0) }
+      guard let value = value(&innerTypes, depth: depth + 1), innerTypes.isEmpty else { return nil }
+      return .variant(value)
+    case "a":
+      guard let element = Self.completeType(&types), let length = uint32().map(Int.init),
+        align(DBusMessage.Value.alignment(element.first!)), length <= bytes.count - offset
+      else { return nil }
+      let end = offset + length
+      var values: [DBusMessage.Value] = []
+      while offset < end {
+        var elementTypes = element
+        guard let value = value(&elementTypes, depth: depth + 1), elementTypes.isEmpty else { return nil }
+        values.append(value)
+      }
+      return offset == end ? .array(element: String(element), values) : nil
+    case "{":
+      guard align(8), let key = value(&types, depth: depth + 1), let value = value(&types, depth: depth + 1),
+        types.popFirst() == "}"
+      else { return nil }
+      return .dictionaryEntry(key, value)
+    case "(":
+      guard align(8) else { return nil }
+      var values: [DBusMessage.Value] = []
+      while types.first != ")" {
+        guard let value = value(&types, depth: depth + 1) else { return nil }
+        values.append(value)
+      }
+      types.removeFirst()
+      return .structure(values)
     default: return nil
     }
+  }
+
+  /// Takes one complete type off the front of `types` ("s", "as", "a{sv}", "(ou)").
+  static func completeType(_ types: inout Substring) -> Substring? {
+    let whole = types
+    var open = 0
+    var length = 0
+    for code in whole {
+      length += 1
+      switch code {
+      case "a": continue  // an array's element type follows
+      case "(", "{": open += 1
+      case ")", "}": open -= 1
+      default: break
+      }
+      guard open >= 0 else { return nil }
+      if open == 0 { break }
+    }
+    guard open == 0, length > 0, whole.prefix(length).last != "a" else { return nil }
+    types = whole.dropFirst(length)
+    return whole.prefix(length)
   }
 }
