@@ -71,7 +71,7 @@ import Testing
     version[3] = 2
     #expect(DBusMessage(decoding: version) == nil)
     var long = Self.lockedReply
-    long.replaceSubrange(4..<8, with: Self.uint32(1 << 20))
+    long.replaceSubrange(4..<8, with: Self.uint32(16 << 20))
     #expect(DBusMessage.length(ofHeader: long[..<16]) == nil, "longer than any reply this client reads")
     var string = Self.lockedReply
     string[36] = UInt8(ascii: "x")
@@ -79,6 +79,43 @@ import Testing
     var noReplySerial = Self.lockedReply
     noReplySerial[16] = 9  // UNIX_FDS instead of REPLY_SERIAL
     #expect(DBusMessage(decoding: noReplySerial) == nil, "a reply names the call it answers")
+  }
+
+  @Test func arraysAndDictionariesAreLaidOutAndReadBack() throws {
+    var writer = DBusWriter()
+    writer.write(.array(element: "{ss}", [.dictionaryEntry(.string("k"), .string("v"))]))
+    #expect(
+      writer.bytes
+        == Self.uint32(14) + [0, 0, 0, 0] + Self.uint32(1) + Self.text("k") + [0] + [0, 0] + Self.uint32(1) + Self.text("v") + [0],
+      "the length counts the entries, not the padding before the first")
+    var reader = DBusReader(writer.bytes)
+    var types: Substring = "a{ss}"
+    #expect(reader.value(&types) == .array(element: "{ss}", [.dictionaryEntry(.string("k"), .string("v"))]))
+    #expect(types.isEmpty && reader.offset == writer.bytes.count)
+
+    var empty = DBusWriter()
+    empty.write(.array(element: "o", []))
+    empty.write(.array(element: "o", [.objectPath("/a")]))
+    var emptyReader = DBusReader(empty.bytes)
+    var pair: Substring = "aoao"
+    #expect(emptyReader.value(&pair) == .array(element: "o", []))
+    #expect(emptyReader.value(&pair) == .array(element: "o", [.objectPath("/a")]))
+
+    var overlong = DBusReader(Self.uint32(1000) + Self.uint32(1))
+    var arrayType: Substring = "au"
+    #expect(overlong.value(&arrayType) == nil, "an array longer than the message")
+  }
+
+  @Test func completeTypesAreTakenOneAtATime() {
+    for (signature, first) in [("s", "s"), ("asb", "as"), ("a{sv}u", "a{sv}"), ("(ou)s", "(ou)"), ("aas", "aas")] {
+      var types = Substring(signature)
+      #expect(DBusReader.completeType(&types).map(String.init) == first, "\(signature)")
+      #expect(String(types) == String(signature.dropFirst(first.count)))
+    }
+    for broken in ["", "a", "(s", "}s", "a{s"] {
+      var types = Substring(broken)
+      #expect(DBusReader.completeType(&types) == nil, "\(broken)")
+    }
   }
 
   @Test func busAddressesAreParsed() {
