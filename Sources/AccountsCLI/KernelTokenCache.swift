@@ -2,15 +2,16 @@ import AccountsCore
 import AccountsSystem
 import Glibc
 
-/// The token cache in the kernel keyring (`TokenCache`): one "user" key per account, in a
-/// keyring of this setup's own inside the user's keyring, readable by this user only, gone
-/// after at most 15 minutes. An entry holds the identity of the session it copies and the bus
+/// The token cache in the kernel keyring (`TokenCache`): one "user" key per account in the
+/// user's keyring, named after this setup, readable by this user only, gone after at most 15
+/// minutes. (Not in a keyring of its own inside it: such a keyring lives as long as the user
+/// keyring, and every test sandbox would leave one behind.) An entry holds the identity of the session it copies and the bus
 /// name of the provider it was read from; it is served only while the Secret Service's default
 /// collection is unlocked and that same provider still owns the service (asked over a bare
 /// bus connection: no libsecret, no GLib). Every failure is a miss.
 final class KernelTokenCache: TokenCache {
-  /// Names this setup's keyring and keys: the state directory and the session bus, so that
-  /// two setups of one user (parallel tests, two desktops) never see each other's entries.
+  /// Names this setup's keys: the state directory and the session bus, so that two setups of
+  /// one user (parallel tests, two desktops) never see each other's entries.
   private let namespace: String
   private let busAddress: String
 
@@ -18,8 +19,6 @@ final class KernelTokenCache: TokenCache {
     self.namespace = "accounts:" + fnv1a64(stateDirectory + "\u{0}" + busAddress)
     self.busAddress = busAddress
   }
-
-  private var keyringName: String { namespace }
 
   private func keyName(_ id: AccountID) -> String { "\(namespace):token:\(id)" }
 
@@ -31,27 +30,24 @@ final class KernelTokenCache: TokenCache {
     guard let entry = entry ?? nil else { return nil }
     guard let state = SecretServiceLockProbe.state(busAddress: busAddress) else { return nil }
     if state.collectionLocked {
-      forgetAll()  // locked by another client: nothing here outlives the lock
+      forget([id])  // locked by another client: the copy does not outlive the lock
       return nil
     }
     return state.owner == entry.owner ? entry.token : nil
   }
 
   func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
-    guard let state = SecretServiceLockProbe.state(busAddress: busAddress), !state.collectionLocked,
-      let keyring = KernelKeyring.namedKeyring(keyringName)
-    else { return }
+    guard let state = SecretServiceLockProbe.state(busAddress: busAddress), !state.collectionLocked else { return }
     CacheEntry.encode(token, identity: identity, owner: state.owner) { payload in
-      _ = KernelKeyring.add(description: keyName(id), payload: payload, to: keyring, seconds: UInt32(seconds))
+      _ = KernelKeyring.add(
+        description: keyName(id), payload: payload, to: KernelKeyring.userKeyring, seconds: UInt32(seconds))
     }
   }
 
-  func forget(_ id: AccountID) {
-    if let key = KernelKeyring.search(type: "user", description: keyName(id)) { KernelKeyring.invalidate(key) }
-  }
-
-  func forgetAll() {
-    if let keyring = KernelKeyring.search(type: "keyring", description: keyringName) { KernelKeyring.clear(keyring) }
+  func forget(_ ids: [AccountID]) {
+    for id in ids {
+      if let key = KernelKeyring.search(type: "user", description: keyName(id)) { KernelKeyring.invalidate(key) }
+    }
   }
 }
 

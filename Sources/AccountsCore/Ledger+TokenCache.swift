@@ -10,10 +10,8 @@ public protocol TokenCache: AnyObject {
   func token(for id: AccountID, identity: String) -> SecretBytes?
   /// Keeps `token` for `id` under `identity` for at most `seconds`.
   func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int)
-  /// Drops what is kept for `id`.
-  func forget(_ id: AccountID)
-  /// Drops everything kept (the collection was locked).
-  func forgetAll()
+  /// Drops what is kept for `ids`.
+  func forget(_ ids: [AccountID])
 }
 
 /// When a token may be served from the cache, and for how long it may stay there.
@@ -64,16 +62,18 @@ extension Ledger {
   /// Drops the cached token of `id` before its secrets change: the cache never outlives the
   /// session it copied, even for a moment in which the index still names that session.
   func forgetCachedToken(_ id: AccountID) {
-    tokenCache?.forget(id)
+    tokenCache?.forget([id])
   }
 }
 
 extension Ledger {
-  /// `accounts lock`: locks the collection accounts stores in and returns its label. Every
-  /// cached token is dropped first (and again after, for one a reader kept meanwhile).
+  /// `accounts lock`: locks the collection accounts stores in and returns its label. The
+  /// cached token of every account is dropped first (and again after, for one a reader kept
+  /// meanwhile).
   public func lockCollection() throws -> String {
-    tokenCache?.forgetAll()
-    defer { tokenCache?.forgetAll() }
+    let ids = (try? index.load().accounts.map(\.id)) ?? []
+    tokenCache?.forget(ids)
+    defer { tokenCache?.forget(ids) }
     return try secrets().lock()
   }
 }

@@ -22,7 +22,6 @@ public enum KernelKeyring {
 
   private enum Operation: Int32 {
     case setPermissions = 5
-    case clear = 7
     case link = 8
     case unlink = 9
     case search = 10
@@ -48,16 +47,6 @@ public enum KernelKeyring {
       }
     }
     return found > 0 ? Serial(truncatingIfNeeded: found) : nil
-  }
-
-  /// The keyring named `description` directly in the user's keyring, created (owner only)
-  /// when it does not exist yet.
-  public static func namedKeyring(_ description: String) -> Serial? {
-    if let found = search(type: "keyring", description: description) { return found }
-    let created = accounts_add_key("keyring", description, nil, 0, userKeyring)
-    guard created > 0 else { return nil }
-    _ = keyctl(.setPermissions, argument(created), UInt(ownerOnly))
-    return created
   }
 
   /// Reads the payload of `key` into `body`'s buffer, which is wiped afterwards; nil when the
@@ -100,8 +89,4 @@ public enum KernelKeyring {
   /// Invalidates `key`: it is gone for every keyring at once.
   @discardableResult
   public static func invalidate(_ key: Serial) -> Bool { keyctl(.invalidate, argument(key)) == 0 }
-
-  /// Unlinks every key from `keyring`.
-  @discardableResult
-  public static func clear(_ keyring: Serial) -> Bool { keyctl(.clear, argument(keyring)) == 0 }
 }

@@ -120,7 +120,7 @@ enum Documentation {
     """
     Token cache. So that a token is read without starting libsecret, the commands that read \
     a session token (token, exec, env, shell, request, git-credential) keep a copy of it in \
-    the kernel keyring (keyrings(7)): a "user" key in a keyring named accounts:HASH inside \
+    the kernel keyring (keyrings(7)): a "user" key named accounts:HASH:token:USER@BACKEND in \
     your user keyring, HASH naming this state directory and session bus, so that two setups \
     never share entries. The key is readable by you only (possessor and user permissions; \
     none for group and others) and expires with the token, after 15 minutes at most; \
