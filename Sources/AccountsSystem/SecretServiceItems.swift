@@ -16,8 +16,8 @@ public enum SecretServiceItems {
     let search = DBusMessage.call(
       serial: 3, destination: SecretServiceLockProbe.service, path: "/org/freedesktop/secrets",
       interface: "org.freedesktop.Secret.Service", member: "SearchItems", values: [query], flags: DBusMessage.noAutoStart)
-    guard let (bus, owner, reply) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: search),
-      reply.kind == .methodReturn, reply.sender == owner, reply.body.count == 2
+    guard let (bus, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: [search]),
+      let reply = replies[3], reply.kind == .methodReturn, reply.sender == owner, reply.body.count == 2
     else { return nil }
     var paths: [String] = []
     for list in reply.body {

@@ -1,42 +1,63 @@
 /// Is the Secret Service's default collection unlocked, and who provides the service? Asked
 /// over a bare session-bus connection (no libsecret, no GLib), for a cache that must honour a
-/// lock taken by any client: four calls in two round trips after the login, every reply
-/// checked. Nil means "cannot tell", which callers treat like "locked".
+/// lock taken by any client: GetNameOwner, ReadAlias("default") and the collection's `Locked`
+/// property, every reply checked. Nil means "cannot tell", which callers treat like "locked".
 public enum SecretServiceLockProbe {
   /// What the probe found.
   public struct State: Equatable, Sendable {
     /// The unique bus name (":1.42") of the process that owns org.freedesktop.secrets: never
     /// reused on that bus, so a restarted or replaced provider has another.
     public var owner: String
+    /// The object path of the collection the `default` alias names.
+    public var collection: String
     public var collectionLocked: Bool
+
+    public init(owner: String, collection: String, collectionLocked: Bool) {
+      self.owner = owner
+      self.collection = collection
+      self.collectionLocked = collectionLocked
+    }
   }
 
   static let service = "org.freedesktop.secrets"
 
   /// The state of the collection the `default` alias names, asked on the bus at `address`
   /// within `timeout` seconds; nil when anything is unexpected.
-  public static func state(busAddress address: String, timeout: Double = 1) -> State? {
+  ///
+  /// With `expected` (what an earlier probe found), the property is read from that owner and
+  /// collection in the same round trip as the other calls, and the answer counts only when
+  /// the owner and the alias are still those: one round trip instead of two. Nil otherwise.
+  public static func state(busAddress address: String, timeout: Double = 1, expected: State? = nil) -> State? {
     let readAlias = DBusMessage.call(
       serial: 3, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
       member: "ReadAlias", arguments: ["default"], flags: DBusMessage.noAutoStart)
-    guard let (bus, owner, reply) = connect(busAddress: address, timeout: timeout, asking: readAlias),
-      case .objectPath(let collection)? = onlyValue(reply, from: owner), collection != "/"
+    func locked(_ serial: UInt32, owner: String, collection: String) -> DBusMessage {
+      DBusMessage.call(
+        serial: serial, destination: owner, path: collection, interface: "org.freedesktop.DBus.Properties",
+        member: "Get", arguments: ["org.freedesktop.Secret.Collection", "Locked"], flags: DBusMessage.noAutoStart)
+    }
+    let speculative = expected.map { [locked(4, owner: $0.owner, collection: $0.collection)] } ?? []
+    guard let (bus, owner, replies) = connect(busAddress: address, timeout: timeout, asking: [readAlias] + speculative),
+      case .objectPath(let collection)? = onlyValue(replies[3], from: owner), collection != "/"
     else { return nil }
-    let get = DBusMessage.call(
-      serial: 4, destination: owner, path: collection, interface: "org.freedesktop.DBus.Properties", member: "Get",
-      arguments: ["org.freedesktop.Secret.Collection", "Locked"], flags: DBusMessage.noAutoStart)
-    guard bus.send([get]), let answer = bus.replies(to: [4]),
-      case .variant(.boolean(let locked))? = onlyValue(answer[4], from: owner)
+    if let expected {
+      guard owner == expected.owner, collection == expected.collection,
+        case .variant(.boolean(let isLocked))? = onlyValue(replies[4], from: owner)
+      else { return nil }
+      return State(owner: owner, collection: collection, collectionLocked: isLocked)
+    }
+    guard bus.send([locked(4, owner: owner, collection: collection)]), let answer = bus.replies(to: [4]),
+      case .variant(.boolean(let isLocked))? = onlyValue(answer[4], from: owner)
     else { return nil }
-    return State(owner: owner, collectionLocked: locked)
+    return State(owner: owner, collection: collection, collectionLocked: isLocked)
   }
 
   /// A connection that has said Hello, the unique name of the Secret Service's owner, and the
-  /// reply to `question` (serial 3), all in one round trip after the login. Nothing is started
-  /// by D-Bus activation for it (that could start a second daemon).
+  /// replies to `questions` (serials 3 and up), all in one write and one round trip. Nothing is
+  /// started by D-Bus activation for it (that could start a second daemon).
   static func connect(
-    busAddress address: String, timeout: Double, asking question: DBusMessage
-  ) -> (SessionBusConnection, owner: String, reply: DBusMessage)? {
+    busAddress address: String, timeout: Double, asking questions: [DBusMessage]
+  ) -> (SessionBusConnection, owner: String, replies: [UInt32: DBusMessage])? {
     guard let bus = SessionBusConnection(address: address, timeout: timeout) else { return nil }
     let first = [
       DBusMessage.call(
@@ -45,13 +66,11 @@ public enum SecretServiceLockProbe {
       .call(
         serial: 2, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
         member: "GetNameOwner", arguments: [service]),
-      question,
     ]
-    guard bus.begin(sending: first), let replies = bus.replies(to: [1, 2, 3]),
-      case .string(let owner)? = onlyValue(replies[2], from: "org.freedesktop.DBus"), owner.hasPrefix(":"),
-      let reply = replies[3]
+    guard bus.begin(sending: first + questions), let replies = bus.replies(to: Set([1, 2] + questions.map { $0.serial })),
+      case .string(let owner)? = onlyValue(replies[2], from: "org.freedesktop.DBus"), owner.hasPrefix(":")
     else { return nil }
-    return (bus, owner, reply)
+    return (bus, owner, replies)
   }
 
   /// The single value of a method return sent by `sender`; nil for an error or anything else.
