@@ -134,8 +134,9 @@ enum Documentation {
     by accounts lock, Seahorse, a screen lock or any other client is honoured at once: exit 7 \
     and nothing printed. logout, remove, clear, passwd, a new login, a take-over and lock drop \
     the copy. Processes running as you (and root) can read your user keyring, as they can \
-    read an unlocked Secret Service. ACCOUNTS_TOKEN_CACHE=0 keeps tokens in the Secret \
-    Service only; where the kernel keyring is not available (containers often block keyctl), \
+    read an unlocked Secret Service. With KeePassXC's "Confirm when passwords are retrieved \
+    by clients" on, a cached token is served without asking again until the copy expires. \
+    ACCOUNTS_TOKEN_CACHE=0 keeps tokens in the Secret Service only; where the kernel keyring is not available (containers often block keyctl), \
     accounts reads from the Secret Service without saying so.
     """,
   ]
