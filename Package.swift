@@ -23,12 +23,19 @@ let package = Package(
     // A dozen lines: hands argv to AccountsCLI and exits with its status.
     .executableTarget(name: "accounts", dependencies: ["AccountsCLI"]),
     // The command line: the command table, the parser, one file per command, renderers.
-    .target(name: "AccountsCLI", dependencies: ["AccountsCore", "CAccountsAdapter"]),
+    .target(name: "AccountsCLI", dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter"]),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
     .target(name: "AccountsCore", dependencies: ["AccountsJSON"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
+    // The system below the domain, Glibc only: the kernel keyring (the token cache) and a
+    // bare session-bus client that asks whether the keyring collection is locked, so a cached
+    // token is served without loading libsecret or GLib.
+    .target(name: "AccountsSystem", dependencies: ["CAccountsSystem"]),
+    // keyctl(2) and add_key(2), which glibc does not wrap and Swift cannot reach through the
+    // variadic syscall(2): typed inline wrappers in one header.
+    .target(name: "CAccountsSystem"),
     // Text rules shared across the adapter boundary (URLs without secrets in messages): the
     // host and the built-in adapters both use them, and neither may depend on the other.
     .target(name: "AccountsText"),
@@ -63,6 +70,7 @@ let package = Package(
     // Helpers shared by the tests: a private headless keyring, running the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
+    .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem"]),
     .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "TestSupport"]),
     .testTarget(name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore", "TestSupport"]),
     .testTarget(

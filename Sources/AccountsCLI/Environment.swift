@@ -17,13 +17,16 @@ final class Environment {
   private var secretStoreCache: SecretStore?
   private let makeAdapterHost: () throws -> AdapterHosting
   private var adapterHostCache: AdapterHosting?
+  /// Tokens kept outside the Secret Service for fast reads (the kernel keyring); nil: none.
+  let tokenCache: TokenCache?
 
   init(
     variables: [String: String], paths: Paths, terminal: Terminal, output: Output,
     now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore,
     makeAdapterHost: @escaping () throws -> AdapterHosting = { try AdapterHostLibrary() },
-    currentDirectory: (() -> WorkingDirectory)? = nil
+    tokenCache: TokenCache? = nil, currentDirectory: (() -> WorkingDirectory)? = nil
   ) {
+    self.tokenCache = tokenCache
     self.currentDirectory = currentDirectory ?? { WorkingDirectory.current(pwd: variables["PWD"]) }
     self.variables = variables
     self.paths = paths
@@ -43,8 +46,9 @@ final class Environment {
         fix: "set it to UTF-8 text (accounts reads its paths and settings from it)")
     }
     let terminal = Terminal.current()
+    let paths = try Paths(environment: variables)
     return Environment(
-      variables: variables, paths: try Paths(environment: variables), terminal: terminal,
+      variables: variables, paths: paths, terminal: terminal,
       output: Output(), now: Timestamp.now,
       makeSecretStore: {
         try SecretServiceLibrary(
@@ -53,7 +57,16 @@ final class Environment {
           mayPrompt: terminal.errorIsTerminal
             && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil),
           quiet: variables["ACCOUNTS_DEBUG"] == nil)
-      })
+      },
+      tokenCache: tokenCache(variables, paths))
+  }
+
+  /// The kernel keyring's token cache, unless ACCOUNTS_TOKEN_CACHE=0 turns it off or there is
+  /// no session bus to ask whether the keyring is locked.
+  private static func tokenCache(_ variables: [String: String], _ paths: Paths) -> TokenCache? {
+    guard variables["ACCOUNTS_TOKEN_CACHE"] != "0" else { return nil }
+    guard let bus = variables["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else { return nil }
+    return KernelTokenCache(stateDirectory: paths.stateDirectory, busAddress: bus)
   }
 
   /// The Secret Service, connected on first use.
@@ -107,7 +120,7 @@ final class Environment {
   func ledger(secrets: @escaping () throws -> SecretStore) -> Ledger {
     Ledger(
       index: index, config: config, adoptSecretService: variables["ACCOUNTS_ADOPT_SECRET_SERVICE"] == "1",
-      secrets: secrets)
+      tokenCache: tokenCache, secrets: secrets)
   }
 }
 

@@ -37,14 +37,17 @@ public struct Ledger {
   let secrets: () throws -> SecretStore
   /// ACCOUNTS_ADOPT_SECRET_SERVICE: accept the provider that answers now.
   let adoptSecretService: Bool
+  /// Copies of tokens that `claimedToken` may serve without the Secret Service; nil: none.
+  let tokenCache: TokenCache?
 
   public init(
-    index: IndexStore, config: ConfigStore, adoptSecretService: Bool = false,
+    index: IndexStore, config: ConfigStore, adoptSecretService: Bool = false, tokenCache: TokenCache? = nil,
     secrets: @escaping () throws -> SecretStore
   ) {
     self.index = index
     self.config = config
     self.adoptSecretService = adoptSecretService
+    self.tokenCache = tokenCache
     self.secrets = secrets
   }
 
@@ -60,9 +63,14 @@ public struct Ledger {
   /// A secret the index or the config claims, read only from the provider `recorded` keeps it
   /// in: `providerChanged` when another answers, whether or not that one has an item of the
   /// name (an old one would be taken for the secret, its lack for a deleted one).
+  /// An account a command left unsettled is settled first (its secret may be one the index
+  /// does not claim).
   public func claimedSecret(_ key: SecretKey, recorded: String?) throws -> SecretBytes? {
     let store = try secrets()
     try checkRecordedProvider(store, recorded: recorded)
+    if key.kind == .password || key.kind == .token {
+      try settleIfUnsettled([AccountID(user: key.account, backend: key.backend)])
+    }
     return try store.lookup(key)
   }
 
@@ -188,6 +196,7 @@ public struct Ledger {
     let provider = try checkProvider(store, book)
     try settleUnsettled(&book, store)
     let carried = book.unsettled.contains(id)
+    forgetCachedToken(id)
     book.markUnsettled(id)
     try index.save(book)
     return (store, carried, provider)
@@ -227,7 +236,10 @@ public struct Ledger {
       result.failure = error  // no keyring call follows; accounts that claim nothing still go
     }
     let carried = Set(book.unsettled)
-    for id in targets { book.markUnsettled(id) }
+    for id in targets {
+      forgetCachedToken(id)
+      book.markUnsettled(id)
+    }
     try index.save(book)
     for id in targets {
       let account = book[id]!
@@ -257,61 +269,6 @@ public struct Ledger {
     if result.failure == nil, let provider { book.secretService = provider }
     try index.save(book)
     return result
-  }
-
-  /// Settles every unsettled account now; stops at the first keyring failure. (Commands
-  /// settle on their way; this is for tests of the rule itself.)
-  func settle() throws -> (settled: Int, left: Int) {
-    try adoptSecretServiceIfAsked()
-    return try index.withLock { index in
-      var book = index.content
-      let before = book.unsettled.count
-      guard before > 0 else { return (0, 0) }
-      let store = try secrets()
-      let provider = try checkProvider(store, book)
-      try settleUnsettled(&book, store)
-      if book.unsettled.isEmpty, let provider { book.secretService = provider }
-      try index.save(book)
-      return (before - book.unsettled.count, book.unsettled.count)
-    }
-  }
-
-  // MARK: - Settling
-
-  /// Settles what earlier commands left unsettled, best effort: a keyring that fails stops it,
-  /// and the command goes on with its own work, unless the keyring did not answer at all (a
-  /// hung provider): then that is the command's error too, rather than a second wait.
-  func settleUnsettled(_ book: inout AccountBook, _ store: SecretStore) throws {
-    for id in book.unsettled {
-      do {
-        try settle(id, &book, store)
-      } catch {
-        if mayStillLand(error) { throw error }
-        return
-      }
-    }
-  }
-
-  /// Makes the book and the keyring agree about `id` (rule 5), then marks it settled.
-  func settle(_ id: AccountID, _ book: inout AccountBook, _ store: SecretStore) throws {
-    guard let account = book[id] else {
-      try store.deleteAll(backend: id.backend, account: id.user)
-      book.markSettled(id)
-      return
-    }
-    let kinds = Set(try store.kinds(backend: id.backend, account: id.user))
-    let hasPassword = kinds.contains(.password)
-    let hasToken = kinds.contains(.token)
-    if !account.remembered, hasPassword { try store.delete(SecretKey(id, .password)) }
-    if account.token == nil, hasToken { try store.delete(SecretKey(id, .token)) }
-    book.update(id) { account in
-      if !hasPassword { account.remembered = false }
-      if !hasToken {
-        account.token = nil
-        account.session = [:]
-      }
-    }
-    book.markSettled(id)
   }
 
   /// After a keyring change failed: settles `id` at once if the keyring answered, and records

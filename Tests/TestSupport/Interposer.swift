@@ -6,17 +6,24 @@ import Foundation
 /// its disk between two steps without a test hook in the product.
 public enum Interposer {
   /// The path of the built library.
-  public static let path: String = {
+  public static let path: String = build("steps")
+
+  /// Tests/Fixtures/interpose/no-keyctl.c built: the kernel keyring's system calls fail with
+  /// ENOSYS, as in a container that blocks them.
+  public static let withoutKernelKeyring: String = build("no-keyctl")
+
+  /// Tests/Fixtures/interpose/NAME.c built into a library in this test process's directory.
+  static func build(_ name: String) -> String {
     let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let output = directory + "/steps.so"
-    let source = PackagePaths.root.appendingPathComponent("Tests/Fixtures/interpose/steps.c").path
+    let output = directory + "/\(name).so"
+    let source = PackagePaths.root.appendingPathComponent("Tests/Fixtures/interpose/\(name).c").path
     let result = try? runProcess(
       "/usr/bin/cc", ["-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-o", output, source, "-ldl"],
       environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
-    precondition(result?.status == 0, "cannot build the interposer: \(String(describing: result))")
+    precondition(result?.status == 0, "cannot build the interposer \(name): \(String(describing: result))")
     return output
-  }()
+  }
 
   /// Environment variables that load the interposer, logging to `log` and stopping as `stop`
   /// says ("before:N" or "after:N").

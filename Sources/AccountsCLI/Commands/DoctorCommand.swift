@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 import Glibc
 
 /// `accounts doctor`: is everything accounts depends on in order? Each finding names its fix.
@@ -12,10 +13,13 @@ enum DoctorCommand {
       them, that the Secret Service is reachable and which program provides it, whether the \
       keyring collection is locked, that the index and config files are readable, well formed, \
       yours (it shows their owner) and private (0600 in 0700 directories), whether a command \
-      was interrupted between the keyring and the index, that every adapter file is safe to load and \
-      every backend's adapter loads and has its settings. Prints one line per check, with the \
-      fix for each problem; exits with the status of the first problem (7 for the keyring, 1 \
-      for files and settings, 9 for adapters), 0 when all is well.
+      was interrupted between the keyring and the index (doctor settles what it left), whether the \
+      keyring holds items of accounts that no account or backend claims (reported with the \
+      command that deletes them, never deleted: another installation may share the keyring), \
+      that every adapter file is safe to load and every backend's adapter loads and has its \
+      settings. Prints one line per check, with the fix for each problem; exits with the status \
+      of the first problem (7 for the keyring, 1 for files, settings and unclaimed items, 9 for \
+      adapters), 0 when all is well.
       """,
     examples: [("accounts doctor", "find out why something does not work")],
     handler: run)
@@ -34,7 +38,8 @@ enum DoctorCommand {
       let book = try environment.index.load()
       guard !book.unsettled.isEmpty else { return counted(book.accounts.count, "account") }
       return counted(book.accounts.count, "account") + "; \(counted(book.unsettled.count, "account")) to settle "
-        + "(a command that changed the keyring was interrupted or failed; the next command that reaches the keyring settles them)"
+        + "(a command that changed the keyring was interrupted or failed; doctor, status and the next command that uses "
+        + "their secrets settle them)"
     })
     findings += fileFindings(
       "config", environment.paths.config, load: { try counted(environment.config.load().backends.count, "backend") })
@@ -173,6 +178,13 @@ enum DoctorCommand {
         findings.append(Finding(
           check: "collection", ok: false, detail: error.message, fix: error.fix, status: error.status))
       }
+      let settled = try environment.ledger.settleIfUnsettled()
+      if !settled.isEmpty {
+        findings.append(Finding(
+          check: "settle", ok: true,
+          detail: "settled \(settled.map(\.description).joined(separator: ", ")), left half done by an interrupted command"))
+      }
+      findings.append(try itemFindings(environment))
       return findings
     } catch let error as UserFacingError {
       return [Finding(check: "keyring", ok: false, detail: error.message, fix: error.fix, status: error.status)]
@@ -230,4 +242,49 @@ enum DoctorCommand {
     return findings
   }
 
+  /// The schema every accounts item is stored under (Sources/CLibSecret/shim.h).
+  static let schema = "io.accounts.Secret"
+
+  /// Items of accounts' schema in the keyring that no account or backend claims: reported
+  /// with the command that deletes each, never deleted (another installation of accounts may
+  /// keep its secrets in the same keyring). Read over the session bus without a secret read.
+  static func itemFindings(_ environment: Environment) throws -> Finding {
+    guard let bus = environment.variables["DBUS_SESSION_BUS_ADDRESS"],
+      let items = SecretServiceItems.attributes(matching: ["xdg:schema": schema], busAddress: bus)
+    else {
+      return Finding(check: "items", ok: true, detail: "not checked: the Secret Service did not list its items")
+    }
+    var keys: [SecretKey] = []
+    var strays: [[String: String]] = []
+    for attributes in items {
+      if let backend = attributes["backend"], let account = attributes["account"],
+        let kind = attributes["kind"].flatMap(SecretKind.init(attributeValue:))
+      {
+        keys.append(SecretKey(backend: backend, account: account, kind: kind))
+      } else {
+        strays.append(attributes)
+      }
+    }
+    let unclaimed = try environment.ledger.unclaimed(keys).map { key in
+      (name: key.label.dropFirst("accounts: ".count), attributes: ["backend": key.backend, "account": key.account, "kind": key.kind.attributeValue])
+    } + strays.map { (name: Substring("an item with attributes \($0.keys.sorted().joined(separator: ", "))"), attributes: $0) }
+    guard !unclaimed.isEmpty else {
+      return Finding(check: "items", ok: true, detail: "\(counted(items.count, "item")) of accounts in the keyring, each claimed")
+    }
+    let shown = unclaimed.prefix(5)
+    let more = unclaimed.count > shown.count ? " and \(unclaimed.count - shown.count) more" : ""
+    let commands = shown.map { item in
+      (["secret-tool", "clear", "xdg:schema", schema] + item.attributes.sorted { $0.key < $1.key }
+        .filter { $0.key != "xdg:schema" }.flatMap { [$0.key, $0.value] }).map(shellWord).joined(separator: " ")
+    }
+    return Finding(
+      check: "items", ok: false,
+      detail: Names.printable(
+        "\(counted(unclaimed.count, "item")) of accounts in the keyring that no account or backend claims: "
+          + shown.map(\.name).joined(separator: ", ") + more, limit: 4096),
+      fix: Names.printable(
+        "unless another installation of accounts keeps them (another XDG_STATE_HOME on this keyring), delete them: "
+          + commands.joined(separator: "; ") + (more.isEmpty ? "" : "; then run doctor again"), limit: 4096),
+      status: .failure)
+  }
 }

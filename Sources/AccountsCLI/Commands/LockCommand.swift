@@ -16,7 +16,7 @@ enum LockCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let label = try environment.secretStore().lock()
+    let label = try environment.ledger.lockCollection()
     if invocation.json { environment.output.writeJSON(.object(["locked": .string(label)])) }
     environment.output.message("locked the keyring collection '\(label)'")
   }

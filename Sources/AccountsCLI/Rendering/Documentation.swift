@@ -103,8 +103,41 @@ enum Documentation {
     change both hold the writers' lock while they do, record their intent in the index first, \
     store a secret before the index claims it, and take the keyring change back when the \
     index cannot be written. A command killed half-way leaves the account marked to settle; \
-    the next command that uses the keyring settles it, and accounts doctor reports it \
-    meanwhile.
+    the next command that opens the keyring for it (and status and doctor, for every account) \
+    settles it; list, current and completion, which read only the index, leave it. accounts \
+    doctor reports keyring items of accounts' schema that no account or backend claims, with \
+    the secret-tool command that deletes each; it deletes none itself, since another \
+    installation of accounts (another XDG_STATE_HOME) may keep its secrets in the same keyring.
+    """,
+  ]
+
+  /// What is kept where, for how long, and who can read it: the man page's SECURITY section.
+  static let security = [
+    """
+    Every password, token and secret setting is kept in the Secret Service (gnome-keyring, \
+    KeePassXC), the store of record; the index and config.json hold none.
+    """,
+    """
+    Token cache. So that a token is read without starting libsecret, the commands that read \
+    a session token (token, exec, env, shell, request, git-credential) keep a copy of it in \
+    the kernel keyring (keyrings(7)): a "user" key named accounts:HASH:token:USER@BACKEND in \
+    your user keyring, HASH naming this state directory and session bus, so that two setups \
+    never share entries. The key is readable by you only (possessor and user permissions; \
+    none for group and others) and expires with the token, after 15 minutes at most; \
+    /proc/keys lists it. Passwords and secret settings are never cached.
+    """,
+    """
+    A copy is used only while the index still names that very session (its generation, login \
+    time and expiry, not left half-settled by an interrupted command), the keyring \
+    collection is unlocked and the same program still provides the Secret Service: before \
+    each use accounts asks the session bus directly (one property read). A collection locked \
+    by accounts lock, Seahorse, a screen lock or any other client is honoured at once: exit 7 \
+    and nothing printed. logout, remove, clear, passwd, a new login, a take-over and lock drop \
+    the copy. Processes running as you (and root) can read your user keyring, as they can \
+    read an unlocked Secret Service. With KeePassXC's "Confirm when passwords are retrieved \
+    by clients" on, a cached token is served without asking again until the copy expires. \
+    ACCOUNTS_TOKEN_CACHE=0 keeps tokens in the Secret Service only; where the kernel keyring is not available (containers often block keyctl), \
+    accounts reads from the Secret Service without saying so.
     """,
   ]
 
@@ -149,6 +182,8 @@ enum Documentation {
      "Seconds adapters and doctor give each adapter to load, in a separate process, before they stop it and report it as hanging (default 5)."),
     ("ACCOUNTS_ADOPT_SECRET_SERVICE",
      "Set to 1 to accept the Secret Service that answers now (say gnome-keyring) as the one that keeps accounts' secrets, when the files record another (say KeePassXC). Without it accounts refuses to store, delete or settle anything there, with exit status 7: the other one's emptiness would read as every secret gone. With it, any command that reaches the keyring (password and doctor too) settles every claim of the index and config.json against the new one, forgetting what it does not hold, and records it in both; if the new one fails on the way (no default collection), nothing changes. Files that claim no secret move on their own."),
+    ("ACCOUNTS_TOKEN_CACHE",
+     "Set to 0 to keep session tokens only in the Secret Service. Otherwise the commands that read a token keep a copy in the kernel keyring, readable by you only, for at most 15 minutes and never past the token's expiry, and use it only while the keyring collection is unlocked (see SECURITY)."),
     ("ACCOUNTS_ADAPTER_PATH",
      "Colon-separated directories searched for adapters before $XDG_DATA_HOME/accounts/adapters and the built-in ones."),
     ("ACCOUNTS_DEBUG", "When set, adapters' log lines are shown on stderr."),

@@ -35,6 +35,8 @@ enum ManRenderer {
     }
     out.append(".SH SAFETY")
     out += paragraphs(Documentation.safety)
+    out.append(".SH SECURITY")
+    out += paragraphs(Documentation.security)
     out.append(".SH KEEPASSXC")
     out += paragraphs(Documentation.keepassxc)
     out.append(".SH EXIT STATUS")

@@ -92,6 +92,7 @@ extension Ledger {
     _ index: inout LockedDocument<AccountBook>
   ) throws {
     guard let account = book[id] else { return }  // removed meanwhile: nothing left to end
+    forgetCachedToken(id)
     var doomed: [SecretKey] = []
     if transition.deleteToken, account.token != nil { doomed.append(SecretKey(id, .token)) }
     if transition.deletePassword, account.remembered { doomed.append(SecretKey(id, .password)) }

@@ -199,7 +199,7 @@ public struct SessionFlow: @unchecked Sendable {
   /// once, SPEC §4 applied to each (an expired session is logged in again with the remembered
   /// password; nobody is asked for one). Accounts without a session are not contacted.
   public func status(of ids: [AccountID], jobs: Int) throws -> [StatusEntry] {
-    let book = try ledger.index.load()
+    var book = try ledger.index.load()
     let results = StatusResults(count: ids.count)
     // Every token in one read, not one read per account; an account whose token was renewed
     // since is read again on its own.
@@ -207,12 +207,15 @@ public struct SessionFlow: @unchecked Sendable {
     if ids.contains(where: { book[$0]?.token != nil }) {
       let store = try ledger.secrets()
       try ledger.checkRecordedProvider(store, recorded: book.secretService)
+      // The keyring is open: what interrupted commands left is settled first, every account.
+      if try !ledger.settleIfUnsettled().isEmpty { book = try ledger.index.load() }
       tokens = ReadTokens(secrets: try store.lookupAll(kind: .token), book: book)
     }
     let read = tokens
+    let checked = book
     forEachConcurrently(ids.count, width: jobs) { index in
       let id = ids[index]
-      guard book[id]?.token != nil else {
+      guard checked[id]?.token != nil else {
         results.set(index, StatusEntry(id: id, outcome: .noSession))
         return
       }
@@ -261,7 +264,7 @@ public struct SessionFlow: @unchecked Sendable {
     let key = SecretKey(id, .token)
     // Read with every other token (`status`), else on its own; from the recorded provider only.
     guard let token = try read?.token(key, for: ObservedSession(account))
-      ?? ledger.claimedSecret(key, recorded: book.secretService)
+      ?? ledger.claimedToken(of: account, in: book, at: now())
     else {
       _ = try? ledger.settle(id)
       return nil

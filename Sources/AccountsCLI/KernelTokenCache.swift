@@ -1,0 +1,106 @@
+import AccountsCore
+import AccountsSystem
+import Glibc
+
+/// The token cache in the kernel keyring (`TokenCache`): one "user" key per account in the
+/// user's keyring, named after this setup, readable by this user only, gone after at most 15
+/// minutes. (Not in a keyring of its own inside it: such a keyring lives as long as the user
+/// keyring, and every test sandbox would leave one behind.) An entry holds the identity of the
+/// session it copies, and the bus name of the provider and the collection it was read from;
+/// it is served only while that provider still owns the service, the `default` alias still
+/// names that collection and it is unlocked (asked over a bare bus connection in one round
+/// trip: no libsecret, no GLib). Every failure is a miss.
+final class KernelTokenCache: TokenCache {
+  /// Names this setup's keys: the state directory and the session bus, so that two setups of
+  /// one user (parallel tests, two desktops) never see each other's entries.
+  private let namespace: String
+  private let busAddress: String
+
+  init(stateDirectory: String, busAddress: String) {
+    self.namespace = "accounts:" + fnv1a64(stateDirectory + "\u{0}" + busAddress)
+    self.busAddress = busAddress
+  }
+
+  private func keyName(_ id: AccountID) -> String { "\(namespace):token:\(id)" }
+
+  func token(for id: AccountID, identity: String) -> SecretBytes? {
+    guard let key = KernelKeyring.search(type: "user", description: keyName(id)) else { return nil }
+    let entry: CacheEntry?? = KernelKeyring.read(key) { payload in CacheEntry(decoding: payload, identity: identity) }
+    guard let entry = entry ?? nil else { return nil }
+    // Still the provider and the collection the token was read from, and unlocked.
+    let expected = SecretServiceLockProbe.State(owner: entry.owner, collection: entry.collection, collectionLocked: false)
+    guard let state = SecretServiceLockProbe.state(busAddress: busAddress, expected: expected) else { return nil }
+    if state.collectionLocked {
+      forget([id])  // locked by another client: the copy does not outlive the lock
+      return nil
+    }
+    return entry.token
+  }
+
+  func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
+    guard let state = SecretServiceLockProbe.state(busAddress: busAddress), !state.collectionLocked else { return }
+    CacheEntry.encode(token, identity: identity, owner: state.owner, collection: state.collection) { payload in
+      _ = KernelKeyring.add(
+        description: keyName(id), payload: payload, to: KernelKeyring.userKeyring, seconds: UInt32(seconds))
+    }
+  }
+
+  func forget(_ ids: [AccountID]) {
+    for id in ids {
+      if let key = KernelKeyring.search(type: "user", description: keyName(id)) { KernelKeyring.invalidate(key) }
+    }
+  }
+}
+
+/// An entry's payload: a version line, the session's identity, the provider's unique bus name,
+/// the collection's object path, then the token's bytes.
+struct CacheEntry {
+  static let version = "accounts-token-cache 2"
+
+  var owner: String
+  var collection: String
+  var token: SecretBytes
+
+  /// Builds the payload in a buffer that is wiped once `body` returns.
+  static func encode(
+    _ token: SecretBytes, identity: String, owner: String, collection: String, _ body: (UnsafeRawBufferPointer) -> Void
+  ) {
+    let header = Array("\(version)\n\(identity)\n\(owner)\n\(collection)\n".utf8)
+    var payload: [UInt8] = []
+    payload.reserveCapacity(header.count + token.count)  // no reallocation leaves a copy behind
+    payload += header
+    token.withUnsafeBytes { payload += $0 }
+    defer { payload.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+    payload.withUnsafeBytes(body)
+  }
+
+  /// The entry a payload holds under `identity`; nil for another identity or a payload this
+  /// version did not write.
+  init?(decoding payload: UnsafeRawBufferPointer, identity: String) {
+    var lines: [String] = []
+    var start = 0
+    while lines.count < 4 {
+      guard let end = payload[start...].firstIndex(of: 10),
+        let line = String(validating: payload[start..<end], as: UTF8.self)
+      else { return nil }
+      lines.append(line)
+      start = end + 1
+    }
+    guard lines[0] == Self.version, lines[1] == identity, lines[2].hasPrefix(":"), lines[3].hasPrefix("/") else {
+      return nil
+    }
+    (owner, collection) = (lines[2], lines[3])
+    token = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: payload[start...]))
+  }
+}
+
+/// FNV-1a, 64 bits, in hex: a short, stable name for a setup (not a secret, not a defence).
+func fnv1a64(_ text: String) -> String {
+  var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+  for byte in text.utf8 {
+    hash ^= UInt64(byte)
+    hash = hash &* 0x100_0000_01b3
+  }
+  let digits = String(hash, radix: 16)
+  return String(repeating: "0", count: 16 - digits.count) + digits
+}

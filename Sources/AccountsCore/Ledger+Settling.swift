@@ -1,0 +1,121 @@
+/// Settling (rule 5 of `Ledger`): making the index and the keyring agree about accounts a
+/// command left unsettled (killed or failed between the keyring and the index). Every command
+/// that opens the Secret Service anyway settles the accounts it touches (`claimedSecret`), and
+/// `status` and `doctor` settle all; `list`, `current` and completion read only the index and
+/// never do.
+extension Ledger {
+  /// Settles what earlier commands left unsettled, best effort: a keyring that fails stops it,
+  /// and the command goes on with its own work, unless the keyring did not answer at all (a
+  /// hung provider): then that is the command's error too, rather than a second wait.
+  func settleUnsettled(_ book: inout AccountBook, _ store: SecretStore) throws {
+    for id in book.unsettled {
+      do {
+        try settle(id, &book, store)
+      } catch {
+        if mayStillLand(error) { throw error }
+        return
+      }
+    }
+  }
+
+  /// Makes the book and the keyring agree about `id` (rule 5), then marks it settled.
+  func settle(_ id: AccountID, _ book: inout AccountBook, _ store: SecretStore) throws {
+    forgetCachedToken(id)
+    guard let account = book[id] else {
+      try store.deleteAll(backend: id.backend, account: id.user)
+      book.markSettled(id)
+      return
+    }
+    let kinds = Set(try store.kinds(backend: id.backend, account: id.user))
+    let hasPassword = kinds.contains(.password)
+    let hasToken = kinds.contains(.token)
+    if !account.remembered, hasPassword { try store.delete(SecretKey(id, .password)) }
+    if account.token == nil, hasToken { try store.delete(SecretKey(id, .token)) }
+    book.update(id) { account in
+      if !hasPassword { account.remembered = false }
+      if !hasToken {
+        account.token = nil
+        account.session = [:]
+      }
+    }
+    book.markSettled(id)
+  }
+
+  /// Settles every unsettled account now; stops at the first keyring failure. (Commands
+  /// settle on their way; this is for tests of the rule itself.)
+  func settle() throws -> (settled: Int, left: Int) {
+    try adoptSecretServiceIfAsked()
+    return try index.withLock { index in
+      var book = index.content
+      let before = book.unsettled.count
+      guard before > 0 else { return (0, 0) }
+      let store = try secrets()
+      let provider = try checkProvider(store, book)
+      try settleUnsettled(&book, store)
+      if book.unsettled.isEmpty, let provider { book.secretService = provider }
+      try index.save(book)
+      return (before - book.unsettled.count, book.unsettled.count)
+    }
+  }
+
+  /// Settles `ids` (nil: every account) if a command left any of them unsettled; for a command
+  /// that opens the Secret Service anyway. The index is read without the lock first, so a
+  /// command that finds nothing to settle pays one file read, and no lock. Best effort like
+  /// `settleUnsettled` (a keyring that fails stops it; one that does not answer is the
+  /// command's error). Returns the accounts it settled.
+  @discardableResult
+  public func settleIfUnsettled(_ ids: [AccountID]? = nil) throws -> [AccountID] {
+    func wanted(_ id: AccountID) -> Bool { ids.map { $0.contains(id) } ?? true }
+    guard try index.load().unsettled.contains(where: wanted) else { return [] }
+    return try index.withLock { index in
+      var book = index.content
+      let targets = book.unsettled.filter(wanted)
+      guard !targets.isEmpty else { return [] }
+      let store = try secrets()
+      let provider = try checkProvider(store, book)
+      var settled: [AccountID] = []
+      for id in targets {
+        do {
+          try settle(id, &book, store)
+          settled.append(id)
+        } catch {
+          if !settled.isEmpty { try index.save(book) }
+          if mayStillLand(error) { throw error }
+          return settled
+        }
+      }
+      if book.unsettled.isEmpty, let provider { book.secretService = provider }
+      try index.save(book)
+      return settled
+    }
+  }
+}
+
+extension Ledger {
+  /// Which of `keys` (the items of accounts' schema found in the keyring) nothing claims: a
+  /// password or token of an account the index does not name or does not say has one, a
+  /// backend's setting that config.json does not list, a setting of an account that is not
+  /// saved. Items of an account or backend a command left unsettled are claimed (settling
+  /// decides about them; a command may be storing them right now). For `doctor`: such items
+  /// are reported, never deleted, since another installation may share the keyring.
+  public func unclaimed(_ keys: [SecretKey]) throws -> [SecretKey] {
+    let book = try index.load()
+    let configuration = try config.load()
+    return keys.filter { key in
+      if key.account.isEmpty {
+        guard case .setting(let name) = key.kind else { return true }
+        if configuration.unsettled.contains(key.backend) { return false }
+        let backend = configuration.backends.first { $0.name == key.backend }
+        return backend?.secretSettings.contains(name) != true
+      }
+      let id = AccountID(user: key.account, backend: key.backend)
+      if book.unsettled.contains(id) { return false }
+      guard let account = book[id] else { return true }
+      switch key.kind {
+      case .password: return !account.remembered
+      case .token: return account.token == nil
+      case .setting: return false
+      }
+    }
+  }
+}

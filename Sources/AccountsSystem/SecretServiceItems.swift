@@ -1,0 +1,56 @@
+/// The attributes of Secret Service items, read over a bare session-bus connection (no
+/// libsecret, no GLib, no secret read, no unlock prompt): for `accounts doctor`, which looks
+/// for items of accounts' schema that nothing claims.
+public enum SecretServiceItems {
+  /// How many property reads are in flight at once: the bus is never left with more replies
+  /// than its socket buffers hold while this client is still writing.
+  static let batch = 64
+
+  /// The attributes of every item, locked or not, whose attributes include `matching` (e.g.
+  /// `xdg:schema`); nil when the service cannot be asked, or an answer is unexpected.
+  public static func attributes(
+    matching: [String: String], busAddress: String, timeout: Double = 5
+  ) -> [[String: String]]? {
+    let query = DBusMessage.Value.array(
+      element: "{ss}", matching.sorted { $0.key < $1.key }.map { .dictionaryEntry(.string($0.key), .string($0.value)) })
+    let search = DBusMessage.call(
+      serial: 3, destination: SecretServiceLockProbe.service, path: "/org/freedesktop/secrets",
+      interface: "org.freedesktop.Secret.Service", member: "SearchItems", values: [query], flags: DBusMessage.noAutoStart)
+    guard let (bus, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: [search]),
+      let reply = replies[3], reply.kind == .methodReturn, reply.sender == owner, reply.body.count == 2
+    else { return nil }
+    var paths: [String] = []
+    for list in reply.body {
+      guard case .array("o", let values) = list else { return nil }
+      for case .objectPath(let path) in values { paths.append(path) }
+    }
+    var found: [[String: String]] = []
+    var serial: UInt32 = 4
+    for start in stride(from: 0, to: paths.count, by: batch) {
+      let chunk = paths[start..<min(start + batch, paths.count)]
+      let calls = chunk.enumerated().map { offset, path in
+        DBusMessage.call(
+          serial: serial + UInt32(offset), destination: owner, path: path, interface: "org.freedesktop.DBus.Properties",
+          member: "Get", arguments: ["org.freedesktop.Secret.Item", "Attributes"], flags: DBusMessage.noAutoStart)
+      }
+      guard bus.send(calls), let replies = bus.replies(to: Set(calls.map { $0.serial })) else { return nil }
+      for call in calls {
+        let answer = replies[call.serial]!
+        // An item deleted since the search is no item.
+        if answer.kind == .error, answer.errorName == "org.freedesktop.Secret.Error.NoSuchObject"
+          || answer.errorName == "org.freedesktop.DBus.Error.UnknownObject"
+        {
+          continue
+        }
+        guard case .variant(.array("{ss}", let entries))? = SecretServiceLockProbe.onlyValue(answer, from: owner) else {
+          return nil
+        }
+        var attributes: [String: String] = [:]
+        for case .dictionaryEntry(.string(let key), .string(let value)) in entries { attributes[key] = value }
+        found.append(attributes)
+      }
+      serial += UInt32(calls.count)
+    }
+    return found
+  }
+}

@@ -1,0 +1,180 @@
+import Glibc
+
+/// A connection to the D-Bus session bus over its unix socket, without libdbus or GLib: SASL
+/// `AUTH EXTERNAL`, then whole messages written and read under one deadline. Every failure
+/// (no address, a refused login, a slow or silent bus, a malformed message) is nil or false,
+/// for callers that fall back to another path.
+public final class SessionBusConnection {
+  private let descriptor: Int32
+  private let deadline: Double
+  private var pending: [UInt8] = []
+
+  /// Connects to the first `unix:path=` or `unix:abstract=` address of `address` (the value
+  /// of DBUS_SESSION_BUS_ADDRESS); nil when that fails. Everything after it must happen within
+  /// `timeout` seconds.
+  public init?(address: String, timeout: Double) {
+    deadline = monotonicSeconds() + timeout
+    let candidates = address.split(separator: ";").compactMap(SocketAddress.init)
+    guard let target = candidates.first else { return nil }
+    descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    guard descriptor >= 0 else { return nil }
+    // From here on, a failed init still runs deinit, which closes the socket.
+    guard target.connect(descriptor) else { return nil }
+  }
+
+  deinit { close(descriptor) }
+
+  /// Authenticates as this user (SASL `AUTH EXTERNAL`), ends the authentication and sends
+  /// `messages`, all in one write as sd-bus does (one round trip fewer than waiting for `OK`);
+  /// false unless the bus answers `OK`.
+  public func begin(sending messages: [DBusMessage]) -> Bool {
+    let uid = Array(String(getuid()).utf8).map { byte in String(byte, radix: 16) }.joined()
+    let login = [0] + Array("AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8)
+    guard write(login + messages.flatMap { $0.encoded() }), let answer = readLine() else { return false }
+    return answer.hasPrefix("OK ")
+  }
+
+  /// Sends `messages` in one write.
+  public func send(_ messages: [DBusMessage]) -> Bool {
+    write(messages.flatMap { $0.encoded() })
+  }
+
+  /// The replies (returns or errors) to the calls `serials`, by serial, skipping signals; nil
+  /// when the deadline passes first, or a message cannot be read.
+  public func replies(to serials: Set<UInt32>) -> [UInt32: DBusMessage]? {
+    var replies: [UInt32: DBusMessage] = [:]
+    for _ in 0..<64 {  // the bus sends a signal or two unasked (NameAcquired); not dozens
+      guard replies.count < serials.count else { return replies }
+      guard let message = readMessage() else { return nil }
+      if let serial = message.replySerial, serials.contains(serial), message.kind != .methodCall, message.kind != .signal {
+        replies[serial] = message
+      }
+    }
+    return replies.count == serials.count ? replies : nil
+  }
+
+  // MARK: - Bytes under the deadline
+
+  private func wait(for events: Int16) -> Bool {
+    let remaining = deadline - monotonicSeconds()
+    guard remaining > 0 else { return false }
+    var entry = pollfd(fd: descriptor, events: events, revents: 0)
+    let ready = poll(&entry, 1, Int32(min(remaining * 1000 + 1, 60_000)))
+    return ready == 1 && entry.revents & events != 0
+  }
+
+  private func write(_ bytes: [UInt8]) -> Bool {
+    var written = 0
+    while written < bytes.count {
+      let count = bytes.withUnsafeBytes { raw in
+        Glibc.send(descriptor, raw.baseAddress! + written, raw.count - written, Int32(MSG_NOSIGNAL))
+      }
+      if count > 0 {
+        written += count
+      } else if count < 0, errno == EINTR || errno == EAGAIN {
+        guard wait(for: Int16(POLLOUT)) else { return false }
+      } else {
+        return false
+      }
+    }
+    return true
+  }
+
+  /// More bytes from the socket into `pending`; false at the end, on error, or past the deadline.
+  private func fill() -> Bool {
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
+      if count > 0 {
+        pending += chunk[0..<count]
+        return true
+      }
+      guard count < 0, errno == EINTR || errno == EAGAIN, wait(for: Int16(POLLIN)) else { return false }
+    }
+  }
+
+  /// One line of the authentication exchange, without its CR LF.
+  private func readLine() -> String? {
+    while true {
+      if let end = pending.indices.dropLast().first(where: { pending[$0] == 13 && pending[$0 + 1] == 10 }) {
+        defer { pending.removeFirst(end + 2) }
+        return String(validating: pending[..<end], as: UTF8.self)
+      }
+      guard pending.count < 1024, fill() else { return nil }
+    }
+  }
+
+  private func readMessage() -> DBusMessage? {
+    while pending.count < 16 { guard fill() else { return nil } }
+    guard let length = DBusMessage.length(ofHeader: pending[..<16]) else { return nil }
+    while pending.count < length { guard fill() else { return nil } }
+    let bytes = Array(pending[..<length])
+    pending.removeFirst(length)
+    return DBusMessage(decoding: bytes)
+  }
+}
+
+/// One `unix:` address of a D-Bus address list.
+struct SocketAddress: Equatable {
+  /// The socket's path, or its name in the abstract namespace.
+  var path: [UInt8]
+  var abstract: Bool
+
+  init(path: [UInt8], abstract: Bool) {
+    self.path = path
+    self.abstract = abstract
+  }
+
+  /// Parses `unix:path=...` or `unix:abstract=...` (other keys such as `guid` ignored, values
+  /// %-unescaped); nil for other transports or malformed entries.
+  init?(_ entry: Substring) {
+    guard entry.hasPrefix("unix:") else { return nil }
+    var found: (path: [UInt8], abstract: Bool)?
+    for pair in entry.dropFirst(5).split(separator: ",") {
+      guard let equals = pair.firstIndex(of: "="), let value = Self.unescape(pair[pair.index(after: equals)...]) else { return nil }
+      switch pair[..<equals] {
+      case "path": found = (value, false)
+      case "abstract": found = (value, true)
+      default: continue
+      }
+    }
+    guard let found, !found.path.isEmpty, found.path.count < 108, !found.path.contains(0) else { return nil }
+    (path, abstract) = found
+  }
+
+  static func unescape(_ text: Substring) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    var utf8 = text.utf8.makeIterator()
+    while let byte = utf8.next() {
+      guard byte == UInt8(ascii: "%") else {
+        bytes.append(byte)
+        continue
+      }
+      guard let high = utf8.next(), let low = utf8.next(),
+        let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+      else { return nil }
+      bytes.append(value)
+    }
+    return bytes
+  }
+
+  /// Connects `descriptor` (non-blocking; a unix socket connects at once or not at all).
+  func connect(_ descriptor: Int32) -> Bool {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let offset = abstract ? 1 : 0
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in path.enumerated() { raw[offset + index] = byte }
+    }
+    let length = MemoryLayout<sa_family_t>.size + offset + path.count + (abstract ? 0 : 1)
+    return withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(length)) == 0 }
+    }
+  }
+}
+
+func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

@@ -1,0 +1,25 @@
+// The kernel's key management calls, which glibc does not wrap (libkeyutils does, and accounts
+// does not depend on it): syscall(2) is variadic, which Swift cannot call, so each call gets a
+// typed inline wrapper here. Nothing else belongs in this header.
+#ifndef ACCOUNTS_SYSTEM_H
+#define ACCOUNTS_SYSTEM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+/// add_key(2): a key of `type` named `description` with `payload` in `keyring`; its serial or -1.
+static inline int32_t accounts_add_key(
+    const char *type, const char *description, const void *payload, size_t length, int32_t keyring) {
+  return (int32_t)syscall(SYS_add_key, type, description, payload, length, keyring);
+}
+
+/// keyctl(2) with up to four integer arguments; -1 and errno on failure.
+static inline long accounts_keyctl(
+    int operation, unsigned long argument2, unsigned long argument3, unsigned long argument4,
+    unsigned long argument5) {
+  return syscall(SYS_keyctl, operation, argument2, argument3, argument4, argument5);
+}
+
+#endif

@@ -1,0 +1,38 @@
+import AccountsCore
+import Testing
+
+@testable import AccountsCLI
+
+/// The token cache's payload: served only under the identity it was kept under, and only as
+/// this version wrote it.
+@Suite struct CacheEntryTests {
+  func payload(identity: String, owner: String = ":1.7", collection: String = "/org/freedesktop/secrets/collection/login") -> [UInt8] {
+    var bytes: [UInt8] = []
+    let token = SecretBytes(copying: UnsafeRawBufferPointer(start: Array("tok\nen".utf8), count: 6))
+    CacheEntry.encode(token, identity: identity, owner: owner, collection: collection) { bytes = Array($0) }
+    return bytes
+  }
+
+  @Test func anEntryReadsBackUnderItsOwnIdentityOnly() throws {
+    let bytes = payload(identity: "g1 100 200")
+    let entry = try #require(bytes.withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1 100 200") })
+    #expect(entry.owner == ":1.7")
+    #expect(entry.collection == "/org/freedesktop/secrets/collection/login")
+    #expect(entry.token.withUnsafeBytes { Array($0) } == Array("tok\nen".utf8), "a token may hold any byte")
+    #expect(bytes.withUnsafeBytes { CacheEntry(decoding: $0, identity: "g2 100 200") } == nil, "another session")
+  }
+
+  @Test func aPayloadThisVersionDidNotWriteIsAMiss() {
+    var other = payload(identity: "g1")
+    other[other.firstIndex(of: UInt8(ascii: "2"))!] = UInt8(ascii: "9")
+    #expect(other.withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil, "another version")
+    #expect(payload(identity: "g1", owner: "org.freedesktop.secrets").withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil)
+    #expect(Array("accounts-token-cache 2\ng1\n".utf8).withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil)
+  }
+
+  @Test func setupsHaveTheirOwnNames() {
+    #expect(fnv1a64("") == "cbf29ce484222325")
+    #expect(fnv1a64("a") == "af63dc4c8601ec8c")
+    #expect(fnv1a64("/state/a\u{0}unix:path=/bus") != fnv1a64("/state/b\u{0}unix:path=/bus"))
+  }
+}

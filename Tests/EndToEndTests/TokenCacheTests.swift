@@ -1,0 +1,222 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The token cache in the kernel keyring (issue 16, item 5) with the built binary, a real
+/// gnome-keyring and the test backend: a hit is served without loading accounts' Secret
+/// Service library (seen in the dynamic loader's own log), a lock taken by another client is
+/// honoured, an ended session is never served, the entry is private and short-lived, and a
+/// kernel that refuses keyctl changes nothing but speed.
+@Suite struct TokenCacheTests {
+  /// A sandbox with backend corp on the test backend, and `user` logged in (its password not
+  /// remembered). Each test has its own user name: the kernel keyring is shared by every test
+  /// of this uid, and /proc/keys is read by name.
+  final class World {
+    let sandbox: Sandbox
+    let backend: TestBackend
+    let user = "cache" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    var id: String { user + "@corp" }
+
+    init(_ provider: SecretServiceProvider = .gnomeKeyring, tokenLifetime: Int? = nil) throws {
+      sandbox = try Sandbox(provider: provider)
+      backend = try TestBackend(
+        arguments: ["--user", "\(user):123456"] + (tokenLifetime.map { ["--token-lifetime", String($0)] } ?? []))
+      try sandbox.ok([
+        "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
+        "--set", "allow_insecure_transport=true",
+      ])
+      try sandbox.ok(["login", user, "--password-stdin"], stdin: "123456\n")
+    }
+
+    func close() {
+      backend.stop()
+      sandbox.close()
+    }
+
+    /// `accounts ARGUMENTS`, and whether it loaded libAccountsSecretService.so (the dynamic
+    /// loader's log, kept out of stderr).
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (ProcessResult, loadedSecretService: Bool) {
+      let log = sandbox.keyring.root + "/ld-\(UUID().uuidString)"
+      let result = try sandbox.run(
+        arguments, environment: environment.merging(["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log]) { $1 })
+      let directory = (log as NSString).deletingLastPathComponent
+      let prefix = (log as NSString).lastPathComponent
+      var loaded = false
+      for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(prefix) {
+        let text = (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
+        loaded = loaded || text.contains("libAccountsSecretService.so")
+        try? FileManager.default.removeItem(atPath: directory + "/" + name)
+      }
+      return (result, loaded)
+    }
+
+    /// The token in the keyring, read with secret-tool, and a newline: as `token` prints it.
+    func keyringToken() throws -> String {
+      let lookup = try runProcess(
+        "/usr/bin/secret-tool", ["lookup", "backend", "corp", "account", user, "kind", "token"],
+        environment: sandbox.environment, timeout: 20)
+      #expect(lookup.status == 0 && !lookup.standardOutput.isEmpty, "\(lookup)")
+      return lookup.standardOutput + "\n"
+    }
+
+    /// The /proc/keys line of this user's cached token, if there is one (a live key: neither
+    /// invalidated, revoked nor dead).
+    func kernelKey() throws -> String? {
+      // Read to its end: /proc/keys reports no size, and a single read may return one page only.
+      let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/keys"))
+      defer { try? handle.close() }
+      let text = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+      return text.split(separator: "\n").first { line in
+        let flags = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? ""
+        return line.contains(":token:\(id):") && !flags.contains(where: { "iRDN".contains($0) })
+      }.map(String.init)
+    }
+
+    /// Waits (at most 10 s) until the cached token is gone: the kernel drops unlinked keys
+    /// from /proc/keys when its garbage collector has run.
+    func kernelKeyIsGone() -> Bool {
+      waitUntil(seconds: 10) { (try? kernelKey()) == .some(nil) }
+    }
+
+    /// Locks the default collection as Seahorse or any other client would: over D-Bus, with
+    /// the prompt KeePassXC answers with completed; returns once the collection says so.
+    func lockByAnotherClient() throws {
+      func call(_ path: String, _ method: String, _ arguments: [String]) throws -> String {
+        let result = try runProcess(
+          "/usr/bin/gdbus", ["call", "--session", "-d", "org.freedesktop.secrets", "-o", path, "-m", method] + arguments,
+          environment: sandbox.environment, timeout: 20)
+        #expect(result.status == 0, "\(method): \(result)")
+        return result.standardOutput
+      }
+      let service = "/org/freedesktop/secrets"
+      let alias = try call(service, "org.freedesktop.Secret.Service.ReadAlias", ["default"])
+      let collection = try #require(alias.split(separator: "'").dropFirst().first.map(String.init), "\(alias)")
+      let lock = try call(service, "org.freedesktop.Secret.Service.Lock", ["['\(collection)']"])
+      // "([...], objectpath '/')": done; another path: a prompt to run first.
+      if let prompt = lock.split(separator: "'").last(where: { $0.hasPrefix("/") }).map(String.init), prompt != "/" {
+        _ = try call(prompt, "org.freedesktop.Secret.Prompt.Prompt", [""])
+      }
+      let locked = waitUntil(seconds: 10) {
+        (try? call(collection, "org.freedesktop.DBus.Properties.Get", ["org.freedesktop.Secret.Collection", "Locked"]))?
+          .contains("true") == true
+      }
+      #expect(locked, "the collection is locked")
+    }
+  }
+
+  @Test(arguments: SecretServiceProvider.allCases)
+  func aSecondReadIsServedFromTheKernelKeyringWithoutLibsecret(_ provider: SecretServiceProvider) throws {
+    let world = try World(provider)
+    defer { world.close() }
+    let token = try world.keyringToken()
+    let (first, firstLoaded) = try world.run(["token", world.user])
+    #expect(first.status == 0 && first.standardOutput == token, "\(first)")
+    #expect(firstLoaded, "the first read goes to the Secret Service")
+    let (second, secondLoaded) = try world.run(["token", world.user])
+    #expect(second.status == 0 && second.standardOutput == token, "\(second)")
+    #expect(!secondLoaded, "a hit loads neither accounts' Secret Service library nor libsecret")
+    let (exec, execLoaded) = try world.run(["exec", world.user, "--", "/bin/sh", "-c", "printf '%s\\n' \"$ACCOUNTS_TOKEN\""])
+    #expect(exec.standardOutput == token && !execLoaded, "\(exec)")
+  }
+
+  @Test func theEntryIsPrivateAndLastsNoLongerThanTheTokenNorFifteenMinutes() throws {
+    for (lifetime, most) in [(7200, 15), (300, 5)] {
+      let world = try World(tokenLifetime: lifetime)
+      defer { world.close() }
+      try world.sandbox.ok(["token", world.user])
+      let line = try #require(try world.kernelKey(), "a read keeps the token in the kernel keyring")
+      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+      #expect(fields[4] == "3f3f0000", "possessor and user only, nothing for group and others: \(line)")
+      let timeout = String(fields[3])
+      let minutes = timeout.hasSuffix("m") ? Int(timeout.dropLast()) : timeout.hasSuffix("s") ? 0 : nil
+      #expect(minutes.map { $0 <= most } == true, "token lifetime \(lifetime) s: the entry expires within \(most) min: \(line)")
+    }
+  }
+
+  @Test(arguments: SecretServiceProvider.allCases) func aLockByAnotherClientIsHonouredAtOnce(_ provider: SecretServiceProvider) throws {
+    let world = try World(provider)
+    defer { world.close() }
+    try world.sandbox.ok(["token", world.user])
+    #expect(try world.kernelKey() != nil)
+    try world.lockByAnotherClient()
+    let (locked, _) = try world.run(["token", world.user])
+    #expect(locked.status == 7, "\(locked)")
+    #expect(locked.standardOutput.isEmpty, "no token while the collection is locked")
+    #expect(locked.standardError.contains("is locked"), "\(locked)")
+    #expect(world.kernelKeyIsGone(), "a lock seen drops what is cached")
+  }
+
+  @Test func accountsLockDropsTheCache() throws {
+    let world = try World()
+    defer { world.close() }
+    try world.sandbox.ok(["token", world.user])
+    #expect(try world.kernelKey() != nil)
+    try world.sandbox.ok(["lock"])
+    #expect(world.kernelKeyIsGone())
+    #expect(try world.sandbox.run(["token", world.user]).status == 7)
+  }
+
+  @Test func logoutDropsTheEntry() throws {
+    let world = try World()
+    defer { world.close() }
+    try world.sandbox.ok(["token", world.user])
+    #expect(try world.kernelKey() != nil)
+    try world.sandbox.ok(["logout", world.user])
+    #expect(world.kernelKeyIsGone())
+    let (after, _) = try world.run(["token", world.user])
+    #expect(after.status == 3, "no session and no password: login required: \(after)")
+    #expect(after.standardOutput.isEmpty)
+  }
+
+  /// Robust by construction: an entry that outlives its session (here: logout and re-login ran
+  /// where keyctl was blocked, so they could not drop it) is never served, because the index no
+  /// longer claims the session it copied.
+  @Test func anEntryThatOutlivesItsSessionIsNeverServed() throws {
+    let world = try World()
+    defer { world.close() }
+    let blocked = ["LD_PRELOAD": Interposer.withoutKernelKeyring]
+    try world.sandbox.ok(["token", world.user])
+    let kept = try #require(try world.kernelKey())
+    try world.sandbox.ok(["logout", world.user], environment: blocked)
+    #expect(try world.kernelKey()?.prefix(8) == kept.prefix(8), "the same key (serial) is still there: \(kept)")
+    let (ended, _) = try world.run(["token", world.user])
+    #expect(ended.status == 3, "login required, not the old token: \(ended)")
+    #expect(ended.standardOutput.isEmpty)
+
+    try world.sandbox.ok(["token", world.user, "--password-stdin"], stdin: "123456\n")  // logs in, keeps it
+    let first = try world.keyringToken()
+    try world.sandbox.ok(["login", world.user, "--password-stdin"], stdin: "123456\n", environment: blocked)
+    let second = try world.keyringToken()
+    #expect(second != first)
+    #expect(try world.sandbox.ok(["token", world.user]).standardOutput == second, "the new session's token")
+  }
+
+  @Test func turnedOffItIsNotUsed() throws {
+    let world = try World()
+    defer { world.close() }
+    let off = ["ACCOUNTS_TOKEN_CACHE": "0"]
+    let (first, _) = try world.run(["token", world.user], environment: off)
+    #expect(first.status == 0)
+    #expect(try world.kernelKey() == nil, "nothing is kept")
+    try world.sandbox.ok(["token", world.user])  // kept now
+    let (second, loaded) = try world.run(["token", world.user], environment: off)
+    #expect(second.status == 0 && second.standardOutput == first.standardOutput)
+    #expect(loaded, "ACCOUNTS_TOKEN_CACHE=0 reads from the Secret Service even with an entry kept")
+  }
+
+  @Test func aKernelThatRefusesKeyctlChangesNothingButSpeed() throws {
+    let world = try World()
+    defer { world.close() }
+    let blocked = ["LD_PRELOAD": Interposer.withoutKernelKeyring]
+    let token = try world.keyringToken()
+    for _ in 0..<2 {
+      let (result, loaded) = try world.run(["token", world.user], environment: blocked)
+      #expect(result.status == 0 && result.standardOutput == token, "\(result)")
+      #expect(result.standardError.isEmpty, "silently: \(result)")
+      #expect(loaded, "every read goes to the Secret Service")
+    }
+    #expect(try world.kernelKey() == nil)
+    try world.sandbox.ok(["logout", world.user], environment: blocked)
+    #expect(try world.sandbox.run(["token", world.user], environment: blocked).status == 3)
+  }
+}
