@@ -164,6 +164,7 @@ public final class LibsecretStore: SecretStore {
     if let connected { return connected.service }
     let bus = try SessionBus.connect(timeout: timeout)
     try bus.requireProvider()
+    ProviderWatch.prepare(connection: bus.connection, processID: bus.provider().processID)
     let service = try withDeadline("connect to the Secret Service", seconds: timeout) { cancellable, error in
       secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error)
     }

@@ -21,7 +21,9 @@ final class SessionBus {
 
   /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, or the user's bus socket).
   static func connect(timeout: Double) throws(SecretStoreError) -> SessionBus {
-    let deadline = Deadline(seconds: timeout, failure: .stuck(operation: "connect to the session bus", seconds: timeout))
+    let deadline = Deadline(
+      seconds: timeout, failure: .stuck(operation: "connect to the session bus", seconds: timeout),
+      operation: "connect to the session bus")
     var error: UnsafeMutablePointer<GError>?
     let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, deadline.cancellable, &error)
     if let error {
