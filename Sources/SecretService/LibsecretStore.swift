@@ -298,10 +298,3 @@ private func label(of collection: GObjectOwner<SecretCollection>) -> String {
   let name = path.map { String(cString: $0) }.flatMap { $0.split(separator: "/").last.map(String.init) }
   return name ?? "default"
 }
-
-/// Seconds on the monotonic clock, for retries bounded in time.
-private func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

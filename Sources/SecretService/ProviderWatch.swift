@@ -10,9 +10,9 @@ import Glibc
 /// seconds after it started starts the watch, once per process. A thread of its own runs a
 /// main loop with a NameOwnerChanged subscription for `org.freedesktop.secrets`, then checks
 /// that the owner is still the process the store found (it may have left before the
-/// subscription). When the owner leaves or changes, every running deadline is told (`Deadline`
-/// cancels its call and, should the call not return, reports it stuck), and so is every
-/// deadline started later: the rest of the command fails at once.
+/// subscription). When the owner leaves or changes, the watchdog cancels every running call
+/// (and reports it stuck should it not return) and every later one: the rest of the command
+/// fails at once.
 enum ProviderWatch {
   nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -23,8 +23,6 @@ enum ProviderWatch {
   nonisolated(unsafe) private static var connection: OpaquePointer?
   nonisolated(unsafe) private static var processID: Int32?
   nonisolated(unsafe) private static var started = false
-  nonisolated(unsafe) private static var gone = false
-  nonisolated(unsafe) private static var running: [UnsafeMutablePointer<WatchdogState>] = []
 
   /// What to watch: the store's bus connection and the process that owned the name when the
   /// store connected (nil: nobody yet, D-Bus starts one on the first call).
@@ -35,20 +33,6 @@ enum ProviderWatch {
     g_object_ref(UnsafeMutableRawPointer(connection))
     Self.connection = connection
     Self.processID = processID
-  }
-
-  /// Adds a running deadline; true when the provider already left (the call is not started).
-  static func register(_ state: UnsafeMutablePointer<WatchdogState>) -> Bool {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    running.append(state)
-    return gone
-  }
-
-  static func unregister(_ state: UnsafeMutablePointer<WatchdogState>) {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    running.removeAll { $0 == state }
   }
 
   /// Starts watching, once per process; returns at once.
@@ -106,11 +90,6 @@ enum ProviderWatch {
     return Int32(bitPattern: g_variant_get_uint32(value))
   }
 
-  /// Tells every running deadline; later ones learn it when they register.
-  private static func providerLeft() {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    gone = true
-    for state in running { cancelAsProviderLeft(state) }
-  }
+  /// Tells the watchdog, which cancels every running call and every later one.
+  private static func providerLeft() { Watchdog.providerLeft() }
 }
