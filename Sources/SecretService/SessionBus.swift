@@ -96,12 +96,6 @@ final class SessionBus {
     return g_variant_get_child_value(reply, 0)  // a new reference; the extractors drop it
   }
 
-  private func boolean(_ value: OpaquePointer) -> Bool? {
-    defer { g_variant_unref(value) }
-    guard isType(value, "b") else { return nil }
-    return g_variant_get_boolean(value) != 0
-  }
-
   private func unsigned32(_ value: OpaquePointer) -> UInt32? {
     defer { g_variant_unref(value) }
     guard isType(value, "u") else { return nil }
