@@ -11,7 +11,7 @@ import Glibc
 /// itself; it is never unloaded.
 final class SecretServiceLibrary: SecretStore {
   static let fileName = "libAccountsSecretService.so"
-  static let interfaceVersion: Int32 = 5
+  static let interfaceVersion: Int32 = 6
 
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   private typealias CString = UnsafePointer<CChar>
@@ -29,14 +29,9 @@ final class SecretServiceLibrary: SecretStore {
   private let reportFunction: @convention(c) (UnsafeMutableRawPointer, ErrorOut, ErrorOut) -> Int32
   private let releaseFunction: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
 
-  /// How long one call may take before it is abandoned even if the library never reports it
-  /// stuck: every D-Bus call it makes bounded by `timeout`, a prompt by `promptTimeout`.
-  private let backstop: Double
-
   /// Loads the library and opens a store with the given deadlines. `quiet`: GLib's own
   /// warnings are dropped (ACCOUNTS_DEBUG keeps them).
   init(timeout: Double, promptTimeout: Double, mayPrompt: Bool, quiet: Bool = true) throws(SecretStoreError) {
-    backstop = (mayPrompt ? promptTimeout : 0) + 6 * timeout + 5
     do throws(InstalledFiles.Missing) {
       let library = try SharedLibrary(
         Self.fileName, versionSymbol: "accounts_secret_interface_version", version: Self.interfaceVersion)
@@ -55,15 +50,15 @@ final class SecretServiceLibrary: SecretStore {
       lockFunction = try library.symbol("accounts_secret_lock", as: type(of: lockFunction))
       reportFunction = try library.symbol("accounts_secret_report", as: type(of: reportFunction))
       releaseFunction = try library.symbol("accounts_secret_release", as: type(of: releaseFunction))
-      handle = open(timeout, promptTimeout, mayPrompt ? 1 : 0, GuardedCall.report, quiet ? 1 : 0)
+      // No stuck callback: the library abandons a stuck call and answers for it itself.
+      handle = open(timeout, promptTimeout, mayPrompt ? 1 : 0, nil, quiet ? 1 : 0)
     } catch {
       throw .supportMissing(detail: error.text)
     }
   }
 
-  // Each call runs on a thread of its own (GuardedCall): what it needs is captured by value
-  // (the functions, the handle, Swift strings, the SecretBytes it reads), and what it answers
-  // comes back as a value, so an abandoned call touches nothing of the caller's.
+  // The library runs each call on its own worker thread and answers even for a call it had to
+  // abandon (the `stuck` error), so a call here always returns; see `GuardedCall.abandoned`.
 
   func store(_ secret: SecretBytes, for key: SecretKey) throws {
     let store = storeFunction
@@ -79,7 +74,7 @@ final class SecretServiceLibrary: SecretStore {
     let lookup = lookupFunction
     let release = releaseFunction
     let handle = handle
-    let answer = try GuardedCall.run(backstop: backstop) { () -> (found: SecretBytes?, error: String?) in
+    let answer = { () -> (found: SecretBytes?, error: String?) in
       var bytes: UnsafeMutableRawPointer?
       var length = 0
       var error: UnsafeMutablePointer<CChar>?
@@ -91,8 +86,8 @@ final class SecretServiceLibrary: SecretStore {
       guard found == 1, let bytes else { return (nil, nil) }
       defer { release(bytes, length) }
       return (SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length)), nil)
-    }
-    if let error = answer.error { throw SecretStoreError(wireText: error) }
+    }()
+    if let error = answer.error { throw GuardedCall.failure(error) }
     return answer.found
   }
 
@@ -100,8 +95,7 @@ final class SecretServiceLibrary: SecretStore {
     let lookupAll = lookupAllFunction
     let release = releaseFunction
     let handle = handle
-    // The records are read and wiped on the call's own thread: only SecretBytes come back.
-    let answer = try GuardedCall.run(backstop: backstop) { () -> (found: [SecretKey: SecretBytes], error: String?) in
+    let answer = { () -> (found: [SecretKey: SecretBytes], error: String?) in
       var records: UnsafeMutableRawPointer?
       var length = 0
       var error: UnsafeMutablePointer<CChar>?
@@ -116,8 +110,8 @@ final class SecretServiceLibrary: SecretStore {
       } catch {
         return ([:], error.wireText)
       }
-    }
-    if let error = answer.error { throw SecretStoreError(wireText: error) }
+    }()
+    if let error = answer.error { throw GuardedCall.failure(error) }
     return answer.found
   }
 
@@ -165,26 +159,25 @@ final class SecretServiceLibrary: SecretStore {
     return SecretServiceReport(wireText: try text { report(handle, $0, $1) })
   }
 
-  /// Runs one entry point on its own thread; its error text becomes the `SecretStoreError` it
-  /// describes.
+  /// Runs one entry point; its error text becomes the `SecretStoreError` it describes.
   @discardableResult
-  private func call(_ body: @escaping (ErrorOut) -> Int32) throws(SecretStoreError) -> Int32 {
+  private func call(_ body: (ErrorOut) -> Int32) throws(SecretStoreError) -> Int32 {
     let release = releaseFunction
-    let answer = try GuardedCall.run(backstop: backstop) { () -> (result: Int32, error: String?) in
+    let answer = { () -> (result: Int32, error: String?) in
       var error: UnsafeMutablePointer<CChar>?
       let result = body(&error)
       guard let error else { return (result, nil) }
       defer { release(error, -1) }
       return (result, String(cString: error))
-    }
-    if let error = answer.error { throw SecretStoreError(wireText: error) }
+    }()
+    if let error = answer.error { throw GuardedCall.failure(error) }
     return answer.result
   }
 
   /// Runs an entry point that answers with a string.
-  private func text(_ body: @escaping (ErrorOut, ErrorOut) -> Int32) throws(SecretStoreError) -> String {
+  private func text(_ body: (ErrorOut, ErrorOut) -> Int32) throws(SecretStoreError) -> String {
     let release = releaseFunction
-    let answer = try GuardedCall.run(backstop: backstop) { () -> (text: String, error: String?) in
+    let answer = { () -> (text: String, error: String?) in
       var text: UnsafeMutablePointer<CChar>?
       var error: UnsafeMutablePointer<CChar>?
       _ = body(&text, &error)
@@ -196,8 +189,8 @@ final class SecretServiceLibrary: SecretStore {
         return ("", String(cString: error))
       }
       return (text.map { String(cString: $0) } ?? "", nil)
-    }
-    if let error = answer.error { throw SecretStoreError(wireText: error) }
+    }()
+    if let error = answer.error { throw GuardedCall.failure(error) }
     return answer.text
   }
 }

@@ -130,6 +130,7 @@ public enum SecretStoreError: UserFacingError, Equatable {
   case timedOut(operation: String, seconds: Double, prompt: Bool = false)
   /// The call did not return even after it was cancelled at its deadline (libsecret never
   /// completes a call whose provider quit while its prompt was open): it was abandoned.
+  /// `seconds` 0: the provider left the bus during the call, which was ended then.
   case stuck(operation: String, seconds: Double)
   /// The provider asks before a program reads an entry (KeePassXC's access confirmation),
   /// and nobody was there to allow it.
@@ -160,6 +161,8 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "the Secret Service did not answer (\(operation)) within \(formatSeconds(seconds)) s"
     case .timedOut(let operation, let seconds, true):
       "nobody answered the keyring's prompt (\(operation)) within \(formatSeconds(seconds)) s"
+    case .stuck(let operation, 0):
+      "the Secret Service never answered (\(operation)): the program behind it left the session bus during the call"
     case .stuck(let operation, let seconds):
       "the Secret Service never answered (\(operation)), not even after its deadline of \(formatSeconds(seconds)) s: the program behind it may have quit with its prompt open"
     case .accessNotGranted(let item, let provider):

@@ -4,6 +4,9 @@
 #ifndef ACCOUNTS_CLIBSECRET_SHIM_H
 #define ACCOUNTS_CLIBSECRET_SHIM_H
 
+// The D-Bus-path calls (secret-paths.h: search, read and unlock by object path, without a proxy
+// object per item or collection) are stable since libsecret 0.7 but still behind this define.
+#define SECRET_API_SUBJECT_TO_CHANGE 1
 #include <libsecret/secret.h>
 
 /// The one schema every accounts item uses: attributes backend, account and kind (SPEC §2).

@@ -5,120 +5,209 @@ import Glibc
 /// Gives a blocking libsecret or GDBus call a deadline.
 ///
 /// The sync calls block the calling thread in a private main loop, so the deadline has to come
-/// from another thread: a watchdog thread waits on a condition variable until the call is done
-/// or the time is up, and in the latter case cancels the call's `GCancellable` (which is
-/// thread-safe). The call then returns `G_IO_ERROR_CANCELLED`. A gnome-keyring daemon stopped
-/// with SIGSTOP would otherwise block a call for about 50 s (SPEC §8).
+/// from another thread: the process's one `Watchdog` thread, which cancels the call's
+/// `GCancellable` (thread-safe) at the end. The call then returns `G_IO_ERROR_CANCELLED`. A
+/// gnome-keyring daemon stopped with SIGSTOP would otherwise block a call for about 50 s (SPEC §8).
 ///
 /// Cancelling is not always enough: when a provider vanishes while its prompt is open,
 /// libsecret 0.20.5 never completes the call and the cancellable no longer reaches it. So when
-/// the call is still running `grace` seconds after the cancel, the watchdog reports it stuck
-/// (`StuckCalls`): the command line, which runs every call of this library on a thread of its
-/// own, then abandons it and fails with exit status 7.
+/// the call is still running `grace` seconds after the cancel, the watchdog reports it stuck to
+/// `Worker`, which runs every call of this library: the entry point then answers with the stuck
+/// error itself, the call is abandoned, and every later call fails at once.
+///
+/// A call still running `watchAfter` seconds in starts `ProviderWatch`: when the provider leaves
+/// the bus, the call is cancelled at once (and reported stuck a grace later if it does not
+/// return), not at its deadline.
 final class Deadline {
   /// How long a cancelled call may take to return before it is reported stuck.
   static let grace: Double = 1
+  /// How long a call runs before the provider is watched for leaving the bus.
+  static let watchAfter: Double = 0.3
   let seconds: Double
   /// Owned: unreferenced in `deinit`.
   let cancellable: UnsafeMutablePointer<GCancellable>
   private let state: UnsafeMutablePointer<WatchdogState>
-  private var thread = pthread_t()
 
-  /// Starts the watchdog; the clock runs from here. `failure` is what a stuck call is reported
-  /// as.
-  init(seconds: Double, failure: SecretStoreError) {
+  /// Starts the clock. `failure` is what the call is reported as when it is stuck after its
+  /// deadline; `operation` names it when the provider left.
+  init(seconds: Double, failure: SecretStoreError, operation: String = "") {
     self.seconds = seconds
     cancellable = g_cancellable_new()
     state = .allocate(capacity: 1)
-    state.initialize(to: WatchdogState(cancellable: cancellable, seconds: seconds, failure: failure.wireText))
-    var attributes = pthread_condattr_t()
-    pthread_condattr_init(&attributes)
-    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-    pthread_cond_init(&state.pointee.condition, &attributes)
-    pthread_condattr_destroy(&attributes)
-    pthread_mutex_init(&state.pointee.mutex, nil)
-    if pthread_create(&thread, nil, watch, state) != 0 {
-      // No thread, no deadline: the call still runs, bounded only by D-Bus's own timeouts.
-      state.pointee.threadStarted = false
-    }
+    state.initialize(
+      to: WatchdogState(
+        cancellable: cancellable, seconds: seconds, failure: failure.wireText,
+        left: SecretStoreError.stuck(operation: operation, seconds: 0).wireText))
+    Watchdog.add(state)
   }
 
   /// True once the cancellable is cancelled (by the watchdog, or by anyone).
   var isCancelled: Bool { g_cancellable_is_cancelled(cancellable) != 0 }
 
-  /// True when the watchdog cancelled the call.
-  var expired: Bool {
-    pthread_mutex_lock(&state.pointee.mutex)
-    defer { pthread_mutex_unlock(&state.pointee.mutex) }
-    return state.pointee.expired
-  }
+  /// True when the watchdog cancelled the call at its deadline.
+  var expired: Bool { Watchdog.locked { state.pointee.expired } }
+
+  /// True when the provider left the bus during the call (or before it).
+  var providerLeft: Bool { Watchdog.locked { state.pointee.gone } }
 
   deinit {
-    pthread_mutex_lock(&state.pointee.mutex)
-    state.pointee.done = true
-    pthread_cond_signal(&state.pointee.condition)
-    pthread_mutex_unlock(&state.pointee.mutex)
-    if state.pointee.threadStarted { pthread_join(thread, nil) }
-    pthread_cond_destroy(&state.pointee.condition)
-    pthread_mutex_destroy(&state.pointee.mutex)
+    Watchdog.remove(state)
     state.deinitialize(count: 1)
     state.deallocate()
     g_object_unref(cancellable)
   }
 }
 
-/// What the watchdog thread shares with the caller; guarded by `mutex`.
+/// One running call as the watchdog sees it; guarded by `Watchdog`'s lock. Times are seconds
+/// on the monotonic clock.
 struct WatchdogState {
-  var mutex = pthread_mutex_t()
-  var condition = pthread_cond_t()
-  var done = false
+  /// Cancelled at its deadline.
   var expired = false
-  var threadStarted = true
+  /// The provider left the bus: cancelled, whatever its deadline.
+  var gone = false
+  /// `ProviderWatch` was started for it.
+  var watching = false
+  /// Reported stuck (once).
+  var stuck = false
   let cancellable: UnsafeMutablePointer<GCancellable>
-  let end: timespec
-  /// The end plus the grace: when the call is still running then, it is stuck.
-  let abandon: timespec
+  let end: Double
+  let watch: Double
+  /// When a cancelled call that has not returned is stuck.
+  var abandon: Double
+  /// What the call is reported as when stuck after its deadline, and after the provider left.
   let failure: String
+  let left: String
 
-  init(cancellable: UnsafeMutablePointer<GCancellable>, seconds: Double, failure: String) {
+  init(cancellable: UnsafeMutablePointer<GCancellable>, seconds: Double, failure: String, left: String) {
     self.cancellable = cancellable
     self.failure = failure
-    end = monotonicTime(after: seconds)
-    abandon = monotonicTime(after: seconds + Deadline.grace)
+    self.left = left
+    let now = monotonicSeconds()
+    end = now + seconds
+    watch = now + min(Deadline.watchAfter, seconds)
+    abandon = end + Deadline.grace
   }
 }
 
+/// The one watchdog thread of the process (started with the first deadline): it sleeps until
+/// the next event of any running call (watch the provider, deadline, stuck) and acts on it.
+enum Watchdog {
+  nonisolated(unsafe) static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    pthread_mutex_init(mutex, nil)
+    return mutex
+  }()
+  nonisolated(unsafe) private static let signal = monotonicCondition()
+  /// All guarded by `lock`.
+  nonisolated(unsafe) private static var running: [UnsafeMutablePointer<WatchdogState>] = []
+  nonisolated(unsafe) private static var started = false
+  /// The provider left the bus: every call from now on is cancelled at once.
+  nonisolated(unsafe) private static var providerGone = false
 
-/// Where a stuck call is reported: a function the command line registers when it opens the
-/// store (`accounts_secret_open`). Called at most once per call, from the watchdog thread.
-enum StuckCalls {
-  nonisolated(unsafe) static var report: (@convention(c) (UnsafePointer<CChar>) -> Void)?
+  static func locked<Value>(_ body: () -> Value) -> Value {
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    return body()
+  }
+
+  static func add(_ state: UnsafeMutablePointer<WatchdogState>) {
+    locked {
+      running.append(state)
+      if providerGone { cancelAsGone(state) }
+      if !started {
+        var thread = pthread_t()
+        started = pthread_create(&thread, nil, { _ in Watchdog.watch() }, nil) == 0
+        if started { pthread_detach(thread) }
+      }
+      pthread_cond_signal(signal)
+    }
+  }
+
+  static func remove(_ state: UnsafeMutablePointer<WatchdogState>) {
+    locked { running.removeAll { $0 == state } }
+  }
+
+  /// Called by `ProviderWatch` when the provider left the bus.
+  static func providerLeft() {
+    locked {
+      providerGone = true
+      for state in running { cancelAsGone(state) }
+      pthread_cond_signal(signal)
+    }
+  }
+
+  /// Under `lock`: cancel the call now, and give it the grace to return before it is stuck.
+  private static func cancelAsGone(_ state: UnsafeMutablePointer<WatchdogState>) {
+    guard !state.pointee.gone, !state.pointee.stuck else { return }
+    state.pointee.gone = true
+    state.pointee.abandon = monotonicSeconds() + Deadline.grace
+    g_cancellable_cancel(state.pointee.cancellable)
+  }
+
+  /// The thread's body: never returns (the process ends with it).
+  private static func watch() -> UnsafeMutableRawPointer? {
+    pthread_mutex_lock(lock)
+    while true {
+      let now = monotonicSeconds()
+      var next = Double.infinity
+      var startWatch = false
+      for state in running {
+        if !state.pointee.watching {
+          if now >= state.pointee.watch {
+            state.pointee.watching = true
+            startWatch = true
+          } else {
+            next = min(next, state.pointee.watch)
+          }
+        }
+        if !state.pointee.expired && !state.pointee.gone {
+          if now >= state.pointee.end {
+            state.pointee.expired = true
+            g_cancellable_cancel(state.pointee.cancellable)
+          } else {
+            next = min(next, state.pointee.end)
+          }
+        }
+        if (state.pointee.expired || state.pointee.gone) && !state.pointee.stuck {
+          if now >= state.pointee.abandon {
+            state.pointee.stuck = true
+            Worker.callIsStuck(state.pointee.gone ? state.pointee.left : state.pointee.failure)
+          } else {
+            next = min(next, state.pointee.abandon)
+          }
+        }
+      }
+      if startWatch {
+        // Not under this lock: the watch takes its own, and then this one.
+        pthread_mutex_unlock(lock)
+        ProviderWatch.start()
+        pthread_mutex_lock(lock)
+        continue
+      }
+      if next == .infinity {
+        pthread_cond_wait(signal, lock)
+      } else {
+        var until = monotonicTime(after: max(next - monotonicSeconds(), 0))
+        pthread_cond_timedwait(signal, lock, &until)
+      }
+    }
+  }
 }
 
-/// The watchdog thread's body: wait for `done` or the end, whichever comes first.
-private func watch(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-  let state = raw!.assumingMemoryBound(to: WatchdogState.self)
-  pthread_mutex_lock(&state.pointee.mutex)
-  var end = state.pointee.end
-  while !state.pointee.done {
-    if pthread_cond_timedwait(&state.pointee.condition, &state.pointee.mutex, &end) == ETIMEDOUT {
-      if !state.pointee.done {
-        state.pointee.expired = true
-        g_cancellable_cancel(state.pointee.cancellable)
-      }
-      break
-    }
-  }
-  // Cancelled: the call gets the grace to return; if it does not, it is stuck.
-  var abandon = state.pointee.abandon
-  while !state.pointee.done {
-    if pthread_cond_timedwait(&state.pointee.condition, &state.pointee.mutex, &abandon) == ETIMEDOUT {
-      if !state.pointee.done, let report = StuckCalls.report {
-        state.pointee.failure.withCString { report($0) }
-      }
-      break
-    }
-  }
-  pthread_mutex_unlock(&state.pointee.mutex)
-  return nil
+/// A condition variable on the monotonic clock (wall-clock changes must not move a deadline).
+func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
+  let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+  var attributes = pthread_condattr_t()
+  pthread_condattr_init(&attributes)
+  pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+  pthread_cond_init(condition, &attributes)
+  pthread_condattr_destroy(&attributes)
+  return condition
+}
+
+/// Seconds on the monotonic clock.
+func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

@@ -54,6 +54,11 @@ struct GLibError: Error {
       || matches(g_dbus_error_quark(), Int32(G_DBUS_ERROR_NAME_HAS_NO_OWNER.rawValue))
   }
 
+  /// D-Bus's answer to a call whose recipient left the bus before it replied.
+  var isRecipientGone: Bool {
+    matches(g_dbus_error_quark(), Int32(G_DBUS_ERROR_NO_REPLY.rawValue)) && message.contains("disconnected")
+  }
+
   var isTimeout: Bool {
     matches(g_io_error_quark(), Int32(G_IO_ERROR_TIMED_OUT.rawValue))
       || matches(g_dbus_error_quark(), Int32(G_DBUS_ERROR_TIMEOUT.rawValue))
@@ -71,13 +76,19 @@ func withDeadline<Result>(
   tolerating: (GLibError) -> Bool = { _ in false },
   _ body: (UnsafeMutablePointer<GCancellable>, inout UnsafeMutablePointer<GError>?) -> Result
 ) throws(SecretStoreError) -> Result {
-  let deadline = Deadline(seconds: seconds, failure: .stuck(operation: operation, seconds: seconds))
+  let deadline = Deadline(seconds: seconds, failure: .stuck(operation: operation, seconds: seconds), operation: operation)
   var error: UnsafeMutablePointer<GError>?
   let result = body(deadline.cancellable, &error)
   if let error {
     let failure = GLibError(consuming: error)
+    // The provider left during the call (the error is the cancel, or D-Bus's "recipient
+    // disconnected"): whatever the call did may have landed.
+    if deadline.providerLeft || failure.isRecipientGone { throw .stuck(operation: operation, seconds: 0) }
     if tolerating(failure) { return result }
     throw SecretStoreError(failure, operation: operation, deadline: deadline, prompt: prompt, collection: collection())
+  }
+  if deadline.providerLeft, g_cancellable_is_cancelled(deadline.cancellable) != 0 {
+    throw .stuck(operation: operation, seconds: 0)
   }
   if deadline.expired, g_cancellable_is_cancelled(deadline.cancellable) != 0 {
     // Some calls report cancellation by their result alone.

@@ -13,18 +13,18 @@ import Glibc
 
 /// The version of this C interface; the loader refuses a library with another one.
 @_cdecl("accounts_secret_interface_version")
-public func secretInterfaceVersion() -> Int32 { 5 }
+public func secretInterfaceVersion() -> Int32 { 6 }
 
-/// A store with the given deadlines; never freed (one per process). `stuck` is called (from
-/// another thread) with the error text of a call that did not return even after it was
-/// cancelled at its deadline (see `Deadline`): the caller abandons that call. `quiet`: GLib's
-/// own warnings (libsecret's criticals when a provider vanishes) are dropped, not printed.
+/// A store with the given deadlines; never freed (one per process). `stuck` is not called any
+/// more (kept for the signature): a call that does not return even after it was cancelled at
+/// its deadline is abandoned by this library, whose entry point then answers with the `stuck`
+/// error itself (see `Worker`). `quiet`: GLib's own warnings (libsecret's criticals when a
+/// provider vanishes) are dropped, not printed.
 @_cdecl("accounts_secret_open")
 public func openSecretStore(
   timeout: Double, promptTimeout: Double, mayPrompt: Int32,
   stuck: (@convention(c) (UnsafePointer<CChar>) -> Void)?, quiet: Int32
 ) -> UnsafeMutableRawPointer {
-  StuckCalls.report = stuck
   if quiet != 0 { silenceGLib() }
   return Unmanaged.passRetained(
     LibsecretStore(timeout: timeout, promptTimeout: promptTimeout, mayPrompt: mayPrompt != 0)
@@ -37,11 +37,9 @@ public func storeSecret(
   _ kind: UnsafePointer<CChar>, _ bytes: UnsafeRawPointer?, _ length: Int,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    let secret = SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
-    try store.store(secret, for: try key(backend, account, kind))
-    return 0
-  }
+  let secret = SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
+  let key = key(backend, account, kind)
+  return reporting(handle, error) { store in try store.store(secret, for: try key.get()) } deliver: { 0 }
 }
 
 @_cdecl("accounts_secret_lookup")
@@ -50,8 +48,9 @@ public func lookUpSecret(
   _ kind: UnsafePointer<CChar>, _ bytes: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
   _ length: UnsafeMutablePointer<Int>, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    guard let secret = try store.lookup(try key(backend, account, kind)) else { return 0 }
+  let key = key(backend, account, kind)
+  return reporting(handle, error) { store in try store.lookup(try key.get()) } deliver: { found in
+    guard let secret = found else { return 0 }
     let copy = malloc(max(secret.count, 1))!
     secret.withUnsafeBytes { if let base = $0.baseAddress { copy.copyMemory(from: base, byteCount: $0.count) } }
     bytes.pointee = copy
@@ -69,12 +68,14 @@ public func lookUpAllSecrets(
   _ records: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ length: UnsafeMutablePointer<Int>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    let text = String(cString: kind)
+  let text = String(cString: kind)
+  return reporting(handle, error) { store in
     guard let kind = SecretKind(attributeValue: text) else {
       throw SecretStoreError.failed(operation: "use the Secret Service", detail: "unknown item kind '\(text)'")
     }
-    let encoded = SecretRecords.encode(try store.lookupAll(kind: kind))
+    return try store.lookupAll(kind: kind)
+  } deliver: { found in
+    let encoded = SecretRecords.encode(found)
     records.pointee = encoded.bytes
     length.pointee = encoded.count
     return 0
@@ -89,8 +90,8 @@ public func secretKinds(
   _ kinds: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    let found = try store.kinds(backend: String(cString: backend), account: String(cString: account))
+  let (backend, account) = (String(cString: backend), String(cString: account))
+  return reporting(handle, error) { store in try store.kinds(backend: backend, account: account) } deliver: { found in
     kinds.pointee = strdup(found.map(\.attributeValue).joined(separator: "\n"))
     return 0
   }
@@ -101,10 +102,8 @@ public func deleteSecret(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
   _ kind: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    try store.delete(try key(backend, account, kind))
-    return 0
-  }
+  let key = key(backend, account, kind)
+  return reporting(handle, error) { store in try store.delete(try key.get()) } deliver: { 0 }
 }
 
 @_cdecl("accounts_secret_delete_all")
@@ -112,10 +111,8 @@ public func deleteAccountSecrets(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    try store.deleteAll(backend: String(cString: backend), account: String(cString: account))
-    return 0
-  }
+  let (backend, account) = (String(cString: backend), String(cString: account))
+  return reporting(handle, error) { store in try store.deleteAll(backend: backend, account: account) } deliver: { 0 }
 }
 
 @_cdecl("accounts_secret_delete_settings")
@@ -123,10 +120,8 @@ public func deleteBackendSettings(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    try store.deleteSettings(backend: String(cString: backend))
-    return 0
-  }
+  let backend = String(cString: backend)
+  return reporting(handle, error) { store in try store.deleteSettings(backend: backend) } deliver: { 0 }
 }
 
 /// `*name` gets the program that provides the Secret Service, or NULL when unknown.
@@ -135,8 +130,8 @@ public func secretProvider(
   _ handle: UnsafeMutableRawPointer, _ name: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    name.pointee = try store.providerName().map { strdup($0) } ?? nil
+  reporting(handle, error) { store in try store.providerName() } deliver: { found in
+    name.pointee = found.map { strdup($0) } ?? nil
     return 0
   }
 }
@@ -147,8 +142,8 @@ public func lockCollection(
   _ handle: UnsafeMutableRawPointer, _ label: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    label.pointee = strdup(try store.lock())
+  reporting(handle, error) { store in try store.lock() } deliver: { name in
+    label.pointee = strdup(name)
     return 0
   }
 }
@@ -159,8 +154,8 @@ public func reportSecretService(
   _ handle: UnsafeMutableRawPointer, _ report: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
-  reporting(handle, error) { store in
-    report.pointee = strdup(try store.report().wireText)
+  reporting(handle, error) { store in try store.report() } deliver: { found in
+    report.pointee = strdup(found.wireText)
     return 0
   }
 }
@@ -175,31 +170,48 @@ public func releaseSecretMemory(_ pointer: UnsafeMutableRawPointer?, _ length: I
   free(pointer)
 }
 
-/// Runs `body` on the store behind `handle`; a thrown error becomes `*errorOut` and -1.
-private func reporting(
+/// Runs `body` on the store behind `handle` on the worker thread (`Worker`); its answer is
+/// handed to `deliver` here, which writes the caller's out-parameters and returns 0 or 1. A
+/// thrown error, or the call being stuck, becomes `*errorOut` and -1. `body` must own what it
+/// uses: an abandoned call may run on after this returned.
+private func reporting<Answer>(
   _ handle: UnsafeMutableRawPointer, _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
-  _ body: (LibsecretStore) throws -> Int32
+  _ body: @escaping (LibsecretStore) throws -> Answer, deliver: (Answer) -> Int32
 ) -> Int32 {
   let store = Unmanaged<LibsecretStore>.fromOpaque(handle).takeUnretainedValue()
-  do {
-    return try body(store)
-  } catch var failure as SecretStoreError {
+  let box = AnswerBox<Answer>()
+  if let stuck = Worker.run({ box.result = Result { try body(store) } }) {
+    errorOut.pointee = strdup(stuck)
+    return -1
+  }
+  switch box.result {
+  case .success(let answer)?:
+    return deliver(answer)
+  case .failure(var failure as SecretStoreError)?:
     // GLib's "locked" errors do not know the provider; its fix does (Seahorse or KeePassXC).
     if case .locked(let collection, nil) = failure { failure = .locked(collection: collection, provider: store.knownProvider()) }
     errorOut.pointee = strdup(failure.wireText)
-  } catch {
+  case .failure(let error)?:
     let failure = SecretStoreError.failed(operation: "use the Secret Service", detail: "\(error)")
     errorOut.pointee = strdup(failure.wireText)
+  case nil:
+    errorOut.pointee = strdup(SecretStoreError.failed(operation: "use the Secret Service", detail: "no answer").wireText)
   }
   return -1
 }
 
+/// What a call on the worker thread answered; written there before the call counts as finished.
+private final class AnswerBox<Answer> {
+  var result: Result<Answer, any Error>?
+}
+
+/// The key the C arguments name (copied: the worker may outlive them), or why they name none.
 private func key(
   _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>, _ kind: UnsafePointer<CChar>
-) throws(SecretStoreError) -> SecretKey {
+) -> Result<SecretKey, SecretStoreError> {
   let text = String(cString: kind)
   guard let kind = SecretKind(attributeValue: text) else {
-    throw .failed(operation: "use the Secret Service", detail: "unknown item kind '\(text)'")
+    return .failure(.failed(operation: "use the Secret Service", detail: "unknown item kind '\(text)'"))
   }
-  return SecretKey(backend: String(cString: backend), account: String(cString: account), kind: kind)
+  return .success(SecretKey(backend: String(cString: backend), account: String(cString: account), kind: kind))
 }

@@ -8,9 +8,9 @@ internal import CLibSecret
 /// `promptTimeout` instead, and only when `mayPrompt` says a person is there to answer it.
 /// Without a prompt, a locked collection is reported as `.locked`, never as "no password".
 public final class LibsecretStore: SecretStore {
-  private let timeout: Double
-  private let promptTimeout: Double
-  private let mayPrompt: Bool
+  let timeout: Double
+  let promptTimeout: Double
+  let mayPrompt: Bool
   private var connected: (bus: SessionBus, service: GObjectOwner<CLibSecret.SecretService>)?
 
   public init(timeout: Double, promptTimeout: Double, mayPrompt: Bool) {
@@ -65,112 +65,49 @@ public final class LibsecretStore: SecretStore {
     if replaced == 0 { throw .failed(operation: "store \(label)", detail: "the keyring refused the new secret") }
   }
 
+  /// One search by path and one read (Service.SearchItems, then Service.GetSecrets): the calls
+  /// secret-tool makes. The default collection is looked at only where it matters: first on a
+  /// provider that may hide or prompt before a search (KeePassXC's UnlockBeforeSearch), else only
+  /// when the search did not find a readable item (is the collection locked, or missing?).
   public func lookup(_ key: SecretKey) throws -> SecretBytes? {
     let service = try connect()
-    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
-    let items = try search(service, attributes(of: key))
-    guard !items.isEmpty else { return nil }
-    if !items.contains(where: { !isLocked($0) }) { try unlockItems(items, key: key) }
-    guard let item = items.first(where: { !isLocked($0) }) else {
-      throw SecretStoreError.accessNotGranted(item: key.label, provider: knownProvider())
+    var collectionChecked = false
+    func checkCollection() throws(SecretStoreError) {
+      guard try openCollection(service) != nil else { throw .noCollection(provider: knownProvider()) }
+      collectionChecked = true
     }
-    // Deleted by another process between the search and the read (a logout racing this
-    // command): that is "no secret", as for a concurrent delete (SPEC §8).
-    var vanished = false
-    _ = try withDeadline(
-      "read \(key.label)", seconds: timeout, tolerating: { vanished = $0.isNoSuchObject; return vanished }
-    ) { cancellable, error in
-      secret_item_load_secret_sync(item.pointer, cancellable, &error)
-    }
-    if vanished { return nil }
-    guard let value = secret_item_get_secret(item.pointer) else { return nil }
-    defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-    var length: gsize = 0
-    let bytes = secret_value_get(value, &length)
-    return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: Int(length)))
-  }
-
-  /// One search for the `kind` attribute (Service.SearchItems; libsecret then loads the found
-  /// items' properties, all requests in flight at once), at most one prompt for items the
-  /// provider has not granted access to, and one Service.GetSecrets for all secrets.
-  public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
-    let service = try connect()
-    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
-    let what = "the \(kind.attributeValue) items"
-    // An item deleted by another process between the search and GetSecrets: search again.
+    // gnome-keyring finds the items of a locked collection too (as locked); others may not.
+    if knownProvider() != "gnome-keyring-daemon" { try checkCollection() }
+    // Each round that finds an item and cannot read it means it was deleted meanwhile (a
+    // logout racing this command): that is "no secret" (SPEC §8), never "locked".
     for _ in 0..<3 {
-      // One item per key, an unlocked copy before a locked one (as `lookup` picks).
-      var chosen: [SecretKey: GObjectOwner<SecretItem>] = [:]
-      for item in try search(service, [("kind", kind.attributeValue)]) {
-        guard let key = key(of: item, kind: kind) else { continue }
-        if let other = chosen[key], !isLocked(other) || isLocked(item) { continue }
-        chosen[key] = item
-      }
-      if chosen.isEmpty { return [:] }
-      let locked = chosen.filter { isLocked($0.value) }
-      if !locked.isEmpty {
-        let label = locked.count == 1 ? locked.first!.key.label : "\(locked.count) \(kind.attributeValue) items"
-        try unlockItems(Array(locked.values), label: label)
-        if let still = chosen.first(where: { isLocked($0.value) }) {
-          throw SecretStoreError.accessNotGranted(item: still.key.label, provider: knownProvider())
+      let found = try searchPaths(service, attributes(of: key))
+      var path = found.unlocked.first
+      if path == nil {
+        // A locked collection says so (or prompts, then this searches again).
+        if !collectionChecked {
+          try checkCollection()
+          continue
         }
+        if found.locked.isEmpty { return nil }
+        // Locked items in an open collection: the provider asks before a program reads them.
+        path = try unlockPaths(found.locked, label: key.label).first
       }
-      var vanished = false
-      try withBorrowedList(Array(chosen.values)) { (list) throws(SecretStoreError) in
-        _ = try withDeadline(
-          "read \(what)", seconds: timeout, tolerating: { vanished = $0.isNoSuchObject; return vanished }
-        ) { cancellable, error in
-          secret_item_load_secrets_sync(list, cancellable, &error)
-        }
-      }
-      if vanished { continue }
-      var secrets: [SecretKey: SecretBytes] = [:]
-      for (key, item) in chosen {
-        // Asked for and not given: the provider withheld it, which is not "no secret".
-        guard let value = secret_item_get_secret(item.pointer) else {
-          throw SecretStoreError.accessNotGranted(item: key.label, provider: knownProvider())
-        }
-        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        var length: gsize = 0
-        let bytes = secret_value_get(value, &length)
-        secrets[key] = SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: Int(length)))
-      }
-      return secrets
+      if let path, let secret = try secret(at: path, label: key.label, service) { return secret }
     }
-    throw SecretStoreError.failed(operation: "read \(what)", detail: "items kept vanishing while being read")
-  }
-
-  /// The key an item of `kind` answers to, from its attributes (readable without its secret);
-  /// nil for an item without a backend or an account attribute.
-  private func key(of item: GObjectOwner<SecretItem>, kind: SecretKind) -> SecretKey? {
-    guard let table = secret_item_get_attributes(item.pointer) else { return nil }
-    defer { g_hash_table_unref(table) }
-    guard let backend = g_hash_table_lookup(table, "backend"), let account = g_hash_table_lookup(table, "account") else {
-      return nil
-    }
-    return SecretKey(
-      backend: String(cString: backend.assumingMemoryBound(to: CChar.self)),
-      account: String(cString: account.assumingMemoryBound(to: CChar.self)), kind: kind)
-  }
-
-  public func kinds(backend: String, account: String) throws -> [SecretKind] {
-    let service = try connect()
-    // Without a collection nothing can be known, which is not "nothing is there".
-    guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
-    let items = try search(service, [("backend", backend), ("account", account)])
-    return items.compactMap { item in
-      // Attributes are not secret: an item the provider has not granted access to shows them too.
-      guard let table = secret_item_get_attributes(item.pointer) else { return nil }
-      defer { g_hash_table_unref(table) }
-      guard let value = g_hash_table_lookup(table, "kind") else { return nil }
-      return SecretKind(attributeValue: String(cString: value.assumingMemoryBound(to: CChar.self)))
-    }
+    return nil
   }
 
   public func providerName() throws -> String? {
     _ = try connect()
     return connected?.bus.provider().name
   }
+
+  /// The service, when connected.
+  var connectedService: GObjectOwner<CLibSecret.SecretService>? { connected?.service }
+
+  /// The session bus connection (the one libsecret uses), when connected.
+  var connectedConnection: OpaquePointer? { connected?.bus.connection }
 
   /// The provider's name for messages, when connected; nil otherwise (never a reason to fail).
   func knownProvider() -> String? {
@@ -223,10 +160,11 @@ public final class LibsecretStore: SecretStore {
 
   // MARK: - The steps
 
-  private func connect() throws(SecretStoreError) -> GObjectOwner<CLibSecret.SecretService> {
+  func connect() throws(SecretStoreError) -> GObjectOwner<CLibSecret.SecretService> {
     if let connected { return connected.service }
     let bus = try SessionBus.connect(timeout: timeout)
     try bus.requireProvider()
+    ProviderWatch.prepare(connection: bus.connection, processID: bus.provider().processID)
     let service = try withDeadline("connect to the Secret Service", seconds: timeout) { cancellable, error in
       secret_service_get_sync(SECRET_SERVICE_NONE, cancellable, &error)
     }
@@ -267,20 +205,14 @@ public final class LibsecretStore: SecretStore {
   private func deleteMatching(_ attributes: [(String, String)], what: String) throws(SecretStoreError) {
     let service = try connect()
     _ = try openCollection(service)
-    let items = try search(service, attributes)
-    if items.isEmpty { return }
-    if items.contains(where: isLocked) {
+    let found = try searchPaths(service, attributes)
+    if !found.locked.isEmpty {
       // The collection is open: the provider asks before a program touches these entries.
-      guard mayPrompt else { throw .accessNotGranted(item: what, provider: knownProvider()) }
-      do {
-        try unlock(items.filter(isLocked), label: what, asking: "delete")
-      } catch .promptDismissed {
-        throw .accessNotGranted(item: what, provider: knownProvider())
-      }
+      _ = try unlockPaths(found.locked, label: what, asking: "delete")
     }
-    for item in items {
+    for path in found.unlocked + found.locked {
       _ = try withDeadline("delete \(what)", seconds: timeout, tolerating: \.isNoSuchObject) { cancellable, error in
-        secret_item_delete_sync(item.pointer, cancellable, &error)
+        secret_service_delete_item_dbus_path_sync(service.pointer, path, cancellable, &error)
       }
     }
   }
@@ -298,7 +230,7 @@ public final class LibsecretStore: SecretStore {
   /// The default collection, unlocked, checked before anything is searched: a provider that
   /// prompts to unlock before a search (KeePassXC's UnlockBeforeSearch) would otherwise make the
   /// search wait for that prompt. Nil when there is none.
-  private func openCollection(
+  func openCollection(
     _ service: GObjectOwner<CLibSecret.SecretService>
   ) throws(SecretStoreError) -> GObjectOwner<SecretCollection>? {
     guard let collection = try defaultCollection(service) else { return nil }
@@ -365,11 +297,4 @@ private func label(of collection: GObjectOwner<SecretCollection>) -> String {
   let path = g_dbus_proxy_get_object_path(UnsafeMutableRawPointer(collection.pointer).assumingMemoryBound(to: GDBusProxy.self))
   let name = path.map { String(cString: $0) }.flatMap { $0.split(separator: "/").last.map(String.init) }
   return name ?? "default"
-}
-
-/// Seconds on the monotonic clock, for retries bounded in time.
-private func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

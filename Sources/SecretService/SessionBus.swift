@@ -21,7 +21,9 @@ final class SessionBus {
 
   /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, or the user's bus socket).
   static func connect(timeout: Double) throws(SecretStoreError) -> SessionBus {
-    let deadline = Deadline(seconds: timeout, failure: .stuck(operation: "connect to the session bus", seconds: timeout))
+    let deadline = Deadline(
+      seconds: timeout, failure: .stuck(operation: "connect to the session bus", seconds: timeout),
+      operation: "connect to the session bus")
     var error: UnsafeMutablePointer<GError>?
     let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, deadline.cancellable, &error)
     if let error {
@@ -35,10 +37,15 @@ final class SessionBus {
     return SessionBus(connection: connection, timeout: timeout)
   }
 
+  /// Which program owns `org.freedesktop.secrets`: asked once per process (the owner of a
+  /// connection does not change; a new owner is a new connection, which `ProviderWatch` sees).
+  private var knownProvider: (name: String?, processID: Int32?)?
+
   /// Throws `.noProvider` unless some process owns `org.freedesktop.secrets` or D-Bus can start
-  /// one (gnome-keyring installs an activation file, so a desktop starts it on demand).
+  /// one (gnome-keyring installs an activation file, so a desktop starts it on demand). One bus
+  /// call when it is running: who owns the name answers both questions.
   func requireProvider() throws(SecretStoreError) {
-    if try busCall("NameHasOwner", string: Self.secretsName).flatMap(boolean) == true { return }
+    if try ownerProcessID() != nil { return }
     let activatable = try busCall("ListActivatableNames", string: nil).map(strings) ?? []
     if !activatable.contains(Self.secretsName) {
       throw .noProvider(detail: "nothing owns \(Self.secretsName) and D-Bus cannot start anything for it")
@@ -47,15 +54,28 @@ final class SessionBus {
 
   /// The name and process id of the program that owns `org.freedesktop.secrets`.
   func provider() -> (name: String?, processID: Int32?) {
-    guard let reply = try? busCall("GetConnectionUnixProcessID", string: Self.secretsName),
+    if let knownProvider { return knownProvider }
+    _ = try? ownerProcessID()
+    return knownProvider ?? (nil, nil)
+  }
+
+  /// GetConnectionUnixProcessID for the name, remembered once it answers; nil when nobody owns
+  /// the name (yet).
+  private func ownerProcessID() throws(SecretStoreError) -> Int32? {
+    if let knownProvider { return knownProvider.processID }
+    guard let reply = try busCall("GetConnectionUnixProcessID", string: Self.secretsName, tolerating: \.isNoProvider),
       let pid = unsigned32(reply)
-    else { return (nil, nil) }
-    return (programName(Int32(bitPattern: pid)), Int32(bitPattern: pid))
+    else { return nil }
+    let processID = Int32(bitPattern: pid)
+    knownProvider = (programName(processID), processID)
+    return processID
   }
 
   /// Calls a method of the bus daemon itself with one optional string argument; returns the
   /// reply's first value.
-  private func busCall(_ method: String, string argument: String?) throws(SecretStoreError) -> OpaquePointer? {
+  private func busCall(
+    _ method: String, string argument: String?, tolerating: (GLibError) -> Bool = { _ in false }
+  ) throws(SecretStoreError) -> OpaquePointer? {
     let parameters: OpaquePointer?
     if let argument {
       var child: OpaquePointer? = g_variant_new_string(argument)
@@ -64,7 +84,8 @@ final class SessionBus {
       parameters = nil
     }
     let milliseconds = Int32(min(timeout * 1000, Double(Int32.max)))
-    let reply = try withDeadline("ask the session bus (\(method))", seconds: timeout) { cancellable, error in
+    let reply = try withDeadline("ask the session bus (\(method))", seconds: timeout, tolerating: tolerating) {
+      cancellable, error in
       g_dbus_connection_call_sync(
         connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
         method, parameters, nil, G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, &error)
@@ -73,12 +94,6 @@ final class SessionBus {
     defer { g_variant_unref(reply) }
     guard g_variant_n_children(reply) > 0 else { return nil }
     return g_variant_get_child_value(reply, 0)  // a new reference; the extractors drop it
-  }
-
-  private func boolean(_ value: OpaquePointer) -> Bool? {
-    defer { g_variant_unref(value) }
-    guard isType(value, "b") else { return nil }
-    return g_variant_get_boolean(value) != 0
   }
 
   private func unsigned32(_ value: OpaquePointer) -> UInt32? {

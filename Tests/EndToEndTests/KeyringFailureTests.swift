@@ -119,4 +119,120 @@ import Testing
     #expect(open.standardOutput.contains("is open to others (mode 0644)"))
     #expect(open.standardOutput.contains("fix: chmod 600 \(sandbox.indexPath)"))
   }
+
+  /// gnome-keyring killed while a command waits on it (stopped first, so that the command is
+  /// surely inside a call): exit 7 at once, not at the deadline (30 s here), whether the call
+  /// that was waiting learns it from D-Bus ("recipient disconnected") or from the command's
+  /// own watch of the name.
+  @Test func aKilledDaemonEndsTheCommandAtOnce() throws {
+    let sandbox = try sandboxWithAccounts()
+    defer { sandbox.close() }
+    let monitor = try BusMonitor(sandbox)
+    defer { monitor.stop() }
+    let daemon = sandbox.keyring.daemonProcessID
+    kill(daemon, SIGSTOP)
+    defer { kill(daemon, SIGCONT) }
+    let reader = try BackgroundAccounts(sandbox, ["password", "alice"], environment: ["ACCOUNTS_SECRET_TIMEOUT": "30"])
+    // Waiting on the stopped daemon: its properties asked for, after who owns the name.
+    try monitor.waitForCall("GetAll", after: "GetNameOwner")
+    kill(daemon, SIGKILL)
+    let killed = Date()
+    let result = try reader.finish()
+    let seconds = Date().timeIntervalSince(killed)
+    #expect(result.status == 7, "\(result)")
+    #expect(!result.standardError.contains("did not answer"), "not the deadline: \(result.standardError)")
+    #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+    #expect(!result.standardOutput.contains("alice-pw"))
+    #expect(seconds < 3, "ended \(seconds) s after the kill, not at the 30 s deadline")
+  }
+
+  /// A logout racing `status`: the token item is deleted between the search and the read (the
+  /// interposer stops the command just before the read; secret-tool deletes the item). That
+  /// is "no session" (here: logged in again with the remembered password), never exit 7 "did
+  /// not grant access" (it was, in 2-3 % of such races).
+  @Test func aTokenDeletedBetweenSearchAndReadIsNoSession() throws {
+    let world = try SessionTests.World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["login", "alice"])
+    let status = try BackgroundAccounts(sandbox, ["status"], environment: ReadInterposer.environment)
+    try status.waitUntilStopped()
+    let clear = try runProcess(
+      "/usr/bin/secret-tool", ["clear", "backend", "corp", "account", "alice", "kind", "token"],
+      environment: sandbox.environment, timeout: 20)
+    #expect(clear.status == 0, "\(clear)")
+    status.resume()
+    let result = try status.finish()
+    #expect(result.status == 0, "\(result)")
+    #expect(!result.standardError.contains("did not grant access"), "\(result)")
+    #expect(result.standardOutput.contains("alice@corp") && result.standardOutput.contains("valid"), "\(result)")
+    #expect(try world.keyringToken("alice") != nil, "the new session's token is stored")
+  }
+}
+
+/// Tests/Fixtures/interpose/reads.c built once per test process: with `environment`, the built
+/// binary stops itself (SIGSTOP) just before its first read of secrets (GetSecret/GetSecrets).
+enum ReadInterposer {
+  static let path: String = {
+    let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let output = directory + "/reads.so"
+    let source = PackagePaths.root.appendingPathComponent("Tests/Fixtures/interpose/reads.c").path
+    let result = try? runProcess(
+      "/usr/bin/cc", ["-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-o", output, source, "-ldl"],
+      environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+    precondition(result?.status == 0, "cannot build the read interposer: \(String(describing: result))")
+    return output
+  }()
+
+  static var environment: [String: String] { ["LD_PRELOAD": path, "READS_STOP": "1"] }
+}
+
+/// dbus-monitor on a sandbox's bus, its method calls in a file, to await what a command does on
+/// the bus (a condition, not a delay).
+final class BusMonitor: @unchecked Sendable {
+  private let process = Process()
+  private let log: String
+
+  init(_ sandbox: Sandbox) throws {
+    log = sandbox.keyring.root + "/monitor-\(UUID().uuidString.prefix(8)).txt"
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
+    process.arguments = ["--session", "--profile"]
+    process.environment = sandbox.environment
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    process.standardError = FileHandle.nullDevice
+    try process.runWithTerminationSignals()
+    // A monitor first sees its own name handed out: from then on it sees every message.
+    guard waitUntil(seconds: 20, { self.text().contains("NameAcquired") }) else {
+      throw CocoaError(.executableLoad)
+    }
+  }
+
+  private func text() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+  /// The members of the method calls seen so far, in order.
+  func members() -> [String] {
+    text().split(separator: "\n").compactMap { line in
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+      return fields.first == "mc" && fields.count >= 8 ? String(fields[7]) : nil
+    }
+  }
+
+  /// Waits (at most 20 s) for a call of `member` after the first call of `earlier`.
+  func waitForCall(_ member: String, after earlier: String) throws {
+    let seen = waitUntil(seconds: 20) {
+      let members = self.members()
+      guard let first = members.firstIndex(of: earlier) else { return false }
+      return members[(first + 1)...].contains(member)
+    }
+    guard seen else { throw CocoaError(.executableLoad) }
+  }
+
+  /// Ends the monitor this test started, by its pid.
+  func stop() {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
 }

@@ -173,7 +173,7 @@ enum Documentation {
     ("ACCOUNTS_SECRET_TIMEOUT",
      "Seconds each Secret Service call may take before accounts gives up with exit status 7 (default 5)."),
     ("ACCOUNTS_PROMPT_TIMEOUT",
-     "Seconds accounts waits for a person to answer the keyring's own prompt (unlock a collection, allow access to an entry) before it gives up with exit status 7 (default 120). Prompts are shown only on a desktop (DISPLAY or WAYLAND_DISPLAY) with stderr on a terminal; otherwise a locked collection or an entry that needs permission is reported at once."),
+     "Seconds accounts waits for a person to answer the keyring's own prompt (unlock a collection, allow access to an entry) before it gives up with exit status 7 (default 120); when the program that shows the prompt quits meanwhile, at once. Prompts are shown only on a desktop (DISPLAY or WAYLAND_DISPLAY) with stderr on a terminal; otherwise a locked collection or an entry that needs permission is reported at once."),
     ("ACCOUNTS_NETWORK_TIMEOUT",
      "Seconds the adapter operations of one command (a login, a check, a call, and a login again with the call sent again) may take together, requests included, before accounts gives up with exit status 8 or 9 (default 20; status gives each account this long); --timeout overrides it for one command."),
     ("ACCOUNTS_IN_HOOK",
