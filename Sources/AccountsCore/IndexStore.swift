@@ -65,7 +65,6 @@ public struct IndexStore: Sendable {
 enum IndexFormat {
   static let version: Int64 = 1
   static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled", "secret_service"]
-  static let tokenKeys: Set<String> = ["expires_at", "generation"]
 
   static func encode(_ book: AccountBook) -> String {
     var root = JSONObject()
@@ -171,14 +170,24 @@ enum IndexFormat {
       case ("user", .string(let text)): user = text
       case ("backend", .string(let text)): backend = text
       case ("remembered", .bool(let flag)): remembered = flag
-      case ("added_at", .string), ("added_at", .null): addedAt = try timestamp(object, key)
-      case ("last_login", .string), ("last_login", .null): lastLogin = try timestamp(object, key)
-      case ("token", .null), ("session", .null): break
+      case ("added_at", .string(let text)): addedAt = try timestamp(text, at: join(object.path, key))
+      case ("last_login", .string(let text)): lastLogin = try timestamp(text, at: join(object.path, key))
+      case ("added_at", .null), ("last_login", .null), ("token", .null), ("session", .null): break
       case ("token", .object(let record)):
-        let reader = try object.object(key)
-        token = TokenRecord(
-          expiresAt: try timestamp(reader, "expires_at"), generation: try reader.optionalString("generation"),
-          unknownFields: Self.unknown(record, known: tokenKeys))
+        // Member by member as above; a member of the wrong type is read through the reader.
+        var expiresAt: Timestamp?
+        var generation: String?
+        var unknownFields = JSONObject()
+        for (name, member) in record {
+          switch (name, member) {
+          case ("expires_at", .string(let text)): expiresAt = try timestamp(text, at: join(join(object.path, key), name))
+          case ("generation", .string(let text)): generation = text
+          case ("expires_at", .null), ("generation", .null): break
+          case ("expires_at", _), ("generation", _): _ = try object.object(key).optionalString(name)
+          default: unknownFields[name] = member
+          }
+        }
+        token = TokenRecord(expiresAt: expiresAt, generation: generation, unknownFields: unknownFields)
       case ("session", .object(let values)):
         let reader = try object.object(key)
         for (name, value) in values {
@@ -207,11 +216,11 @@ enum IndexFormat {
       lastLogin: lastLogin, addedAt: addedAt, session: session, unknownFields: unknown)
   }
 
-  private static func timestamp(_ object: JSONReader, _ key: String) throws -> Timestamp? {
-    guard let text = try object.optionalString(key) else { return nil }
+  /// The time `text` names; `path` (built only for the error) is where it is.
+  private static func timestamp(_ text: String, at path: @autoclosure () -> String) throws -> Timestamp {
     guard let time = Timestamp(iso8601: text) else {
       throw JSONShapeError(
-        path: join(object.path, key), problem: "expected an ISO-8601 time, found \"\(Names.printable(text))\"")
+        path: path(), problem: "expected an ISO-8601 time, found \"\(Names.printable(text))\"")
     }
     return time
   }
