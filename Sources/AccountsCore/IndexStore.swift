@@ -111,6 +111,13 @@ enum IndexFormat {
   }
 
   static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
+    // The index as accounts writes it, read without a JSON tree; anything else the general way.
+    if let book = IndexFastReader.read(bytes) { return book }
+    return try decodeGenerally(bytes, file: file)
+  }
+
+  /// Any index: through the JSON tree, keeping unknown members, naming every error.
+  static func decodeGenerally(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
     func malformed(_ detail: String) -> FileError {
       .malformed(
         path: file.path, detail: detail,
@@ -227,12 +234,18 @@ enum IndexFormat {
 
   /// `USER@BACKEND`, both parts valid names.
   private static func accountID(_ text: String, path: String) throws -> AccountID {
+    guard let id = validAccountID(text) else {
+      throw JSONShapeError(path: path, problem: "expected USER@BACKEND, found \"\(Names.printable(text))\"")
+    }
+    return id
+  }
+
+  /// `USER@BACKEND` when both parts are valid names, else nil.
+  static func validAccountID(_ text: String) -> AccountID? {
     guard let at = text.lastIndex(of: "@"), at != text.startIndex,
       case let user = String(text[..<at]), Names.isValidUser(user),
       case let backend = String(text[text.index(after: at)...]), Names.isBackendName(backend)
-    else {
-      throw JSONShapeError(path: path, problem: "expected USER@BACKEND, found \"\(Names.printable(text))\"")
-    }
+    else { return nil }
     return AccountID(user: user, backend: backend)
   }
 }
