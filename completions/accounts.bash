@@ -7,59 +7,63 @@
 # passes a name, or a word on the command line, through compgen -W, eval or an unquoted
 # expansion, which would run $(...) and backquotes and expand globs once more.
 
-# The command path a word leads to from a command path; nothing for an unknown word.
+# Sets _accounts_path to the command path a word leads to from a command path; fails for
+# an unknown word. (Functions here set variables rather than print: a $(...) per word
+# would fork a subshell each time.)
 _accounts_next() {
   case "$1:$2" in
-    ':list') echo 'list' ;;
-    ':ls') echo 'list' ;;
-    ':add') echo 'add' ;;
-    ':remove') echo 'remove' ;;
-    ':forget') echo 'remove' ;;
-    ':password') echo 'password' ;;
-    ':passwd') echo 'passwd' ;;
-    ':current') echo 'current' ;;
-    ':login') echo 'login' ;;
-    ':switch') echo 'switch' ;;
-    ':logout') echo 'logout' ;;
-    ':token') echo 'token' ;;
-    ':exec') echo 'exec' ;;
-    ':env') echo 'env' ;;
-    ':shell') echo 'shell' ;;
-    ':hook') echo 'hook' ;;
-    'hook:add') echo 'hook add' ;;
-    'hook:remove') echo 'hook remove' ;;
-    'hook:rm') echo 'hook remove' ;;
-    ':hooks') echo 'hooks' ;;
-    ':request') echo 'request' ;;
-    ':status') echo 'status' ;;
-    ':which') echo 'which' ;;
-    ':rules') echo 'rules' ;;
-    ':rule') echo 'rule' ;;
-    'rule:add') echo 'rule add' ;;
-    'rule:remove') echo 'rule remove' ;;
-    'rule:rm') echo 'rule remove' ;;
-    ':prompt') echo 'prompt' ;;
-    ':git-credential') echo 'git-credential' ;;
-    ':clear') echo 'clear' ;;
-    ':backend') echo 'backend' ;;
-    'backend:add') echo 'backend add' ;;
-    'backend:list') echo 'backend list' ;;
-    'backend:ls') echo 'backend list' ;;
-    'backend:show') echo 'backend show' ;;
-    'backend:set') echo 'backend set' ;;
-    'backend:test') echo 'backend test' ;;
-    'backend:remove') echo 'backend remove' ;;
-    'backend:rm') echo 'backend remove' ;;
-    ':adapters') echo 'adapters' ;;
-    ':doctor') echo 'doctor' ;;
-    ':lock') echo 'lock' ;;
-    ':completion') echo 'completion' ;;
-    ':help') echo 'help' ;;
+    ':list') _accounts_path='list' ;;
+    ':ls') _accounts_path='list' ;;
+    ':add') _accounts_path='add' ;;
+    ':remove') _accounts_path='remove' ;;
+    ':forget') _accounts_path='remove' ;;
+    ':password') _accounts_path='password' ;;
+    ':passwd') _accounts_path='passwd' ;;
+    ':current') _accounts_path='current' ;;
+    ':login') _accounts_path='login' ;;
+    ':switch') _accounts_path='switch' ;;
+    ':logout') _accounts_path='logout' ;;
+    ':token') _accounts_path='token' ;;
+    ':exec') _accounts_path='exec' ;;
+    ':env') _accounts_path='env' ;;
+    ':shell') _accounts_path='shell' ;;
+    ':hook') _accounts_path='hook' ;;
+    'hook:add') _accounts_path='hook add' ;;
+    'hook:remove') _accounts_path='hook remove' ;;
+    'hook:rm') _accounts_path='hook remove' ;;
+    ':hooks') _accounts_path='hooks' ;;
+    ':request') _accounts_path='request' ;;
+    ':status') _accounts_path='status' ;;
+    ':which') _accounts_path='which' ;;
+    ':rules') _accounts_path='rules' ;;
+    ':rule') _accounts_path='rule' ;;
+    'rule:add') _accounts_path='rule add' ;;
+    'rule:remove') _accounts_path='rule remove' ;;
+    'rule:rm') _accounts_path='rule remove' ;;
+    ':prompt') _accounts_path='prompt' ;;
+    ':git-credential') _accounts_path='git-credential' ;;
+    ':clear') _accounts_path='clear' ;;
+    ':backend') _accounts_path='backend' ;;
+    'backend:add') _accounts_path='backend add' ;;
+    'backend:list') _accounts_path='backend list' ;;
+    'backend:ls') _accounts_path='backend list' ;;
+    'backend:show') _accounts_path='backend show' ;;
+    'backend:set') _accounts_path='backend set' ;;
+    'backend:test') _accounts_path='backend test' ;;
+    'backend:remove') _accounts_path='backend remove' ;;
+    'backend:rm') _accounts_path='backend remove' ;;
+    ':adapters') _accounts_path='adapters' ;;
+    ':doctor') _accounts_path='doctor' ;;
+    ':lock') _accounts_path='lock' ;;
+    ':completion') _accounts_path='completion' ;;
+    ':help') _accounts_path='help' ;;
+  *) return 1 ;;
   esac
 }
 
 # Sets what may follow a command path: subcommands, options, and the completion kinds of
-# its arguments (a kind ending in ... takes every remaining word).
+# its arguments (a kind ending in ... takes every remaining word; "account|method" is an
+# optional argument that a METHOD word skips, so that word is the METHOD).
 _accounts_spec() {
   case "$1" in
     '')
@@ -137,7 +141,7 @@ _accounts_spec() {
     'request')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('account' 'none' 'none' 'none...') ;;
+      _accounts_arguments=('account|method' 'method' 'none' 'none...') ;;
     'status')
       _accounts_subcommands=()
       _accounts_options=('--jobs' '-j' '--timeout' '--json' '--backend' '--help' '-h' '--version')
@@ -169,7 +173,7 @@ _accounts_spec() {
     'git-credential')
       _accounts_subcommands=()
       _accounts_options=('--erase-logs-out' '--timeout' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('none') ;;
+      _accounts_arguments=('credential-action') ;;
     'clear')
       _accounts_subcommands=()
       _accounts_options=('--yes' '-y' '--json' '--backend' '--help' '-h' '--version')
@@ -226,30 +230,65 @@ _accounts_spec() {
   esac
 }
 
-# The completion kind of an option's value; fails for options without a value.
+# Sets _accounts_kind to the completion kind of an option's value; fails for options
+# without a value.
 _accounts_option_kind() {
   case "$1" in
-    --backend) echo backend ;;
-    --timeout) echo none ;;
-    --account) echo account ;;
-    --shell) echo shell ;;
-    --jobs) echo none ;;
-    --adapter) echo adapter ;;
-    --set) echo none ;;
-    --secret-stdin) echo none ;;
-    --secret) echo none ;;
-    --unset) echo none ;;
+    --backend) _accounts_kind=backend ;;
+    --timeout) _accounts_kind=none ;;
+    --account) _accounts_kind=account ;;
+    --shell) _accounts_kind=shell ;;
+    --jobs|-j) _accounts_kind=none ;;
+    --adapter) _accounts_kind=adapter ;;
+    --set) _accounts_kind=none ;;
+    --secret-stdin) _accounts_kind=none ;;
+    --secret) _accounts_kind=none ;;
+    --unset) _accounts_kind=none ;;
   *) return 1 ;;
   esac
 }
 
+# Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
+_accounts_is_method() {
+  [[ -n $1 && $1 != *[!a-zA-Z]* ]] || return 1
+  case ${1^^} in
+    GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) return 0 ;;
+  esac
+  return 1
+}
+
 # Appends to COMPREPLY every word after the first that starts with the first. The quotes
-# make "$cur" a literal prefix, never a pattern.
+# make "$cur" a literal prefix, never a pattern. For short fixed lists only.
 _accounts_offer() {
   local cur=$1 candidate
   shift
   for candidate in "$@"; do
     [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
+  done
+  return 0
+}
+
+# Appends to COMPREPLY the lines on stdin that start with $1 and could be saved names.
+# `accounts __complete` prints only such lines, so one check over all of them at once
+# accepts them whole: no bash work per name, however many there are. Only when some line
+# fails (a program that printed something else) is each line checked on its own.
+_accounts_offer_lines() {
+  local cur=$1 IFS=$'\n' all line
+  local -a lines marked
+  mapfile -t lines
+  ((${#lines[@]})) || return 0
+  all=$'\n'"${lines[*]}"$'\n'
+  if [[ $all != *[!$'\n'[:alnum:]._@+-]* && $all != *$'\n'[-$'\n']* ]]; then
+    # Every line starts with $cur when marking that prefix leaves no line unmarked.
+    marked=("${lines[@]/#"$cur"/$'\1'}")
+    all=$'\n'"${marked[*]}"
+    if [[ -z $cur || $all != *$'\n'[!$'\1']* ]]; then
+      COMPREPLY+=("${lines[@]}")
+      return 0
+    fi
+  fi
+  for line in "${lines[@]}"; do
+    _accounts_is_name "$line" && [[ $line == "$cur"* ]] && COMPREPLY+=("$line")
   done
   return 0
 }
@@ -266,12 +305,17 @@ _accounts_is_name() {
 }
 
 # Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
-# being completed ($3) with the --backend typed so far ($4). Names come from the index and
-# config only. Each line printed is one candidate, read as text and never expanded.
+# being completed ($3) with the --backend typed so far ($4), which prints only those. Names
+# come from the index and config only. Each line printed is one candidate, read as text and
+# never expanded. "account|method" offers both.
 _accounts_candidates() {
   local word candidate
   local -a arguments
   case "$1" in
+    *'|'*)
+      _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4"
+      _accounts_candidates "${1#*'|'}" "$2" "$3" "$4"
+      return 0 ;;
     # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
     directory)
       compopt -o filenames 2>/dev/null
@@ -279,6 +323,8 @@ _accounts_candidates() {
       return 0 ;;
     shell) _accounts_offer "$2" bash zsh fish ; return ;;
     event) _accounts_offer "$2" switch login logout ; return ;;
+    method) _accounts_offer "${2^^}" GET HEAD POST PUT PATCH DELETE OPTIONS ; return ;;
+    credential-action) _accounts_offer "$2" get store erase ; return ;;
     account) word=accounts ;;
     backend) word=backends ;;
     adapter) word=adapters ;;
@@ -287,9 +333,7 @@ _accounts_candidates() {
   esac
   arguments=(__complete "$word")
   [[ -n $4 ]] && arguments+=(--backend "$4")
-  while IFS= read -r candidate || [[ -n $candidate ]]; do
-    _accounts_is_name "$candidate" && _accounts_offer "$2" "$candidate"
-  done < <("$3" "${arguments[@]}" 2>/dev/null)
+  _accounts_offer_lines "$2" < <("$3" "${arguments[@]}" -- "$2" 2>/dev/null)
   return 0
 }
 
@@ -341,7 +385,8 @@ _accounts() {
   local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
   # An opening quote is not part of the name: 'al completes like al (readline closes it).
   [[ $cur == [\'\"]* ]] && cur=${cur:1}
-  local command_path='' word next kind backend='' positional=0 arguments_only='' i
+  local command_path='' word kind backend='' positional=0 arguments_only='' i
+  local _accounts_path _accounts_kind
   COMPREPLY=()
   for ((i = 1; i < cword; i++)); do
     word=${_accounts_words[i]}
@@ -351,7 +396,7 @@ _accounts() {
         --backend=*) backend=${word#--backend=} ; continue ;;
         --*=*) continue ;;
         -*)
-          if _accounts_option_kind "$word" >/dev/null; then
+          if _accounts_option_kind "$word"; then
             i=$((i + 1))
             [[ $word == --backend ]] && backend=${_accounts_words[i]}
           fi
@@ -360,21 +405,22 @@ _accounts() {
     fi
     _accounts_spec "$command_path"
     if ((${#_accounts_subcommands[@]})); then
-      next=$(_accounts_next "$command_path" "$word")
-      [[ -n $next ]] || return 0
-      command_path=$next
+      _accounts_next "$command_path" "$word" || return 0
+      command_path=$_accounts_path
+    elif [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
+      positional=$((positional + 2))
     else
       positional=$((positional + 1))
     fi
   done
   _accounts_spec "$command_path"
   if [[ -z $arguments_only ]] && ((cword > 1)) &&
-    kind=$(_accounts_option_kind "${_accounts_words[cword - 1]}"); then
-    _accounts_candidates "$kind" "$cur" "$program" "$backend"
-  elif [[ -z $arguments_only && $cur == --*=* ]] && kind=$(_accounts_option_kind "${cur%%=*}"); then
+    _accounts_option_kind "${_accounts_words[cword - 1]}"; then
+    _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend"
+  elif [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
     # --backend=co: the value's candidates, written whole; the cut below leaves what
     # follows the '=' (a COMP_WORDBREAKS character), which is what readline replaces.
-    _accounts_candidates "$kind" "${cur#*=}" "$program" "$backend"
+    _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend"
     ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
   elif [[ -z $arguments_only && $cur == -* ]]; then
     _accounts_offer "$cur" "${_accounts_options[@]}"

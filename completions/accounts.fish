@@ -122,7 +122,7 @@ function __accounts_option_kind --argument-names option
             echo account
         case --shell
             echo shell
-        case --jobs
+        case --jobs -j
             echo none
         case --adapter
             echo adapter
@@ -137,6 +137,22 @@ function __accounts_option_kind --argument-names option
         case '*'
             return 1
     end
+end
+
+# Succeeds when argument INDEX of the command at the path given is optional and a METHOD
+# follows it: a method word there is the METHOD (`request [USER] METHOD`).
+function __accounts_method_after --argument-names command_path index
+    switch "$command_path:$index"
+        case 'request:0'
+            return 0
+    end
+    return 1
+end
+
+# Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
+function __accounts_is_method --argument-names word
+    string match -qr '^[a-zA-Z]+$' -- $word; or return 1
+    contains -- (string upper -- $word) GET HEAD POST PUT PATCH DELETE OPTIONS
 end
 
 # Walks the words before the cursor: prints how many arguments follow the command, then
@@ -172,6 +188,8 @@ function __accounts_walk
             set -l next (__accounts_next "$command_path" $word)
             test -n "$next"; or return 1
             set command_path $next
+        else if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
+            set positional (math $positional + 2)
         else
             set positional (math $positional + 1)
         end
@@ -299,6 +317,8 @@ complete -c accounts -n '__accounts_at '\''request'\''' -l password-stdin -d 're
 complete -c accounts -n '__accounts_at '\''request'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_at '\''request'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
 complete -c accounts -n '__accounts_argument_at '\''request'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_argument_at '\''request'\'' 0' -a 'GET HEAD POST PUT PATCH DELETE OPTIONS'
+complete -c accounts -n '__accounts_argument_at '\''request'\'' 1' -a 'GET HEAD POST PUT PATCH DELETE OPTIONS'
 complete -c accounts -n '__accounts_at '\''status'\''' -s j -l jobs -x -d 'check at most N accounts at once (default 4)'
 complete -c accounts -n '__accounts_at '\''status'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_at '\''which'\''' -l explain -d 'say which step decided and what the other steps hold'
@@ -310,6 +330,7 @@ complete -c accounts -n '__accounts_argument_at '\''rule add'\'' 1' -a '(__accou
 complete -c accounts -n '__accounts_argument_at '\''rule remove'\'' 0' -a '(__fish_complete_directories (commandline -ct))'
 complete -c accounts -n '__accounts_at '\''git-credential'\''' -l erase-logs-out -d 'when git erases a rejected credential, log that account out'
 complete -c accounts -n '__accounts_at '\''git-credential'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
+complete -c accounts -n '__accounts_argument_at '\''git-credential'\'' 0' -a 'get store erase'
 complete -c accounts -n '__accounts_at '\''clear'\''' -s y -l yes -d 'do not ask for confirmation'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a add -d 'add a backend'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a list -d 'list the backends'

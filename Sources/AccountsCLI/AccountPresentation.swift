@@ -32,16 +32,16 @@ enum AccountPresentation {
       let token: String
       switch account.tokenState(at: now) {
       case .none: token = "none"
-      case .valid(let until?): token = "valid until \(LocalTime.format(until))"
+      case .valid(let until?): token = LocalTime.format(until, after: "valid until ")
       case .valid(nil): token = "valid"
-      case .expired(let at): token = "expired \(LocalTime.format(at))"
+      case .expired(let at): token = LocalTime.format(at, after: "expired ")
       }
       rows.append([
         (book.autoLogin == account.id ? "* " : "  ") + account.id.user,
         account.id.backend,
         account.remembered ? "remembered" : "-",
         token,
-        account.lastLogin.map(LocalTime.format) ?? "never",
+        account.lastLogin.map { LocalTime.format($0) } ?? "never",
       ])
     }
     return TextTable.render(rows)
@@ -55,38 +55,83 @@ func counted(_ count: Int, _ noun: String) -> String {
 
 /// Plain columns separated by two spaces; the last column is not padded. Every cell goes
 /// through the one sanitiser first: cells hold names and settings from files people edit.
+///
+/// Written as bytes into one buffer, a column's width in characters: `list` renders a row per
+/// saved account, tens of thousands of cells.
 enum TextTable {
   static func render(_ rows: [[String]]) -> String {
-    let rows = rows.map { $0.map { Names.printable($0, limit: .max) } }
     guard let columns = rows.first?.count else { return "" }
+    var cells: [String] = []
+    var cellWidths: [Int] = []
+    cells.reserveCapacity(rows.count * columns)
+    cellWidths.reserveCapacity(rows.count * columns)
     var widths = [Int](repeating: 0, count: columns)
+    var size = 0
     for row in rows {
-      for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
-    }
-    var out = ""
-    for row in rows {
-      var line = ""
       for (column, cell) in row.enumerated() {
-        line += cell
+        // Printable ASCII, most cells, is shown as it is: the sanitiser would return it unchanged.
+        let ascii = printableASCIICount(cell)
+        let shown = ascii == nil ? Names.printable(cell, limit: .max) : cell
+        let width = ascii ?? shown.count
+        cells.append(shown)
+        cellWidths.append(width)
+        widths[column] = max(widths[column], width)
+        size += shown.utf8.count
+      }
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(size + rows.count * (widths.reduce(0, +) + 2 * columns))
+    for start in stride(from: 0, to: cells.count, by: columns) {
+      let lineStart = out.count
+      for column in 0..<columns {
+        out.append(contentsOf: cells[start + column].utf8)
         if column < columns - 1 {
-          line += String(repeating: " ", count: widths[column] - cell.count + 2)
+          out.append(contentsOf: repeatElement(0x20, count: widths[column] - cellWidths[start + column] + 2))
         }
       }
-      out += line.trimmingTrailingSpace() + "\n"
+      while out.count > lineStart, out.last == 0x20 { out.removeLast() }
+      out.append(0x0A)
     }
-    return out
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The length of `text` when it is printable ASCII only, else nil.
+  private static func printableASCIICount(_ text: String) -> Int? {
+    var text = text
+    return text.withUTF8 { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? bytes.count : nil }
   }
 }
 
 /// Times for people: the local time zone (TZ), minutes. `--json` uses UTC ISO-8601 instead.
 enum LocalTime {
-  static func format(_ time: Timestamp) -> String {
+  /// "2026-11-23 07:00", after `prefix` ("valid until 2026-11-23 07:00": one string, built at
+  /// once, for `list`'s thousands of rows).
+  static func format(_ time: Timestamp, after prefix: String = "") -> String {
     var seconds = time_t(clamping: time.secondsSince1970)
     var parts = tm()
     localtime_r(&seconds, &parts)
-    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
-      + "\(two(parts.tm_hour)):\(two(parts.tm_min))"
+    let year = Int(parts.tm_year) + 1900
+    guard (1000...9999).contains(year) else {
+      func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+      return prefix + "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
+    }
+    var text: [UInt8] = []
+    text.reserveCapacity(prefix.utf8.count + 16)
+    text.append(contentsOf: prefix.utf8)
+    func put(_ value: Int, digits: Int, then separator: UInt8?) {
+      var divisor = digits == 4 ? 1000 : 10
+      while divisor > 0 {
+        text.append(UInt8(48 + value / divisor % 10))
+        divisor /= 10
+      }
+      if let separator { text.append(separator) }
+    }
+    put(year, digits: 4, then: 0x2D)
+    put(Int(parts.tm_mon) + 1, digits: 2, then: 0x2D)
+    put(Int(parts.tm_mday), digits: 2, then: 0x20)
+    put(Int(parts.tm_hour), digits: 2, then: 0x3A)
+    put(Int(parts.tm_min), digits: 2, then: nil)
+    return String(decoding: text, as: UTF8.self)
   }
 }
 

@@ -15,6 +15,10 @@ enum CompletionKind: String, Sendable, CaseIterable {
   case hookEvent = "event"
   /// A command name (for `help`).
   case command
+  /// An HTTP method word (`HTTPMethod.all`).
+  case method
+  /// get, store, erase: what git asks a credential helper.
+  case credentialAction = "credential-action"
   /// A directory, completed by the shell itself (bash `compgen -d`, zsh `_files -/`, fish
   /// `__fish_complete_directories`).
   case directory
@@ -96,7 +100,7 @@ struct ArgumentSpec: Sendable, Hashable {
 
   /// A required HTTP method word, e.g. `METHOD` of `request`.
   static func method(_ name: String = "METHOD", help: String) -> ArgumentSpec {
-    ArgumentSpec(name, kind: .method, help: help)
+    ArgumentSpec(name, kind: .method, completion: .method, help: help)
   }
 
   /// The words after `--`, e.g. `CMD...` of `exec`.

@@ -10,7 +10,7 @@ enum ParsedCommandLine: Sendable {
 
 /// Turns argv into an invocation of one command of the table. Global options go anywhere;
 /// `--` ends the options (and starts CMD of a command that runs one); `--name=value` and
-/// `--name value` are the same. `ArgumentBinding` says which word is which argument.
+/// `--name value` are the same, and so are `-j 2` and `-j2`. `ArgumentBinding` says which word is which argument.
 struct Parser {
   let commands: [CommandSpec]
   let defaultCommand: String
@@ -118,11 +118,13 @@ struct Parser {
         "unknown option '--\(name)' for `\(context)`",
         fix: suggestions.isEmpty ? fix() : "did you mean \(Suggestions.phrase(suggestions))?")
     }
+    // `-j 2`, or `-j2` as getopt reads it: a short option that takes a value may have it attached.
     let letters = Array(argument.dropFirst())
-    guard letters.count == 1, let spec = available.first(where: { $0.short == letters[0] }) else {
+    guard let spec = available.first(where: { $0.short == letters[0] }), letters.count == 1 || spec.takesValue
+    else {
       throw .usage("unknown option '\(argument)' for `\(context)`", fix: fix())
     }
-    return (spec, nil)
+    return (spec, letters.count == 1 ? nil : String(letters.dropFirst()))
   }
 
   private func lookup(

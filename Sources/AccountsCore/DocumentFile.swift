@@ -55,7 +55,7 @@ public struct DocumentFile: Sendable {
     guard Int(status.st_size) <= Self.sizeLimit else { throw .tooLarge(path: path, limit: Self.sizeLimit) }
     let bytes: [UInt8]?
     do {
-      bytes = try descriptor.readAll(limit: Self.sizeLimit)
+      bytes = try descriptor.readAll(limit: Self.sizeLimit, expected: Int(status.st_size))
     } catch {
       throw .unreadable(path: path, errno: error.code)
     }

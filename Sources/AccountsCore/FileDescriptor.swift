@@ -60,9 +60,11 @@ public struct FileDescriptor: Sendable, Equatable {
   }
 
   /// Every byte of the file from the current position, refusing more than `limit` bytes.
-  /// Returns nil when the file is longer than that.
-  public func readAll(limit: Int) throws(Errno) -> [UInt8]? {
+  /// Returns nil when the file is longer than that. `expected` (the size `fstat` gave) sizes
+  /// the buffer once: growing it by doubling would copy and touch a large index twice over.
+  public func readAll(limit: Int, expected: Int = 0) throws(Errno) -> [UInt8]? {
     var bytes: [UInt8] = []
+    bytes.reserveCapacity(min(max(expected, 0), limit))
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
     defer { chunk.deallocate() }
     while true {

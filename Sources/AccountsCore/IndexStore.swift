@@ -65,7 +65,6 @@ public struct IndexStore: Sendable {
 enum IndexFormat {
   static let version: Int64 = 1
   static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled", "secret_service"]
-  static let tokenKeys: Set<String> = ["expires_at", "generation"]
 
   static func encode(_ book: AccountBook) -> String {
     var root = JSONObject()
@@ -112,6 +111,13 @@ enum IndexFormat {
   }
 
   static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
+    // The index as accounts writes it, read without a JSON tree; anything else the general way.
+    if let book = IndexFastReader.read(bytes) { return book }
+    return try decodeGenerally(bytes, file: file)
+  }
+
+  /// Any index: through the JSON tree, keeping unknown members, naming every error.
+  static func decodeGenerally(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
     func malformed(_ detail: String) -> FileError {
       .malformed(
         path: file.path, detail: detail,
@@ -171,14 +177,24 @@ enum IndexFormat {
       case ("user", .string(let text)): user = text
       case ("backend", .string(let text)): backend = text
       case ("remembered", .bool(let flag)): remembered = flag
-      case ("added_at", .string), ("added_at", .null): addedAt = try timestamp(object, key)
-      case ("last_login", .string), ("last_login", .null): lastLogin = try timestamp(object, key)
-      case ("token", .null), ("session", .null): break
+      case ("added_at", .string(let text)): addedAt = try timestamp(text, at: join(object.path, key))
+      case ("last_login", .string(let text)): lastLogin = try timestamp(text, at: join(object.path, key))
+      case ("added_at", .null), ("last_login", .null), ("token", .null), ("session", .null): break
       case ("token", .object(let record)):
-        let reader = try object.object(key)
-        token = TokenRecord(
-          expiresAt: try timestamp(reader, "expires_at"), generation: try reader.optionalString("generation"),
-          unknownFields: Self.unknown(record, known: tokenKeys))
+        // Member by member as above; a member of the wrong type is read through the reader.
+        var expiresAt: Timestamp?
+        var generation: String?
+        var unknownFields = JSONObject()
+        for (name, member) in record {
+          switch (name, member) {
+          case ("expires_at", .string(let text)): expiresAt = try timestamp(text, at: join(join(object.path, key), name))
+          case ("generation", .string(let text)): generation = text
+          case ("expires_at", .null), ("generation", .null): break
+          case ("expires_at", _), ("generation", _): _ = try object.object(key).optionalString(name)
+          default: unknownFields[name] = member
+          }
+        }
+        token = TokenRecord(expiresAt: expiresAt, generation: generation, unknownFields: unknownFields)
       case ("session", .object(let values)):
         let reader = try object.object(key)
         for (name, value) in values {
@@ -207,23 +223,29 @@ enum IndexFormat {
       lastLogin: lastLogin, addedAt: addedAt, session: session, unknownFields: unknown)
   }
 
-  private static func timestamp(_ object: JSONReader, _ key: String) throws -> Timestamp? {
-    guard let text = try object.optionalString(key) else { return nil }
+  /// The time `text` names; `path` (built only for the error) is where it is.
+  private static func timestamp(_ text: String, at path: @autoclosure () -> String) throws -> Timestamp {
     guard let time = Timestamp(iso8601: text) else {
       throw JSONShapeError(
-        path: join(object.path, key), problem: "expected an ISO-8601 time, found \"\(Names.printable(text))\"")
+        path: path(), problem: "expected an ISO-8601 time, found \"\(Names.printable(text))\"")
     }
     return time
   }
 
   /// `USER@BACKEND`, both parts valid names.
   private static func accountID(_ text: String, path: String) throws -> AccountID {
+    guard let id = validAccountID(text) else {
+      throw JSONShapeError(path: path, problem: "expected USER@BACKEND, found \"\(Names.printable(text))\"")
+    }
+    return id
+  }
+
+  /// `USER@BACKEND` when both parts are valid names, else nil.
+  static func validAccountID(_ text: String) -> AccountID? {
     guard let at = text.lastIndex(of: "@"), at != text.startIndex,
       case let user = String(text[..<at]), Names.isValidUser(user),
       case let backend = String(text[text.index(after: at)...]), Names.isBackendName(backend)
-    else {
-      throw JSONShapeError(path: path, problem: "expected USER@BACKEND, found \"\(Names.printable(text))\"")
-    }
+    else { return nil }
     return AccountID(user: user, backend: backend)
   }
 }

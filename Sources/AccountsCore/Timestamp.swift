@@ -67,7 +67,7 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
     self.init(secondsSince1970: seconds)
   }
 
-  private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
     guard bytes.count >= 20 else { return nil }
     func number(_ start: Int, _ length: Int) -> Int? {
       var value = 0

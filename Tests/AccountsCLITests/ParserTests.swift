@@ -52,6 +52,14 @@ import Testing
     #expect(try invocation(["add", "--", "-odd"]).argument(AddCommand.user) == "-odd", "-- ends options")
   }
 
+  /// `-j2` is `-j 2`, as getopt reads a short option that takes a value; a flag takes none.
+  @Test func shortOptionWithAttachedValue() throws {
+    #expect(try invocation(["status", "-j2"]).value(StatusCommand.jobs) == "2")
+    #expect(try invocation(["status", "-j", "16"]).value(StatusCommand.jobs) == "16")
+    #expect(try invocation(["status", "-j=3"]).value(StatusCommand.jobs) == "=3", "as getopt: all after the letter")
+    #expect(usageError(["clear", "-yy"])?.message == "unknown option '-yy' for `accounts clear`")
+  }
+
   @Test func helpAndVersion() throws {
     guard case .help(let path) = try parser.parse(["add", "--help"]) else { Issue.record("no help"); return }
     #expect(path?.name == "add")

@@ -52,6 +52,53 @@ import Testing
     try expect("accounts nonsense ", [])
   }
 
+  /// `request [USER] METHOD PATH`: method words wherever the METHOD may go (first, where USER
+  /// could be too, or after USER), none after it, any case typed; no options after `--`;
+  /// git's three actions for `git-credential`; `-j2` and `-j 2` pass over like `--jobs 2`.
+  @Test(arguments: Shell.allCases) func completesMethodsActionsAndTheSeparator(_ shell: Shell) throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
+    defer { driver.close() }
+    func expect(
+      _ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+      let offered = try driver.offered(shell, line)
+      #expect(offered == expected.sorted(), "\(shell): \(line)", sourceLocation: sourceLocation)
+    }
+    let methods = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"]
+    let accounts = ["alice@corp", "alice@test", "bob", "bobby"]
+    try expect("accounts request ", accounts + methods)
+    try expect("accounts request bo", ["bob", "bobby"])
+    try expect("accounts request bob ", methods)
+    try expect("accounts request bob P", ["PATCH", "POST", "PUT"])
+    try expect("accounts request GET ", [])  // PATH
+    try expect("accounts request bob GET ", [])
+    try expect("accounts request post me ", [])  // KEY=VALUE
+    try expect("accounts request -- ", accounts + methods)
+    try expect("accounts request -- -", [])
+    try expect("accounts request bob -- -", [])
+    try expect("accounts git-credential ", ["erase", "get", "store"])
+    try expect("accounts git-credential --erase-logs-out e", ["erase"])
+    try expect("accounts git-credential get ", [])
+    try expect("accounts status -j2 --t", ["--timeout"])
+    try expect("accounts status -j 2 --t", ["--timeout"])
+    try expect("accounts request bob pa", ["PATCH"])  // a method word in any case
+  }
+
+  /// `__complete` prints only the names that start with the prefix after `--`, byte for byte,
+  /// so that a shell never loops over every saved name.
+  @Test func completeFiltersByPrefix() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    #expect(try sandbox.ok(["__complete", "accounts", "--", "bo"]).standardOutput == "bob\nbobby\n")
+    #expect(try sandbox.ok(["__complete", "accounts", "--", "alice@t"]).standardOutput == "alice@test\n")
+    #expect(try sandbox.ok(["__complete", "accounts", "--backend", "test", "--", "b"]).standardOutput == "bobby\n")
+    #expect(try sandbox.ok(["__complete", "accounts", "--", "-"]).standardOutput == "")
+    #expect(try sandbox.ok(["__complete", "backends", "--", "c"]).standardOutput == "corp\n")
+    #expect(try sandbox.ok(["__complete", "accounts"]).standardOutput == "alice@corp\nalice@test\nbob\nbobby\n")
+  }
+
   /// bash splits words at the `@` and `:` of COMP_WORDBREAKS; completing `alice@co` must still
   /// finish the name, and what lands on the command line (TAB, then Enter) is the whole name.
   @Test(arguments: Shell.allCases) func completesAcrossAtSigns(_ shell: Shell) throws {

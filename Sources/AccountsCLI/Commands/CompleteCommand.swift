@@ -1,16 +1,20 @@
 import AccountsCore
 
-/// `accounts __complete KIND`: the names the completion scripts offer, one per line. Reads only
-/// the index and the config: never D-Bus, never the network (see bench/list for its speed).
-/// Names that break the naming rules never get here: the index and config are refused when
-/// they hold one (see `Names`), and the scripts drop such lines too.
+/// `accounts __complete KIND [-- PREFIX]`: the names the completion scripts offer, one per
+/// line; with PREFIX only those that start with it, byte for byte, so that a shell never loops
+/// over thousands of names. Reads only the index and the config: never D-Bus, never the
+/// network (see bench/list for its speed). Only names that could have been saved are printed
+/// (see `Names`; the index and config are refused when they hold another), and the scripts
+/// drop any other line too.
 enum CompleteCommand {
   static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters or commands")
+  static let prefix = ArgumentSpec(
+    "PREFIX", optional: true, help: "print only the names that start with PREFIX (after --: it may start with '-')")
 
   static let spec = CommandSpec(
     "__complete",
     summary: "print completion candidates (used by the completion scripts)",
-    arguments: [kind], hidden: true,
+    arguments: [kind, prefix], hidden: true,
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
@@ -40,6 +44,8 @@ enum CompleteCommand {
     default:
       names = []
     }
+    let typed = invocation.argument(prefix) ?? ""
+    names = names.filter { $0.utf8.starts(with: typed.utf8) && Names.isValidUser($0) }
     environment.output.write(names.isEmpty ? "" : names.joined(separator: "\n") + "\n")
   }
 }

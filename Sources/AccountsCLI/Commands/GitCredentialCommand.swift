@@ -3,8 +3,10 @@ import AccountsCore
 /// `accounts git-credential get|store|erase`: git's credential helper (gitcredentials(7)), so
 /// that git sends the session token of the account this directory uses.
 enum GitCredentialCommand {
+  /// What git asks a helper to do (git-credential(1)).
+  static let actions = ["get", "store", "erase"]
   static let action = ArgumentSpec(
-    "ACTION", help: "get, store or erase, as git calls it; any other action is ignored")
+    "ACTION", completion: .credentialAction, help: "get, store or erase, as git calls it; any other action is ignored")
   static let eraseLogsOut = OptionSpec(
     "erase-logs-out", help: "when git erases a rejected credential, log that account out")
 
@@ -37,7 +39,7 @@ enum GitCredentialCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let verb = invocation.argument(action)!
     // git-credential(1): a helper ignores an action it does not know (git may add some).
-    guard ["get", "store", "erase"].contains(verb) else { return }
+    guard actions.contains(verb) else { return }
     let request = try GitCredentialRequest.read(from: .standardInput)
     switch verb {
     case "get":

@@ -16,20 +16,24 @@ enum BashCompletion {
       # passes a name, or a word on the command line, through compgen -W, eval or an unquoted
       # expansion, which would run $(...) and backquotes and expand globs once more.
 
-      # The command path a word leads to from a command path; nothing for an unknown word.
+      # Sets _accounts_path to the command path a word leads to from a command path; fails for
+      # an unknown word. (Functions here set variables rather than print: a $(...) per word
+      # would fork a subshell each time.)
       _accounts_next() {
         case "$1:$2" in
 
       """
     for step in model.steps {
-      out += "    \(shellQuoted("\(step.from):\(step.word)"))) echo \(shellQuoted(step.to)) ;;\n"
+      out += "    \(shellQuoted("\(step.from):\(step.word)"))) _accounts_path=\(shellQuoted(step.to)) ;;\n"
     }
     out += """
+        *) return 1 ;;
         esac
       }
 
       # Sets what may follow a command path: subcommands, options, and the completion kinds of
-      # its arguments (a kind ending in ... takes every remaining word).
+      # its arguments (a kind ending in ... takes every remaining word; "account|method" is an
+      # optional argument that a METHOD word skips, so that word is the METHOD).
       _accounts_spec() {
         case "$1" in
 
@@ -45,26 +49,61 @@ enum BashCompletion {
         esac
       }
 
-      # The completion kind of an option's value; fails for options without a value.
+      # Sets _accounts_kind to the completion kind of an option's value; fails for options
+      # without a value.
       _accounts_option_kind() {
         case "$1" in
 
       """
     for option in model.valueOptions {
-      out += "    --\(option.long)) echo \(option.completion.rawValue) ;;\n"
+      out += "    \(model.spellings(option).joined(separator: "|"))) _accounts_kind=\(option.completion.rawValue) ;;\n"
     }
     out += """
         *) return 1 ;;
         esac
       }
 
+      # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
+      _accounts_is_method() {
+        [[ -n $1 && $1 != *[!a-zA-Z]* ]] || return 1
+        case ${1^^} in
+          \(HTTPMethod.all.joined(separator: "|"))) return 0 ;;
+        esac
+        return 1
+      }
+
       # Appends to COMPREPLY every word after the first that starts with the first. The quotes
-      # make "$cur" a literal prefix, never a pattern.
+      # make "$cur" a literal prefix, never a pattern. For short fixed lists only.
       _accounts_offer() {
         local cur=$1 candidate
         shift
         for candidate in "$@"; do
           [[ $candidate == "$cur"* ]] && COMPREPLY+=("$candidate")
+        done
+        return 0
+      }
+
+      # Appends to COMPREPLY the lines on stdin that start with $1 and could be saved names.
+      # `accounts __complete` prints only such lines, so one check over all of them at once
+      # accepts them whole: no bash work per name, however many there are. Only when some line
+      # fails (a program that printed something else) is each line checked on its own.
+      _accounts_offer_lines() {
+        local cur=$1 IFS=$'\\n' all line
+        local -a lines marked
+        mapfile -t lines
+        ((${#lines[@]})) || return 0
+        all=$'\\n'"${lines[*]}"$'\\n'
+        if [[ $all != *[!$'\\n'[:alnum:]._@+-]* && $all != *$'\\n'[-$'\\n']* ]]; then
+          # Every line starts with $cur when marking that prefix leaves no line unmarked.
+          marked=("${lines[@]/#"$cur"/$'\\1'}")
+          all=$'\\n'"${marked[*]}"
+          if [[ -z $cur || $all != *$'\\n'[!$'\\1']* ]]; then
+            COMPREPLY+=("${lines[@]}")
+            return 0
+          fi
+        fi
+        for line in "${lines[@]}"; do
+          _accounts_is_name "$line" && [[ $line == "$cur"* ]] && COMPREPLY+=("$line")
         done
         return 0
       }
@@ -81,12 +120,17 @@ enum BashCompletion {
       }
 
       # Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
-      # being completed ($3) with the --backend typed so far ($4). Names come from the index and
-      # config only. Each line printed is one candidate, read as text and never expanded.
+      # being completed ($3) with the --backend typed so far ($4), which prints only those. Names
+      # come from the index and config only. Each line printed is one candidate, read as text and
+      # never expanded. "account|method" offers both.
       _accounts_candidates() {
         local word candidate
         local -a arguments
         case "$1" in
+          *'|'*)
+            _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4"
+            _accounts_candidates "${1#*'|'}" "$2" "$3" "$4"
+            return 0 ;;
           # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
           directory)
             compopt -o filenames 2>/dev/null
@@ -96,7 +140,9 @@ enum BashCompletion {
       """
     for kind in CompletionKind.allCases {
       guard let fixed = CompletionModel.fixedCandidates(kind) else { continue }
-      out += "    \(kind.rawValue)) _accounts_offer \"$2\" \(fixed.joined(separator: " ")) ; return ;;\n"
+      // A method word may be typed in any case: `get` completes to GET.
+      let typed = kind == .method ? "${2^^}" : "$2"
+      out += "    \(kind.rawValue)) _accounts_offer \"\(typed)\" \(fixed.joined(separator: " ")) ; return ;;\n"
     }
     for kind in CompletionKind.allCases {
       guard let word = CompletionModel.completeWord(kind) else { continue }
@@ -107,9 +153,7 @@ enum BashCompletion {
         esac
         arguments=(__complete "$word")
         [[ -n $4 ]] && arguments+=(--backend "$4")
-        while IFS= read -r candidate || [[ -n $candidate ]]; do
-          _accounts_is_name "$candidate" && _accounts_offer "$2" "$candidate"
-        done < <("$3" "${arguments[@]}" 2>/dev/null)
+        _accounts_offer_lines "$2" < <("$3" "${arguments[@]}" -- "$2" 2>/dev/null)
         return 0
       }
 
@@ -161,7 +205,8 @@ enum BashCompletion {
         local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
         # An opening quote is not part of the name: 'al completes like al (readline closes it).
         [[ $cur == [\\'\\"]* ]] && cur=${cur:1}
-        local command_path='' word next kind backend='' positional=0 arguments_only='' i
+        local command_path='' word kind backend='' positional=0 arguments_only='' i
+        local _accounts_path _accounts_kind
         COMPREPLY=()
         for ((i = 1; i < cword; i++)); do
           word=${_accounts_words[i]}
@@ -171,7 +216,7 @@ enum BashCompletion {
               --backend=*) backend=${word#--backend=} ; continue ;;
               --*=*) continue ;;
               -*)
-                if _accounts_option_kind "$word" >/dev/null; then
+                if _accounts_option_kind "$word"; then
                   i=$((i + 1))
                   [[ $word == --backend ]] && backend=${_accounts_words[i]}
                 fi
@@ -180,21 +225,22 @@ enum BashCompletion {
           fi
           _accounts_spec "$command_path"
           if ((${#_accounts_subcommands[@]})); then
-            next=$(_accounts_next "$command_path" "$word")
-            [[ -n $next ]] || return 0
-            command_path=$next
+            _accounts_next "$command_path" "$word" || return 0
+            command_path=$_accounts_path
+          elif [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
+            positional=$((positional + 2))
           else
             positional=$((positional + 1))
           fi
         done
         _accounts_spec "$command_path"
         if [[ -z $arguments_only ]] && ((cword > 1)) &&
-          kind=$(_accounts_option_kind "${_accounts_words[cword - 1]}"); then
-          _accounts_candidates "$kind" "$cur" "$program" "$backend"
-        elif [[ -z $arguments_only && $cur == --*=* ]] && kind=$(_accounts_option_kind "${cur%%=*}"); then
+          _accounts_option_kind "${_accounts_words[cword - 1]}"; then
+          _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend"
+        elif [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
           # --backend=co: the value's candidates, written whole; the cut below leaves what
           # follows the '=' (a COMP_WORDBREAKS character), which is what readline replaces.
-          _accounts_candidates "$kind" "${cur#*=}" "$program" "$backend"
+          _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend"
           ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
         elif [[ -z $arguments_only && $cur == -* ]]; then
           _accounts_offer "$cur" "${_accounts_options[@]}"

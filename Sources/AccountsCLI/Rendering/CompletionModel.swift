@@ -49,14 +49,32 @@ struct CompletionModel {
 
   /// Every option name a node accepts, its own then the global ones.
   func optionNames(_ node: Node) -> [String] {
-    (node.options + GlobalOptions.all).flatMap { option in
-      ["--\(option.long)"] + (option.short.map { ["-\($0)"] } ?? [])
+    (node.options + GlobalOptions.all).flatMap(spellings)
+  }
+
+  /// "--jobs", "-j": how an option may be written.
+  func spellings(_ option: OptionSpec) -> [String] {
+    ["--\(option.long)"] + (option.short.map { ["-\($0)"] } ?? [])
+  }
+
+  /// The argument kinds of a node as the scripts spell them: "account", "command...", and
+  /// "account|method" for an optional argument that a METHOD word skips (`request [USER]
+  /// METHOD`: a method word there is the METHOD, as `ArgumentBinding` reads it).
+  func argumentKinds(_ node: Node) -> [String] {
+    node.arguments.indices.map { index in
+      let argument = node.arguments[index]
+      var kind = argument.completion.rawValue
+      if let next = methodAfter(node, index) { kind += "|" + next.completion.rawValue }
+      return kind + (argument.variadic ? "..." : "")
     }
   }
 
-  /// The argument kinds of a node as the scripts spell them: "account", "command...".
-  func argumentKinds(_ node: Node) -> [String] {
-    node.arguments.map { $0.completion.rawValue + ($0.variadic ? "..." : "") }
+  /// The METHOD argument right after argument `index` of `node` when that one is optional.
+  func methodAfter(_ node: Node, _ index: Int) -> ArgumentSpec? {
+    guard node.arguments[index].optional, index + 1 < node.arguments.count,
+      node.arguments[index + 1].kind == .method
+    else { return nil }
+    return node.arguments[index + 1]
   }
 
   /// The `accounts __complete` word for a kind, nil for kinds completed from a fixed list.
@@ -66,7 +84,7 @@ struct CompletionModel {
     case .backend: "backends"
     case .adapter: "adapters"
     case .command: "commands"
-    case .shell, .hookEvent, .directory, .none: nil
+    case .shell, .hookEvent, .method, .credentialAction, .directory, .none: nil
     }
   }
 
@@ -77,6 +95,8 @@ struct CompletionModel {
     switch kind {
     case .shell: shells
     case .hookEvent: HookEvent.allCases.map(\.rawValue)
+    case .method: HTTPMethod.all
+    case .credentialAction: GitCredentialCommand.actions
     case .account, .backend, .adapter, .command, .directory, .none: nil
     }
   }

@@ -41,12 +41,31 @@ enum FishCompletion {
 
       """
     for option in model.valueOptions {
-      out += "        case --\(option.long)\n            echo \(option.completion.rawValue)\n"
+      out += "        case \(model.spellings(option).joined(separator: " "))\n            echo \(option.completion.rawValue)\n"
+    }
+    let methodSkips = model.nodes.flatMap { node in
+      node.arguments.indices.filter { model.methodAfter(node, $0) != nil }.map { shellQuoted("\(node.path):\($0)") }
     }
     out += """
               case '*'
                   return 1
           end
+      end
+
+      # Succeeds when argument INDEX of the command at the path given is optional and a METHOD
+      # follows it: a method word there is the METHOD (`request [USER] METHOD`).
+      function __accounts_method_after --argument-names command_path index
+          switch "$command_path:$index"
+              case \(methodSkips.isEmpty ? "''" : methodSkips.joined(separator: " "))
+                  return 0
+          end
+          return 1
+      end
+
+      # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
+      function __accounts_is_method --argument-names word
+          string match -qr '^[a-zA-Z]+$' -- $word; or return 1
+          contains -- (string upper -- $word) \(HTTPMethod.all.joined(separator: " "))
       end
 
       # Walks the words before the cursor: prints how many arguments follow the command, then
@@ -82,6 +101,8 @@ enum FishCompletion {
                   set -l next (__accounts_next "$command_path" $word)
                   test -n "$next"; or return 1
                   set command_path $next
+              else if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
+                  set positional (math $positional + 2)
               else
                   set positional (math $positional + 1)
               end
@@ -137,9 +158,12 @@ enum FishCompletion {
         out += "complete -c accounts -n \(condition) \(optionFlags(option)) -d \(shellQuoted(option.help))\n"
       }
       for (index, argument) in node.arguments.enumerated() {
-        guard let candidates = candidates(argument.completion) else { continue }
         let position = "__accounts_argument_at \(shellQuoted(node.path)) \(index)" + (argument.variadic ? " variadic" : "")
-        out += "complete -c accounts -n \(shellQuoted(position)) -a \(shellQuoted(candidates))\n"
+        // [USER] METHOD: where USER may go, so may the METHOD.
+        let kinds = [argument.completion] + (model.methodAfter(node, index).map { [$0.completion] } ?? [])
+        for candidates in kinds.compactMap(candidates) {
+          out += "complete -c accounts -n \(shellQuoted(position)) -a \(shellQuoted(candidates))\n"
+        }
       }
     }
     for option in GlobalOptions.all {

@@ -15,19 +15,24 @@ enum ZshCompletion {
       # Names reach compadd as words, which zsh quotes when it inserts one; nothing from a name
       # or the command line is evaluated.
 
-      # The command path a word leads to from a command path; nothing for an unknown word.
+      # Sets _accounts_path to the command path a word leads to from a command path; fails for
+      # an unknown word. (Functions here set variables rather than print: a $(...) per word
+      # would fork a subshell each time.)
       _accounts_next() {
         case "$1:$2" in
 
       """
     for step in model.steps {
-      out += "    \(shellQuoted("\(step.from):\(step.word)"))) print -r -- \(shellQuoted(step.to)) ;;\n"
+      out += "    \(shellQuoted("\(step.from):\(step.word)"))) _accounts_path=\(shellQuoted(step.to)) ;;\n"
     }
     out += """
+        *) return 1 ;;
         esac
       }
 
-      # Sets what may follow a command path, with descriptions.
+      # Sets what may follow a command path, with descriptions. An argument kind ending in ...
+      # takes every remaining word; "account|method" is an optional argument that a METHOD word
+      # skips, so that word is the METHOD.
       _accounts_spec() {
         _accounts_subcommands=() _accounts_options=() _accounts_arguments=()
         case "$1" in
@@ -67,17 +72,27 @@ enum ZshCompletion {
         )
       }
 
-      # The completion kind of an option's value; fails for options without a value.
+      # Sets _accounts_kind to the completion kind of an option's value; fails for options
+      # without a value.
       _accounts_option_kind() {
         case "$1" in
 
       """
     for option in model.valueOptions {
-      out += "    --\(option.long)) print -r -- \(option.completion.rawValue) ;;\n"
+      out += "    \(model.spellings(option).joined(separator: "|"))) _accounts_kind=\(option.completion.rawValue) ;;\n"
     }
     out += """
         *) return 1 ;;
         esac
+      }
+
+      # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
+      _accounts_is_method() {
+        [[ -n $1 && $1 != *[^a-zA-Z]* ]] || return 1
+        case ${(U)1} in
+          \(HTTPMethod.all.joined(separator: "|"))) return 0 ;;
+        esac
+        return 1
       }
 
       # Succeeds when $1 could be a saved name (see NAMES in `man accounts`): not empty, not
@@ -91,11 +106,16 @@ enum ZshCompletion {
 
       # Offers the names of a kind ($1), asking the accounts being completed ($2) with the
       # --backend typed so far ($3). Names come from the index and config only; each line
-      # printed is one candidate, split at newlines only and never expanded.
+      # printed is one candidate, split at newlines only and never expanded. zsh matches them
+      # against the word itself (so its matcher-list applies). "account|method" offers both.
       _accounts_candidates() {
-        local word line
-        local -a names arguments
+        local word line all
+        local -a names arguments lines
         case "$1" in
+          *'|'*)
+            _accounts_candidates "${1%%'|'*}" "$2" "$3"
+            _accounts_candidates "${1#*'|'}" "$2" "$3"
+            return ;;
           directory) _files -/ ; return ;;
 
       """
@@ -113,11 +133,21 @@ enum ZshCompletion {
         if [[ -n $word ]]; then
           arguments=(__complete "$word")
           [[ -n $3 ]] && arguments+=(--backend "$3")
-          for line in "${(@f)$("$2" "${arguments[@]}" 2>/dev/null)}"; do
-            _accounts_is_name "$line" && names+=("$line")
-          done
+          lines=("${(@f)$("$2" "${arguments[@]}" 2>/dev/null)}")
+          # `accounts __complete` prints only names, so one check over all the lines at once
+          # accepts them whole: no zsh work per name. Only when some line fails (a program that
+          # printed something else) is each line checked on its own.
+          all=$'\\n'${(pj:\\n:)lines}$'\\n'
+          if [[ $all != *[^$'\\n'[:alnum:]._@+-]* && $all != *$'\\n'[-$'\\n']* ]]; then
+            names=("${lines[@]}")
+          else
+            for line in "${lines[@]}"; do
+              _accounts_is_name "$line" && names+=("$line")
+            done
+          fi
         fi
-        compadd -a names
+        # A method word may be typed in any case: get completes to GET.
+        if [[ $1 == method ]]; then compadd -M 'm:{a-z}={A-Z}' -a names; else compadd -a names; fi
       }
 
       # Words on the line are as typed, quotes included: (Q) removes one level of quoting
@@ -126,7 +156,7 @@ enum ZshCompletion {
       # zsh, and emptying it left the program unfound.)
       _accounts() {
         local cur=${words[CURRENT]} program=${(Q)words[1]}
-        local command_path='' word next kind backend='' arguments_only='' i
+        local command_path='' word kind backend='' arguments_only='' i _accounts_path _accounts_kind
         local -i positional=0
         local -a _accounts_subcommands _accounts_options _accounts_arguments
         for ((i = 2; i < CURRENT; i++)); do
@@ -137,7 +167,7 @@ enum ZshCompletion {
               --backend=*) backend=${(Q)word#--backend=} ; continue ;;
               --*=*) continue ;;
               -*)
-                if _accounts_option_kind "$word" >/dev/null; then
+                if _accounts_option_kind "$word"; then
                   ((i++))
                   [[ $word == --backend ]] && backend=${(Q)words[i]}
                 fi
@@ -146,23 +176,24 @@ enum ZshCompletion {
           fi
           _accounts_spec "$command_path"
           if (( ${#_accounts_subcommands} )); then
-            next=$(_accounts_next "$command_path" "$word")
-            [[ -n $next ]] || return 1
-            command_path=$next
+            _accounts_next "$command_path" "$word" || return 1
+            command_path=$_accounts_path
+          elif [[ ${_accounts_arguments[positional+1]} == *'|method'* ]] && _accounts_is_method "${(Q)word}"; then
+            ((positional += 2))
           else
             ((positional++))
           fi
         done
         if [[ -z $arguments_only ]] && (( CURRENT > 2 )) &&
-          kind=$(_accounts_option_kind "${words[CURRENT-1]}"); then
-          _accounts_candidates "$kind" "$program" "$backend"
+          _accounts_option_kind "${words[CURRENT-1]}"; then
+          _accounts_candidates "$_accounts_kind" "$program" "$backend"
           return
         fi
         _accounts_spec "$command_path"
-        if [[ -z $arguments_only && $cur == --*=* ]] && kind=$(_accounts_option_kind "${cur%%=*}"); then
+        if [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
           # --backend=co: complete the value after the '='.
           compset -P '*='
-          _accounts_candidates "$kind" "$program" "$backend"
+          _accounts_candidates "$_accounts_kind" "$program" "$backend"
         elif [[ -z $arguments_only && $cur == -* ]]; then
           _describe -t options 'option' _accounts_options
         elif (( ${#_accounts_subcommands} )); then
