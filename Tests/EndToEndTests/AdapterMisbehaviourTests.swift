@@ -83,6 +83,22 @@ import Testing
     #expect(!status.standardOutput.contains("INJECTED") && status.standardOutput.contains("alice"), "\(status)")
   }
 
+  /// What an adapter left in stdio's buffer is not flushed onto the command's stdout by the
+  /// exit of an `exec` or `shell` whose program cannot start.
+  @Test func aProgramThatCannotStartGetsNoAdapterOutputOnStdout() throws {
+    let sandbox = try world("MODE_PRINTF_IN_LOGIN", name: "printer")
+    defer { sandbox.close() }
+    try sandbox.ok(["login", "alice@h", "--remember", "--password-stdin"], stdin: "pw\n")
+    try sandbox.ok(["logout", "alice@h"])
+    let exec = try sandbox.run(["exec", "alice@h", "--", "/nonexistent/program"])
+    #expect(exec.status == 127, "\(exec)")
+    #expect(exec.standardOutput.isEmpty && !exec.standardError.contains("INJECTED"), "\(exec)")
+    try sandbox.ok(["logout", "alice@h"])
+    let shell = try sandbox.run(["shell", "alice@h"], environment: ["SHELL": "/nonexistent/shell"])
+    #expect(shell.status == 1, "\(shell)")
+    #expect(shell.standardOutput.isEmpty && !shell.standardError.contains("INJECTED"), "\(shell)")
+  }
+
   @Test func whatAnAdapterWritesOnStderrIsMadeVisible() throws {
     let sandbox = try world("MODE_ESCAPE_ON_STDERR", name: "escapes")
     defer { sandbox.close() }
