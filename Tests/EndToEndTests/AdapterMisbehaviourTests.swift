@@ -59,6 +59,28 @@ import Testing
     }
   }
 
+  /// Telling the backend is best effort (SPEC §4): a crash in the adapter's LOGOUT ends the
+  /// process (exit 9), but the session here is over already: token and slot gone, and the
+  /// next logout has nothing to tell.
+  @Test func aCrashInsideALogoutStillLogsOutHere() throws {
+    let sandbox = try world("MODE_SEGV_IN_LOGOUT", name: "crashes")
+    defer { sandbox.close() }
+    try sandbox.ok(["login", "alice@h", "--auto", "--password-stdin"], stdin: "pw\n")
+    let logout = try sandbox.run(["logout", "alice@h"])
+    #expect(logout.status == 9, "\(logout)")
+    #expect(logout.standardError.contains("adapter crashes crashed (SIGSEGV)"), "\(logout)")
+    let index = try sandbox.indexJSON()
+    let accounts = index["accounts"] as? [[String: Any]] ?? []
+    #expect(accounts.count == 1 && accounts.allSatisfy { $0["token"] == nil || $0["token"] is NSNull }, "\(index)")
+    #expect(index["auto_login"] is NSNull, "the slot is empty: \(index)")
+    #expect(try sandbox.allKeyringItems().isEmpty)
+    #expect(try sandbox.invariantViolations().isEmpty)
+    #expect(try sandbox.run(["current"]).status == 3, "no slot holder")
+    let again = try sandbox.run(["logout", "alice@h"])
+    #expect(again.status == 0, "\(again)")
+    #expect(try sandbox.run(["token", "alice@h"]).status == 3)
+  }
+
   @Test func whatAnAdapterPrintsNeverReachesStdout() throws {
     let sandbox = try world("MODE_PRINTF_IN_LOGIN", name: "printer")
     defer { sandbox.close() }

@@ -55,6 +55,7 @@
 #define MODE_ABORT_IN_LOGIN 32     /* LOGIN calls abort() */
 #define MODE_RECURSE_IN_LOGIN 33   /* LOGIN recurses until its stack overflows */
 #define MODE_SEGV_IN_CHECK 34      /* LOGIN gives a token; CHECK writes through a NULL pointer */
+#define MODE_SEGV_IN_LOGOUT 35     /* LOGIN gives a token; LOGOUT writes through a NULL pointer */
 
 #ifndef MODE
 #error "define MODE"
@@ -216,6 +217,10 @@ __attribute__((unused)) static int32_t step(void *session, const acc_response *r
     return ACC_STEP_OK;
   case MODE_ABORT_IN_LOGIN:
     if (operation == ACC_OP_LOGIN) abort();
+    return ACC_STEP_OK;
+  case MODE_SEGV_IN_LOGOUT:
+    if (operation == ACC_OP_LOGOUT) *(volatile int *)(uintptr_t)0x8 = 1;
+    if (operation == ACC_OP_LOGIN) out->token = (acc_string)ACC_STRING("hostile-token");
     return ACC_STEP_OK;
   case MODE_SEGV_IN_CHECK:
     if (operation == ACC_OP_CHECK) *(volatile int *)(uintptr_t)0x8 = 1;
