@@ -166,6 +166,23 @@ import Testing
     #expect(locked.standardOutput.isEmpty, "no token while the collection holding it is locked")
   }
 
+  /// `accounts lock` after Seahorse's "Set as default" on another collection: the collection
+  /// that holds accounts' items is locked too (asked afterwards over D-Bus), and named.
+  @Test func accountsLockLocksTheCollectionHoldingTheItemsWhenTheAliasNamesAnother() throws {
+    let world = try World()
+    defer { world.close() }
+    let collections = "/org/freedesktop/secrets/collection/"
+    try world.call(
+      "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.SetAlias", ["default", collections + "session"])
+    let locked = try world.sandbox.ok(["lock"])
+    let property = try world.call(
+      collections + "login", "org.freedesktop.DBus.Properties.Get", ["org.freedesktop.Secret.Collection", "Locked"])
+    #expect(property.contains("true"), "the collection holding the token is locked: \(property)")
+    #expect(locked.standardError.contains("'Login'"), "\(locked)")
+    let token = try world.sandbox.run(["token", world.user])
+    #expect(token.status == 7 && token.standardOutput.isEmpty, "\(token)")
+  }
+
   /// An item deleted by another client (secret-tool clear) is not served from the cache.
   @Test func anItemDeletedByAnotherClientIsNotServed() throws {
     let world = try World()
