@@ -34,6 +34,17 @@ import Testing
     try expectNothingStored(sandbox)
   }
 
+  /// exit() on a thread the adapter started itself, while its call runs: the adapter's too.
+  @Test func anExitOnAThreadTheAdapterStartedIsAFailedAdapter() throws {
+    let sandbox = try world("MODE_EXIT_ON_THREAD", name: "quits")
+    defer { sandbox.close() }
+    let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
+    #expect(login.status == 9, "\(login)")
+    #expect(login.standardOutput.isEmpty, "\(login)")
+    #expect(login.standardError == "accounts: adapter quits called exit(0) during login; nothing was stored\n", "\(login)")
+    try expectNothingStored(sandbox)
+  }
+
   /// A stack overflow too: the handler runs on a stack of its own.
   @Test(arguments: [("MODE_SEGV_IN_LOGIN", "SIGSEGV"), ("MODE_ABORT_IN_LOGIN", "SIGABRT"), ("MODE_RECURSE_IN_LOGIN", "SIGSEGV")])
   func aCrashInsideALoginIsAFailedAdapter(mode: String, signal: String) throws {
