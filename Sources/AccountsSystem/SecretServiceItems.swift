@@ -69,7 +69,8 @@ public enum SecretServiceItems {
         interface: "org.freedesktop.DBus.Properties", member: "Get", arguments: ["org.freedesktop.Secret.Item", "Label"],
         flags: DBusMessage.noAutoStart)
     }
-    guard !calls.isEmpty, let (_, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: calls)
+    guard !calls.isEmpty,
+      let (_, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: calls)
     else { return [:] }
     var labels: [String: String] = [:]
     for call in calls {

@@ -57,7 +57,9 @@ public enum SecretServiceLockProbe {
         case .variant(.boolean(let isLocked))? = onlyValue(replies[4], from: owner)
       else { return nil }
       // A locked collection is locked whatever its items answer (KeePassXC hides them).
-      guard item != nil, !isLocked else { return State(owner: owner, collection: collection, collectionLocked: isLocked) }
+      guard item != nil, !isLocked else {
+        return State(owner: owner, collection: collection, collectionLocked: isLocked)
+      }
       guard case .variant(.boolean(let itemLocked))? = onlyValue(replies[5], from: owner) else { return nil }
       return State(owner: owner, collection: collection, collectionLocked: isLocked || itemLocked)
     }

@@ -11,7 +11,9 @@ extension LibsecretStore {
   /// first, one per line.
   func lockCollections() throws -> String {
     let service = try connect()
-    guard let alias = try defaultCollection(service) else { throw SecretStoreError.noCollection(provider: knownProvider()) }
+    guard let alias = try defaultCollection(service) else {
+      throw SecretStoreError.noCollection(provider: knownProvider())
+    }
     let aliasPath = objectPath(of: alias)
     var holding: [String] = []
     let found = try searchPaths(service, [])
@@ -45,7 +47,8 @@ extension LibsecretStore {
       _ = takeStrings(locked)
       let isLocked = paths.map { booleanProperty($0, "org.freedesktop.Secret.Collection", "Locked") == true }
       if zip(paths, isLocked).allSatisfy({ !required.contains($0.0) || $0.1 }) {
-        return zip(names, isLocked).filter(\.1).map { String($0.0.map { $0 == "\n" ? " " : $0 }) }.joined(separator: "\n")
+        let lockedNames = zip(names, isLocked).filter(\.1).map(\.0)
+        return lockedNames.map { String($0.map { $0 == "\n" ? " " : $0 }) }.joined(separator: "\n")
       }
       guard monotonicSeconds() - start + Double(pause) / 1e6 < timeout else {
         throw SecretStoreError.failed(operation: "lock \(what)", detail: "the keyring did not lock them")

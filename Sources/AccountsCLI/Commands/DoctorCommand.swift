@@ -274,7 +274,9 @@ enum DoctorCommand {
     }
     let clearable = try environment.ledger.unclaimed(keys).map { key in
       (name: key.label.dropFirst("accounts: ".count), attributes: ["backend": key.backend, "account": key.account, "kind": key.kind.attributeValue])
-    } + exact.map { (name: Substring("an item with attributes \($0.keys.sorted().joined(separator: ", "))"), attributes: $0) }
+    } + exact.map { attributes in
+      (name: Substring("an item with attributes \(attributes.keys.sorted().joined(separator: ", "))"), attributes: attributes)
+    }
     let total = clearable.count + partial.count
     guard total > 0 else {
       return Finding(check: "items", ok: true, detail: "\(counted(items.count, "item")) of accounts in the keyring, each claimed")
