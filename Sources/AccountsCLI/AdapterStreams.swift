@@ -89,6 +89,9 @@ enum AdapterStreams {
     forwardErrors()
     state.withLock { state in
       guard let diversion = state else { return }
+      // What adapter code left in stdio's buffers goes to /dev/null now: flushed after the
+      // dup2, by the exit() that follows a program that cannot start, it would reach stdout.
+      fflush(nil)
       dup2(diversion.output, 1)
       dup2(diversion.error, 2)
     }

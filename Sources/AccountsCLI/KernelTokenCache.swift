@@ -6,10 +6,11 @@ import Glibc
 /// user's keyring, named after this setup, readable by this user only, gone after at most 15
 /// minutes. (Not in a keyring of its own inside it: such a keyring lives as long as the user
 /// keyring, and every test sandbox would leave one behind.) An entry holds the identity of the
-/// session it copies, and the bus name of the provider and the collection it was read from;
-/// it is served only while that provider still owns the service, the `default` alias still
-/// names that collection and it is unlocked (asked over a bare bus connection in one round
-/// trip: no libsecret, no GLib). Every failure is a miss.
+/// session it copies, and the bus name of the provider and the path of the item it was read
+/// from (kept only when that item lies in the collection the `default` alias names); it is
+/// served only while that provider still owns the service, the alias still names that
+/// collection, it is unlocked and the item still exists (asked over a bare bus connection in
+/// one round trip: no libsecret, no GLib). Every failure is a miss.
 final class KernelTokenCache: TokenCache {
   /// Names this setup's keys: the state directory and the session bus, so that two setups of
   /// one user (parallel tests, two desktops) never see each other's entries.
@@ -28,8 +29,12 @@ final class KernelTokenCache: TokenCache {
     let entry: CacheEntry?? = KernelKeyring.read(key) { payload in CacheEntry(decoding: payload, identity: identity) }
     guard let entry = entry ?? nil else { return nil }
     // Still the provider and the collection the token was read from, and unlocked.
-    let expected = SecretServiceLockProbe.State(owner: entry.owner, collection: entry.collection, collectionLocked: false)
-    guard let state = SecretServiceLockProbe.state(busAddress: busAddress, expected: expected) else { return nil }
+    // The item too: one deleted by another client is not served.
+    guard let collection = SecretServiceLockProbe.collection(holding: entry.item) else { return nil }
+    let expected = SecretServiceLockProbe.State(owner: entry.owner, collection: collection, collectionLocked: false)
+    guard let state = SecretServiceLockProbe.state(busAddress: busAddress, expected: expected, item: entry.item) else {
+      return nil
+    }
     if state.collectionLocked {
       forget([id])  // locked by another client: the copy does not outlive the lock
       return nil
@@ -38,8 +43,12 @@ final class KernelTokenCache: TokenCache {
   }
 
   func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
-    guard let state = SecretServiceLockProbe.state(busAddress: busAddress), !state.collectionLocked else { return }
-    CacheEntry.encode(token, identity: identity, owner: state.owner, collection: state.collection) { payload in
+    // Kept only when the item lives in the collection the probe watches (the alias one).
+    let attributes = [("backend", id.backend), ("account", id.user), ("kind", "token")]
+    guard let (state, item) = SecretServiceLockProbe.itemState(busAddress: busAddress, attributes: attributes),
+      !state.collectionLocked
+    else { return }
+    CacheEntry.encode(token, identity: identity, owner: state.owner, item: item) { payload in
       _ = KernelKeyring.add(
         description: keyName(id), payload: payload, to: KernelKeyring.userKeyring, seconds: UInt32(seconds))
     }
@@ -53,19 +62,19 @@ final class KernelTokenCache: TokenCache {
 }
 
 /// An entry's payload: a version line, the session's identity, the provider's unique bus name,
-/// the collection's object path, then the token's bytes.
+/// the item's object path (its collection is the path's parent), then the token's bytes.
 struct CacheEntry {
-  static let version = "accounts-token-cache 2"
+  static let version = "accounts-token-cache 3"
 
   var owner: String
-  var collection: String
+  var item: String
   var token: SecretBytes
 
   /// Builds the payload in a buffer that is wiped once `body` returns.
   static func encode(
-    _ token: SecretBytes, identity: String, owner: String, collection: String, _ body: (UnsafeRawBufferPointer) -> Void
+    _ token: SecretBytes, identity: String, owner: String, item: String, _ body: (UnsafeRawBufferPointer) -> Void
   ) {
-    let header = Array("\(version)\n\(identity)\n\(owner)\n\(collection)\n".utf8)
+    let header = Array("\(version)\n\(identity)\n\(owner)\n\(item)\n".utf8)
     var payload: [UInt8] = []
     payload.reserveCapacity(header.count + token.count)  // no reallocation leaves a copy behind
     payload += header
@@ -89,7 +98,7 @@ struct CacheEntry {
     guard lines[0] == Self.version, lines[1] == identity, lines[2].hasPrefix(":"), lines[3].hasPrefix("/") else {
       return nil
     }
-    (owner, collection) = (lines[2], lines[3])
+    (owner, item) = (lines[2], lines[3])
     token = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: payload[start...]))
   }
 }

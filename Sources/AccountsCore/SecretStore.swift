@@ -110,7 +110,8 @@ public protocol SecretStore: AnyObject {
   func deleteAll(backend: String, account: String) throws
   /// Deletes every backend-wide item of `backend` (its secret settings).
   func deleteSettings(backend: String) throws
-  /// Locks the collection accounts stores in and returns its label.
+  /// Locks the collections that hold accounts' items and the default one, checks that each
+  /// is locked, and returns their labels, the default one's first, one per line.
   func lock() throws -> String
   /// Provider and collection state for `accounts doctor`.
   func report() throws -> SecretServiceReport

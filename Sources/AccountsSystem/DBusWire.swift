@@ -80,6 +80,9 @@ struct DBusReader {
   let bytes: [UInt8]
   var offset = 0
 
+  /// More elements than any reply this client reads holds (a search over every item included).
+  static let maximumArrayElements = 1 << 16
+
   init(_ bytes: [UInt8]) { self.bytes = bytes }
 
   /// Skips padding, which must be zero; false past the end or on non-zero padding.
@@ -147,8 +150,12 @@ struct DBusReader {
       let end = offset + length
       var values: [DBusMessage.Value] = []
       while offset < end {
+        // An element that takes no bytes would repeat forever; a count past the cap is no reply we read.
+        let start = offset
         var elementTypes = element
-        guard let value = value(&elementTypes, depth: depth + 1), elementTypes.isEmpty else { return nil }
+        guard values.count < Self.maximumArrayElements, let value = value(&elementTypes, depth: depth + 1),
+          elementTypes.isEmpty, offset > start
+        else { return nil }
         values.append(value)
       }
       return offset == end ? .array(element: String(element), values) : nil
@@ -158,7 +165,8 @@ struct DBusReader {
       else { return nil }
       return .dictionaryEntry(key, value)
     case "(":
-      guard align(8) else { return nil }
+      // An empty structure is no type (the D-Bus specification; dbus-daemon refuses it too).
+      guard types.first != ")", align(8) else { return nil }
       var values: [DBusMessage.Value] = []
       while types.first != ")" {
         guard let value = value(&types, depth: depth + 1) else { return nil }

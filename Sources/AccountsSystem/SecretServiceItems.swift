@@ -11,6 +11,13 @@ public enum SecretServiceItems {
   public static func attributes(
     matching: [String: String], busAddress: String, timeout: Double = 5
   ) -> [[String: String]]? {
+    items(matching: matching, busAddress: busAddress, timeout: timeout)?.map(\.attributes)
+  }
+
+  /// The object path and attributes of every item, as `attributes(matching:)`.
+  public static func items(
+    matching: [String: String], busAddress: String, timeout: Double = 5
+  ) -> [(path: String, attributes: [String: String])]? {
     let query = DBusMessage.Value.array(
       element: "{ss}", matching.sorted { $0.key < $1.key }.map { .dictionaryEntry(.string($0.key), .string($0.value)) })
     let search = DBusMessage.call(
@@ -24,7 +31,7 @@ public enum SecretServiceItems {
       guard case .array("o", let values) = list else { return nil }
       for case .objectPath(let path) in values { paths.append(path) }
     }
-    var found: [[String: String]] = []
+    var found: [(path: String, attributes: [String: String])] = []
     var serial: UInt32 = 4
     for start in stride(from: 0, to: paths.count, by: batch) {
       let chunk = paths[start..<min(start + batch, paths.count)]
@@ -47,10 +54,30 @@ public enum SecretServiceItems {
         }
         var attributes: [String: String] = [:]
         for case .dictionaryEntry(.string(let key), .string(let value)) in entries { attributes[key] = value }
-        found.append(attributes)
+        found.append((call.path ?? "", attributes))
       }
       serial += UInt32(calls.count)
     }
     return found
+  }
+
+  /// The label of each item at `paths` that still has one, for naming it to a person.
+  public static func labels(of paths: [String], busAddress: String, timeout: Double = 5) -> [String: String] {
+    let calls = paths.prefix(batch).enumerated().map { offset, path in
+      DBusMessage.call(
+        serial: 3 + UInt32(offset), destination: SecretServiceLockProbe.service, path: path,
+        interface: "org.freedesktop.DBus.Properties", member: "Get", arguments: ["org.freedesktop.Secret.Item", "Label"],
+        flags: DBusMessage.noAutoStart)
+    }
+    guard !calls.isEmpty,
+      let (_, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: calls)
+    else { return [:] }
+    var labels: [String: String] = [:]
+    for call in calls {
+      if case .variant(.string(let label))? = SecretServiceLockProbe.onlyValue(replies[call.serial], from: owner) {
+        labels[call.path ?? ""] = label
+      }
+    }
+    return labels
   }
 }

@@ -27,7 +27,13 @@ public enum SecretServiceLockProbe {
   /// With `expected` (what an earlier probe found), the property is read from that owner and
   /// collection in the same round trip as the other calls, and the answer counts only when
   /// the owner and the alias are still those: one round trip instead of two. Nil otherwise.
-  public static func state(busAddress address: String, timeout: Double = 1, expected: State? = nil) -> State? {
+  ///
+  /// With `item` (the path of the cached item, in `expected`'s collection), that item's own
+  /// `Locked` is asked in the same round trip too: in an unlocked collection, an item deleted by
+  /// another client (an error reply) is "cannot tell", and a locked item counts as locked.
+  public static func state(
+    busAddress address: String, timeout: Double = 1, expected: State? = nil, item: String? = nil
+  ) -> State? {
     let readAlias = DBusMessage.call(
       serial: 3, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
       member: "ReadAlias", arguments: ["default"], flags: DBusMessage.noAutoStart)
@@ -36,7 +42,13 @@ public enum SecretServiceLockProbe {
         serial: serial, destination: owner, path: collection, interface: "org.freedesktop.DBus.Properties",
         member: "Get", arguments: ["org.freedesktop.Secret.Collection", "Locked"], flags: DBusMessage.noAutoStart)
     }
-    let speculative = expected.map { [locked(4, owner: $0.owner, collection: $0.collection)] } ?? []
+    var speculative = expected.map { [locked(4, owner: $0.owner, collection: $0.collection)] } ?? []
+    if let expected, let item {
+      speculative.append(
+        DBusMessage.call(
+          serial: 5, destination: expected.owner, path: item, interface: "org.freedesktop.DBus.Properties",
+          member: "Get", arguments: ["org.freedesktop.Secret.Item", "Locked"], flags: DBusMessage.noAutoStart))
+    }
     guard let (bus, owner, replies) = connect(busAddress: address, timeout: timeout, asking: [readAlias] + speculative),
       case .objectPath(let collection)? = onlyValue(replies[3], from: owner), collection != "/"
     else { return nil }
@@ -44,12 +56,55 @@ public enum SecretServiceLockProbe {
       guard owner == expected.owner, collection == expected.collection,
         case .variant(.boolean(let isLocked))? = onlyValue(replies[4], from: owner)
       else { return nil }
-      return State(owner: owner, collection: collection, collectionLocked: isLocked)
+      // A locked collection is locked whatever its items answer (KeePassXC hides them).
+      guard item != nil, !isLocked else {
+        return State(owner: owner, collection: collection, collectionLocked: isLocked)
+      }
+      guard case .variant(.boolean(let itemLocked))? = onlyValue(replies[5], from: owner) else { return nil }
+      return State(owner: owner, collection: collection, collectionLocked: isLocked || itemLocked)
     }
     guard bus.send([locked(4, owner: owner, collection: collection)]), let answer = bus.replies(to: [4]),
       case .variant(.boolean(let isLocked))? = onlyValue(answer[4], from: owner)
     else { return nil }
     return State(owner: owner, collection: collection, collectionLocked: isLocked)
+  }
+
+  /// The path of the one item of the accounts schema with `attributes`, and the state of the
+  /// collection that holds it, which must be the one the `default` alias names (a token read
+  /// from another collection, e.g. after Seahorse's "Set as default", is probed nowhere else):
+  /// ReadAlias and SearchItems in one round trip, then that collection's `Locked`. Nil when the
+  /// item is not exactly one unlocked item in the alias collection, or anything is unexpected.
+  public static func itemState(
+    busAddress address: String, attributes: [(String, String)], timeout: Double = 1
+  ) -> (state: State, item: String)? {
+    let readAlias = DBusMessage.call(
+      serial: 3, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
+      member: "ReadAlias", arguments: ["default"], flags: DBusMessage.noAutoStart)
+    let query = [("xdg:schema", "io.accounts.Secret")] + attributes
+    let search = DBusMessage.call(
+      serial: 4, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
+      member: "SearchItems",
+      values: [.array(element: "{ss}", query.map { .dictionaryEntry(.string($0.0), .string($0.1)) })],
+      flags: DBusMessage.noAutoStart)
+    guard let (bus, owner, replies) = connect(busAddress: address, timeout: timeout, asking: [readAlias, search]),
+      case .objectPath(let collection)? = onlyValue(replies[3], from: owner), collection != "/",
+      let found = replies[4], found.kind == .methodReturn, found.sender == owner, found.body.count == 2,
+      case .array(_, let unlocked) = found.body[0], case .array(_, let locked) = found.body[1], locked.isEmpty,
+      unlocked.count == 1, case .objectPath(let item) = unlocked[0], Self.collection(holding: item) == collection
+    else { return nil }
+    let lockedCall = DBusMessage.call(
+      serial: 5, destination: owner, path: collection, interface: "org.freedesktop.DBus.Properties",
+      member: "Get", arguments: ["org.freedesktop.Secret.Collection", "Locked"], flags: DBusMessage.noAutoStart)
+    guard bus.send([lockedCall]), let answer = bus.replies(to: [5]),
+      case .variant(.boolean(let isLocked))? = onlyValue(answer[5], from: owner)
+    else { return nil }
+    return (State(owner: owner, collection: collection, collectionLocked: isLocked), item)
+  }
+
+  /// The collection an item's object path lies in: the path without its last element.
+  public static func collection(holding item: String) -> String? {
+    guard let slash = item.lastIndex(of: "/"), slash != item.startIndex else { return nil }
+    return String(item[..<slash])
   }
 
   /// A connection that has said Hello, the unique name of the Secret Service's owner, and the

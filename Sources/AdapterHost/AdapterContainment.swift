@@ -1,5 +1,6 @@
 import AccountsCore
 import Glibc
+import Synchronization
 
 /// A crash or an `exit()` inside adapter code ends the command as a failed adapter: one line
 /// naming the adapter and what happened, exit status 9, no backtrace.
@@ -16,9 +17,12 @@ import Glibc
 /// outcome back only once the adapter's calls have returned, and the command line stores a
 /// session (index and keyring) only after it has accepted that outcome, so a process that ends
 /// inside adapter code ends before anything of the operation was written. What runs on a
-/// marked thread counts as the adapter's, the host services it calls included. Code the
-/// adapter runs on threads it started itself is not marked, nor is `_exit()` or a raw exit
-/// system call: those end the process as they would any program.
+/// marked thread counts as the adapter's, the host services it calls included. An exit() on
+/// a thread the adapter started itself counts as the adapter's while one of its calls runs
+/// (a process-wide list of the calls in flight): any thread but the main one and those that
+/// prepared or ran a call (the host's) is the adapter's. A crash on such a thread is not
+/// caught, nor is `_exit()` or a raw exit system call: those end the process as they would any
+/// program.
 public enum AdapterContainment {
   /// What the handlers write, prepared before the call: "accounts: adapter NAME " + what
   /// happened + SUFFIX (e.g. " during login; nothing was stored\n"), assembled in `scratch`.
@@ -39,6 +43,14 @@ public enum AdapterContainment {
     precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
     return key
   }()
+  /// Set on every thread that prepared or ran a call: the host's, not one an adapter started.
+  private static let hostThread: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
+    return key
+  }()
+  /// The calls running now, on any thread, for an exit() on a thread of the adapter's own.
+  private static let inFlight = Mutex<[UInt]>([])  // their addresses
   nonisolated(unsafe) private(set) static var messageDescriptor: Int32 = 2
   nonisolated(unsafe) private static var previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
   static let crashSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT]
@@ -71,6 +83,7 @@ public enum AdapterContainment {
     }
     let prefix = bytes("accounts: adapter \(Names.printable(name)) ")
     let suffix = bytes(" \(operation)\n")
+    pthread_setspecific(hostThread, UnsafeRawPointer(bitPattern: 1))
     let call = UnsafeMutablePointer<Call>.allocate(capacity: 1)
     call.initialize(to: Call(
       prefix: prefix, suffix: suffix,
@@ -91,8 +104,13 @@ public enum AdapterContainment {
     var stack = stack_t(ss_sp: call.pointee.stack, ss_flags: 0, ss_size: stackSize)
     var before = stack_t()
     sigaltstack(&stack, &before)
+    pthread_setspecific(hostThread, UnsafeRawPointer(bitPattern: 1))
     pthread_setspecific(mark, call)
+    inFlight.withLock { $0.append(UInt(bitPattern: call)) }
     defer {
+      inFlight.withLock { calls in
+        if let index = calls.firstIndex(of: UInt(bitPattern: call)) { calls.remove(at: index) }
+      }
       pthread_setspecific(mark, nil)
       sigaltstack(&before, nil)
     }
@@ -120,9 +138,28 @@ public enum AdapterContainment {
     report(raw.assumingMemoryBound(to: Call.self), what, number: nil)
   }
 
+  /// Not a signal handler: exit() runs it on the thread that called exit(), where a lock may
+  /// be taken. A call in the list is released only after it left it, so it is valid here.
   private static func exited(_ status: Int32) {
-    guard let raw = pthread_getspecific(mark) else { return }
-    report(raw.assumingMemoryBound(to: Call.self), "called exit(", number: status)
+    if let raw = pthread_getspecific(mark) {
+      report(raw.assumingMemoryBound(to: Call.self), "called exit(", number: status)
+    }
+    guard pthread_getspecific(hostThread) == nil, !onMainThread() else { return }
+    inFlight.withLock { calls in
+      if let call = calls.first.flatMap(UnsafeMutablePointer<Call>.init(bitPattern:)) {
+        report(call, "called exit(", number: status)
+      }
+    }
+  }
+
+  /// Whether this is the process's main thread (its thread id is the process id), from
+  /// /proc/thread-self ("PID/task/TID"); true when that cannot be read, which changes nothing.
+  private static func onMainThread() -> Bool {
+    var buffer = [CChar](repeating: 0, count: 64)
+    let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+    guard count > 0 else { return true }
+    let parts = String(cString: buffer).split(separator: "/")
+    return parts.count != 3 || parts[0] == parts[2]
   }
 
   /// Writes prefix + `what` (+ number and ")") + suffix in one write and ends the process.

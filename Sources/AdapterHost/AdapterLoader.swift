@@ -59,7 +59,7 @@ public enum AdapterLoader {
         break
       }
       // Stamped before the check: a change while it runs is a change.
-      let before = VerdictCache.stamps(VerdictCache.unsearched + check.searchDirectories(file))
+      let before = VerdictCache.stamps(VerdictCache.unsearched + VerdictCache.tried(check.searchDirectories(file)))
       switch check.vetDependencies(file, loader: loader, isLoaded: isLoaded) {
       case .failure(let refusal): return .failure(refusal)
       case .success(let inputs):

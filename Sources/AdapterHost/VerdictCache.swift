@@ -12,8 +12,9 @@ import Glibc
 ///
 /// The files it depended on: the adapter; every library the loader named (each one's path is
 /// walked again, SafePath's rule, and it must still pass the file rule); every directory the
-/// loader searches by RUNPATH, RPATH or LD_LIBRARY_PATH (a new file there can change what it
-/// finds; a RUNPATH or RPATH one must still pass the search directory rule); ld.so.cache and
+/// loader searches by RUNPATH, RPATH or LD_LIBRARY_PATH, and the hwcaps subdirectories it
+/// tries in each, present or not (a new file there can change what it finds; a RUNPATH or
+/// RPATH one must still pass the search directory rule); ld.so.cache and
 /// the loader itself. The loader's path, LD_LIBRARY_PATH, GLIBC_TUNABLES and the user are part
 /// of the key; names accepted because this process had loaded them must be loaded again. A
 /// refusal is not kept: it is recomputed.
@@ -58,8 +59,10 @@ public struct VerdictCache: Sendable {
       }
       for directory in try verdict.array("directories") {
         let path = try directory.string("path")
-        guard Stamp(path: path).value == (try directory.member("stamp"))?.value ?? .null else { return false }
-        if try directory.bool("searched"), safePath.checkSearchDirectory(path) != nil { return false }
+        let stamp = Stamp(path: path).value
+        guard stamp == (try directory.member("stamp"))?.value ?? .null else { return false }
+        // One absent now was absent when checked: nothing in it to judge.
+        if try directory.bool("searched"), stamp != .null, safePath.checkSearchDirectory(path) != nil { return false }
       }
       return try verdict.array("loaded").allSatisfy { isLoaded(try $0.asString()) }
     } catch {
@@ -74,11 +77,17 @@ public struct VerdictCache: Sendable {
     before: [String: JSONValue]
   ) {
     guard let status = try? file.descriptor.status() else { return }
+    let searched = Set(Self.tried(inputs.searched))
+    // A subdirectory the check did not judge that the search directory rule refuses: not kept.
+    let safePath = SafePath(userID: userID)
+    for path in searched where Stamp(path: path).value != .null {
+      if safePath.checkSearchDirectory(path) != nil { return }
+    }
     var directories: [JSONValue] = []
-    for path in Set(inputs.searched + Self.unsearched).sorted() {
+    for path in searched.union(Self.unsearched).sorted() {
       directories.append(.object([
         "path": .string(path), "stamp": before[path] ?? Stamp(path: path).value,
-        "searched": .bool(inputs.searched.contains(path)),
+        "searched": .bool(searched.contains(path)),
       ]))
     }
     let verdict: JSONValue = .object([
@@ -100,9 +109,32 @@ public struct VerdictCache: Sendable {
     var paths = ["/etc/ld.so.cache"]
     if case .success(let loader) = LibraryDependencies.systemLoader { paths.append(loader) }
     if let value = getenv("LD_LIBRARY_PATH") {
-      paths += String(cString: value).split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+      paths += tried(String(cString: value).split(separator: ":").map(String.init).filter { $0.hasPrefix("/") })
     }
     return paths
+  }
+
+  /// The subdirectories the loader tries in each directory it searches, before the directory
+  /// itself: glibc-hwcaps/ ones and, before glibc 2.37, tls/, platform and hwcap ones and their
+  /// combinations (x86-64). Each is stamped whether it exists or not: a library planted in one
+  /// made later changes what the loader finds.
+  static let triedSubdirectories: [String] = {
+    var legacy: [String] = []
+    for tls in ["", "tls/"] {
+      for platform in ["", "x86_64/", "haswell/", "xeon_phi/"] {
+        for capability in ["", "x86_64/", "avx512_1/", "avx512_1/x86_64/"] where !(tls + platform + capability).isEmpty {
+          legacy.append(String((tls + platform + capability).dropLast()))
+        }
+      }
+    }
+    return ["glibc-hwcaps/x86-64-v4", "glibc-hwcaps/x86-64-v3", "glibc-hwcaps/x86-64-v2", "glibc-hwcaps"] + legacy
+  }()
+
+  /// `directories` with every subdirectory the loader tries in each.
+  static func tried(_ directories: [String]) -> [String] {
+    directories.flatMap { directory in
+      [directory] + triedSubdirectories.map { (directory.hasSuffix("/") ? directory : directory + "/") + $0 }
+    }
   }
 
   /// The stamps of `paths` now: taken before a check, for `record`.

@@ -127,26 +127,7 @@ public final class LibsecretStore: SecretStore {
   }
 
   public func lock() throws -> String {
-    let service = try connect()
-    guard let collection = try defaultCollection(service) else { throw SecretStoreError.noCollection(provider: knownProvider()) }
-    let name = label(of: collection)
-    // KeePassXC declines to lock while it is still saving the database (a store just before):
-    // it locks nothing and says so. Asked again shortly, it does; a few times, within `timeout`.
-    let start = monotonicSeconds()
-    var pause: UInt32 = 100_000
-    while true {
-      let count = try withBorrowedList([collection]) { (list) throws(SecretStoreError) in
-        try withDeadline("lock '\(name)'", seconds: timeout, collection: name) { cancellable, error in
-          secret_service_lock_sync(service.pointer, list, cancellable, nil, &error)
-        }
-      }
-      if count >= 1 || isLocked(collection) { return name }
-      guard monotonicSeconds() - start + Double(pause) / 1e6 < timeout else {
-        throw SecretStoreError.failed(operation: "lock '\(name)'", detail: "the keyring did not lock it")
-      }
-      usleep(pause)
-      pause = min(pause * 2, 1_000_000)
-    }
+    try lockCollections()
   }
 
   public func report() throws -> SecretServiceReport {
@@ -218,7 +199,7 @@ public final class LibsecretStore: SecretStore {
   }
 
   /// The collection behind the `default` alias, where new items go; nil when there is none.
-  private func defaultCollection(
+  func defaultCollection(
     _ service: GObjectOwner<CLibSecret.SecretService>
   ) throws(SecretStoreError) -> GObjectOwner<SecretCollection>? {
     let collection = try withDeadline("find the default collection", seconds: timeout) { cancellable, error in
@@ -288,7 +269,7 @@ private func isLocked(_ item: GObjectOwner<SecretItem>) -> Bool {
 /// The collection's label. KeePassXC gives an unlocked database without a name an empty label,
 /// and a locked one the name of its file; the last part of the object path is that file's name
 /// in both states, so an empty label reads as that (the same name before and after `lock`).
-private func label(of collection: GObjectOwner<SecretCollection>) -> String {
+func label(of collection: GObjectOwner<SecretCollection>) -> String {
   if let text = secret_collection_get_label(collection.pointer) {
     defer { g_free(text) }
     let label = String(cString: text)

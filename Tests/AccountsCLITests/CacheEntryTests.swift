@@ -6,10 +6,10 @@ import Testing
 /// The token cache's payload: served only under the identity it was kept under, and only as
 /// this version wrote it.
 @Suite struct CacheEntryTests {
-  func payload(identity: String, owner: String = ":1.7", collection: String = "/org/freedesktop/secrets/collection/login") -> [UInt8] {
+  func payload(identity: String, owner: String = ":1.7", item: String = "/org/freedesktop/secrets/collection/login/3") -> [UInt8] {
     var bytes: [UInt8] = []
     let token = SecretBytes(copying: UnsafeRawBufferPointer(start: Array("tok\nen".utf8), count: 6))
-    CacheEntry.encode(token, identity: identity, owner: owner, collection: collection) { bytes = Array($0) }
+    CacheEntry.encode(token, identity: identity, owner: owner, item: item) { bytes = Array($0) }
     return bytes
   }
 
@@ -17,17 +17,17 @@ import Testing
     let bytes = payload(identity: "g1 100 200")
     let entry = try #require(bytes.withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1 100 200") })
     #expect(entry.owner == ":1.7")
-    #expect(entry.collection == "/org/freedesktop/secrets/collection/login")
+    #expect(entry.item == "/org/freedesktop/secrets/collection/login/3")
     #expect(entry.token.withUnsafeBytes { Array($0) } == Array("tok\nen".utf8), "a token may hold any byte")
     #expect(bytes.withUnsafeBytes { CacheEntry(decoding: $0, identity: "g2 100 200") } == nil, "another session")
   }
 
   @Test func aPayloadThisVersionDidNotWriteIsAMiss() {
     var other = payload(identity: "g1")
-    other[other.firstIndex(of: UInt8(ascii: "2"))!] = UInt8(ascii: "9")
+    other[other.firstIndex(of: UInt8(ascii: "3"))!] = UInt8(ascii: "9")
     #expect(other.withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil, "another version")
     #expect(payload(identity: "g1", owner: "org.freedesktop.secrets").withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil)
-    #expect(Array("accounts-token-cache 2\ng1\n".utf8).withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil)
+    #expect(Array("accounts-token-cache 3\ng1\n".utf8).withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil)
   }
 
   @Test func setupsHaveTheirOwnNames() {

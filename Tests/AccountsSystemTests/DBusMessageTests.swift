@@ -106,6 +106,42 @@ import Testing
     #expect(overlong.value(&arrayType) == nil, "an array longer than the message")
   }
 
+  /// A hostile bus's `a()`: an empty structure takes no bytes, so an array of them never ended
+  /// while the values piled up in memory. Refused, in a variant of a whole reply too.
+  @Test func emptyStructuresAndArraysThatDoNotAdvanceAreRefused() {
+    let zeros = [UInt8](repeating: 0, count: 8)
+    var bare = DBusReader(Self.uint32(8) + [0, 0, 0, 0] + zeros)
+    var arrayType: Substring = "a()"
+    #expect(bare.value(&arrayType) == nil)
+    var lone = DBusReader(zeros)
+    var structType: Substring = "()"
+    #expect(lone.value(&structType) == nil, "an empty structure is no type")
+
+    let body = [3] + Self.text("a()") + [0] + [0, 0, 0] + Self.uint32(8) + [0, 0, 0, 0] + zeros
+    let endless =
+      Array(Self.lockedReply[0..<4]) + Self.uint32(UInt32(body.count))
+      + Array(Self.lockedReply[8..<(Self.lockedReply.count - 8)]) + body
+    #expect(DBusMessage.length(ofHeader: endless[..<16]) == endless.count)
+    #expect(DBusMessage(decoding: endless)?.body.isEmpty != false)
+
+    var writer = DBusWriter()
+    writer.write(.array(element: "(u)", [.structure([.uint32(1)]), .structure([.uint32(2)])]))
+    var reader = DBusReader(writer.bytes)
+    var structs: Substring = "a(u)"
+    #expect(reader.value(&structs) == .array(element: "(u)", [.structure([.uint32(1)]), .structure([.uint32(2)])]))
+  }
+
+  @Test func arraysHoldAtMostTheCappedNumberOfElements() {
+    let cap = DBusReader.maximumArrayElements
+    for (count, readable) in [(cap, true), (cap + 1, false)] {
+      var writer = DBusWriter()
+      writer.write(.array(element: "u", Array(repeating: .uint32(0), count: count)))
+      var reader = DBusReader(writer.bytes)
+      var types: Substring = "au"
+      #expect((reader.value(&types) != nil) == readable, "\(count) elements")
+    }
+  }
+
   @Test func completeTypesAreTakenOneAtATime() {
     for (signature, first) in [("s", "s"), ("asb", "as"), ("a{sv}u", "a{sv}"), ("(ou)s", "(ou)"), ("aas", "aas")] {
       var types = Substring(signature)

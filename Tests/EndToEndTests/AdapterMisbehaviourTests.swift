@@ -34,6 +34,17 @@ import Testing
     try expectNothingStored(sandbox)
   }
 
+  /// exit() on a thread the adapter started itself, while its call runs: the adapter's too.
+  @Test func anExitOnAThreadTheAdapterStartedIsAFailedAdapter() throws {
+    let sandbox = try world("MODE_EXIT_ON_THREAD", name: "quits")
+    defer { sandbox.close() }
+    let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
+    #expect(login.status == 9, "\(login)")
+    #expect(login.standardOutput.isEmpty, "\(login)")
+    #expect(login.standardError == "accounts: adapter quits called exit(0) during login; nothing was stored\n", "\(login)")
+    try expectNothingStored(sandbox)
+  }
+
   /// A stack overflow too: the handler runs on a stack of its own.
   @Test(arguments: [("MODE_SEGV_IN_LOGIN", "SIGSEGV"), ("MODE_ABORT_IN_LOGIN", "SIGABRT"), ("MODE_RECURSE_IN_LOGIN", "SIGSEGV")])
   func aCrashInsideALoginIsAFailedAdapter(mode: String, signal: String) throws {
@@ -59,6 +70,28 @@ import Testing
     }
   }
 
+  /// Telling the backend is best effort (SPEC §4): a crash in the adapter's LOGOUT ends the
+  /// process (exit 9), but the session here is over already: token and slot gone, and the
+  /// next logout has nothing to tell.
+  @Test func aCrashInsideALogoutStillLogsOutHere() throws {
+    let sandbox = try world("MODE_SEGV_IN_LOGOUT", name: "crashes")
+    defer { sandbox.close() }
+    try sandbox.ok(["login", "alice@h", "--auto", "--password-stdin"], stdin: "pw\n")
+    let logout = try sandbox.run(["logout", "alice@h"])
+    #expect(logout.status == 9, "\(logout)")
+    #expect(logout.standardError.contains("adapter crashes crashed (SIGSEGV)"), "\(logout)")
+    let index = try sandbox.indexJSON()
+    let accounts = index["accounts"] as? [[String: Any]] ?? []
+    #expect(accounts.count == 1 && accounts.allSatisfy { $0["token"] == nil || $0["token"] is NSNull }, "\(index)")
+    #expect(index["auto_login"] is NSNull, "the slot is empty: \(index)")
+    #expect(try sandbox.allKeyringItems().isEmpty)
+    #expect(try sandbox.invariantViolations().isEmpty)
+    #expect(try sandbox.run(["current"]).status == 3, "no slot holder")
+    let again = try sandbox.run(["logout", "alice@h"])
+    #expect(again.status == 0, "\(again)")
+    #expect(try sandbox.run(["token", "alice@h"]).status == 3)
+  }
+
   @Test func whatAnAdapterPrintsNeverReachesStdout() throws {
     let sandbox = try world("MODE_PRINTF_IN_LOGIN", name: "printer")
     defer { sandbox.close() }
@@ -81,6 +114,22 @@ import Testing
     // Rows printed while adapters run on other threads.
     let status = try sandbox.run(["status", "--jobs", "8"])
     #expect(!status.standardOutput.contains("INJECTED") && status.standardOutput.contains("alice"), "\(status)")
+  }
+
+  /// What an adapter left in stdio's buffer is not flushed onto the command's stdout by the
+  /// exit of an `exec` or `shell` whose program cannot start.
+  @Test func aProgramThatCannotStartGetsNoAdapterOutputOnStdout() throws {
+    let sandbox = try world("MODE_PRINTF_IN_LOGIN", name: "printer")
+    defer { sandbox.close() }
+    try sandbox.ok(["login", "alice@h", "--remember", "--password-stdin"], stdin: "pw\n")
+    try sandbox.ok(["logout", "alice@h"])
+    let exec = try sandbox.run(["exec", "alice@h", "--", "/nonexistent/program"])
+    #expect(exec.status == 127, "\(exec)")
+    #expect(exec.standardOutput.isEmpty && !exec.standardError.contains("INJECTED"), "\(exec)")
+    try sandbox.ok(["logout", "alice@h"])
+    let shell = try sandbox.run(["shell", "alice@h"], environment: ["SHELL": "/nonexistent/shell"])
+    #expect(shell.status == 1, "\(shell)")
+    #expect(shell.standardOutput.isEmpty && !shell.standardError.contains("INJECTED"), "\(shell)")
   }
 
   @Test func whatAnAdapterWritesOnStderrIsMadeVisible() throws {

@@ -123,6 +123,40 @@ import Testing
     #expect(shown.result.standardError.contains("library libdep.so (\(world.library)): RUNPATH entry 'relative' is relative"), "\(shown.result)")
   }
 
+  /// The loader tries subdirectories of each searched directory first (glibc-hwcaps/x86-64-v2,
+  /// and before glibc 2.37 tls/, x86_64/ and their combinations): a library planted in one,
+  /// existing when the verdict was kept or made afterwards in one that existed, is a change,
+  /// and is refused.
+  @Test(arguments: [("tls", true), ("glibc-hwcaps/x86-64-v2", true), ("tls/x86_64", false)])
+  func aLibraryPlantedInASubdirectoryTheLoaderTriesIsRefused(_ subdirectory: String, existing: Bool) throws {
+    let world = try World()
+    defer { world.close() }
+    let libraries = (world.library as NSString).deletingLastPathComponent
+    let tried = libraries + "/" + subdirectory
+    func make(_ directory: String) throws {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      var path = directory
+      while path != libraries {
+        chmod(path, 0o755)
+        path = (path as NSString).deletingLastPathComponent
+      }
+    }
+    try make(existing ? tried : (tried as NSString).deletingLastPathComponent)
+    try world.sandbox.ok(["backend", "add", "ex", "--adapter", "example", "--set", "base_url=http://127.0.0.1:9"])
+    #expect(try world.run(["backend", "show", "ex"]).loaderRuns == 0)
+
+    if !existing { try make(tried) }
+    let sentinel = world.sandbox.keyring.root + "/planted-ran"
+    let planted = try CAdapterCompiler.library(
+      "planted.c", at: tried + "/libdep.so", defines: ["SENTINEL=\"\(sentinel)\""])
+    chmod(planted, 0o666)
+    let shown = try world.run(["backend", "show", "ex"])
+    #expect(shown.loaderRuns == 1, "checked again")
+    #expect(shown.result.status == 9, "\(shown.result)")
+    #expect(shown.result.standardError.contains("library libdep.so (\(planted)): writable by group or others"), "\(shown.result)")
+    #expect(!FileManager.default.fileExists(atPath: sentinel), "the planted library never ran")
+  }
+
   /// A library planted in a directory the loader searches before the one it found the library
   /// in changes what it would load: the directory's stamp tells, and the plant is refused.
   @Test func aLibraryPlantedEarlierInTheSearchPathIsRefused() throws {

@@ -76,4 +76,26 @@ import Testing
     #expect(cleared.status == 0, "the fix as printed works: \(cleared)")
     #expect(try sandbox.run(["doctor"]).standardOutput.contains("1 item of accounts in the keyring, each claimed"))
   }
+
+  /// An item without the whole backend, account and kind set: a `secret-tool clear` of its
+  /// attributes would also delete items accounts claims (here alice's password), so doctor
+  /// names the item instead of printing one. (Planted first: gnome-keyring's store replaces
+  /// an item whose attributes include the new one's.)
+  @Test func doctorSuggestsNoClearThatWouldDeleteClaimedItems() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.addBackend("corp")
+    let plant = try runProcess(
+      "/usr/bin/secret-tool", ["store", "--label", "half an item", "xdg:schema", "io.accounts.Secret", "backend", "corp"],
+      environment: sandbox.environment, standardInput: "partial", timeout: 20)
+    #expect(plant.status == 0, "\(plant)")
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    let doctor = try sandbox.run(["doctor"])
+    #expect(doctor.status == 1, "\(doctor)")
+    #expect(!doctor.standardOutput.contains("secret-tool clear"), "\(doctor)")
+    #expect(doctor.standardOutput.contains("'half an item' (/org/freedesktop/secrets/collection/"), "\(doctor)")
+    #expect(doctor.standardOutput.contains("Seahorse or KeePassXC"), "\(doctor)")
+    let password = try sandbox.run(["password", "alice"])
+    #expect(password.standardOutput == "alice-pw\n", "\(password)")
+  }
 }

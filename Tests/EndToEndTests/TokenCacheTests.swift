@@ -80,17 +80,12 @@ import Testing
 
     /// Locks the default collection as Seahorse or any other client would: over D-Bus, with
     /// the prompt KeePassXC answers with completed; returns once the collection says so.
-    func lockByAnotherClient() throws {
-      func call(_ path: String, _ method: String, _ arguments: [String]) throws -> String {
-        let result = try runProcess(
-          "/usr/bin/gdbus", ["call", "--session", "-d", "org.freedesktop.secrets", "-o", path, "-m", method] + arguments,
-          environment: sandbox.environment, timeout: 20)
-        #expect(result.status == 0, "\(method): \(result)")
-        return result.standardOutput
-      }
+    /// With `named`, that collection instead of the default one.
+    func lockByAnotherClient(named: String? = nil) throws {
       let service = "/org/freedesktop/secrets"
       let alias = try call(service, "org.freedesktop.Secret.Service.ReadAlias", ["default"])
-      let collection = try #require(alias.split(separator: "'").dropFirst().first.map(String.init), "\(alias)")
+      let aliased = try #require(alias.split(separator: "'").dropFirst().first.map(String.init), "\(alias)")
+      let collection = named ?? aliased
       let lock = try call(service, "org.freedesktop.Secret.Service.Lock", ["['\(collection)']"])
       // "([...], objectpath '/')": done; another path: a prompt to run first.
       if let prompt = lock.split(separator: "'").last(where: { $0.hasPrefix("/") }).map(String.init), prompt != "/" {
@@ -101,6 +96,15 @@ import Testing
           .contains("true") == true
       }
       #expect(locked, "the collection is locked")
+    }
+
+    /// A Secret Service method called with gdbus, as any other client would; its output.
+    @discardableResult func call(_ path: String, _ method: String, _ arguments: [String]) throws -> String {
+      let result = try runProcess(
+        "/usr/bin/gdbus", ["call", "--session", "-d", "org.freedesktop.secrets", "-o", path, "-m", method] + arguments,
+        environment: sandbox.environment, timeout: 20)
+      #expect(result.status == 0, "\(method): \(result)")
+      return result.standardOutput
     }
   }
 
@@ -144,6 +148,54 @@ import Testing
     #expect(locked.standardOutput.isEmpty, "no token while the collection is locked")
     #expect(locked.standardError.contains("is locked"), "\(locked)")
     #expect(world.kernelKeyIsGone(), "a lock seen drops what is cached")
+  }
+
+  /// Seahorse's "Set as default" on another collection than the one that holds the token: a
+  /// lock of the collection holding it is honoured all the same.
+  @Test func aLockIsHonouredWhenTheDefaultAliasNamesAnotherCollection() throws {
+    let world = try World()
+    defer { world.close() }
+    let collections = "/org/freedesktop/secrets/collection/"
+    try world.call(
+      "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.SetAlias", ["default", collections + "session"])
+    try world.sandbox.ok(["token", world.user])
+    try world.sandbox.ok(["token", world.user])
+    try world.lockByAnotherClient(named: collections + "login")
+    let locked = try world.sandbox.run(["token", world.user])
+    #expect(locked.status == 7, "\(locked)")
+    #expect(locked.standardOutput.isEmpty, "no token while the collection holding it is locked")
+  }
+
+  /// `accounts lock` after Seahorse's "Set as default" on another collection: the collection
+  /// that holds accounts' items is locked too (asked afterwards over D-Bus), and named.
+  @Test func accountsLockLocksTheCollectionHoldingTheItemsWhenTheAliasNamesAnother() throws {
+    let world = try World()
+    defer { world.close() }
+    let collections = "/org/freedesktop/secrets/collection/"
+    try world.call(
+      "/org/freedesktop/secrets", "org.freedesktop.Secret.Service.SetAlias", ["default", collections + "session"])
+    let locked = try world.sandbox.ok(["lock"])
+    let property = try world.call(
+      collections + "login", "org.freedesktop.DBus.Properties.Get", ["org.freedesktop.Secret.Collection", "Locked"])
+    #expect(property.contains("true"), "the collection holding the token is locked: \(property)")
+    #expect(locked.standardError.contains("'Login'"), "\(locked)")
+    let token = try world.sandbox.run(["token", world.user])
+    #expect(token.status == 7 && token.standardOutput.isEmpty, "\(token)")
+  }
+
+  /// An item deleted by another client (secret-tool clear) is not served from the cache.
+  @Test func anItemDeletedByAnotherClientIsNotServed() throws {
+    let world = try World()
+    defer { world.close() }
+    try world.sandbox.ok(["token", world.user])
+    #expect(try world.kernelKey() != nil)
+    let clear = try runProcess(
+      "/usr/bin/secret-tool", ["clear", "backend", "corp", "account", world.user, "kind", "token"],
+      environment: world.sandbox.environment, timeout: 20)
+    #expect(clear.status == 0, "\(clear)")
+    let gone = try world.sandbox.run(["token", world.user])
+    #expect(gone.status == 3, "\(gone)")
+    #expect(gone.standardOutput.isEmpty, "no token once its item is deleted")
   }
 
   @Test func accountsLockDropsTheCache() throws {

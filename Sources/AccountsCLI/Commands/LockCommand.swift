@@ -7,7 +7,8 @@ enum LockCommand {
     "lock",
     summary: "lock the keyring collection",
     discussion: """
-      Locks the Secret Service collection that holds accounts' secrets. The next command that \
+      Locks the Secret Service collections that hold accounts' secrets, and the default one \
+      (where new secrets go), and checks that each says it is locked. The next command that \
       needs a secret asks the keyring to unlock it (its own prompt, on a desktop) or exits 7 \
       saying that it is locked. `list`, `current` and completion keep working: they need no \
       secret.
@@ -16,8 +17,13 @@ enum LockCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let label = try environment.ledger.lockCollection()
-    if invocation.json { environment.output.writeJSON(.object(["locked": .string(label)])) }
-    environment.output.message("locked the keyring collection '\(label)'")
+    // The default collection's label first, then the others', one per line.
+    let labels = try environment.ledger.lockCollection().split(separator: "\n").map(String.init)
+    if invocation.json {
+      environment.output.writeJSON(
+        .object(["locked": .string(labels.first ?? ""), "collections": .array(labels.map { .string($0) })]))
+    }
+    let named = labels.map { "'\($0)'" }.joined(separator: ", ")
+    environment.output.message("locked the keyring collection\(labels.count == 1 ? "" : "s") \(named)")
   }
 }

@@ -6,11 +6,12 @@ enum LogoutCommand {
     "logout",
     summary: "end the session; the remembered password stays",
     discussion: """
-      Tells the backend (when its adapter has a logout path), deletes the session token and \
-      empties the auto-login slot if the account held it. The remembered password stays. When \
-      the backend cannot be told, or there is no session, the session still ends here, with a \
-      warning, and the exit status is 0. Then the logout hooks run (`accounts hooks`) unless \
-      --no-hooks.
+      Deletes the session token and empties the auto-login slot if the account held it, then \
+      tells the backend (when its adapter has a logout path). The remembered password stays. \
+      When the backend cannot be told, or there is no session, the session still ends here, \
+      with a warning, and the exit status is 0; an adapter that crashes while telling it ends \
+      the command with exit 9, the session ended here all the same. Then the logout hooks run \
+      (`accounts hooks`) unless --no-hooks.
 
       When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
       on a terminal the picker of `accounts switch` chooses one.

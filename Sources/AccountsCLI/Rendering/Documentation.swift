@@ -128,9 +128,11 @@ enum Documentation {
     """,
     """
     A copy is used only while the index still names that very session (its generation, login \
-    time and expiry, not left half-settled by an interrupted command), the keyring \
-    collection is unlocked and the same program still provides the Secret Service: before \
-    each use accounts asks the session bus directly (one property read). A collection locked \
+    time and expiry, not left half-settled by an interrupted command), the collection that \
+    holds the token's item is unlocked, the item still exists and the same program still \
+    provides the Secret Service: before each use accounts asks the session bus directly (one \
+    round trip). A token is cached only when its item lies in the collection the default \
+    alias names, so one read elsewhere always comes from the Secret Service. A collection locked \
     by accounts lock, Seahorse, a screen lock or any other client is honoured at once: exit 7 \
     and nothing printed. logout, remove, clear, passwd, a new login, a take-over and lock drop \
     the copy. Processes running as you (and root) can read your user keyring, as they can \

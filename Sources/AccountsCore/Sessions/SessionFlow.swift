@@ -170,11 +170,21 @@ public struct SessionFlow: @unchecked Sendable {
     }
   }
 
-  /// `logout`: tells the backend when it can (a failure there is a warning, not an error), then
-  /// ends the session here whatever the backend said. Returns the warnings.
+  /// `logout`: ends the session here (SPEC §4: the token deleted, the slot emptied, through the
+  /// ledger), then tells the backend when it can, with the token kept in memory only. Telling
+  /// it is best effort: a failure there is a warning, and an adapter that crashes or exits
+  /// during the call (which ends the process) finds the account logged out already; a kill
+  /// between the two steps leaves the backend untold, nothing inconsistent. Returns the warnings.
   public func logOut(_ id: AccountID) throws -> [String] {
     var warnings: [String] = []
-    if let session = try storedSession(id) {
+    let session = try storedSession(id)
+    if session == nil { warnings.append("\(id) had no session") }
+    try ledger.record(.loggedOut, for: id, at: now())
+    if try ledger.index.load().unsettled.contains(id) {
+      // The index no longer claims the token; the keyring could not delete it yet.
+      warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")
+    }
+    if let session {
       do {
         let backend = try prepare(id.backend)
         let outcome = try run(.logout(token: session.token), for: session, backend)
@@ -184,13 +194,6 @@ public struct SessionFlow: @unchecked Sendable {
       } catch let error as any UserFacingError {
         warnings.append("the backend was not told: \(error.message)")
       }
-    } else {
-      warnings.append("\(id) had no session")
-    }
-    try ledger.record(.loggedOut, for: id, at: now())
-    if try ledger.index.load().unsettled.contains(id) {
-      // The index no longer claims the token; the keyring could not delete it yet.
-      warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")
     }
     return warnings
   }

@@ -55,6 +55,8 @@
 #define MODE_ABORT_IN_LOGIN 32     /* LOGIN calls abort() */
 #define MODE_RECURSE_IN_LOGIN 33   /* LOGIN recurses until its stack overflows */
 #define MODE_SEGV_IN_CHECK 34      /* LOGIN gives a token; CHECK writes through a NULL pointer */
+#define MODE_SEGV_IN_LOGOUT 35     /* LOGIN gives a token; LOGOUT writes through a NULL pointer */
+#define MODE_EXIT_ON_THREAD 36     /* LOGIN calls exit(0) on a thread it starts, and waits for it */
 
 #ifndef MODE
 #error "define MODE"
@@ -64,6 +66,12 @@
 #endif
 
 static int marker;
+
+/* MODE_EXIT_ON_THREAD: exit() from a thread the adapter started. */
+static void *exit_on_thread(void *unused) {
+  (void)unused;
+  exit(0);
+}
 
 #if MODE == MODE_ABORT_ON_LOAD
 __attribute__((constructor)) static void abort_on_load(void) { abort(); }
@@ -216,6 +224,16 @@ __attribute__((unused)) static int32_t step(void *session, const acc_response *r
     return ACC_STEP_OK;
   case MODE_ABORT_IN_LOGIN:
     if (operation == ACC_OP_LOGIN) abort();
+    return ACC_STEP_OK;
+  case MODE_SEGV_IN_LOGOUT:
+    if (operation == ACC_OP_LOGOUT) *(volatile int *)(uintptr_t)0x8 = 1;
+    if (operation == ACC_OP_LOGIN) out->token = (acc_string)ACC_STRING("hostile-token");
+    return ACC_STEP_OK;
+  case MODE_EXIT_ON_THREAD:
+    if (operation == ACC_OP_LOGIN) {
+      pthread_t thread;
+      if (pthread_create(&thread, NULL, exit_on_thread, NULL) == 0) pthread_join(thread, NULL);
+    }
     return ACC_STEP_OK;
   case MODE_SEGV_IN_CHECK:
     if (operation == ACC_OP_CHECK) *(volatile int *)(uintptr_t)0x8 = 1;
