@@ -23,7 +23,7 @@ final class Environment {
   init(
     variables: [String: String], paths: Paths, terminal: Terminal, output: Output,
     now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore,
-    makeAdapterHost: @escaping () throws -> AdapterHosting = { try AdapterHostLibrary() },
+    makeAdapterHost: @escaping () throws -> AdapterHosting = { try PrivateAdapterHost() },
     tokenCache: TokenCache? = nil, currentDirectory: (() -> WorkingDirectory)? = nil
   ) {
     self.tokenCache = tokenCache
@@ -51,7 +51,7 @@ final class Environment {
       variables: variables, paths: paths, terminal: terminal,
       output: Output(), now: Timestamp.now,
       makeSecretStore: {
-        try SecretServiceLibrary(
+        try PrivateSecretStore(
           timeout: try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5),
           promptTimeout: try seconds(variables, "ACCOUNTS_PROMPT_TIMEOUT", default: 120),
           mayPrompt: terminal.errorIsTerminal
