@@ -30,13 +30,14 @@ let package = Package(
       name: "AccountsCLI", dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate"]
     ),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
-    .target(name: "AccountsCore", dependencies: ["AccountsJSON"]),
+    .target(name: "AccountsCore", dependencies: ["AccountsJSON", "AccountsSystem"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
-    // The system below the domain, Glibc only: the kernel keyring (the token cache) and a
-    // bare session-bus client that asks whether the keyring collection is locked, so a cached
-    // token is served without loading libsecret or GLib.
+    // The system below the domain, Glibc only: file descriptors, safe paths, child processes,
+    // ELF headers, wiped secret bytes, the kernel keyring (the token cache) and a bare
+    // session-bus client that asks whether the keyring collection is locked, so a cached token
+    // is served without loading libsecret or GLib.
     .target(name: "AccountsSystem", dependencies: ["CAccountsSystem"]),
     // keyctl(2) and add_key(2), which glibc does not wrap and Swift cannot reach through the
     // variadic syscall(2): typed inline wrappers in one header.
@@ -58,7 +59,7 @@ let package = Package(
     ),
     // The libsecret wrapper: the only code that touches CLibSecret. Built into
     // libAccountsPrivate.so (see the product above), never into the executable.
-    .target(name: "SecretService", dependencies: ["AccountsCore", "CLibSecret"]),
+    .target(name: "SecretService", dependencies: ["AccountsCore", "AccountsSystem", "CLibSecret"]),
     .systemLibrary(
       name: "CLibSecret",
       pkgConfig: "libsecret-1",
@@ -71,7 +72,7 @@ let package = Package(
     // HTTP requests with libcurl. Built into libAccountsPrivate.so, never the executable.
     .target(
       name: "AdapterHost",
-      dependencies: ["AccountsCore", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl"]
+      dependencies: ["AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl"]
     ),
     .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
     // libcurl, dlopened on the first request (most adapter commands send none), with typed
@@ -88,16 +89,18 @@ let package = Package(
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
     .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem"]),
-    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "TestSupport"]),
-    .testTarget(name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore", "TestSupport"]),
+    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "AccountsSystem", "TestSupport"]),
+    .testTarget(
+      name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem", "TestSupport"]
+    ),
     .testTarget(
       name: "SecretServiceTests",
-      dependencies: ["SecretService", "AccountsCore", "TestSupport"]
+      dependencies: ["SecretService", "AccountsCore", "AccountsSystem", "TestSupport"]
     ),
     .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit"]),
     .testTarget(
       name: "AdapterHostTests",
-      dependencies: ["AdapterHost", "AccountsCore", "AccountsText", "CAccountsAdapter", "TestSupport"]
+      dependencies: ["AdapterHost", "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "TestSupport"]
     ),
     .testTarget(
       name: "EndToEndTests",

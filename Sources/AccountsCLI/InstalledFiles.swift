@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// The files installed beside the executable, found from /proc/self/exe only (never from the

@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 import CAccountsAdapter
 import CAccountsPrivate
 import Glibc

@@ -1,4 +1,5 @@
 import AccountsJSON
+import AccountsSystem
 
 // The adapter host lives in a shared library that the command line loads only for the commands
 // that use adapters (see AccountsCLI/PrivateAdapterHost.swift). Requests, descriptions and

@@ -1,4 +1,5 @@
 import AccountsJSON
+import AccountsSystem
 import Glibc
 
 // The Secret Service code lives in a shared library that the command line loads only when a

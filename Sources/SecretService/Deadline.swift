@@ -1,5 +1,6 @@
 import AccountsCore
 internal import CLibSecret
+import AccountsSystem
 import Glibc
 
 /// Gives a blocking libsecret or GDBus call a deadline.

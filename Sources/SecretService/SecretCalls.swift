@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 // The Secret Service's calls in the table of libAccountsPrivate.so (accounts_private.h, built

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Testing
 
 /// Requests and outcomes crossing into libAccountsPrivate.so: everything but the secrets

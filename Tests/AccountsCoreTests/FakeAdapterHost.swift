@@ -1,4 +1,5 @@
 @testable import AccountsCore
+import AccountsSystem
 
 /// An adapter host for the session flow's unit tests: answers each operation from a script and
 /// records every call in order ("login alice pw", "check alice T1", "call alice GET me T1",

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import CLibSecret
 import Foundation
 import TestSupport

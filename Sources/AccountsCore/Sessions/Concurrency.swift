@@ -1,3 +1,4 @@
+import AccountsSystem
 import Glibc
 
 /// A pthread mutex (Core links no Foundation), for the little state a flow's threads share.

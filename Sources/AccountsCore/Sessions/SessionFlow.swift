@@ -1,3 +1,4 @@
+import AccountsSystem
 /// Where a login's password comes from.
 public enum PasswordSource: Sendable {
   /// Given for this command (`--password-stdin`).
