@@ -1,6 +1,7 @@
 import AccountsCore
 import CAccountsPrivate
 import Glibc
+import Synchronization
 
 /// accounts' private library, libAccountsPrivate.so: the Secret Service (libsecret) and the
 /// adapter host, behind the one table of accounts_private.h. The one loader of it.
@@ -21,12 +22,25 @@ final class PrivateLibrary: @unchecked Sendable {
   /// The library's calls.
   let calls: accounts_private
 
-  /// The library, loaded by the first caller; a failure is the same for every later one.
+  /// Loaded by the first caller, from whichever thread; a failure is the same for every later one.
+  private static let loaded = Mutex<Result<PrivateLibrary, InstalledFiles.Missing>?>(nil)
+
+  /// The library, loaded on first use.
   static func shared() throws(InstalledFiles.Missing) -> PrivateLibrary {
-    try loaded.get()
+    try loaded.withLock { loaded in
+      if let loaded { return loaded }
+      let result = Result { () throws(InstalledFiles.Missing) in try PrivateLibrary() }
+      loaded = result
+      return result
+    }.get()
   }
 
-  private static let loaded = Result { () throws(InstalledFiles.Missing) in try PrivateLibrary() }
+  /// Whether the library abandoned a Secret Service call (the process should then end without
+  /// exit handlers: the call's thread may hold GLib's locks). Never loads the library.
+  static var abandonedACall: Bool {
+    let library = loaded.withLock { try? $0?.get() }
+    return library.map { $0.calls.secret_abandoned() != 0 } ?? false
+  }
 
   private init() throws(InstalledFiles.Missing) {
     // Checked before dlopen, like an adapter: its constructors run on loading.

@@ -23,7 +23,7 @@ final class PrivateSecretStore: SecretStore {
   }
 
   // The library runs each call on its own worker thread and answers even for a call it had to
-  // abandon (the `stuck` error), so a call here always returns; see `GuardedCall.abandoned`.
+  // abandon (the `stuck` error), so a call here always returns; see `PrivateLibrary.abandonedACall`.
 
   func store(_ secret: SecretBytes, for key: SecretKey) throws {
     let store = library.calls.secret_store
@@ -52,7 +52,7 @@ final class PrivateSecretStore: SecretStore {
       defer { release(bytes, length) }
       return (SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length)), nil)
     }()
-    if let error = answer.error { throw GuardedCall.failure(error) }
+    if let error = answer.error { throw SecretStoreError(wireText: error) }
     return answer.found
   }
 
@@ -76,7 +76,7 @@ final class PrivateSecretStore: SecretStore {
         return ([:], error.wireText)
       }
     }()
-    if let error = answer.error { throw GuardedCall.failure(error) }
+    if let error = answer.error { throw SecretStoreError(wireText: error) }
     return answer.found
   }
 
@@ -135,7 +135,7 @@ final class PrivateSecretStore: SecretStore {
       defer { release(error, -1) }
       return (result, String(cString: error))
     }()
-    if let error = answer.error { throw GuardedCall.failure(error) }
+    if let error = answer.error { throw SecretStoreError(wireText: error) }
     return answer.result
   }
 
@@ -155,7 +155,7 @@ final class PrivateSecretStore: SecretStore {
       }
       return (text.map { String(cString: $0) } ?? "", nil)
     }()
-    if let error = answer.error { throw GuardedCall.failure(error) }
+    if let error = answer.error { throw SecretStoreError(wireText: error) }
     return answer.text
   }
 }

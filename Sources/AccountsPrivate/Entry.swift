@@ -29,6 +29,7 @@ private struct Table: @unchecked Sendable {
         secret_lookup_all: lookUpAllSecrets, secret_kinds: secretKinds, secret_delete: deleteSecret,
         secret_delete_all: deleteAccountSecrets, secret_delete_settings: deleteBackendSettings,
         secret_provider: secretProvider, secret_lock: lockCollection, secret_report: reportSecretService,
+        secret_abandoned: secretCallAbandoned,
         adapter_contain: accountsAdapterHostContain, adapter_probe: accountsAdapterHostProbe,
         adapter_describe: accountsAdapterHostDescribe, adapter_run: accountsAdapterHostRun,
         release: releaseSecretMemory))

@@ -49,3 +49,10 @@ public func passwordDatabaseHome() -> String? {
   let home = String(cString: directory)
   return home.hasPrefix("/") ? home : nil
 }
+
+/// Seconds on the monotonic clock.
+public func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

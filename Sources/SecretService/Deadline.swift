@@ -205,10 +205,3 @@ func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
   pthread_condattr_destroy(&attributes)
   return condition
 }
-
-/// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

@@ -144,6 +144,9 @@ public func reportSecretService(
   }
 }
 
+/// 1 once a call was abandoned (its thread may still hold GLib's locks), else 0.
+public func secretCallAbandoned() -> Int32 { Worker.abandonedACall ? 1 : 0 }
+
 /// Wipes and frees memory this library returned: `length` bytes of a secret, or a string
 /// (pass -1 for a NUL-terminated string). The table's one `release`, for the adapter host's
 /// answers too.

@@ -83,6 +83,9 @@ typedef struct accounts_private {
   int32_t (*_Nonnull secret_lock)(accounts_secret_store *store, accounts_text_out label, accounts_text_out error);
   /** *report gets the JSON of SecretServiceReport.wireText. */
   int32_t (*_Nonnull secret_report)(accounts_secret_store *store, accounts_text_out report, accounts_text_out error);
+  /** 1 once a call was abandoned (the "stuck" error): its thread may still hold GLib's locks,
+   * so the process should end without running exit handlers (_exit). Else 0. */
+  int32_t (*_Nonnull secret_abandoned)(void);
 
   /* The adapter host: requests and answers are JSON texts (AdapterWire); secrets travel as
    * acc_pairs named "password", "token" or "setting:NAME". */
