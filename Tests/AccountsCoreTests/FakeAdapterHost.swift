@@ -13,7 +13,7 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
     return .ok(AdapterSuccess(body: "{}"))
   }
   private(set) var calls: [String] = []
-  private let lock = PThreadMutex()
+  private let lock = Lock()
 
   static let issued = Counter(start: 2)
 
@@ -57,7 +57,7 @@ func text(_ secret: SecretBytes) -> String { secret.withUnsafeBytes { String(dec
 
 final class Counter: @unchecked Sendable {
   private var value: Int
-  private let lock = PThreadMutex()
+  private let lock = Lock()
   init(start: Int) { value = start }
   func next() -> Int { lock.locked { defer { value += 1 }; return value } }
 }

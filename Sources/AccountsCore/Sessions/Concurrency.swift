@@ -1,45 +1,32 @@
 import AccountsSystem
 import Glibc
+import Synchronization
 
-/// A pthread mutex (Core links no Foundation), for the little state a flow's threads share.
-final class PThreadMutex: @unchecked Sendable {
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+/// The lock for the little state a flow's threads share beside it: a `Synchronization.Mutex`
+/// (accounts' one kind of lock) around the critical section.
+final class Lock: Sendable {
+  private let mutex = Mutex(())
 
-  init() {
-    mutex = .allocate(capacity: 1)
-    pthread_mutex_init(mutex, nil)
-  }
-
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deallocate()
-  }
+  init() {}
 
   func locked<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    return try body()
+    try mutex.withLock { _ throws(Failure) -> Result in try body() }
   }
 }
 
 /// A Secret Service reached by one thread at a time, connected on first use: the library's
 /// calls are made for one caller, and the keyring daemon serialises them anyway.
 public final class SerializedSecretStore: SecretStore, @unchecked Sendable {
+  /// The store, connected on first use by the one cache that keeps it (the environment's).
   private let connect: () throws -> SecretStore
-  private var connected: SecretStore?
-  private let mutex = PThreadMutex()
+  private let mutex = Lock()
 
   public init(connect: @escaping () throws -> SecretStore) { self.connect = connect }
 
   public convenience init(_ store: SecretStore) { self.init(connect: { store }) }
 
   private var inner: SecretStore {
-    get throws {
-      if let connected { return connected }
-      let store = try connect()
-      connected = store
-      return store
-    }
+    get throws { try connect() }
   }
 
   public func store(_ secret: SecretBytes, for key: SecretKey) throws { try mutex.locked { try inner.store(secret, for: key) } }
@@ -69,7 +56,7 @@ public func forEachConcurrently(_ count: Int, width: Int, _ body: @escaping @Sen
     let body: @Sendable (Int) -> Void
     let count: Int
     var next = 0
-    let lock = PThreadMutex()
+    let lock = Lock()
     init(_ body: @escaping @Sendable (Int) -> Void, _ count: Int) {
       self.body = body
       self.count = count

@@ -7,7 +7,7 @@ import AccountsSystem
 final class OperationBudget: @unchecked Sendable {
   let seconds: Double
   private var deadline: UInt64?
-  private let lock = PThreadMutex()
+  private let lock = Lock()
 
   init(seconds: Double) { self.seconds = seconds }
 
