@@ -1,5 +1,4 @@
 import AccountsSystem
-import Glibc
 
 /// One setting an adapter declares (`acc_setting` in the ABI header).
 public struct AdapterSetting: Equatable, Sendable {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// `word` as one shell word, for the commands messages suggest ("run: chmod go-w PATH"): as it
 /// is when it holds only characters no shell acts on, else in single quotes, each `'` written
 /// `'\''` (Python's `shlex.quote`). A path with a space would otherwise be two arguments, and
@@ -41,3 +43,18 @@ private func validSequenceLength(_ bytes: [UInt8], at index: Int) -> Int {
   }
   return 0
 }
+
+/// The names in a directory (`.` and `..` included), as `fileNameText` makes them text; nil
+/// when it cannot be opened.
+public func directoryEntryNames(_ path: String) -> [String]? {
+  guard let stream = opendir(path) else { return nil }
+  defer { closedir(stream) }
+  var names: [String] = []
+  while let entry = readdir(stream) {
+    names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in fileNameText(raw.prefix { $0 != 0 }) })
+  }
+  return names
+}
+
+/// Whether this process may read `path`.
+public func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }

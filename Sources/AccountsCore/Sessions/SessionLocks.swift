@@ -1,3 +1,4 @@
+import AccountsSystem
 import Glibc
 
 /// One login at a time for each account, across every `accounts` process: when eight scripts
