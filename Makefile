@@ -33,6 +33,7 @@ install: build
 	install -Dm644 man/accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1
 	install -Dm644 man/accounts-adapter.7 $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7
 
+# Also removes the two libraries installs before libAccountsPrivate.so put there.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/accounts \
 	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsPrivate.so \
