@@ -1,5 +1,5 @@
-# make install PREFIX=/usr/local installs the binary, its Secret Service and adapter host
-# libraries, the built-in adapters, the ABI header, the completions and the man pages where a
+# make install PREFIX=/usr/local installs the binary, its private library (the Secret Service
+# and the adapter host), the built-in adapters, the ABI header, the completions and the man pages where a
 # system finds them. `make test` and `make demo` are the README's two commands.
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -22,8 +22,7 @@ generate:
 
 install: build
 	install -Dm755 $(BIN)/accounts $(DESTDIR)$(PREFIX)/bin/accounts
-	install -Dm755 $(BIN)/libAccountsSecretService.so $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsSecretService.so
-	install -Dm755 $(BIN)/libAccountsAdapterHost.so $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsAdapterHost.so
+	install -Dm755 $(BIN)/libAccountsPrivate.so $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsPrivate.so
 	for adapter in $(ADAPTERS); do \
 	  install -Dm644 $(BIN)/lib$$adapter.so $(DESTDIR)$(PREFIX)/lib/accounts/adapters/$$adapter.so || exit 1; \
 	done
@@ -34,8 +33,10 @@ install: build
 	install -Dm644 man/accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1
 	install -Dm644 man/accounts-adapter.7 $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7
 
+# Also removes the two libraries installs before libAccountsPrivate.so put there.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/accounts \
+	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsPrivate.so \
 	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsSecretService.so \
 	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsAdapterHost.so \
 	  $(ADAPTERS:%=$(DESTDIR)$(PREFIX)/lib/accounts/adapters/%.so) \

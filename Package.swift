@@ -4,16 +4,19 @@
 // and the system libraries libsecret-1 and GLib (see README.md for the Debian packages).
 import PackageDescription
 
+/// The package's directory: the linker's version script is named by its absolute path.
+let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
+
 let package = Package(
   name: "accounts",
   products: [
     .executable(name: "accounts", targets: ["accounts"]),
-    // The libsecret wrapper as a shared library: the executable dlopens it the first time a
-    // command needs a secret, so `list` and completion do not load libsecret and GLib.
-    .library(name: "AccountsSecretService", type: .dynamic, targets: ["SecretService"]),
-    // The adapter host (loader, step machine, host services, HTTP) as a shared library, loaded
-    // only by the commands that use adapters: it brings GLib (and libcurl, on the first request).
-    .library(name: "AccountsAdapterHost", type: .dynamic, targets: ["AdapterHost"]),
+    // accounts' private library, libAccountsPrivate.so: the libsecret wrapper and the adapter
+    // host (loader, step machine, host services, HTTP), with one copy of AccountsCore. The
+    // executable dlopens it the first time a command needs a secret or an adapter, so `list`
+    // and completion do not load libsecret and GLib (nor libcurl, dlopened on the first
+    // request). One exported symbol, one typed table (CAccountsPrivate).
+    .library(name: "AccountsPrivate", type: .dynamic, targets: ["AccountsPrivate"]),
     // The built-in adapters, loaded with dlopen like any third-party adapter.
     .library(name: "plain", type: .dynamic, targets: ["plain"]),
     .library(name: "hmac", type: .dynamic, targets: ["hmac"]),
@@ -23,15 +26,18 @@ let package = Package(
     // A dozen lines: hands argv to AccountsCLI and exits with its status.
     .executableTarget(name: "accounts", dependencies: ["AccountsCLI"]),
     // The command line: the command table, the parser, one file per command, renderers.
-    .target(name: "AccountsCLI", dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter"]),
+    .target(
+      name: "AccountsCLI", dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate"]
+    ),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
-    .target(name: "AccountsCore", dependencies: ["AccountsJSON"]),
+    .target(name: "AccountsCore", dependencies: ["AccountsJSON", "AccountsSystem"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
-    // The system below the domain, Glibc only: the kernel keyring (the token cache) and a
-    // bare session-bus client that asks whether the keyring collection is locked, so a cached
-    // token is served without loading libsecret or GLib.
+    // The system below the domain, Glibc only: file descriptors, safe paths, child processes,
+    // ELF headers, wiped secret bytes, the kernel keyring (the token cache) and a bare
+    // session-bus client that asks whether the keyring collection is locked, so a cached token
+    // is served without loading libsecret or GLib.
     .target(name: "AccountsSystem", dependencies: ["CAccountsSystem"]),
     // keyctl(2) and add_key(2), which glibc does not wrap and Swift cannot reach through the
     // variadic syscall(2): typed inline wrappers in one header.
@@ -39,9 +45,21 @@ let package = Package(
     // Text rules shared across the adapter boundary (URLs without secrets in messages): the
     // host and the built-in adapters both use them, and neither may depend on the other.
     .target(name: "AccountsText"),
+    // THE door between the executable and libAccountsPrivate.so: one header, the table of the
+    // library's calls, included by both sides so the compiler checks every signature.
+    .target(name: "CAccountsPrivate", dependencies: ["CAccountsAdapter"]),
+    // The library's one entry point: builds the table. Exports nothing else (exports.map).
+    .target(
+      name: "AccountsPrivate",
+      dependencies: ["CAccountsPrivate", "SecretService", "AdapterHost"],
+      exclude: ["exports.map"],
+      linkerSettings: [
+        .unsafeFlags(["-Xlinker", "--version-script=\(packageDirectory)/Sources/AccountsPrivate/exports.map"])
+      ]
+    ),
     // The libsecret wrapper: the only code that touches CLibSecret. Built into
-    // libAccountsSecretService.so (see the product above), never into the executable.
-    .target(name: "SecretService", dependencies: ["AccountsCore", "CLibSecret"]),
+    // libAccountsPrivate.so (see the product above), never into the executable.
+    .target(name: "SecretService", dependencies: ["AccountsCore", "AccountsSystem", "CLibSecret"]),
     .systemLibrary(
       name: "CLibSecret",
       pkgConfig: "libsecret-1",
@@ -51,10 +69,10 @@ let package = Package(
     // THE adapter ABI: one header, included by the host and by every adapter.
     .target(name: "CAccountsAdapter"),
     // Finds, checks, dlopens and drives adapters; lends them GLib's digests; performs their
-    // HTTP requests with libcurl. Built into libAccountsAdapterHost.so, never the executable.
+    // HTTP requests with libcurl. Built into libAccountsPrivate.so, never the executable.
     .target(
       name: "AdapterHost",
-      dependencies: ["AccountsCore", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl"]
+      dependencies: ["AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl"]
     ),
     .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
     // libcurl, dlopened on the first request (most adapter commands send none), with typed
@@ -71,16 +89,18 @@ let package = Package(
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
     .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem"]),
-    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "TestSupport"]),
-    .testTarget(name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore", "TestSupport"]),
+    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "AccountsSystem", "TestSupport"]),
+    .testTarget(
+      name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem", "TestSupport"]
+    ),
     .testTarget(
       name: "SecretServiceTests",
-      dependencies: ["SecretService", "AccountsCore", "TestSupport"]
+      dependencies: ["SecretService", "AccountsCore", "AccountsSystem", "TestSupport"]
     ),
     .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit"]),
     .testTarget(
       name: "AdapterHostTests",
-      dependencies: ["AdapterHost", "AccountsCore", "AccountsText", "CAccountsAdapter", "TestSupport"]
+      dependencies: ["AdapterHost", "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "TestSupport"]
     ),
     .testTarget(
       name: "EndToEndTests",

@@ -54,11 +54,12 @@ public enum AccountsCommandLine {
     }
   }
 
-  /// Ends the process with `status`. When a Secret Service call was abandoned (see
-  /// `GuardedCall`), its thread may still hold GLib's locks, so exit handlers are not run: all
-  /// output has been written by then (accounts writes with write(2), nothing is buffered).
+  /// Ends the process with `status`. When the library abandoned a Secret Service call (see
+  /// `PrivateLibrary.abandonedACall`), its thread may still hold GLib's locks, so exit handlers
+  /// are not run: all output has been written by then (accounts writes with write(2), nothing
+  /// is buffered).
   public static func exit(_ status: Int32) -> Never {
-    if GuardedCall.abandoned != nil { _exit(status) }
+    if PrivateLibrary.abandonedACall { _exit(status) }
     Glibc.exit(status)
   }
 

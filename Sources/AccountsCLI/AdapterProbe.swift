@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 import Glibc
 
 /// Loads adapters for the commands that diagnose them (`adapters`, `doctor`) in child

@@ -1,5 +1,6 @@
 import AccountsCore
 import Glibc
+import Synchronization
 
 /// Every effect a command has comes through this one value: the process environment, file
 /// paths, the clock, the terminal, stdout/stderr and the Secret Service. Tests build one with
@@ -14,16 +15,18 @@ final class Environment {
   /// The working directory, for the directory rules.
   let currentDirectory: () -> WorkingDirectory
   private let makeSecretStore: () throws -> SecretStore
-  private var secretStoreCache: SecretStore?
   private let makeAdapterHost: () throws -> AdapterHosting
-  private var adapterHostCache: AdapterHosting?
+  /// The one cache of each, made on first use by whichever thread asks first (`status --jobs`
+  /// runs flows on several).
+  private let secretStoreCache = Mutex(Cached<SecretStore>())
+  private let adapterHostCache = Mutex(Cached<AdapterHosting>())
   /// Tokens kept outside the Secret Service for fast reads (the kernel keyring); nil: none.
   let tokenCache: TokenCache?
 
   init(
     variables: [String: String], paths: Paths, terminal: Terminal, output: Output,
     now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore,
-    makeAdapterHost: @escaping () throws -> AdapterHosting = { try AdapterHostLibrary() },
+    makeAdapterHost: @escaping () throws -> AdapterHosting = { try PrivateAdapterHost() },
     tokenCache: TokenCache? = nil, currentDirectory: (() -> WorkingDirectory)? = nil
   ) {
     self.tokenCache = tokenCache
@@ -51,7 +54,7 @@ final class Environment {
       variables: variables, paths: paths, terminal: terminal,
       output: Output(), now: Timestamp.now,
       makeSecretStore: {
-        try SecretServiceLibrary(
+        try PrivateSecretStore(
           timeout: try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5),
           promptTimeout: try seconds(variables, "ACCOUNTS_PROMPT_TIMEOUT", default: 120),
           mayPrompt: terminal.errorIsTerminal
@@ -71,18 +74,14 @@ final class Environment {
 
   /// The Secret Service, connected on first use.
   func secretStore() throws -> SecretStore {
-    if let secretStoreCache { return secretStoreCache }
-    let store = try makeSecretStore()
-    secretStoreCache = store
-    return store
+    let make = makeSecretStore
+    return try secretStoreCache.withLock { cache in try cache.get(make) }.value
   }
 
   /// The adapter host, loaded on first use.
   func adapterHost() throws -> AdapterHosting {
-    if let adapterHostCache { return adapterHostCache }
-    let host = try makeAdapterHost()
-    adapterHostCache = host
-    return host
+    let make = makeAdapterHost
+    return try adapterHostCache.withLock { cache in try cache.get(make) }.value
   }
 
   /// Where adapters are looked for (SPEC §5): $ACCOUNTS_ADAPTER_PATH, the user's adapter
@@ -158,4 +157,23 @@ func processEnvironment() -> (variables: [String: String], notText: [String]) {
     variables[name] = value
   }
   return (variables, notText)
+}
+
+/// A value made on first use and kept (inside a Mutex): a failure is not kept, the next use
+/// tries again. @unchecked: the values kept (the store, the host) are safe to share across
+/// threads.
+struct Cached<Value>: @unchecked Sendable {
+  private var value: Value?
+
+  mutating func get(_ make: () throws -> Value) throws -> Shared {
+    if let value { return Shared(value: value) }
+    let made = try make()
+    value = made
+    return Shared(value: made)
+  }
+
+  /// The value, handed out of the Mutex.
+  struct Shared: @unchecked Sendable {
+    let value: Value
+  }
 }

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// What git tells a credential helper on stdin (git-credential(1)): `key=value` lines up to a

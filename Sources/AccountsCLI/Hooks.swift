@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// Running the user's hooks after `switch`, `login` and `logout` succeeded: the one place that

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// The files installed beside the executable, found from /proc/self/exe only (never from the
@@ -23,9 +24,10 @@ enum InstalledFiles {
     return .failure(Missing(text: "\(fileName) is in neither \(directory) nor \(directory)/../lib/accounts"))
   }
 
-  /// accounts' own libraries: what each is for, and the exit status when it is refused.
+  /// accounts' own libraries, and the exit status when one is refused: without the private
+  /// library no secret can be read (nor an adapter loaded).
   static let libraries: [(fileName: String, status: ExitStatus)] = [
-    (SecretServiceLibrary.fileName, .secretStoreUnavailable), (AdapterHostLibrary.fileName, .adapterFailed),
+    (PrivateLibrary.fileName, .secretStoreUnavailable)
   ]
 
   /// The library `fileName`, found and checked by the rules adapters pass (SafePath, then the
@@ -63,33 +65,5 @@ enum InstalledFiles {
       return AdapterSearchPath.Directory(path: String(cString: installed))
     }
     return AdapterSearchPath.Directory(path: directory, onlyNames: AdapterSearchPath.builtInNames)
-  }
-}
-
-/// One of accounts' own libraries, dlopened (RTLD_NOW | RTLD_LOCAL) from where InstalledFiles
-/// finds it and never closed, its interface version checked before anything else is called.
-struct SharedLibrary {
-  let path: String
-  private let handle: UnsafeMutableRawPointer
-
-  init(_ fileName: String, versionSymbol: String, version: Int32) throws(InstalledFiles.Missing) {
-    // Checked before dlopen, like an adapter: its constructors run on loading.
-    switch InstalledFiles.checkedLibrary(fileName) {
-    case .success(let found): path = found
-    case .failure(let missing): throw missing
-    }
-    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-      throw InstalledFiles.Missing(text: dlerror().map { String(cString: $0) } ?? path)
-    }
-    self.handle = handle
-    let found = try symbol(versionSymbol, as: (@convention(c) () -> Int32).self)()
-    guard found == version else {
-      throw InstalledFiles.Missing(text: "\(path) speaks version \(found), this accounts version \(version)")
-    }
-  }
-
-  func symbol<Function>(_ name: String, as type: Function.Type) throws(InstalledFiles.Missing) -> Function {
-    guard let address = dlsym(handle, name) else { throw InstalledFiles.Missing(text: "\(path) has no \(name)") }
-    return unsafeBitCast(address, to: type)
   }
 }

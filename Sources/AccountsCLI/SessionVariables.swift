@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// The session as `exec`, `env` and `shell` hand it on: ACCOUNTS_ACCOUNT (USER@BACKEND),

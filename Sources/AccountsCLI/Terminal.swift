@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// The user's terminal, if there is one. Secrets come from a no-echo prompt on the terminal or

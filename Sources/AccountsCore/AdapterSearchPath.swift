@@ -1,4 +1,4 @@
-import Glibc
+import AccountsSystem
 
 /// Where adapters are searched, in order (SPEC §5).
 public struct AdapterSearchPath: Equatable, Sendable {
@@ -38,14 +38,7 @@ public struct AdapterSearchPath: Equatable, Sendable {
   public func allFiles() -> [File] {
     var result: [File] = []
     for directory in directories {
-      var names: [String] = []
-      guard let stream = opendir(directory.path) else { continue }
-      while let entry = readdir(stream) {
-        names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          Names.fileName(raw.prefix { $0 != 0 })
-        })
-      }
-      closedir(stream)
+      guard let names = directoryEntryNames(directory.path) else { continue }
       for fileName in names.sorted() {
         guard let stem = Self.stem(fileName: fileName) else { continue }
         if let only = directory.onlyNames, !only.contains(stem) { continue }

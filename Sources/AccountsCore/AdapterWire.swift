@@ -1,7 +1,8 @@
 import AccountsJSON
+import AccountsSystem
 
 // The adapter host lives in a shared library that the command line loads only for the commands
-// that use adapters (see AccountsCLI/AdapterHostLibrary.swift). Requests, descriptions and
+// that use adapters (see AccountsCLI/PrivateAdapterHost.swift). Requests, descriptions and
 // outcomes cross that C boundary as JSON texts; secrets cross as bytes beside them. Both sides
 // compile these definitions.
 

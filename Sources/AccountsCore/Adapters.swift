@@ -1,4 +1,4 @@
-import Glibc
+import AccountsSystem
 
 /// One setting an adapter declares (`acc_setting` in the ABI header).
 public struct AdapterSetting: Equatable, Sendable {
@@ -235,7 +235,7 @@ public struct AdapterSuccess: Equatable, Sendable {
 
 /// Why no adapter could run.
 public enum AdapterError: UserFacingError, Equatable {
-  /// libAccountsAdapterHost.so is missing or does not fit.
+  /// libAccountsPrivate.so is missing or does not fit.
   case hostMissing(detail: String)
   case notFound(name: String, searched: [String], known: [String])
   case refused(path: String, reason: String)
@@ -265,7 +265,7 @@ public enum AdapterError: UserFacingError, Equatable {
   }
 }
 
-/// Finds, loads and runs adapters. The real one lives in libAccountsAdapterHost.so.
+/// Finds, loads and runs adapters. The real one lives in libAccountsPrivate.so.
 ///
 /// Thread-safe: every method may be called from several threads at once (`status --jobs` runs
 /// one operation per account in parallel). Each call works on its own memory; what is shared

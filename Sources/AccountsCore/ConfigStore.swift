@@ -1,5 +1,5 @@
 import AccountsJSON
-import Glibc
+import AccountsSystem
 
 /// The configuration, `$XDG_CONFIG_HOME/accounts/config.json`: the backends, without secrets.
 public struct ConfigStore: Sendable {
@@ -99,7 +99,7 @@ enum ConfigFormat {
     func malformed(_ detail: String) -> FileError {
       .malformed(
         path: file.path, detail: detail,
-        backup: access(file.backupPath, R_OK) == 0 ? file.backupPath : nil)
+        backup: isReadable(file.backupPath) ? file.backupPath : nil)
     }
     do {
       let root = JSONReader(try JSON.parse(bytes))

@@ -1,3 +1,4 @@
+import AccountsSystem
 import Glibc
 
 /// A small file that several `accounts` processes may change at once (the index, the config).

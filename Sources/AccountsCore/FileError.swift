@@ -1,3 +1,4 @@
+import AccountsSystem
 import Glibc
 
 /// Problems with the index or the configuration file. Exit status 1; the file is never
@@ -60,15 +61,4 @@ public enum FileError: UserFacingError, Equatable {
     default: "check \(path) and its directory"
     }
   }
-}
-
-/// strerror's text for an errno value.
-public func describeErrno(_ code: Int32) -> String {
-  String(cString: strerror(code))
-}
-
-/// A file mode's permission bits in octal, four digits: "0644", "1777".
-public func octalMode(_ mode: mode_t) -> String {
-  let digits = String(mode & 0o7777, radix: 8)
-  return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

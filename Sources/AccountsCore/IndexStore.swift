@@ -1,5 +1,5 @@
 import AccountsJSON
-import Glibc
+import AccountsSystem
 
 /// The index, `$XDG_STATE_HOME/accounts/accounts.json`: every saved account without its secrets.
 /// `list`, `current` and completion read only this file and never touch D-Bus.
@@ -121,7 +121,7 @@ enum IndexFormat {
     func malformed(_ detail: String) -> FileError {
       .malformed(
         path: file.path, detail: detail,
-        backup: access(file.backupPath, R_OK) == 0 ? file.backupPath : nil)
+        backup: isReadable(file.backupPath) ? file.backupPath : nil)
     }
     let value: JSONValue
     do {

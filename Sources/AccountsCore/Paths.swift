@@ -1,4 +1,4 @@
-import Glibc
+import AccountsSystem
 
 /// Where accounts keeps its files (SPEC §2), from the XDG base directory variables.
 public struct Paths: Sendable, Equatable {
@@ -40,8 +40,4 @@ public struct Paths: Sendable, Equatable {
   public var userAdapters: String { dataDirectory + "/adapters" }
 }
 
-private func passwordHome() -> String? {
-  guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
-  let home = String(cString: directory)
-  return home.hasPrefix("/") ? home : nil
-}
+private func passwordHome() -> String? { passwordDatabaseHome() }

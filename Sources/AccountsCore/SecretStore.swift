@@ -1,3 +1,4 @@
+import AccountsSystem
 /// What a secret is for; stored as the item attribute `kind` (SPEC §2).
 public enum SecretKind: Hashable, Sendable {
   case password

@@ -1,8 +1,9 @@
 import AccountsJSON
+import AccountsSystem
 import Glibc
 
 // The Secret Service code lives in a shared library that the command line loads only when a
-// command needs a secret (see AccountsCLI/SecretServiceLibrary.swift). Its errors and reports
+// command needs a secret (see AccountsCLI/PrivateSecretStore.swift). Its errors and reports
 // cross that C boundary as small JSON texts; both sides compile this one definition.
 
 extension SecretStoreError {
@@ -95,11 +96,11 @@ extension SecretServiceReport {
   }
 }
 
-/// The secrets of many items across the C boundary (`accounts_secret_lookup_all`), never inside
+/// The secrets of many items across the C boundary (`secret_lookup_all` of accounts_private.h), never inside
 /// a JSON text: one malloc'd buffer of records, one per item, each three fields (backend,
 /// account, secret), each field a 4-byte little-endian length and that many bytes (backend and
 /// account in UTF-8). The library makes the buffer and wipes it (explicit_bzero) when it frees
-/// it (`accounts_secret_release` with the buffer's length).
+/// it (the table's `release` with the buffer's length).
 public enum SecretRecords {
   /// A malloc'd buffer (at least one byte) with the records of `secrets`, and its length.
   public static func encode(_ secrets: [SecretKey: SecretBytes]) -> (bytes: UnsafeMutableRawPointer, count: Int) {

@@ -1,4 +1,4 @@
-import Glibc
+import AccountsSystem
 
 /// A point in time with one-second resolution, written as ISO-8601 UTC ("2026-11-22T07:00:00Z").
 /// Foundation's Date would do, but the `list` path must not load Foundation (see bench/list).
@@ -31,9 +31,7 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
 
   /// The current wall-clock time.
   public static func now() -> Timestamp {
-    var spec = timespec()
-    clock_gettime(CLOCK_REALTIME, &spec)
-    return Timestamp(secondsSince1970: Int64(spec.tv_sec))
+    Timestamp(secondsSince1970: wallClockSeconds())
   }
 
   public func adding(seconds: Int64) -> Timestamp {
@@ -49,12 +47,9 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
 
   /// "YYYY-MM-DDTHH:MM:SSZ"
   public var iso8601: String {
-    var seconds = time_t(clamping: secondsSince1970)
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
-    return
-      "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))"
-      + "T\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2))Z"
+    let parts = utcCalendar(secondsSince1970)
+    return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2))"
+      + "T\(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))Z"
   }
 
   /// Parses "YYYY-MM-DDTHH:MM:SS" followed by an optional fraction (dropped) and "Z" or

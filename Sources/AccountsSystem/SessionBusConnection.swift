@@ -172,9 +172,3 @@ struct SocketAddress: Equatable {
     }
   }
 }
-
-func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

@@ -1,7 +1,7 @@
 import AccountsCore
+import AccountsSystem
 import AccountsText
 import CAccountsAdapter
-import Dispatch
 import Glibc
 
 /// The bounds the host puts on every operation.
@@ -46,34 +46,39 @@ public struct AdapterSessionRunner {
 
   /// Runs `request` with the backend's secret settings; a LOGIN that succeeded carries its token.
   public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes] = [:]) -> AdapterOutcome {
-    let deadline = DispatchTime.now() + .milliseconds(Int((request.timeout * 1000).rounded()))
+    let deadline = monotonicSeconds() + request.timeout
     let arena = CArena()
     let config = arena.place(makeConfig(request, secretSettings: secretSettings, arena: arena))
-    let watch = WatchedCall(deadline: deadline)
+    // Every call into the adapter runs on this thread, given up on at its deadline.
+    let calls = CallThread()
     let sessionNew = adapter.sessionNew
     let contained = Contained(
       call: AdapterContainment.prepare(adapter: name, during: Self.during(request.operation.kind)))
-    let started = watch.run({ AdapterContainment.run(contained.call) { sessionNew(config).map(Session.init) } })
-    guard let created = started else {
+    let started = calls.run(until: deadline) {
+      AdapterContainment.run(contained.call) { sessionNew(config).map(Session.init) }
+    }
+    guard case .success(let created) = started else {
       arena.abandon()
       return notAnswering(request.timeout)
     }
     guard let session = created else {
+      calls.finish()
       AdapterContainment.release(contained.call)
       return .adapterFailed(message: "adapter \(name) could not start a session (session_new returned NULL)")
     }
     var steps = StepLoop(
-      runner: self, operation: request.operation.kind, session: session, contained: contained, deadline: deadline,
-      timeout: request.timeout)
+      runner: self, operation: request.operation.kind, session: session, contained: contained, calls: calls,
+      deadline: deadline, timeout: request.timeout)
     let result = steps.run()
     if steps.abandoned {
       arena.abandon()
     } else {
       let sessionFree = adapter.sessionFree
-      let freed: Void? = WatchedCall(deadline: DispatchTime.now() + .seconds(2)).run({
+      let freed = calls.run(until: monotonicSeconds() + 2) {
         AdapterContainment.run(contained.call) { sessionFree(session.pointer) }
-      })
-      if freed == nil {
+      }
+      calls.finish()
+      if case .failure = freed {
         arena.abandon()
       } else {
         AdapterContainment.release(contained.call)
@@ -145,7 +150,9 @@ private struct StepLoop {
   let operation: AdapterOperationKind
   let session: AdapterSessionRunner.Session
   let contained: AdapterSessionRunner.Contained
-  let deadline: DispatchTime
+  let calls: CallThread
+  /// Seconds on the monotonic clock.
+  let deadline: Double
   let timeout: Double
   /// A call missed the deadline: the session and its memory must be left alone.
   var abandoned = false
@@ -173,12 +180,12 @@ private struct StepLoop {
       let call = Pointers(output: output, response: given)
       // A step is pure computation: it gets at least `stepGrace` even when the network used the
       // operation's time up, so a slow backend is reported as the backend, not as the adapter.
-      let stepDeadline = max(deadline, DispatchTime.now() + .milliseconds(Int(AdapterSessionRunner.stepGrace * 1000)))
+      let stepDeadline = max(deadline, monotonicSeconds() + AdapterSessionRunner.stepGrace)
       let contained = contained
-      let stepped = WatchedCall(deadline: stepDeadline).run({
+      let stepped = calls.run(until: stepDeadline) {
         AdapterContainment.run(contained.call) { step(session.pointer, call.response, call.output) }
-      })
-      guard let result = stepped else {
+      }
+      guard case .success(let result) = stepped else {
         abandoned = true
         responseArena.abandon()
         return runner.notAnswering(timeout)
@@ -199,7 +206,7 @@ private struct StepLoop {
         } catch {
           return .adapterFailed(message: error.message)
         }
-        let left = deadline.secondsLeft
+        let left = deadline - monotonicSeconds()
         guard left > 0 else { return timedOut() }
         let answer: HTTPResponse
         // The body may hold the password: this is its only copy, wiped once sent.

@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 import Glibc
 
 /// The dependency check of an adapter (`ld.so` in trace mode: a fork and several milliseconds)

@@ -1,6 +1,8 @@
 import AccountsCore
 internal import CLibSecret
+import AccountsSystem
 import Glibc
+import Synchronization
 
 /// Gives a blocking libsecret or GDBus call a deadline.
 ///
@@ -92,51 +94,52 @@ struct WatchdogState {
 /// The one watchdog thread of the process (started with the first deadline): it sleeps until
 /// the next event of any running call (watch the provider, deadline, stuck) and acts on it.
 enum Watchdog {
-  nonisolated(unsafe) static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(mutex, nil)
-    return mutex
-  }()
-  nonisolated(unsafe) private static let signal = monotonicCondition()
-  /// All guarded by `lock`.
-  nonisolated(unsafe) private static var running: [UnsafeMutablePointer<WatchdogState>] = []
-  nonisolated(unsafe) private static var started = false
-  /// The provider left the bus: every call from now on is cancelled at once.
-  nonisolated(unsafe) private static var providerGone = false
+  /// @unchecked: each `WatchdogState` belongs to its `Deadline`, and is read and written under
+  /// this Mutex only.
+  private struct Shared: @unchecked Sendable {
+    var running: [UnsafeMutablePointer<WatchdogState>] = []
+    var started = false
+    /// The provider left the bus: every call from now on is cancelled at once.
+    var providerGone = false
+  }
 
-  static func locked<Value>(_ body: () -> Value) -> Value {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    return body()
+  private static let shared = Mutex(Shared())
+  /// Posted when a call comes or the provider leaves: the next event may be sooner.
+  private static let signal = Semaphore(value: 0)
+
+  static func locked<Value: Sendable>(_ body: () -> Value) -> Value {
+    shared.withLock { _ in body() }
   }
 
   static func add(_ state: UnsafeMutablePointer<WatchdogState>) {
-    locked {
-      running.append(state)
-      if providerGone { cancelAsGone(state) }
-      if !started {
+    let entry = Entry(state: state)
+    shared.withLock { shared in
+      shared.running.append(entry.state)
+      if shared.providerGone { cancelAsGone(entry.state) }
+      if !shared.started {
         var thread = pthread_t()
-        started = pthread_create(&thread, nil, { _ in Watchdog.watch() }, nil) == 0
-        if started { pthread_detach(thread) }
+        shared.started = pthread_create(&thread, nil, { _ in Watchdog.watch() }, nil) == 0
+        if shared.started { pthread_detach(thread) }
       }
-      pthread_cond_signal(signal)
     }
+    signal.post()
   }
 
   static func remove(_ state: UnsafeMutablePointer<WatchdogState>) {
-    locked { running.removeAll { $0 == state } }
+    let entry = Entry(state: state)
+    shared.withLock { $0.running.removeAll { $0 == entry.state } }
   }
 
   /// Called by `ProviderWatch` when the provider left the bus.
   static func providerLeft() {
-    locked {
-      providerGone = true
-      for state in running { cancelAsGone(state) }
-      pthread_cond_signal(signal)
+    shared.withLock { shared in
+      shared.providerGone = true
+      for state in shared.running { cancelAsGone(state) }
     }
+    signal.post()
   }
 
-  /// Under `lock`: cancel the call now, and give it the grace to return before it is stuck.
+  /// Under the lock: cancel the call now, and give it the grace to return before it is stuck.
   private static func cancelAsGone(_ state: UnsafeMutablePointer<WatchdogState>) {
     guard !state.pointee.gone, !state.pointee.stuck else { return }
     state.pointee.gone = true
@@ -146,68 +149,54 @@ enum Watchdog {
 
   /// The thread's body: never returns (the process ends with it).
   private static func watch() -> UnsafeMutableRawPointer? {
-    pthread_mutex_lock(lock)
     while true {
-      let now = monotonicSeconds()
-      var next = Double.infinity
-      var startWatch = false
-      for state in running {
-        if !state.pointee.watching {
-          if now >= state.pointee.watch {
-            state.pointee.watching = true
-            startWatch = true
-          } else {
-            next = min(next, state.pointee.watch)
+      let (next, startWatch) = shared.withLock { shared -> (Double, Bool) in
+        let now = monotonicSeconds()
+        var next = Double.infinity
+        var startWatch = false
+        for state in shared.running {
+          if !state.pointee.watching {
+            if now >= state.pointee.watch {
+              state.pointee.watching = true
+              startWatch = true
+            } else {
+              next = min(next, state.pointee.watch)
+            }
+          }
+          if !state.pointee.expired && !state.pointee.gone {
+            if now >= state.pointee.end {
+              state.pointee.expired = true
+              g_cancellable_cancel(state.pointee.cancellable)
+            } else {
+              next = min(next, state.pointee.end)
+            }
+          }
+          if (state.pointee.expired || state.pointee.gone) && !state.pointee.stuck {
+            if now >= state.pointee.abandon {
+              state.pointee.stuck = true
+              Worker.callIsStuck(state.pointee.gone ? state.pointee.left : state.pointee.failure)
+            } else {
+              next = min(next, state.pointee.abandon)
+            }
           }
         }
-        if !state.pointee.expired && !state.pointee.gone {
-          if now >= state.pointee.end {
-            state.pointee.expired = true
-            g_cancellable_cancel(state.pointee.cancellable)
-          } else {
-            next = min(next, state.pointee.end)
-          }
-        }
-        if (state.pointee.expired || state.pointee.gone) && !state.pointee.stuck {
-          if now >= state.pointee.abandon {
-            state.pointee.stuck = true
-            Worker.callIsStuck(state.pointee.gone ? state.pointee.left : state.pointee.failure)
-          } else {
-            next = min(next, state.pointee.abandon)
-          }
-        }
+        return (next, startWatch)
       }
       if startWatch {
-        // Not under this lock: the watch takes its own, and then this one.
-        pthread_mutex_unlock(lock)
+        // Not under the lock: the watch takes its own, and then this one.
         ProviderWatch.start()
-        pthread_mutex_lock(lock)
         continue
       }
       if next == .infinity {
-        pthread_cond_wait(signal, lock)
+        signal.wait()
       } else {
-        var until = monotonicTime(after: max(next - monotonicSeconds(), 0))
-        pthread_cond_timedwait(signal, lock, &until)
+        _ = signal.wait(until: next)
       }
     }
   }
-}
 
-/// A condition variable on the monotonic clock (wall-clock changes must not move a deadline).
-func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
-  let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-  var attributes = pthread_condattr_t()
-  pthread_condattr_init(&attributes)
-  pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-  pthread_cond_init(condition, &attributes)
-  pthread_condattr_destroy(&attributes)
-  return condition
-}
-
-/// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  /// A running call's state, handed into the Mutex.
+  private struct Entry: @unchecked Sendable {
+    let state: UnsafeMutablePointer<WatchdogState>
+  }
 }

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 internal import CLibSecret
 
 /// The Secret Service through libsecret: the only `SecretStore` that touches a real keyring.

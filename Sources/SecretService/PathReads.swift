@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 internal import CLibSecret
 
 /// What one Service.SearchItems answered: the object paths of the items the caller may read

@@ -1,6 +1,7 @@
 import AccountsCore
 internal import CLibSecret
 import Glibc
+import Synchronization
 
 /// Notices the program that provides the Secret Service leaving the bus (KeePassXC quit with
 /// its access dialog open, gnome-keyring killed) and ends the calls waiting on it at once,
@@ -14,43 +15,41 @@ import Glibc
 /// (and reports it stuck should it not return) and every later one: the rest of the command
 /// fails at once.
 enum ProviderWatch {
-  nonisolated(unsafe) private static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(mutex, nil)
-    return mutex
-  }()
-  /// All guarded by `lock`.
-  nonisolated(unsafe) private static var connection: OpaquePointer?
-  nonisolated(unsafe) private static var processID: Int32?
-  nonisolated(unsafe) private static var started = false
+  private struct State: @unchecked Sendable {  // the connection is GDBus's, thread-safe
+    var connection: OpaquePointer?
+    var processID: Int32?
+    var started = false
+  }
+
+  private static let state = Mutex(State())
 
   /// What to watch: the store's bus connection and the process that owned the name when the
   /// store connected (nil: nobody yet, D-Bus starts one on the first call).
   static func prepare(connection: OpaquePointer, processID: Int32?) {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    guard Self.connection == nil else { return }
-    g_object_ref(UnsafeMutableRawPointer(connection))
-    Self.connection = connection
-    Self.processID = processID
+    let given = State(connection: connection, processID: processID)
+    state.withLock { state in
+      guard state.connection == nil else { return }
+      g_object_ref(UnsafeMutableRawPointer(given.connection))
+      state.connection = given.connection
+      state.processID = given.processID
+    }
   }
 
   /// Starts watching, once per process; returns at once.
   static func start() {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    guard !started, connection != nil else { return }
-    started = true
-    var thread = pthread_t()
-    if pthread_create(&thread, nil, { _ in ProviderWatch.watch() }, nil) == 0 { pthread_detach(thread) }
+    state.withLock { state in
+      guard !state.started, state.connection != nil else { return }
+      state.started = true
+      var thread = pthread_t()
+      if pthread_create(&thread, nil, { _ in ProviderWatch.watch() }, nil) == 0 { pthread_detach(thread) }
+    }
   }
 
   /// The watching thread's body: never returns (the process ends with it).
   private static func watch() -> UnsafeMutableRawPointer? {
-    pthread_mutex_lock(lock)
-    let connection = connection!
-    let known = processID
-    pthread_mutex_unlock(lock)
+    let watched = state.withLock { $0 }
+    let connection = watched.connection!
+    let known = watched.processID
     let context = g_main_context_new()
     g_main_context_push_thread_default(context)
     _ = g_dbus_connection_signal_subscribe(

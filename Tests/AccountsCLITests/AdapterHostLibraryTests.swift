@@ -1,12 +1,13 @@
 import AccountsCore
+import AccountsSystem
 import Foundation
 import TestSupport
 import Testing
 
 @testable import AccountsCLI
 
-/// The adapter host as the command line uses it (libAccountsAdapterHost.so through
-/// `AdapterHostLibrary`), called from many threads at once, as `status --jobs` will.
+/// The adapter host as the command line uses it (libAccountsPrivate.so through
+/// `PrivateAdapterHost`), called from many threads at once, as `status --jobs` will.
 @Suite struct AdapterHostLibraryTests {
   static let threads = 16
   static let rounds = 2
@@ -109,7 +110,7 @@ import Testing
   /// that ran one operation at a time would show a concurrency of 1.
   @Test func manyThreadsRunOperationsThroughOneHostAtOnce() throws {
     // Not contained: the test process keeps its own stdout and stderr.
-    let host: any AdapterHosting = try AdapterHostLibrary(containing: false)
+    let host: any AdapterHosting = try PrivateAdapterHost(containing: false)
     for index in 0..<Self.threads {
       try backend.control("users", ["name": "user\(index)", "password": "pw-\(index)", "userId": 2000 + index])
     }

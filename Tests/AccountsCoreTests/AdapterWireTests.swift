@@ -1,7 +1,8 @@
 import AccountsCore
+import AccountsSystem
 import Testing
 
-/// Requests and outcomes crossing into libAccountsAdapterHost.so: everything but the secrets
+/// Requests and outcomes crossing into libAccountsPrivate.so: everything but the secrets
 /// as JSON text, the secrets as bytes beside it, and both read back to what was sent.
 @Suite struct AdapterWireTests {
   static func secret(_ text: String) -> SecretBytes {

@@ -1,4 +1,5 @@
 @testable import AccountsCore
+import AccountsSystem
 
 /// An adapter host for the session flow's unit tests: answers each operation from a script and
 /// records every call in order ("login alice pw", "check alice T1", "call alice GET me T1",
@@ -12,7 +13,7 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
     return .ok(AdapterSuccess(body: "{}"))
   }
   private(set) var calls: [String] = []
-  private let lock = PThreadMutex()
+  private let lock = Lock()
 
   static let issued = Counter(start: 2)
 
@@ -56,7 +57,7 @@ func text(_ secret: SecretBytes) -> String { secret.withUnsafeBytes { String(dec
 
 final class Counter: @unchecked Sendable {
   private var value: Int
-  private let lock = PThreadMutex()
+  private let lock = Lock()
   init(start: Int) { value = start }
   func next() -> Int { lock.locked { defer { value += 1 }; return value } }
 }

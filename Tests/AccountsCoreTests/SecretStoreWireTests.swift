@@ -1,8 +1,9 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 import Testing
 
-/// Errors and reports cross the C boundary of libAccountsSecretService.so as JSON text.
+/// Errors and reports cross the C boundary of libAccountsPrivate.so as JSON text.
 @Suite struct SecretStoreWireTests {
   @Test(arguments: [
     SecretStoreError.noSessionBus(detail: "Could not connect: No such file or directory"),

@@ -1,3 +1,4 @@
+import AccountsSystem
 import Glibc
 import Testing
 
@@ -315,7 +316,7 @@ import Testing
 final class Gauge: @unchecked Sendable {
   private var current = 0
   private(set) var maximum = 0
-  private let lock = PThreadMutex()
+  private let lock = Lock()
   func enter() { lock.locked { current += 1; maximum = max(maximum, current) } }
   func leave() { lock.locked { current -= 1 } }
 }

@@ -1,3 +1,4 @@
+import AccountsSystem
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import CAccountsAdapter
 import Foundation
 import Testing

@@ -4,11 +4,11 @@ import Testing
 
 /// accounts' own libraries are checked like adapters before they are loaded, and `accounts
 /// adapters` says so when no adapter at all can be loaded. Each test runs a copy of the
-/// built program in a directory of its own: the executable, and the two libraries beside it.
+/// built program in a directory of its own: the executable, and its private library beside it.
 @Suite struct InstallCheckTests {
-  /// A copy of `accounts` and its two libraries in `directory` (no built-in adapters).
+  /// A copy of `accounts` and its private library in `directory` (no built-in adapters).
   func install(in directory: String) throws -> String {
-    for name in ["accounts", "libAccountsAdapterHost.so", "libAccountsSecretService.so"] {
+    for name in ["accounts", "libAccountsPrivate.so"] {
       try FileManager.default.copyItem(atPath: PackagePaths.products.appendingPathComponent(name).path, toPath: "\(directory)/\(name)")
     }
     return directory + "/accounts"
@@ -19,7 +19,7 @@ import Testing
     defer { sandbox.close() }
     let scratch = try ScratchDirectory()
     let accounts = try install(in: scratch.path)
-    let host = scratch.path + "/libAccountsAdapterHost.so"
+    let host = scratch.path + "/libAccountsPrivate.so"
     chmod(host, 0o666)
     try CAdapterCompiler.build("example.c", name: "example", into: try sandbox.userAdapterDirectory())
     let result = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
@@ -34,7 +34,7 @@ import Testing
     defer { sandbox.close() }
     let scratch = try ScratchDirectory()
     let accounts = try install(in: scratch.path)
-    let library = scratch.path + "/libAccountsSecretService.so"
+    let library = scratch.path + "/libAccountsPrivate.so"
     chmod(library, 0o666)
     let result = try runProcess(accounts, ["lock"], environment: sandbox.environment, timeout: 60)
     #expect(result.status == 7, "\(result)")

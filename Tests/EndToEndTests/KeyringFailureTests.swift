@@ -90,13 +90,13 @@ import Testing
   @Test func aMissingSupportLibraryExits7AndListStillWorks() throws {
     let sandbox = try sandboxWithAccounts()
     defer { sandbox.close() }
-    // The binary alone, without libAccountsSecretService.so beside it or in ../lib/accounts.
+    // The binary alone, without libAccountsPrivate.so beside it or in ../lib/accounts.
     let lonely = sandbox.keyring.root + "/bin/accounts"
     try FileManager.default.createDirectory(atPath: sandbox.keyring.root + "/bin", withIntermediateDirectories: true)
     try FileManager.default.copyItem(atPath: PackagePaths.accounts, toPath: lonely)
     let result = try runProcess(lonely, ["password", "alice"], environment: sandbox.environment)
     #expect(result.status == 7, "\(result)")
-    #expect(result.standardError.hasPrefix("accounts: cannot load accounts' Secret Service support: libAccountsSecretService.so is in neither"), "\(result.standardError)")
+    #expect(result.standardError.hasPrefix("accounts: cannot load accounts' Secret Service support: libAccountsPrivate.so is in neither"), "\(result.standardError)")
     #expect(result.standardError.contains("make install"))
     let list = try runProcess(lonely, ["list"], environment: sandbox.environment)
     #expect(list.status == 0 && list.standardOutput.contains("alice"), "\(list)")

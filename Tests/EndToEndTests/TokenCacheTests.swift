@@ -33,7 +33,7 @@ import Testing
       sandbox.close()
     }
 
-    /// `accounts ARGUMENTS`, and whether it loaded libAccountsSecretService.so (the dynamic
+    /// `accounts ARGUMENTS`, and whether it loaded libAccountsPrivate.so (the dynamic
     /// loader's log, kept out of stderr).
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (ProcessResult, loadedSecretService: Bool) {
       let log = sandbox.keyring.root + "/ld-\(UUID().uuidString)"
@@ -44,7 +44,7 @@ import Testing
       var loaded = false
       for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(prefix) {
         let text = (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
-        loaded = loaded || text.contains("libAccountsSecretService.so")
+        loaded = loaded || text.contains("libAccountsPrivate.so")
         try? FileManager.default.removeItem(atPath: directory + "/" + name)
       }
       return (result, loaded)

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import CLibSecret
 import Foundation
 import TestSupport
@@ -121,7 +122,7 @@ import Testing
     let alice = SecretKey(backend: backend, account: "alice", kind: .token)
     try store.store(secret("alice-token ✓"), for: alice)
     defer { try? store.delete(alice) }
-    let handle = openSecretStore(timeout: 10, promptTimeout: 10, mayPrompt: 0, stuck: nil, quiet: 0)
+    let handle = openSecretStore(timeout: 10, promptTimeout: 10, mayPrompt: 0, quiet: 0)
     var records: UnsafeMutableRawPointer?
     var length = -1
     var error: UnsafeMutablePointer<CChar>?

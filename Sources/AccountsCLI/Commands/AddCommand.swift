@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 
 /// `accounts add USER`: save an account, with or without its password; no network.
 enum AddCommand {

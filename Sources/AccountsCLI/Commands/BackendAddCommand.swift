@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 
 /// `accounts backend add NAME --adapter A [--set KEY=VALUE...]`: a new login target, its
 /// settings checked against what the adapter declares, its secret settings asked for.

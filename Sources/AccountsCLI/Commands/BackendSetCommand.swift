@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 
 /// `accounts backend set NAME KEY=VALUE... [--unset KEY]`: a backend's settings changed in
 /// place, the result checked against the adapter's declaration as `backend add` checks a new one.

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 
 /// `accounts __complete KIND [-- PREFIX]`: the names the completion scripts offer, one per
 /// line; with PREFIX only those that start with it, byte for byte, so that a shell never loops
@@ -31,10 +32,9 @@ enum CompleteCommand {
       // The names that would load: valid names whose first file passes the checks made
       // without loading it (path, owner, mode, ELF header). Completion never loads a library.
       var seen = Set<String>()
-      let check = AdapterFileCheck()
       names = environment.adapterSearchPath.files().filter { seen.insert($0.name).inserted }
         .filter { file in
-          guard case .success(let checked) = check.open(file.path) else { return false }
+          guard case .success(let checked) = LoadableFile.open(file.path) else { return false }
           checked.descriptor.close()
           return true
         }

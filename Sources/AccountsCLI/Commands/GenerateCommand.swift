@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// `accounts __generate DIR`: writes the committed completion scripts and man pages under DIR

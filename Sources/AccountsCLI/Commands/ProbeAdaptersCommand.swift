@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// `accounts __probe-adapters PATH`: loads one adapter file and describes it on a JSON line

@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 import Glibc
 
 /// `accounts rule add DIR USER`, `accounts rule remove DIR`: the directory rules of SPEC §3.

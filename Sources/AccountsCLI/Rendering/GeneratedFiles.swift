@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// The files generated from the command table and committed: `accounts __generate DIR` writes

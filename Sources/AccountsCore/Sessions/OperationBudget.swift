@@ -1,4 +1,4 @@
-import Glibc
+import AccountsSystem
 
 /// The time a command gives the backend (`--timeout`): one budget for every adapter operation
 /// of the command together, so that a `request` that logs in again and sends its call again
@@ -7,7 +7,7 @@ import Glibc
 final class OperationBudget: @unchecked Sendable {
   let seconds: Double
   private var deadline: UInt64?
-  private let lock = PThreadMutex()
+  private let lock = Lock()
 
   init(seconds: Double) { self.seconds = seconds }
 
@@ -33,9 +33,5 @@ final class OperationBudget: @unchecked Sendable {
       message: "gave up after --timeout \(text) s, the time for all of this command's backend calls together")
   }
 
-  private static func now() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-  }
+  private static func now() -> UInt64 { monotonicNanoseconds() }
 }

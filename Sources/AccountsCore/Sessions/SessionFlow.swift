@@ -1,3 +1,4 @@
+import AccountsSystem
 /// Where a login's password comes from.
 public enum PasswordSource: Sendable {
   /// Given for this command (`--password-stdin`).
@@ -49,7 +50,9 @@ public struct SessionFlow: @unchecked Sendable {
   // @unchecked: the ledger's secret store is reached through `SerializedSecretStore` (one
   // keyring call at a time), the host is documented thread-safe, and the rest is immutable.
   let ledger: Ledger
-  private let host: LazyHost
+  /// The adapter host, loaded on the first operation (`switch` and `token` need none) by the
+  /// environment's one cache, which any thread may ask.
+  private let host: () throws -> any AdapterHosting
   let searchPath: AdapterSearchPath
   /// Seconds the command's adapter operations may take together, network included (`--timeout`).
   let timeout: Double
@@ -67,7 +70,7 @@ public struct SessionFlow: @unchecked Sendable {
     now: @escaping () -> Timestamp, notice: @escaping (String) -> Void
   ) {
     self.ledger = ledger
-    self.host = LazyHost(host)  // loaded on the first operation: `switch` and `token` need none
+    self.host = host
     // A login waits for another command's login of the same account: its two deadlines at most.
     self.locks = SessionLocks(path: ledger.index.file.path + ".sessions.lock", wait: 2 * timeout + 10)
     self.searchPath = searchPath
@@ -389,7 +392,7 @@ public struct SessionFlow: @unchecked Sendable {
     let request = AdapterRequest(
       adapter: backend.config.adapter, backend: backend.config.name, settings: backend.config.settings, user: user,
       sessionValues: sessionValues, operation: operation, timeout: left)
-    let outcome = try host.get().run(request, secretSettings: backend.secretSettings, in: searchPath)
+    let outcome = try host().run(request, secretSettings: backend.secretSettings, in: searchPath)
     // An operation given only the rest of the budget that failed when it ran out was cut short
     // by it: say so, rather than "did not answer within 0.8 s".
     switch outcome {
@@ -413,7 +416,7 @@ public struct SessionFlow: @unchecked Sendable {
     if let ready = prepared.get(name) { return ready }
     let config = try ledger.config.load()
     let backend = try config.backend(named: name)
-    let adapter = try host.get().describe(backend.adapter, in: searchPath)
+    let adapter = try host().describe(backend.adapter, in: searchPath)
     let problems = BackendSettingsCheck(adapter: adapter).problems(settings: backend.settings, secretNames: backend.secretSettings)
     if let first = problems.first {
       throw CommandError(.failure, "backend \(backend.name): \(first)", fix: "see `accounts backend show \(backend.name)`")
@@ -438,7 +441,7 @@ public struct SessionFlow: @unchecked Sendable {
 /// The backends a flow has prepared, shared by its threads.
 private final class PreparedBackends: @unchecked Sendable {
   private var backends: [String: SessionFlow.PreparedBackend] = [:]
-  private let lock = PThreadMutex()
+  private let lock = Lock()
 
   func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.locked { backends[name] } }
   func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.locked { backends[name] = backend } }
@@ -464,7 +467,7 @@ public struct StatusEntry: Sendable {
 private final class StatusResults: @unchecked Sendable {
   private var slots: [StatusEntry.Outcome?]
   private var silence: (status: ExitStatus, message: String)?
-  private let lock = PThreadMutex()
+  private let lock = Lock()
 
   /// The keyring's first timeout, after which no account asks it again.
   var keyringSilence: (status: ExitStatus, message: String)? {
@@ -478,24 +481,6 @@ private final class StatusResults: @unchecked Sendable {
 
   func entries(_ ids: [AccountID]) -> [StatusEntry] {
     lock.locked { zip(ids, slots).map { StatusEntry(id: $0, outcome: $1 ?? .noSession) } }
-  }
-}
-
-/// The adapter host, loaded on first use by whichever thread needs it first.
-private final class LazyHost: @unchecked Sendable {
-  private let load: () throws -> any AdapterHosting
-  private var loaded: (any AdapterHosting)?
-  private let lock = PThreadMutex()
-
-  init(_ load: @escaping () throws -> any AdapterHosting) { self.load = load }
-
-  func get() throws -> any AdapterHosting {
-    try lock.locked {
-      if let loaded { return loaded }
-      let host = try load()
-      loaded = host
-      return host
-    }
   }
 }
 

@@ -1,3 +1,4 @@
+import AccountsSystem
 import Glibc
 
 /// One login at a time for each account, across every `accounts` process: when eight scripts
@@ -14,7 +15,7 @@ final class SessionLocks: @unchecked Sendable {
   /// Seconds to wait for another command's login before giving up.
   let wait: Double
   private var held: Set<AccountID> = []
-  private let mutex = PThreadMutex()
+  private let mutex = Lock()
 
   init(path: String, wait: Double) {
     self.path = path

@@ -1,34 +1,29 @@
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 import CAccountsAdapter
 import Glibc
 
-// The C entry points of libAccountsAdapterHost.so, called by the command line through dlsym
-// (AccountsCLI/AdapterHostLibrary.swift). Requests and answers are JSON texts (AdapterWire);
-// secrets travel as acc_pair bytes named "password", "token" or "setting:NAME", and the token
-// comes back as bytes that accounts_adapter_host_release wipes. Answers are malloc'd.
-
-/// Bumped whenever an entry point or a wire text changes.
-@_cdecl("accounts_adapter_host_interface_version")
-public func accountsAdapterHostInterfaceVersion() -> Int32 { 4 }
+// The adapter host's calls in the table of libAccountsPrivate.so (accounts_private.h, built by
+// AccountsPrivate/Entry.swift), called by the command line (AccountsCLI/PrivateAdapterHost.swift).
+// Requests and answers are JSON texts (AdapterWire); secrets travel as acc_pair bytes named
+// "password", "token" or "setting:NAME", and the token comes back as bytes the table's
+// `release` wipes. Answers are malloc'd.
 
 /// From now on a crash or exit() inside adapter code ends the process with exit status 9 and
 /// one line on `descriptor` (the command's own stderr) instead (AdapterContainment).
-@_cdecl("accounts_adapter_host_contain")
 public func accountsAdapterHostContain(_ descriptor: Int32) {
   AdapterContainment.install(messageDescriptor: descriptor)
 }
 
 /// One adapter file, checked and loaded: its `AdapterEntry`, described or refused. Called by
 /// `accounts __probe-adapters` in a child process, which a broken adapter may take down.
-@_cdecl("accounts_adapter_host_probe")
 public func accountsAdapterHostProbe(_ path: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar> {
   let entry = AdapterCatalog.probe(String(cString: path), cache: VerdictCache.standard)
   return duplicate(JSON.serialize(entry.wireValue, pretty: false))
 }
 
 /// One adapter, loaded: an `AdapterDescription`, or NULL and an `AdapterError` in `error`.
-@_cdecl("accounts_adapter_host_describe")
 public func accountsAdapterHostDescribe(
   _ name: UnsafePointer<CChar>, _ searchPathText: UnsafePointer<CChar>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -47,7 +42,6 @@ public func accountsAdapterHostDescribe(
 /// token of a LOGIN that succeeded is put in `token`/`tokenLength`, not in the outcome's text.
 /// Safe to call from several threads at once: every call has its own request, secrets,
 /// session and transfer.
-@_cdecl("accounts_adapter_host_run")
 public func accountsAdapterHostRun(
   _ requestText: UnsafePointer<CChar>, _ secretItems: UnsafePointer<acc_pair>?, _ secretCount: Int,
   _ token: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ tokenLength: UnsafeMutablePointer<Int>,
@@ -78,14 +72,6 @@ public func accountsAdapterHostRun(
     error.pointee = duplicate(failure.wireText)
     return nil
   }
-}
-
-/// Frees what an entry point returned; `length` >= 0 wipes that many bytes first (a token).
-@_cdecl("accounts_adapter_host_release")
-public func accountsAdapterHostRelease(_ pointer: UnsafeMutableRawPointer?, _ length: Int) {
-  guard let pointer else { return }
-  if length > 0 { explicit_bzero(pointer, length) }
-  free(pointer)
 }
 
 private func readSearchPath(_ text: String) throws(AdapterError) -> AdapterSearchPath {

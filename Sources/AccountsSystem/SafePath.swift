@@ -234,6 +234,6 @@ public struct SafePath: Sendable {
     guard count >= 0, count < buffer.count else { return nil }
     // A target that is not UTF-8 is shown as \xNN and then names nothing: refused, not followed
     // somewhere else.
-    return Names.fileName(buffer[..<count].map { UInt8(bitPattern: $0) })
+    return fileNameText(buffer[..<count].map { UInt8(bitPattern: $0) })
   }
 }

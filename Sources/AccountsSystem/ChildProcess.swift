@@ -126,7 +126,7 @@ public final class ChildProcess {
     while true {
       if let newline = buffer.firstIndex(of: 10) {
         // Paths the dynamic loader prints are bytes: not UTF-8 shows as \xNN, never as U+FFFD.
-        let line = Names.fileName(buffer[..<newline])
+        let line = fileNameText(buffer[..<newline])
         buffer.removeSubrange(...newline)
         return .line(line)
       }
@@ -136,7 +136,7 @@ public final class ChildProcess {
         // that counts lines must see it).
         if !buffer.isEmpty {
           defer { buffer.removeAll() }
-          return .line(Names.fileName(buffer))
+          return .line(fileNameText(buffer))
         }
         return .ended(Self.termination(status))
       }

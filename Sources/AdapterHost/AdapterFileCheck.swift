@@ -1,3 +1,4 @@
+import AccountsSystem
 import Glibc
 
 /// The checks an adapter file passes before `dlopen` (SPEC §5), in the spirit of OpenSSH's
@@ -5,8 +6,8 @@ import Glibc
 /// replaceable by anyone else, and must not bring in code that is.
 ///
 /// `open` makes the checks that need no more than the file's metadata and its ELF header (the
-/// path, the owner and mode, the machine): completion makes them too, to offer only adapters
-/// that load. `checkLinking` then reads the dynamic section: every library `dlopen` would load
+/// path, the owner and mode, the machine: `LoadableFile`, in the system module, as completion
+/// makes them too, to offer only adapters that load). `checkLinking` then reads the dynamic section: every library `dlopen` would load
 /// with the adapter, and every directory it would look in, must pass the same rules.
 public struct AdapterFileCheck: Sendable {
   /// The user whose files are trusted besides root's.
@@ -14,49 +15,13 @@ public struct AdapterFileCheck: Sendable {
 
   public init(userID: uid_t = getuid()) { self.userID = userID }
 
-  /// An open, checked adapter file. The caller closes the descriptor.
-  public struct CheckedFile {
-    public let descriptor: FileDescriptor
-    /// The path with every link resolved: the file `dlopen` is given, and whose directory
-    /// `$ORIGIN` stands for.
-    public let path: String
-    public let elf: ELFFile
-  }
+  /// An open, checked adapter file (`LoadableFile`). The caller closes the descriptor.
+  public typealias CheckedFile = LoadableFile
 
   /// Resolves `path` name by name (SafePath), opens the file it leads to, and checks it and its
   /// ELF header; the reason when refused.
   public func open(_ path: String) -> Result<CheckedFile, Refusal> {
-    let target: SafePath.Target
-    switch SafePath(userID: userID).resolve(path) {
-    case .success(let found): target = found
-    case .failure(let refusal): return .failure(refusal)
-    }
-    // Refused before it is opened: opening a FIFO or a device can block or have effects.
-    if let refusal = checkFile(target.status, path: target.path) { return .failure(refusal) }
-    let descriptor: FileDescriptor
-    do {
-      descriptor = try FileDescriptor.open(target.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-    } catch {
-      return .failure(Refusal("cannot open \(target.path): \(error)"))
-    }
-    do throws(Refusal) {
-      let status: stat
-      do {
-        status = try descriptor.status()
-      } catch {
-        throw Refusal("cannot stat \(target.path): \(error)")
-      }
-      guard status.st_dev == target.status.st_dev, status.st_ino == target.status.st_ino else {
-        throw Refusal("\(target.path) was replaced while it was being checked")
-      }
-      if let refusal = checkFile(status, path: target.path) { throw refusal }
-      let elf = try ELFFile(descriptor, size: Int(status.st_size))
-      if let refusal = elf.hostProblem() { throw refusal }
-      return .success(CheckedFile(descriptor: descriptor, path: target.path, elf: elf))
-    } catch {
-      descriptor.close()
-      return .failure(error)
-    }
+    LoadableFile.open(path, userID: userID)
   }
 
   /// The libraries `dlopen` would load with the adapter: its RUNPATH and RPATH directories,

@@ -1,3 +1,4 @@
+import AccountsSystem
 import Glibc
 
 /// What the dynamic loader would load with a library, asked of the loader itself instead of

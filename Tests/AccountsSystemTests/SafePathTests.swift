@@ -1,4 +1,4 @@
-import AccountsCore
+import AccountsSystem
 import Foundation
 import Testing
 
@@ -118,7 +118,7 @@ import Testing
   /// A file name that is not UTF-8 is shown with its bytes as \xNN, not as U+FFFD (which
   /// would name a file that does not exist).
   @Test func fileNamesThatAreNotUTF8ShowTheirBytes() {
-    #expect(Names.fileName([0x61, 0xFF, 0x62, 0xC3]) == "a\\xffb\\xc3")
-    #expect(Names.fileName(Array("é.so".utf8)) == "é.so")
+    #expect(fileNameText([0x61, 0xFF, 0x62, 0xC3]) == "a\\xffb\\xc3")
+    #expect(fileNameText(Array("é.so".utf8)) == "é.so")
   }
 }

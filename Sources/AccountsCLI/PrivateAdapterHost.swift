@@ -1,32 +1,17 @@
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 import CAccountsAdapter
+import CAccountsPrivate
 import Glibc
 
-/// The adapter host, through libAccountsAdapterHost.so (the AdapterHost module), loaded with
-/// dlopen by the commands that use adapters. It brings GLib and libcurl, which `list` and
-/// completion must not pay for; like the Secret Service library it sits beside the executable
-/// or in PREFIX/lib/accounts, RTLD_LOCAL, never unloaded.
+/// The adapter host, through the private library (`PrivateLibrary`), loaded by the commands
+/// that use adapters. It brings GLib and libcurl, which `list` and completion must not pay for.
 ///
-/// Sendable: it holds nothing but the library's function pointers, set once in `init` (the
-/// library is never unloaded); every call brings its own buffers and frees its own answers,
-/// and the entry points may run on several threads at once.
-final class AdapterHostLibrary: AdapterHosting {
-  static let fileName = "libAccountsAdapterHost.so"
-  static let interfaceVersion: Int32 = 4
-
-  private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
-  private typealias CString = UnsafePointer<CChar>
-  private typealias Answer = UnsafeMutablePointer<CChar>?
-
-  private let probeFunction: @convention(c) (CString) -> Answer
-  private let describeFunction: @convention(c) (CString, CString, ErrorOut) -> Answer
-  private let runFunction: @convention(c) (
-    CString, UnsafePointer<acc_pair>?, Int, UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-    UnsafeMutablePointer<Int>, ErrorOut
-  ) -> Answer
-  private let releaseFunction: @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
-  private let containFunction: @convention(c) (Int32) -> Void
+/// Sendable: it holds nothing but the library's table, set once; every call brings its own
+/// buffers and frees its own answers, and the library's calls may run on several threads at once.
+final class PrivateAdapterHost: AdapterHosting {
+  private let library: PrivateLibrary
 
   /// Whether adapter code is contained (`contain`): false only in tests, whose own process
   /// keeps its stdout and stderr.
@@ -35,20 +20,14 @@ final class AdapterHostLibrary: AdapterHosting {
   init(containing: Bool = true) throws(AdapterError) {
     self.containing = containing
     do throws(InstalledFiles.Missing) {
-      let library = try SharedLibrary(
-        Self.fileName, versionSymbol: "accounts_adapter_host_interface_version", version: Self.interfaceVersion)
-      probeFunction = try library.symbol("accounts_adapter_host_probe", as: type(of: probeFunction))
-      describeFunction = try library.symbol("accounts_adapter_host_describe", as: type(of: describeFunction))
-      runFunction = try library.symbol("accounts_adapter_host_run", as: type(of: runFunction))
-      releaseFunction = try library.symbol("accounts_adapter_host_release", as: type(of: releaseFunction))
-      containFunction = try library.symbol("accounts_adapter_host_contain", as: type(of: containFunction))
+      library = try PrivateLibrary.shared()
     } catch {
       throw .hostMissing(detail: error.text)
     }
   }
 
   func probe(_ path: String) -> AdapterEntry {
-    let text = take(probeFunction(path)) ?? ""
+    let text = library.take(library.calls.adapter_probe(path)) ?? ""
     guard let value = try? JSON.parse(text), let entry = try? AdapterEntry(wireReader: JSONReader(value)) else {
       return AdapterEntry(path: path, name: "", refusal: "the adapter host gave an unreadable answer")
     }
@@ -58,15 +37,15 @@ final class AdapterHostLibrary: AdapterHosting {
   /// Before adapter code runs in this process (not in a probe's child, whose stdout is its
   /// answer): fds 1 and 2 point away from it, and a crash or exit() in it is a failed adapter.
   private func contain() {
-    if containing { AdapterStreams.divert(contain: containFunction) }
+    if containing { AdapterStreams.divert(contain: library.calls.adapter_contain) }
   }
 
   func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
     contain()
     defer { AdapterStreams.forwardErrors() }
     var error: UnsafeMutablePointer<CChar>?
-    let answer = take(describeFunction(name, JSON.serialize(searchPath.wireValue, pretty: false), &error))
-    if let failure = take(error) { throw AdapterError(wireText: failure) }
+    let answer = library.take(library.calls.adapter_describe(name, JSON.serialize(searchPath.wireValue, pretty: false), &error))
+    if let failure = library.take(error) { throw AdapterError(wireText: failure) }
     do {
       return try AdapterDescription.from(wireText: answer ?? "")
     } catch {
@@ -83,28 +62,21 @@ final class AdapterHostLibrary: AdapterHosting {
     var tokenBytes: UnsafeMutableRawPointer?
     var tokenLength = 0
     let answer = SecretPairs.withPairs(request.wireSecrets(secretSettings: secretSettings)) { pairs in
-      take(runFunction(
+      library.take(library.calls.adapter_run(
         request.wireText(searchPath: searchPath), pairs.baseAddress, pairs.count, &tokenBytes,
         &tokenLength, &error))
     }
     var token: SecretBytes?
     if let tokenBytes {
       token = SecretBytes(copying: UnsafeRawBufferPointer(start: tokenBytes, count: tokenLength))
-      releaseFunction(tokenBytes, tokenLength)
+      library.calls.release(tokenBytes, tokenLength)
     }
-    if let failure = take(error) { throw AdapterError(wireText: failure) }
+    if let failure = library.take(error) { throw AdapterError(wireText: failure) }
     do {
       return try AdapterOutcome(wireText: answer ?? "", token: token)
     } catch {
       throw .hostMissing(detail: "unreadable outcome: \(error.detail)")
     }
-  }
-
-  /// The text of an answer, released.
-  private func take(_ answer: UnsafeMutablePointer<CChar>?) -> String? {
-    guard let answer else { return nil }
-    defer { releaseFunction(answer, -1) }
-    return String(cString: answer)
   }
 }
 

@@ -1,37 +1,31 @@
 import AccountsCore
+import AccountsSystem
 import Glibc
 
-// The C entry points of libAccountsSecretService.so. The command line dlopens this library the
-// first time a command needs a secret, so that `list` and completion never pay for loading
-// libsecret and GLib (about 3 ms and 4.7 M instructions per start on the 2-core machine).
+// The Secret Service's calls in the table of libAccountsPrivate.so (accounts_private.h, built
+// by AccountsPrivate/Entry.swift). The command line loads that library the first time a
+// command needs a secret, so that `list` and completion never pay for loading libsecret and
+// GLib (about 3 ms and 4.7 M instructions per start on the 2-core machine).
 //
 // Only C types cross: NUL-terminated strings, byte buffers (many secrets at once as
-// `SecretRecords`), and error texts (the JSON of `SecretStoreError.wireText`). Memory the library returns is released by the library
-// (`accounts_secret_release`); secrets are wiped before they are freed.
+// `SecretRecords`), and error texts (the JSON of `SecretStoreError.wireText`). Memory returned
+// is released by the library (the table's `release`); secrets are wiped before they are freed.
 //
 // Return values: 0 success (1 for "found" from lookup), -1 failure with `*error` set.
 
-/// The version of this C interface; the loader refuses a library with another one.
-@_cdecl("accounts_secret_interface_version")
-public func secretInterfaceVersion() -> Int32 { 6 }
-
-/// A store with the given deadlines; never freed (one per process). `stuck` is not called any
-/// more (kept for the signature): a call that does not return even after it was cancelled at
-/// its deadline is abandoned by this library, whose entry point then answers with the `stuck`
-/// error itself (see `Worker`). `quiet`: GLib's own warnings (libsecret's criticals when a
-/// provider vanishes) are dropped, not printed.
-@_cdecl("accounts_secret_open")
-public func openSecretStore(
-  timeout: Double, promptTimeout: Double, mayPrompt: Int32,
-  stuck: (@convention(c) (UnsafePointer<CChar>) -> Void)?, quiet: Int32
-) -> UnsafeMutableRawPointer {
+/// A store with the given deadlines; never freed (one per process). A call that does not
+/// return even after it was cancelled at its deadline is abandoned by this library, which then
+/// answers with the `stuck` error itself (see `Worker`). `quiet`: GLib's own warnings
+/// (libsecret's criticals when a provider vanishes) are dropped, not printed.
+public func openSecretStore(timeout: Double, promptTimeout: Double, mayPrompt: Int32, quiet: Int32)
+  -> UnsafeMutableRawPointer
+{
   if quiet != 0 { silenceGLib() }
   return Unmanaged.passRetained(
     LibsecretStore(timeout: timeout, promptTimeout: promptTimeout, mayPrompt: mayPrompt != 0)
   ).toOpaque()
 }
 
-@_cdecl("accounts_secret_store")
 public func storeSecret(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
   _ kind: UnsafePointer<CChar>, _ bytes: UnsafeRawPointer?, _ length: Int,
@@ -42,7 +36,6 @@ public func storeSecret(
   return reporting(handle, error) { store in try store.store(secret, for: try key.get()) } deliver: { 0 }
 }
 
-@_cdecl("accounts_secret_lookup")
 public func lookUpSecret(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
   _ kind: UnsafePointer<CChar>, _ bytes: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
@@ -60,9 +53,7 @@ public func lookUpSecret(
 }
 
 /// Every item of `kind`: `*records` gets a buffer of `SecretRecords` (backend, account, secret
-/// per item) of `*length` bytes, to be released with `accounts_secret_release(records, length)`,
-/// which wipes it.
-@_cdecl("accounts_secret_lookup_all")
+/// per item) of `*length` bytes, to be released with its length, which wipes it.
 public func lookUpAllSecrets(
   _ handle: UnsafeMutableRawPointer, _ kind: UnsafePointer<CChar>,
   _ records: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ length: UnsafeMutablePointer<Int>,
@@ -84,7 +75,6 @@ public func lookUpAllSecrets(
 
 /// `*kinds` gets the kinds of the items of one account (or of a backend, account ""), one
 /// attribute value per line.
-@_cdecl("accounts_secret_kinds")
 public func secretKinds(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
   _ kinds: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
@@ -97,7 +87,6 @@ public func secretKinds(
   }
 }
 
-@_cdecl("accounts_secret_delete")
 public func deleteSecret(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
   _ kind: UnsafePointer<CChar>, _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -106,7 +95,6 @@ public func deleteSecret(
   return reporting(handle, error) { store in try store.delete(try key.get()) } deliver: { 0 }
 }
 
-@_cdecl("accounts_secret_delete_all")
 public func deleteAccountSecrets(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -115,7 +103,6 @@ public func deleteAccountSecrets(
   return reporting(handle, error) { store in try store.deleteAll(backend: backend, account: account) } deliver: { 0 }
 }
 
-@_cdecl("accounts_secret_delete_settings")
 public func deleteBackendSettings(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -125,7 +112,6 @@ public func deleteBackendSettings(
 }
 
 /// `*name` gets the program that provides the Secret Service, or NULL when unknown.
-@_cdecl("accounts_secret_provider")
 public func secretProvider(
   _ handle: UnsafeMutableRawPointer, _ name: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -137,7 +123,6 @@ public func secretProvider(
 }
 
 /// Locks the default collection; `*label` gets its label.
-@_cdecl("accounts_secret_lock")
 public func lockCollection(
   _ handle: UnsafeMutableRawPointer, _ label: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -149,7 +134,6 @@ public func lockCollection(
 }
 
 /// `*report` gets the JSON of `SecretServiceReport.wireText`.
-@_cdecl("accounts_secret_report")
 public func reportSecretService(
   _ handle: UnsafeMutableRawPointer, _ report: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -160,9 +144,12 @@ public func reportSecretService(
   }
 }
 
+/// 1 once a call was abandoned (its thread may still hold GLib's locks), else 0.
+public func secretCallAbandoned() -> Int32 { Worker.abandonedACall ? 1 : 0 }
+
 /// Wipes and frees memory this library returned: `length` bytes of a secret, or a string
-/// (pass -1 for a NUL-terminated string).
-@_cdecl("accounts_secret_release")
+/// (pass -1 for a NUL-terminated string). The table's one `release`, for the adapter host's
+/// answers too.
 public func releaseSecretMemory(_ pointer: UnsafeMutableRawPointer?, _ length: Int) {
   guard let pointer else { return }
   let count = length >= 0 ? length : strlen(pointer.assumingMemoryBound(to: CChar.self))

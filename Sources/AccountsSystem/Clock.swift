@@ -1,0 +1,43 @@
+import Glibc
+
+/// The wall clock: whole seconds since 1970 (UTC).
+public func wallClockSeconds() -> Int64 {
+  var spec = timespec()
+  clock_gettime(CLOCK_REALTIME, &spec)
+  return Int64(spec.tv_sec)
+}
+
+/// The monotonic clock, in nanoseconds (for budgets: wall-clock changes do not move it).
+public func monotonicNanoseconds() -> UInt64 {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// A moment in UTC as the calendar says it (gmtime_r): year, month 1-12, day 1-31, hour,
+/// minute, second.
+public func utcCalendar(_ secondsSince1970: Int64) -> (
+  year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+) {
+  var seconds = time_t(clamping: secondsSince1970)
+  var parts = tm()
+  gmtime_r(&seconds, &parts)
+  return (
+    Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
+    Int(parts.tm_sec)
+  )
+}
+
+/// The home directory the password database gives this process's user, when it is absolute.
+public func passwordDatabaseHome() -> String? {
+  guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+  let home = String(cString: directory)
+  return home.hasPrefix("/") ? home : nil
+}
+
+/// Seconds on the monotonic clock.
+public func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
