@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 internal import CLibSecret
 
 extension LibsecretStore {
