@@ -78,7 +78,7 @@ public enum OwnBackendSetting {
 public enum GitHost {
   /// Why `host` cannot be a git host, or nil when it can.
   public static func problem(_ host: String) -> String? {
-    if host.contains("://") || host.contains("/") || host.contains("@") {
+    if host.contains("/") || host.contains("@") {  // "/" also catches a scheme's "://"
       return "must be a host name such as git.corp.example (or HOST:PORT), without a scheme, user or path"
     }
     guard !host.isEmpty, host.utf8.count <= 261,

@@ -6,13 +6,23 @@ public enum URLText {
   public static func withoutSecrets(_ url: String) -> String {
     var text = Substring(url)
     if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<query] }
-    if let scheme = text.firstRange(of: "://") {
-      let rest = text[scheme.upperBound...]
+    if let schemeEnd = end(of: "://", in: text) {
+      let rest = text[schemeEnd...]
       let hostEnd = rest.firstIndex(of: "/") ?? rest.endIndex
       if let at = rest[..<hostEnd].lastIndex(of: "@") {
-        text = text[..<scheme.upperBound] + rest[rest.index(after: at)...]
+        text = text[..<schemeEnd] + rest[rest.index(after: at)...]
       }
     }
     return String(text)
+  }
+
+  /// Where the first `marker` in `text` ends (no regex module: see Package.swift).
+  private static func end(of marker: String, in text: Substring) -> Substring.Index? {
+    var start = text.startIndex
+    while start < text.endIndex {
+      if text[start...].hasPrefix(marker) { return text.index(start, offsetBy: marker.count) }
+      start = text.index(after: start)
+    }
+    return nil
   }
 }

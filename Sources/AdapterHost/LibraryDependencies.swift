@@ -93,7 +93,7 @@ public enum LibraryDependencies {
       guard line.hasPrefix("\t") else { return .failure(unexpected(line)) }
       let text = line.dropFirst()
       if text == "statically linked" { continue }
-      if let arrow = text.firstRange(of: " => ") {
+      if let arrow = text.firstRange(ofText: " => ") {
         let name = String(text[..<arrow.lowerBound])
         let rest = text[arrow.upperBound...]
         if rest == "not found" {
@@ -115,7 +115,7 @@ public enum LibraryDependencies {
 
   /// "PATH" of "PATH (0x7f...)"; nil when the line does not end so.
   private static func withoutAddress(_ text: Substring) -> String? {
-    guard text.hasSuffix(")"), let open = text.ranges(of: " (0x").last,
+    guard text.hasSuffix(")"), let open = text.ranges(ofText: " (0x").last,
       text[open.upperBound..<text.index(before: text.endIndex)].allSatisfy(\.isHexDigit),
       open.lowerBound > text.startIndex
     else { return nil }

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 internal import CLibSecret
 
 /// A GError copied into Swift: domain, code and message. The GError itself is freed as soon as
@@ -56,7 +57,7 @@ struct GLibError: Error {
 
   /// D-Bus's answer to a call whose recipient left the bus before it replied.
   var isRecipientGone: Bool {
-    matches(g_dbus_error_quark(), Int32(G_DBUS_ERROR_NO_REPLY.rawValue)) && message.contains("disconnected")
+    matches(g_dbus_error_quark(), Int32(G_DBUS_ERROR_NO_REPLY.rawValue)) && message.includes("disconnected")
   }
 
   var isTimeout: Bool {

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 
 /// `accounts request [USER] METHOD PATH [KEY=VALUE...]`
 enum RequestCommand {
@@ -32,7 +33,7 @@ enum RequestCommand {
   /// every parameter goes where the adapter signs it.
   static func checkPath(_ text: String) throws(CommandError) {
     let segments = text.split(separator: "/", omittingEmptySubsequences: false)
-    if text.contains("://") || text.hasPrefix("//") || segments.contains(where: { $0 == ".." || $0 == "." }) {
+    if text.includes("://") || text.hasPrefix("//") || segments.contains(where: { $0 == ".." || $0 == "." }) {
       throw .usage("PATH '\(Names.printable(text))' leaves the backend's base_url", fix: "give a path below base_url, e.g. user/info")
     }
     if text.contains("?") || text.contains("#") {

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 
 /// The command table reduced to what a completion script needs: for each command path, what
 /// can follow it. The three scripts are generated from this.
@@ -113,7 +114,7 @@ extension String {
     guard !target.isEmpty else { return self }
     var result = ""
     var rest = self[...]
-    while let range = rest.firstRange(of: target) {
+    while let range = rest.firstRange(ofText: target) {
       result += rest[..<range.lowerBound] + replacement
       rest = rest[range.upperBound...]
     }

@@ -62,9 +62,15 @@ enum HelpRenderer {
 
   /// Paragraphs are separated by blank lines in the table's multi-line strings.
   static func paragraphs(_ text: String) -> [String] {
-    text.split(separator: "\n\n", omittingEmptySubsequences: true)
-      .map { $0.split(separator: "\n").joined(separator: " ") }
-      .filter { !$0.isEmpty }
+    var paragraphs: [[Substring]] = [[]]
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      if line.isEmpty {
+        if !paragraphs[paragraphs.count - 1].isEmpty { paragraphs.append([]) }
+      } else {
+        paragraphs[paragraphs.count - 1].append(line)
+      }
+    }
+    return paragraphs.map { $0.joined(separator: " ") }.filter { !$0.isEmpty }
   }
 
   static func capitalised(_ text: String) -> String {
