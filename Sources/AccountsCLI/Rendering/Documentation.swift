@@ -137,9 +137,11 @@ enum Documentation {
     and nothing printed. logout, remove, clear, passwd, a new login, a take-over and lock drop \
     the copy. Processes running as you (and root) can read your user keyring, as they can \
     read an unlocked Secret Service. With KeePassXC's "Confirm when passwords are retrieved \
-    by clients" on, a cached token is served without asking again until the copy expires. \
-    ACCOUNTS_TOKEN_CACHE=0 keeps tokens in the Secret Service only; where the kernel keyring is not available (containers often block keyctl), \
-    accounts reads from the Secret Service without saying so.
+    by clients" on, a copy is used only while KeePassXC reports the entry itself unlocked to a \
+    new client (it shows an entry locked until it has allowed that client), so the cache never \
+    skips a confirmation KeePassXC would ask for. ACCOUNTS_TOKEN_CACHE=0 keeps tokens in the \
+    Secret Service only; where the kernel keyring is not available (containers often block \
+    keyctl), accounts reads from the Secret Service without saying so.
     """,
   ]
 
