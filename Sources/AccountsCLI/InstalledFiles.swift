@@ -41,18 +41,28 @@ enum InstalledFiles {
     }
     switch check(path) {
     case .success(let target): return .success(target)
-    case .failure(let refusal): return .failure(Missing(text: "refusing to load \(path): \(refusal.reason)"))
+    case .failure(let refusal):
+      // A refusal without a fix of its own is the file's content: a new copy mends it.
+      let fix = refusal.fix == nil ? "; reinstall accounts" : ""
+      return .failure(Missing(text: "refusing to load \(path): \(refusal.reason)\(fix)"))
     }
   }
 
-  /// `path` resolved name by name and checked as a file accounts loads; the resolved path.
+  /// `path` resolved name by name and checked as a file accounts loads, ELF headers included
+  /// (`LoadableFile`, as adapters are: a truncated library would crash dlopen with SIGBUS);
+  /// the resolved path.
   static func check(_ path: String) -> Result<String, Refusal> {
     let trust = SafePath()
     switch trust.resolve(path) {
     case .failure(let refusal): return .failure(refusal)
     case .success(let target):
       if let refusal = trust.fileProblem(target.status, path: target.path) { return .failure(refusal) }
-      return .success(target.path)
+      switch LoadableFile.open(target.path) {
+      case .failure(let refusal): return .failure(Refusal("truncated or malformed (\(refusal.reason))"))
+      case .success(let file):
+        file.descriptor.close()
+        return .success(file.path)
+      }
     }
   }
 

@@ -41,6 +41,31 @@ import Testing
     #expect(result.standardError.contains("refusing to load \(library): writable by group or others (mode 0666)"), "\(result)")
   }
 
+  /// A truncated private library is refused before dlopen, which would map its missing end
+  /// and die of SIGBUS: exit 7 for a secret command, 9 for an adapter command, a doctor row.
+  @Test func aTruncatedPrivateLibraryIsRefused() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let scratch = try ScratchDirectory()
+    let accounts = try install(in: scratch.path)
+    let library = scratch.path + "/libAccountsPrivate.so"
+    let whole = try Data(contentsOf: URL(fileURLWithPath: library))
+    // An eighth: inside the first loaded segment (the debug sections, unloaded, come last).
+    try whole.prefix(whole.count / 8).write(to: URL(fileURLWithPath: library))
+    try CAdapterCompiler.build("example.c", name: "example", into: try sandbox.userAdapterDirectory())
+    let refusal = "refusing to load \(library): truncated or malformed (a malformed ELF file: loaded segment"
+    let lock = try runProcess(accounts, ["lock"], environment: sandbox.environment, timeout: 60)
+    #expect(lock.status == 7, "\(lock)")
+    #expect(lock.standardError.contains(refusal), "\(lock)")
+    #expect(lock.standardError.contains("ends past the end of the file); reinstall accounts"), "\(lock)")
+    let adapters = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
+    #expect(adapters.status == 9, "\(adapters)")
+    #expect(adapters.standardError.contains(refusal), "\(adapters)")
+    let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
+    #expect(doctor.status == 7, "\(doctor)")
+    #expect(squeezed(doctor.standardOutput).contains("FAIL install \(library): truncated or malformed"), "\(doctor)")
+  }
+
   @Test func doctorNamesAnInstallDirectoryOthersCanWrite() throws {
     let sandbox = try Sandbox()
     defer { sandbox.close() }

@@ -89,7 +89,8 @@ enum DoctorCommand {
           // A directory's refusal names the directory; a file's is said of the file.
           let detail = refusal.problem.hasPrefix("directory ") ? refusal.problem : "\(path): \(refusal.problem)"
           findings.append(Finding(
-            check: "install", ok: false, detail: Names.printable(detail, limit: 4096), fix: refusal.fix, status: status))
+            check: "install", ok: false, detail: Names.printable(detail, limit: 4096),
+            fix: refusal.fix ?? "reinstall accounts (`make install`)", status: status))
         }
       }
     }
