@@ -10,7 +10,7 @@ enum DoctorCommand {
     summary: "check the keyring, the index, the config and the adapters",
     discussion: """
       Checks that accounts' own libraries are installed where only you or root can change \
-      them, that the Secret Service is reachable and which program provides it, whether the \
+      them, whole, and load as this version of accounts expects, that the Secret Service is reachable and which program provides it, whether the \
       keyring collection is locked, that the index and config files are readable, well formed, \
       yours (it shows their owner) and private (0600 in 0700 directories), whether a command \
       was interrupted between the keyring and the index (doctor settles what it left), whether the \
@@ -73,7 +73,8 @@ enum DoctorCommand {
   }
 
   /// accounts' own libraries, checked as they are before they are loaded: where they are
-  /// installed and the files themselves (see `InstalledFiles.check`).
+  /// installed and the files themselves (see `InstalledFiles.check`); then loaded, for the
+  /// version of their table.
   static func installFindings() -> [Finding] {
     var findings: [Finding] = []
     var found: [String] = []
@@ -95,6 +96,13 @@ enum DoctorCommand {
       }
     }
     if findings.isEmpty {
+      // Loaded as a command loads it: a library of another version is not a good install.
+      do throws(InstalledFiles.Missing) {
+        _ = try PrivateLibrary.shared()
+      } catch {
+        let fix = error.fix ?? SecretStoreError.supportMissing(detail: error.text).fix
+        return [Finding(check: "install", ok: false, detail: error.text, fix: fix, status: .secretStoreUnavailable)]
+      }
       findings.append(Finding(
         check: "install", ok: true,
         detail: "\(found.map { Names.printable($0, limit: 4096) }.joined(separator: ", ")): yours or root's, writable by no one else"))
