@@ -262,10 +262,13 @@ enum DoctorCommand {
   /// (label, object path) for removal in Seahorse or KeePassXC: a clear of what it has would
   /// match claimed items too.
   static func itemFindings(_ environment: Environment) throws -> Finding {
+    let timeout = try Environment.secretTimeout(environment.variables)
     guard let bus = environment.variables["DBUS_SESSION_BUS_ADDRESS"],
-      let items = SecretServiceItems.items(matching: ["xdg:schema": schema], busAddress: bus)
+      let items = SecretServiceItems.items(matching: ["xdg:schema": schema], busAddress: bus, timeout: timeout)
     else {
-      return Finding(check: "items", ok: true, detail: "not checked: the Secret Service did not list its items")
+      // Unchecked is not checked: a keyring that stopped answering is a keyring problem.
+      let error = SecretStoreError.timedOut(operation: "list the items of accounts", seconds: timeout, prompt: false)
+      return Finding(check: "items", ok: false, detail: "not checked: " + error.message, fix: error.fix, status: error.status)
     }
     var keys: [SecretKey] = []
     var exact: [[String: String]] = []
@@ -293,7 +296,7 @@ enum DoctorCommand {
     let shown = clearable.prefix(5)
     let shownPartial = partial.prefix(5 - shown.count)
     let more = total > shown.count + shownPartial.count ? " and \(total - shown.count - shownPartial.count) more" : ""
-    let labels = SecretServiceItems.labels(of: shownPartial.map(\.path), busAddress: bus)
+    let labels = SecretServiceItems.labels(of: shownPartial.map(\.path), busAddress: bus, timeout: timeout)
     let named = shownPartial.map { item in
       "an item " + (labels[item.path].map { "'\($0)' " } ?? "") + "(\(item.path)) with attributes "
         + item.attributes.keys.sorted().joined(separator: ", ")
