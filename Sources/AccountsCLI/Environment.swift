@@ -69,7 +69,9 @@ final class Environment {
   private static func tokenCache(_ variables: [String: String], _ paths: Paths) -> TokenCache? {
     guard variables["ACCOUNTS_TOKEN_CACHE"] != "0" else { return nil }
     guard let bus = variables["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else { return nil }
-    return KernelTokenCache(stateDirectory: paths.stateDirectory, busAddress: bus)
+    // An ACCOUNTS_SECRET_TIMEOUT that is no number is the store's to report.
+    let timeout = (try? secretTimeout(variables)) ?? 5
+    return KernelTokenCache(stateDirectory: paths.stateDirectory, busAddress: bus, secretTimeout: timeout)
   }
 
   /// How long a Secret Service call may take: ACCOUNTS_SECRET_TIMEOUT, 5 s by default.

@@ -23,7 +23,7 @@ public enum SecretServiceItems {
     let search = DBusMessage.call(
       serial: 3, destination: SecretServiceLockProbe.service, path: "/org/freedesktop/secrets",
       interface: "org.freedesktop.Secret.Service", member: "SearchItems", values: [query], flags: DBusMessage.noAutoStart)
-    guard let (bus, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: [search]),
+    guard let (bus, owner, replies) = try? SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: [search]),
       let reply = replies[3], reply.kind == .methodReturn, reply.sender == owner, reply.body.count == 2
     else { return nil }
     var paths: [String] = []
@@ -70,7 +70,7 @@ public enum SecretServiceItems {
         flags: DBusMessage.noAutoStart)
     }
     guard !calls.isEmpty,
-      let (_, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: calls)
+      let (_, owner, replies) = try? SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: calls)
     else { return [:] }
     var labels: [String: String] = [:]
     for call in calls {
