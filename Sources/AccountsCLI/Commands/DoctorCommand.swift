@@ -263,12 +263,20 @@ enum DoctorCommand {
   /// match claimed items too.
   static func itemFindings(_ environment: Environment) throws -> Finding {
     let timeout = try Environment.secretTimeout(environment.variables)
-    guard let bus = environment.variables["DBUS_SESSION_BUS_ADDRESS"],
-      let items = SecretServiceItems.items(matching: ["xdg:schema": schema], busAddress: bus, timeout: timeout)
-    else {
-      // Unchecked is not checked: a keyring that stopped answering is a keyring problem.
-      let error = SecretStoreError.timedOut(operation: "list the items of accounts", seconds: timeout, prompt: false)
+    // Unchecked is not checked: a keyring that stopped answering, or answered nonsense, fails.
+    let listed: [(path: String, attributes: [String: String])]?
+    let bus = environment.variables["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+    do {
+      listed = try SecretServiceItems.items(matching: ["xdg:schema": schema], busAddress: bus, timeout: timeout)
+    } catch {
+      let error = SecretStoreError.timedOut(operation: "list the items of accounts", seconds: error.seconds, prompt: false)
       return Finding(check: "items", ok: false, detail: "not checked: " + error.message, fix: error.fix, status: error.status)
+    }
+    guard let items = listed else {
+      return Finding(
+        check: "items", ok: false, detail: "not checked: the Secret Service's answer to the listing was not understood",
+        fix: "run doctor again; if it says so again, restart the program that keeps your secrets (gnome-keyring-daemon, KeePassXC)",
+        status: .secretStoreUnavailable)
     }
     var keys: [SecretKey] = []
     var exact: [[String: String]] = []
