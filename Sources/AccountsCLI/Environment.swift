@@ -55,7 +55,7 @@ final class Environment {
       output: Output(), now: Timestamp.now,
       makeSecretStore: {
         try PrivateSecretStore(
-          timeout: try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5),
+          timeout: try secretTimeout(variables),
           promptTimeout: try seconds(variables, "ACCOUNTS_PROMPT_TIMEOUT", default: 120),
           mayPrompt: terminal.errorIsTerminal
             && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil),
@@ -69,7 +69,14 @@ final class Environment {
   private static func tokenCache(_ variables: [String: String], _ paths: Paths) -> TokenCache? {
     guard variables["ACCOUNTS_TOKEN_CACHE"] != "0" else { return nil }
     guard let bus = variables["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else { return nil }
-    return KernelTokenCache(stateDirectory: paths.stateDirectory, busAddress: bus)
+    // An ACCOUNTS_SECRET_TIMEOUT that is no number is the store's to report.
+    let timeout = (try? secretTimeout(variables)) ?? 5
+    return KernelTokenCache(stateDirectory: paths.stateDirectory, busAddress: bus, secretTimeout: timeout)
+  }
+
+  /// How long a Secret Service call may take: ACCOUNTS_SECRET_TIMEOUT, 5 s by default.
+  static func secretTimeout(_ variables: [String: String]) throws(CommandError) -> Double {
+    try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5)
   }
 
   /// The Secret Service, connected on first use.

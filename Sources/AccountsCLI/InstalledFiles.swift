@@ -5,8 +5,15 @@ import Glibc
 /// The files installed beside the executable, found from /proc/self/exe only (never from the
 /// environment, which another user of a shared shell could set).
 enum InstalledFiles {
-  /// Why a library is not there or does not fit.
-  struct Missing: Error { let text: String }
+  /// Why a library is not there or does not fit, and its one fix: nil when a library it needs
+  /// is missing (the caller names that one: libsecret for the Secret Service).
+  struct Missing: Error {
+    let text: String
+    var fix: String? = InstalledFiles.reinstall
+  }
+
+  /// The fix of a library that is not there or not ours to load as it is.
+  static let reinstall = "reinstall accounts (`make install`)"
 
   /// The directory of the running executable.
   static func executableDirectory() -> String? {
@@ -18,10 +25,14 @@ enum InstalledFiles {
 
   /// A library beside the executable (the build directory), else in ../lib/accounts.
   static func library(_ fileName: String) -> Result<String, Missing> {
-    guard let directory = executableDirectory() else { return .failure(Missing(text: "cannot resolve /proc/self/exe")) }
+    guard let directory = executableDirectory() else {
+      return .failure(Missing(text: "cannot resolve /proc/self/exe", fix: "run accounts from a path of its own"))
+    }
     let candidates = ["\(directory)/\(fileName)", "\(directory)/../lib/accounts/\(fileName)"]
     for candidate in candidates where access(candidate, R_OK) == 0 { return .success(candidate) }
-    return .failure(Missing(text: "\(fileName) is in neither \(directory) nor \(directory)/../lib/accounts"))
+    return .failure(Missing(
+      text: "\(fileName) is in neither \(directory) nor \(directory)/../lib/accounts",
+      fix: "\(reinstall), or run it from its build directory"))
   }
 
   /// accounts' own libraries, and the exit status when one is refused: without the private
@@ -41,18 +52,28 @@ enum InstalledFiles {
     }
     switch check(path) {
     case .success(let target): return .success(target)
-    case .failure(let refusal): return .failure(Missing(text: "refusing to load \(path): \(refusal.reason)"))
+    case .failure(let refusal):
+      // A refusal without a fix of its own is the file's content: a new copy mends it.
+      let fix = refusal.fix.map { "run: \($0)" } ?? reinstall
+      return .failure(Missing(text: "refusing to load \(path): \(refusal.problem)", fix: fix))
     }
   }
 
-  /// `path` resolved name by name and checked as a file accounts loads; the resolved path.
+  /// `path` resolved name by name and checked as a file accounts loads, ELF headers included
+  /// (`LoadableFile`, as adapters are: a truncated library would crash dlopen with SIGBUS);
+  /// the resolved path.
   static func check(_ path: String) -> Result<String, Refusal> {
     let trust = SafePath()
     switch trust.resolve(path) {
     case .failure(let refusal): return .failure(refusal)
     case .success(let target):
       if let refusal = trust.fileProblem(target.status, path: target.path) { return .failure(refusal) }
-      return .success(target.path)
+      switch LoadableFile.open(target.path) {
+      case .failure(let refusal): return .failure(Refusal("truncated or malformed (\(refusal.reason))"))
+      case .success(let file):
+        file.descriptor.close()
+        return .success(file.path)
+      }
     }
   }
 

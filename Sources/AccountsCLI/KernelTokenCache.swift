@@ -16,15 +16,21 @@ final class KernelTokenCache: TokenCache {
   /// one user (parallel tests, two desktops) never see each other's entries.
   private let namespace: String
   private let busAddress: String
+  /// How long the probe waits: ACCOUNTS_SECRET_TIMEOUT, the budget of the whole read. A live
+  /// keyring answers in milliseconds; one that does not answer the probe would not answer
+  /// libsecret either, so the read fails then and there (one wait, not the probe's and then
+  /// libsecret's).
+  private let probeTimeout: Double
 
-  init(stateDirectory: String, busAddress: String) {
+  init(stateDirectory: String, busAddress: String, secretTimeout: Double) {
     self.namespace = "accounts:" + fnv1a64(stateDirectory + "\u{0}" + busAddress)
     self.busAddress = busAddress
+    self.probeTimeout = secretTimeout
   }
 
   private func keyName(_ id: AccountID) -> String { "\(namespace):token:\(id)" }
 
-  func token(for id: AccountID, identity: String) -> SecretBytes? {
+  func token(for id: AccountID, identity: String) throws(SecretStoreError) -> SecretBytes? {
     guard let key = KernelKeyring.search(type: "user", description: keyName(id)) else { return nil }
     let entry: CacheEntry?? = KernelKeyring.read(key) { payload in CacheEntry(decoding: payload, identity: identity) }
     guard let entry = entry ?? nil else { return nil }
@@ -32,9 +38,14 @@ final class KernelTokenCache: TokenCache {
     // The item too: one deleted by another client is not served.
     guard let collection = SecretServiceLockProbe.collection(holding: entry.item) else { return nil }
     let expected = SecretServiceLockProbe.State(owner: entry.owner, collection: collection, collectionLocked: false)
-    guard let state = SecretServiceLockProbe.state(busAddress: busAddress, expected: expected, item: entry.item) else {
-      return nil
+    let found: SecretServiceLockProbe.State?
+    do {
+      found = try SecretServiceLockProbe.state(
+        busAddress: busAddress, timeout: probeTimeout, expected: expected, item: entry.item)
+    } catch {
+      throw .timedOut(operation: "ask whether the keyring is locked", seconds: error.seconds, prompt: false)
     }
+    guard let state = found else { return nil }
     if state.collectionLocked {
       forget([id])  // locked by another client: the copy does not outlive the lock
       return nil
@@ -45,7 +56,9 @@ final class KernelTokenCache: TokenCache {
   func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
     // Kept only when the item lives in the collection the probe watches (the alias one).
     let attributes = [("backend", id.backend), ("account", id.user), ("kind", "token")]
-    guard let (state, item) = SecretServiceLockProbe.itemState(busAddress: busAddress, attributes: attributes),
+    guard
+      let (state, item) = SecretServiceLockProbe.itemState(
+        busAddress: busAddress, attributes: attributes, timeout: probeTimeout),
       !state.collectionLocked
     else { return }
     CacheEntry.encode(token, identity: identity, owner: state.owner, item: item) { payload in

@@ -22,7 +22,7 @@ final class PrivateAdapterHost: AdapterHosting {
     do throws(InstalledFiles.Missing) {
       library = try PrivateLibrary.shared()
     } catch {
-      throw .hostMissing(detail: error.text)
+      throw .hostMissing(detail: error.text, fix: error.fix)
     }
   }
 

@@ -50,7 +50,11 @@ final class PrivateLibrary: @unchecked Sendable {
     case .failure(let missing): throw missing
     }
     guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-      throw InstalledFiles.Missing(text: dlerror().map { String(cString: $0) } ?? path)
+      let text = dlerror().map { String(cString: $0) } ?? path
+      // "libsecret-1.so.0: cannot open shared object file: …": a library it needs is missing.
+      let parts = text.split(separator: ":", maxSplits: 2)
+      let dependencyMissing = parts.count == 3 && parts[0] != path && parts[1] == " cannot open shared object file"
+      throw InstalledFiles.Missing(text: text, fix: dependencyMissing ? nil : InstalledFiles.reinstall)
     }
     guard let address = dlsym(handle, ACCOUNTS_PRIVATE_ENTRY_NAME) else {
       throw InstalledFiles.Missing(text: "\(path) has no \(ACCOUNTS_PRIVATE_ENTRY_NAME)")
@@ -62,7 +66,7 @@ final class PrivateLibrary: @unchecked Sendable {
       Int(table.pointee.size) >= MemoryLayout<accounts_private>.size
     else {
       throw InstalledFiles.Missing(
-        text: "\(path) does not speak version \(ACCOUNTS_PRIVATE_VERSION) of accounts_private.h; reinstall accounts")
+        text: "\(path) does not speak version \(ACCOUNTS_PRIVATE_VERSION) of accounts_private.h")
     }
     calls = table.pointee
   }

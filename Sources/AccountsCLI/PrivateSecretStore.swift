@@ -17,7 +17,7 @@ final class PrivateSecretStore: SecretStore {
     do throws(InstalledFiles.Missing) {
       library = try PrivateLibrary.shared()
     } catch {
-      throw .supportMissing(detail: error.text)
+      throw .supportMissing(detail: error.text, fix: error.fix)
     }
     handle = library.calls.secret_open(timeout, promptTimeout, mayPrompt ? 1 : 0, quiet ? 1 : 0)
   }

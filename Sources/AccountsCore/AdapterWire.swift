@@ -241,7 +241,8 @@ extension AdapterError {
   public var wireText: String {
     let value: JSONObject
     switch self {
-    case .hostMissing(let detail): value = ["case": string("host_missing"), "detail": string(detail)]
+    case .hostMissing(let detail, let fix):
+      value = ["case": string("host_missing"), "detail": string(detail), "fix": fix.map(string) ?? .null]
     case .notFound(let name, let searched, let known):
       value = [
         "case": string("not_found"), "name": string(name),
@@ -264,7 +265,7 @@ extension AdapterError {
             searched: try reader.array("searched").map { try $0.asString() },
             known: try reader.array("known").map { try $0.asString() })
         case "refused": return .refused(path: try reader.string("path"), reason: try reader.string("reason"))
-        default: return .hostMissing(detail: try reader.string("detail"))
+        default: return .hostMissing(detail: try reader.string("detail"), fix: try reader.optionalString("fix"))
         }
       }
     } catch {

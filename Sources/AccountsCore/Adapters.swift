@@ -235,8 +235,8 @@ public struct AdapterSuccess: Equatable, Sendable {
 
 /// Why no adapter could run.
 public enum AdapterError: UserFacingError, Equatable {
-  /// libAccountsPrivate.so is missing or does not fit.
-  case hostMissing(detail: String)
+  /// libAccountsPrivate.so is missing or does not fit; `fix` is the refusal's own, if it has one.
+  case hostMissing(detail: String, fix: String? = nil)
   case notFound(name: String, searched: [String], known: [String])
   case refused(path: String, reason: String)
 
@@ -244,7 +244,7 @@ public enum AdapterError: UserFacingError, Equatable {
 
   public var message: String {
     switch self {
-    case .hostMissing(let detail): "cannot load the adapter host: \(detail)"
+    case .hostMissing(let detail, _): "cannot load the adapter host: \(detail)"
     case .notFound(let name, let searched, _):
       "no adapter '\(name)' in \(searched.isEmpty ? "any adapter directory" : searched.joined(separator: ":"))"
     case .refused(let path, let reason): "adapter \(path) refused: \(reason)"
@@ -253,6 +253,7 @@ public enum AdapterError: UserFacingError, Equatable {
 
   public var fix: String? {
     switch self {
+    case .hostMissing(_, let fix?): fix
     case .hostMissing: "reinstall accounts (`make install`), or run it from its build directory"
     case .notFound(let name, _, let known):
       if case let close = Suggestions.closest(to: name, in: known), !close.isEmpty {

@@ -7,8 +7,9 @@ import AccountsSystem
 /// under another identity, a locked collection (or one whose state it cannot tell), or another
 /// provider than the one the entry was read from.
 public protocol TokenCache: AnyObject {
-  /// The token kept for `id` under exactly `identity`, or nil (a miss).
-  func token(for id: AccountID, identity: String) -> SecretBytes?
+  /// The token kept for `id` under exactly `identity`, or nil (a miss); throws when the
+  /// Secret Service did not answer at all (a hung keyring: the Secret Service would not either).
+  func token(for id: AccountID, identity: String) throws -> SecretBytes?
   /// Keeps `token` for `id` under `identity` for at most `seconds`.
   func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int)
   /// Drops what is kept for `ids`.
@@ -49,7 +50,7 @@ extension Ledger {
   /// no such item.
   public func claimedToken(of account: Account, in book: AccountBook, at now: Timestamp) throws -> SecretBytes? {
     let identity = TokenCacheRule.identity(of: account, in: book, at: now)
-    if let identity, let tokenCache, let token = tokenCache.token(for: account.id, identity: identity) {
+    if let identity, let tokenCache, let token = try tokenCache.token(for: account.id, identity: identity) {
       return token
     }
     guard let token = try claimedSecret(SecretKey(account.id, .token), recorded: book.secretService) else { return nil }

@@ -146,8 +146,9 @@ public enum SecretStoreError: UserFacingError, Equatable {
   case promptDismissed(operation: String)
   /// Anything else, with libsecret's or D-Bus's own words (never a secret).
   case failed(operation: String, detail: String)
-  /// accounts' own Secret Service library (or libsecret under it) could not be loaded.
-  case supportMissing(detail: String)
+  /// accounts' own Secret Service library (or libsecret under it) could not be loaded; `fix`
+  /// is the refusal's own (nil: a dependency such as libsecret is missing).
+  case supportMissing(detail: String, fix: String? = nil)
 
   public var status: ExitStatus { .secretStoreUnavailable }
 
@@ -179,7 +180,7 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "the keyring prompt was dismissed (\(operation))"
     case .failed(let operation, let detail):
       "the Secret Service failed (\(operation)): \(detail)"
-    case .supportMissing(let detail):
+    case .supportMissing(let detail, _):
       "cannot load accounts' Secret Service support: \(detail)"
     }
   }
@@ -216,6 +217,8 @@ public enum SecretStoreError: UserFacingError, Equatable {
       "run the command again and accept the keyring prompt"
     case .failed:
       "run `accounts doctor` for details"
+    case .supportMissing(_, let fix?):
+      fix
     case .supportMissing:
       "install libsecret (Debian: apt-get install libsecret-1-0), or reinstall accounts with `make install`"
     }

@@ -35,7 +35,8 @@ extension SecretStoreError {
       object = ["case": .string("promptDismissed"), "operation": .string(operation)]
     case .failed(let operation, let detail):
       object = ["case": .string("failed"), "operation": .string(operation), "detail": .string(detail)]
-    case .supportMissing(let detail): object = ["case": .string("supportMissing"), "detail": .string(detail)]
+    case .supportMissing(let detail, let fix):
+      object = ["case": .string("supportMissing"), "detail": .string(detail), "fix": fix.map { .string($0) } ?? .null]
     }
     return JSON.serialize(.object(object), pretty: false)
   }
@@ -61,7 +62,8 @@ extension SecretStoreError {
       case "providerChanged":
         self = .providerChanged(stored: try reader.string("stored"), current: try reader.string("current"))
       case "promptDismissed": self = .promptDismissed(operation: try reader.string("operation"))
-      case "supportMissing": self = .supportMissing(detail: try reader.string("detail"))
+      case "supportMissing":
+        self = .supportMissing(detail: try reader.string("detail"), fix: try reader.optionalString("fix"))
       case "failed":
         self = .failed(operation: try reader.string("operation"), detail: try reader.string("detail"))
       case let other:

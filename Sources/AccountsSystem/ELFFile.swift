@@ -98,22 +98,9 @@ public struct ELFFile {
   /// and read up to DT_NULL. The string table is mapped the same way. A file without a
   /// PT_DYNAMIC (nothing to link) has an empty `Dynamic`.
   public func dynamic() throws(Refusal) -> Dynamic {
-    let entrySize: UInt64 = header.is64Bit ? 56 : 32
-    guard header.programHeaderCount <= Self.maxProgramHeaders else {
-      throw malformed("\(header.programHeaderCount) program headers")
-    }
-    guard header.programHeaderCount == 0 || (entrySize...1024).contains(header.programHeaderEntrySize) else {
-      throw malformed("program headers of \(header.programHeaderEntrySize) bytes")
-    }
-    // Both factors are bounded above: the product cannot overflow.
-    let table = try bytes(
-      at: header.programHeaderOffset, count: header.programHeaderEntrySize * header.programHeaderCount,
-      "the program headers")
     var loads: [Segment] = []
     var dynamicSegment: Segment?
-    for index in 0..<header.programHeaderCount {
-      let base = Int(index * header.programHeaderEntrySize)
-      let segment = Segment(table, at: base, is64Bit: header.is64Bit)
+    for segment in try programHeaders() {
       switch segment.type {
       case 1: loads.append(segment)
       case 2:
@@ -125,6 +112,36 @@ public struct ELFFile {
     guard let dynamicSegment else { return Dynamic() }
     let (offset, available) = try fileRange(ofAddress: dynamicSegment.address, loads: loads, "the dynamic section")
     return try readDynamic(try dynamicEntries(at: offset, available: available), loads: loads)
+  }
+
+  /// Refuses a file whose PT_LOAD segments do not all lie inside it: a truncated library.
+  /// dlopen maps such a segment past the file's end, and the first touch of it kills the
+  /// process with SIGBUS instead of failing.
+  public func checkLoadedSegments() throws(Refusal) {
+    for (index, segment) in try programHeaders().enumerated() where segment.type == 1 {
+      let (end, overflow) = segment.offset.addingReportingOverflow(segment.fileSize)
+      guard !overflow, end <= size else {
+        throw malformed("loaded segment \(index) ends past the end of the file")
+      }
+    }
+  }
+
+  /// The program headers, each count and size bounded first.
+  private func programHeaders() throws(Refusal) -> [Segment] {
+    let entrySize: UInt64 = header.is64Bit ? 56 : 32
+    guard header.programHeaderCount <= Self.maxProgramHeaders else {
+      throw malformed("\(header.programHeaderCount) program headers")
+    }
+    guard header.programHeaderCount == 0 || (entrySize...1024).contains(header.programHeaderEntrySize) else {
+      throw malformed("program headers of \(header.programHeaderEntrySize) bytes")
+    }
+    // Both factors are bounded above: the product cannot overflow.
+    let table = try bytes(
+      at: header.programHeaderOffset, count: header.programHeaderEntrySize * header.programHeaderCount,
+      "the program headers")
+    return (0..<header.programHeaderCount).map { index in
+      Segment(table, at: Int(index * header.programHeaderEntrySize), is64Bit: header.is64Bit)
+    }
   }
 
   /// The program interpreter a program names (PT_INTERP, read at its file offset as the kernel

@@ -1,11 +1,12 @@
 import Glibc
 
-/// A file accounts would load with `dlopen` (an adapter, or one of its libraries), open and
-/// checked as far as its metadata and ELF header go: reached name by name through directories
-/// only root or the user can change (SafePath), a regular file of theirs no one else may
-/// write, an ELF shared object for this machine. The adapter host checks its linking next
-/// (AdapterFileCheck); completion stops here, to offer only adapters that load without loading
-/// one. The caller closes the descriptor.
+/// A file accounts would load with `dlopen` (an adapter, one of its libraries, or accounts'
+/// private library), open and checked as far as its metadata and ELF headers go: reached name
+/// by name through directories only root or the user can change (SafePath), a regular file of
+/// theirs no one else may write, an ELF shared object for this machine whose loaded segments
+/// all lie in the file. The adapter host checks its linking next (AdapterFileCheck); completion
+/// stops here, to offer only adapters that load without loading one. The caller closes the
+/// descriptor.
 public struct LoadableFile {
   public let descriptor: FileDescriptor
   /// The path with every link resolved: the file `dlopen` is given, and whose directory
@@ -44,6 +45,7 @@ public struct LoadableFile {
       if let refusal = trust.fileProblem(status, path: target.path) { throw refusal }
       let elf = try ELFFile(descriptor, size: Int(status.st_size))
       if let refusal = elf.hostProblem() { throw refusal }
+      try elf.checkLoadedSegments()
       return .success(LoadableFile(descriptor: descriptor, path: target.path, elf: elf))
     } catch {
       descriptor.close()

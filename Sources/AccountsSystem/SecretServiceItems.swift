@@ -7,23 +7,24 @@ public enum SecretServiceItems {
   static let batch = 64
 
   /// The attributes of every item, locked or not, whose attributes include `matching` (e.g.
-  /// `xdg:schema`); nil when the service cannot be asked, or an answer is unexpected.
+  /// `xdg:schema`); nil when the service cannot be asked, or an answer is unexpected; `Silent`
+  /// when it did not answer within `timeout`.
   public static func attributes(
     matching: [String: String], busAddress: String, timeout: Double = 5
-  ) -> [[String: String]]? {
-    items(matching: matching, busAddress: busAddress, timeout: timeout)?.map(\.attributes)
+  ) throws(SecretServiceLockProbe.Silent) -> [[String: String]]? {
+    try items(matching: matching, busAddress: busAddress, timeout: timeout)?.map(\.attributes)
   }
 
   /// The object path and attributes of every item, as `attributes(matching:)`.
   public static func items(
     matching: [String: String], busAddress: String, timeout: Double = 5
-  ) -> [(path: String, attributes: [String: String])]? {
+  ) throws(SecretServiceLockProbe.Silent) -> [(path: String, attributes: [String: String])]? {
     let query = DBusMessage.Value.array(
       element: "{ss}", matching.sorted { $0.key < $1.key }.map { .dictionaryEntry(.string($0.key), .string($0.value)) })
     let search = DBusMessage.call(
       serial: 3, destination: SecretServiceLockProbe.service, path: "/org/freedesktop/secrets",
       interface: "org.freedesktop.Secret.Service", member: "SearchItems", values: [query], flags: DBusMessage.noAutoStart)
-    guard let (bus, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: [search]),
+    guard let (bus, owner, replies) = try SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: [search]),
       let reply = replies[3], reply.kind == .methodReturn, reply.sender == owner, reply.body.count == 2
     else { return nil }
     var paths: [String] = []
@@ -40,7 +41,10 @@ public enum SecretServiceItems {
           serial: serial + UInt32(offset), destination: owner, path: path, interface: "org.freedesktop.DBus.Properties",
           member: "Get", arguments: ["org.freedesktop.Secret.Item", "Attributes"], flags: DBusMessage.noAutoStart)
       }
-      guard bus.send(calls), let replies = bus.replies(to: Set(calls.map { $0.serial })) else { return nil }
+      guard bus.send(calls), let replies = bus.replies(to: Set(calls.map { $0.serial })) else {
+        if bus.timedOut { throw SecretServiceLockProbe.Silent(seconds: timeout) }
+        return nil
+      }
       for call in calls {
         let answer = replies[call.serial]!
         // An item deleted since the search is no item.
@@ -70,7 +74,7 @@ public enum SecretServiceItems {
         flags: DBusMessage.noAutoStart)
     }
     guard !calls.isEmpty,
-      let (_, owner, replies) = SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: calls)
+      let (_, owner, replies) = try? SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: calls)
     else { return [:] }
     var labels: [String: String] = [:]
     for call in calls {

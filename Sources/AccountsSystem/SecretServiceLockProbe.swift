@@ -21,8 +21,15 @@ public enum SecretServiceLockProbe {
 
   static let service = "org.freedesktop.secrets"
 
+  /// The bus or the Secret Service did not answer within the probe's `seconds`: a hung keyring,
+  /// which the libsecret path would wait on again (a caller fails at once instead).
+  public struct Silent: Error, Sendable {
+    public let seconds: Double
+  }
+
   /// The state of the collection the `default` alias names, asked on the bus at `address`
-  /// within `timeout` seconds; nil when anything is unexpected.
+  /// within `timeout` seconds; nil when anything is unexpected, `Silent` when nothing answered
+  /// in time.
   ///
   /// With `expected` (what an earlier probe found), the property is read from that owner and
   /// collection in the same round trip as the other calls, and the answer counts only when
@@ -33,7 +40,7 @@ public enum SecretServiceLockProbe {
   /// another client (an error reply) is "cannot tell", and a locked item counts as locked.
   public static func state(
     busAddress address: String, timeout: Double = 1, expected: State? = nil, item: String? = nil
-  ) -> State? {
+  ) throws(Silent) -> State? {
     let readAlias = DBusMessage.call(
       serial: 3, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
       member: "ReadAlias", arguments: ["default"], flags: DBusMessage.noAutoStart)
@@ -49,7 +56,7 @@ public enum SecretServiceLockProbe {
           serial: 5, destination: expected.owner, path: item, interface: "org.freedesktop.DBus.Properties",
           member: "Get", arguments: ["org.freedesktop.Secret.Item", "Locked"], flags: DBusMessage.noAutoStart))
     }
-    guard let (bus, owner, replies) = connect(busAddress: address, timeout: timeout, asking: [readAlias] + speculative),
+    guard let (bus, owner, replies) = try connect(busAddress: address, timeout: timeout, asking: [readAlias] + speculative),
       case .objectPath(let collection)? = onlyValue(replies[3], from: owner), collection != "/"
     else { return nil }
     if let expected {
@@ -63,9 +70,11 @@ public enum SecretServiceLockProbe {
       guard case .variant(.boolean(let itemLocked))? = onlyValue(replies[5], from: owner) else { return nil }
       return State(owner: owner, collection: collection, collectionLocked: isLocked || itemLocked)
     }
-    guard bus.send([locked(4, owner: owner, collection: collection)]), let answer = bus.replies(to: [4]),
-      case .variant(.boolean(let isLocked))? = onlyValue(answer[4], from: owner)
-    else { return nil }
+    guard bus.send([locked(4, owner: owner, collection: collection)]), let answer = bus.replies(to: [4]) else {
+      if bus.timedOut { throw Silent(seconds: timeout) }
+      return nil
+    }
+    guard case .variant(.boolean(let isLocked))? = onlyValue(answer[4], from: owner) else { return nil }
     return State(owner: owner, collection: collection, collectionLocked: isLocked)
   }
 
@@ -86,7 +95,7 @@ public enum SecretServiceLockProbe {
       member: "SearchItems",
       values: [.array(element: "{ss}", query.map { .dictionaryEntry(.string($0.0), .string($0.1)) })],
       flags: DBusMessage.noAutoStart)
-    guard let (bus, owner, replies) = connect(busAddress: address, timeout: timeout, asking: [readAlias, search]),
+    guard let (bus, owner, replies) = try? connect(busAddress: address, timeout: timeout, asking: [readAlias, search]),
       case .objectPath(let collection)? = onlyValue(replies[3], from: owner), collection != "/",
       let found = replies[4], found.kind == .methodReturn, found.sender == owner, found.body.count == 2,
       case .array(_, let unlocked) = found.body[0], case .array(_, let locked) = found.body[1], locked.isEmpty,
@@ -109,10 +118,11 @@ public enum SecretServiceLockProbe {
 
   /// A connection that has said Hello, the unique name of the Secret Service's owner, and the
   /// replies to `questions` (serials 3 and up), all in one write and one round trip. Nothing is
-  /// started by D-Bus activation for it (that could start a second daemon).
+  /// started by D-Bus activation for it (that could start a second daemon). `Silent` when the
+  /// deadline passed first.
   static func connect(
     busAddress address: String, timeout: Double, asking questions: [DBusMessage]
-  ) -> (SessionBusConnection, owner: String, replies: [UInt32: DBusMessage])? {
+  ) throws(Silent) -> (SessionBusConnection, owner: String, replies: [UInt32: DBusMessage])? {
     guard let bus = SessionBusConnection(address: address, timeout: timeout) else { return nil }
     let first = [
       DBusMessage.call(
@@ -122,9 +132,14 @@ public enum SecretServiceLockProbe {
         serial: 2, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
         member: "GetNameOwner", arguments: [service]),
     ]
-    guard bus.begin(sending: first + questions), let replies = bus.replies(to: Set([1, 2] + questions.map { $0.serial })),
-      case .string(let owner)? = onlyValue(replies[2], from: "org.freedesktop.DBus"), owner.hasPrefix(":")
-    else { return nil }
+    guard bus.begin(sending: first + questions), let replies = bus.replies(to: Set([1, 2] + questions.map { $0.serial }))
+    else {
+      if bus.timedOut { throw Silent(seconds: timeout) }
+      return nil
+    }
+    guard case .string(let owner)? = onlyValue(replies[2], from: "org.freedesktop.DBus"), owner.hasPrefix(":") else {
+      return nil
+    }
     return (bus, owner, replies)
   }
 

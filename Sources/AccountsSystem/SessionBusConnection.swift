@@ -8,6 +8,9 @@ public final class SessionBusConnection {
   private let descriptor: Int32
   private let deadline: Double
   private var pending: [UInt8] = []
+  /// Whether a wait ended at the deadline (the bus or the peer asked did not answer in time),
+  /// rather than on an error or an unexpected message.
+  public private(set) var timedOut = false
 
   /// Connects to the first `unix:path=` or `unix:abstract=` address of `address` (the value
   /// of DBUS_SESSION_BUS_ADDRESS); nil when that fails. Everything after it must happen within
@@ -57,9 +60,13 @@ public final class SessionBusConnection {
 
   private func wait(for events: Int16) -> Bool {
     let remaining = deadline - monotonicSeconds()
-    guard remaining > 0 else { return false }
+    guard remaining > 0 else {
+      timedOut = true
+      return false
+    }
     var entry = pollfd(fd: descriptor, events: events, revents: 0)
     let ready = poll(&entry, 1, Int32(min(remaining * 1000 + 1, 60_000)))
+    if ready == 0 { timedOut = true }
     return ready == 1 && entry.revents & events != 0
   }
 

@@ -167,16 +167,24 @@ private func reporting<Answer>(
 ) -> Int32 {
   let store = Unmanaged<LibsecretStore>.fromOpaque(handle).takeUnretainedValue()
   let box = AnswerBox<Answer>()
-  if let stuck = Worker.run({ box.result = Result { try body(store) } }) {
+  // The provider is asked on the worker too, never on this thread: the store's connection is
+  // the worker's alone, and another thread's call may be running there.
+  let work = {
+    do {
+      return try body(store)
+    } catch SecretStoreError.locked(let collection, nil) {
+      // GLib's "locked" errors do not know the provider; its fix does (Seahorse or KeePassXC).
+      throw SecretStoreError.locked(collection: collection, provider: store.knownProvider())
+    }
+  }
+  if let stuck = Worker.run({ box.result = Result { try work() } }) {
     errorOut.pointee = strdup(stuck)
     return -1
   }
   switch box.result {
   case .success(let answer)?:
     return deliver(answer)
-  case .failure(var failure as SecretStoreError)?:
-    // GLib's "locked" errors do not know the provider; its fix does (Seahorse or KeePassXC).
-    if case .locked(let collection, nil) = failure { failure = .locked(collection: collection, provider: store.knownProvider()) }
+  case .failure(let failure as SecretStoreError)?:
     errorOut.pointee = strdup(failure.wireText)
   case .failure(let error)?:
     let failure = SecretStoreError.failed(operation: "use the Secret Service", detail: "\(error)")

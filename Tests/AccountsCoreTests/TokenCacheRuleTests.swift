@@ -15,7 +15,7 @@ import Testing
     var entries: [AccountID: (identity: String, token: [UInt8], seconds: Int)] = [:]
     var forgotten: [AccountID] = []
 
-    func token(for id: AccountID, identity: String) -> SecretBytes? {
+    func token(for id: AccountID, identity: String) throws -> SecretBytes? {
       guard var entry = entries[id], entry.identity == identity else { return nil }
       return SecretBytes(consuming: &entry.token)
     }

@@ -38,7 +38,59 @@ import Testing
     chmod(library, 0o666)
     let result = try runProcess(accounts, ["lock"], environment: sandbox.environment, timeout: 60)
     #expect(result.status == 7, "\(result)")
-    #expect(result.standardError.contains("refusing to load \(library): writable by group or others (mode 0666)"), "\(result)")
+    // The refusal's own fix, once: not libsecret's, which is for a missing dependency.
+    #expect(
+      result.standardError
+        == "accounts: cannot load accounts' Secret Service support: refusing to load \(library): "
+        + "writable by group or others (mode 0666); run: chmod go-w \(library)\n", "\(result)")
+  }
+
+  /// A library of another accounts_private.h version is refused by its one fix, and doctor's
+  /// install row loads it to say so.
+  @Test func aPrivateLibraryOfAnotherVersionIsRefused() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let scratch = try ScratchDirectory()
+    let accounts = try install(in: scratch.path)
+    let library = scratch.path + "/libAccountsPrivate.so"
+    try FileManager.default.removeItem(atPath: library)
+    try CAdapterCompiler.library("private-other-version.c", at: library)
+    let result = try runProcess(accounts, ["lock"], environment: sandbox.environment, timeout: 60)
+    #expect(result.status == 7, "\(result)")
+    #expect(
+      result.standardError
+        == "accounts: cannot load accounts' Secret Service support: \(library) does not speak version 1 of "
+        + "accounts_private.h; reinstall accounts (`make install`)\n", "\(result)")
+    let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
+    #expect(doctor.status == 7, "\(doctor)")
+    #expect(
+      squeezed(doctor.standardOutput).contains(
+        "FAIL install \(library) does not speak version 1 of accounts_private.h\n fix: reinstall accounts"), "\(doctor)")
+  }
+
+  /// A truncated private library is refused before dlopen, which would map its missing end
+  /// and die of SIGBUS: exit 7 for a secret command, 9 for an adapter command, a doctor row.
+  @Test func aTruncatedPrivateLibraryIsRefused() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let scratch = try ScratchDirectory()
+    let accounts = try install(in: scratch.path)
+    let library = scratch.path + "/libAccountsPrivate.so"
+    let whole = try Data(contentsOf: URL(fileURLWithPath: library))
+    // An eighth: inside the first loaded segment (the debug sections, unloaded, come last).
+    try whole.prefix(whole.count / 8).write(to: URL(fileURLWithPath: library))
+    try CAdapterCompiler.build("example.c", name: "example", into: try sandbox.userAdapterDirectory())
+    let refusal = "refusing to load \(library): truncated or malformed (a malformed ELF file: loaded segment"
+    let lock = try runProcess(accounts, ["lock"], environment: sandbox.environment, timeout: 60)
+    #expect(lock.status == 7, "\(lock)")
+    #expect(lock.standardError.contains(refusal), "\(lock)")
+    #expect(lock.standardError.contains("ends past the end of the file); reinstall accounts"), "\(lock)")
+    let adapters = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
+    #expect(adapters.status == 9, "\(adapters)")
+    #expect(adapters.standardError.contains(refusal), "\(adapters)")
+    let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
+    #expect(doctor.status == 7, "\(doctor)")
+    #expect(squeezed(doctor.standardOutput).contains("FAIL install \(library): truncated or malformed"), "\(doctor)")
   }
 
   @Test func doctorNamesAnInstallDirectoryOthersCanWrite() throws {

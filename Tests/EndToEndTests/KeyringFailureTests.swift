@@ -146,6 +146,35 @@ import Testing
     #expect(seconds < 3, "ended \(seconds) s after the kill, not at the 30 s deadline")
   }
 
+  /// A keyring that stops answering before doctor lists its items: the items row fails with
+  /// the wait ACCOUNTS_SECRET_TIMEOUT set and doctor exits 7, never "ok, not checked". An
+  /// account left unsettled makes doctor write the index just before that row: stopped there
+  /// (the interposer), the daemon is stopped, then doctor goes on.
+  @Test func doctorFailsTheItemsRowWhenTheKeyringStopsAnswering() throws {
+    let sandbox = try sandboxWithAccounts()
+    defer { sandbox.close() }
+    let add = try BackgroundAccounts(
+      sandbox, ["add", "carol", "--remember", "--password-stdin"], stdin: "carol-pw\n",
+      environment: Interposer.environment(stop: "before:2"))
+    try add.waitUntilStopped()
+    add.kill()
+    let doctor = try BackgroundAccounts(
+      sandbox, ["doctor"],
+      environment: Interposer.environment(stop: "after:1").merging(["ACCOUNTS_SECRET_TIMEOUT": "1"]) { $1 })
+    try doctor.waitUntilStopped()
+    let daemon = sandbox.keyring.daemonProcessID
+    kill(daemon, SIGSTOP)
+    defer { kill(daemon, SIGCONT) }
+    doctor.resume()
+    let result = try doctor.finish()
+    let output = squeezed(result.standardOutput)
+    #expect(output.contains("settled carol@corp"), "stopped after the settling, not before: \(result)")
+    #expect(
+      output.contains("FAIL items not checked: the Secret Service did not answer (list the items of accounts) within 1 s"),
+      "\(result)")
+    #expect(result.status == 7, "\(result)")
+  }
+
   /// A logout racing `status`: the token item is deleted between the search and the read (the
   /// interposer stops the command just before the read; secret-tool deletes the item). That
   /// is "no session" (here: logged in again with the remembered password), never exit 7 "did

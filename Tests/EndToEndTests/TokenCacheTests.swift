@@ -123,6 +123,25 @@ import Testing
     #expect(exec.standardOutput == token && !execLoaded, "\(exec)")
   }
 
+  /// A cached read with a frozen keyring waits once: the probe gets no answer within
+  /// ACCOUNTS_SECRET_TIMEOUT and the read fails there (exit 7, the wait it made), without going
+  /// on to libsecret for a second wait (seen as the library never loaded).
+  @Test func aFrozenKeyringIsWaitedOnOnce() throws {
+    let world = try World()
+    defer { world.close() }
+    let (first, _) = try world.run(["token", world.user])
+    #expect(first.status == 0, "\(first)")
+    let daemon = world.sandbox.keyring.daemonProcessID
+    kill(daemon, SIGSTOP)
+    defer { kill(daemon, SIGCONT) }
+    let (frozen, loaded) = try world.run(["token", world.user], environment: ["ACCOUNTS_SECRET_TIMEOUT": "1"])
+    #expect(frozen.status == 7 && frozen.standardOutput.isEmpty, "\(frozen)")
+    #expect(
+      frozen.standardError.hasPrefix(
+        "accounts: the Secret Service did not answer (ask whether the keyring is locked) within 1 s; "), "\(frozen)")
+    #expect(!loaded, "no second wait in libsecret: \(frozen)")
+  }
+
   @Test func theEntryIsPrivateAndLastsNoLongerThanTheTokenNorFifteenMinutes() throws {
     for (lifetime, most) in [(7200, 15), (300, 5)] {
       let world = try World(tokenLifetime: lifetime)

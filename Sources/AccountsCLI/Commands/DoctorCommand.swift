@@ -10,7 +10,7 @@ enum DoctorCommand {
     summary: "check the keyring, the index, the config and the adapters",
     discussion: """
       Checks that accounts' own libraries are installed where only you or root can change \
-      them, that the Secret Service is reachable and which program provides it, whether the \
+      them, whole, and load as this version of accounts expects, that the Secret Service is reachable and which program provides it, whether the \
       keyring collection is locked, that the index and config files are readable, well formed, \
       yours (it shows their owner) and private (0600 in 0700 directories), whether a command \
       was interrupted between the keyring and the index (doctor settles what it left), whether the \
@@ -73,7 +73,8 @@ enum DoctorCommand {
   }
 
   /// accounts' own libraries, checked as they are before they are loaded: where they are
-  /// installed and the files themselves (see `InstalledFiles.check`).
+  /// installed and the files themselves (see `InstalledFiles.check`); then loaded, for the
+  /// version of their table.
   static func installFindings() -> [Finding] {
     var findings: [Finding] = []
     var found: [String] = []
@@ -89,11 +90,19 @@ enum DoctorCommand {
           // A directory's refusal names the directory; a file's is said of the file.
           let detail = refusal.problem.hasPrefix("directory ") ? refusal.problem : "\(path): \(refusal.problem)"
           findings.append(Finding(
-            check: "install", ok: false, detail: Names.printable(detail, limit: 4096), fix: refusal.fix, status: status))
+            check: "install", ok: false, detail: Names.printable(detail, limit: 4096),
+            fix: refusal.fix ?? "reinstall accounts (`make install`)", status: status))
         }
       }
     }
     if findings.isEmpty {
+      // Loaded as a command loads it: a library of another version is not a good install.
+      do throws(InstalledFiles.Missing) {
+        _ = try PrivateLibrary.shared()
+      } catch {
+        let fix = error.fix ?? SecretStoreError.supportMissing(detail: error.text).fix
+        return [Finding(check: "install", ok: false, detail: error.text, fix: fix, status: .secretStoreUnavailable)]
+      }
       findings.append(Finding(
         check: "install", ok: true,
         detail: "\(found.map { Names.printable($0, limit: 4096) }.joined(separator: ", ")): yours or root's, writable by no one else"))
@@ -240,75 +249,5 @@ enum DoctorCommand {
       }
     }
     return findings
-  }
-
-  /// The schema every accounts item is stored under (Sources/CLibSecret/shim.h).
-  static let schema = "io.accounts.Secret"
-
-  /// Items of accounts' schema in the keyring that no account or backend claims: reported
-  /// with the command that deletes each, never deleted (another installation of accounts may
-  /// keep its secrets in the same keyring). Read over the session bus without a secret read.
-  /// A `secret-tool clear` is printed only for an item with backend, account and kind, whose
-  /// whole attribute set cannot match an item accounts claims; one without them is named
-  /// (label, object path) for removal in Seahorse or KeePassXC: a clear of what it has would
-  /// match claimed items too.
-  static func itemFindings(_ environment: Environment) throws -> Finding {
-    guard let bus = environment.variables["DBUS_SESSION_BUS_ADDRESS"],
-      let items = SecretServiceItems.items(matching: ["xdg:schema": schema], busAddress: bus)
-    else {
-      return Finding(check: "items", ok: true, detail: "not checked: the Secret Service did not list its items")
-    }
-    var keys: [SecretKey] = []
-    var exact: [[String: String]] = []
-    var partial: [(path: String, attributes: [String: String])] = []
-    for (path, attributes) in items {
-      if let backend = attributes["backend"], let account = attributes["account"], let kindValue = attributes["kind"] {
-        if let kind = SecretKind(attributeValue: kindValue) {
-          keys.append(SecretKey(backend: backend, account: account, kind: kind))
-        } else {
-          exact.append(attributes)
-        }
-      } else {
-        partial.append((path, attributes))
-      }
-    }
-    let clearable = try environment.ledger.unclaimed(keys).map { key in
-      (name: key.label.dropFirst("accounts: ".count), attributes: ["backend": key.backend, "account": key.account, "kind": key.kind.attributeValue])
-    } + exact.map { attributes in
-      (name: Substring("an item with attributes \(attributes.keys.sorted().joined(separator: ", "))"), attributes: attributes)
-    }
-    let total = clearable.count + partial.count
-    guard total > 0 else {
-      return Finding(check: "items", ok: true, detail: "\(counted(items.count, "item")) of accounts in the keyring, each claimed")
-    }
-    let shown = clearable.prefix(5)
-    let shownPartial = partial.prefix(5 - shown.count)
-    let more = total > shown.count + shownPartial.count ? " and \(total - shown.count - shownPartial.count) more" : ""
-    let labels = SecretServiceItems.labels(of: shownPartial.map(\.path), busAddress: bus)
-    let named = shownPartial.map { item in
-      "an item " + (labels[item.path].map { "'\($0)' " } ?? "") + "(\(item.path)) with attributes "
-        + item.attributes.keys.sorted().joined(separator: ", ")
-    }
-    let commands = shown.map { item in
-      (["secret-tool", "clear", "xdg:schema", schema] + item.attributes.sorted { $0.key < $1.key }
-        .filter { $0.key != "xdg:schema" }.flatMap { [$0.key, $0.value] }).map(shellWord).joined(separator: " ")
-    }
-    var fixes: [String] = []
-    if !commands.isEmpty { fixes.append("delete them: " + commands.joined(separator: "; ")) }
-    if !named.isEmpty {
-      fixes.append(
-        "remove \(named.count == 1 ? "the item" : "the items") without backend, account and kind in Seahorse or KeePassXC "
-          + "(`secret-tool search --all xdg:schema \(schema)` shows them; a clear of their attributes would match "
-          + "items accounts keeps)")
-    }
-    return Finding(
-      check: "items", ok: false,
-      detail: Names.printable(
-        "\(counted(total, "item")) of accounts in the keyring that no account or backend claims: "
-          + (shown.map { String($0.name) } + named).joined(separator: ", ") + more, limit: 4096),
-      fix: Names.printable(
-        "unless another installation of accounts keeps them (another XDG_STATE_HOME on this keyring), "
-          + fixes.joined(separator: "; ") + (more.isEmpty ? "" : "; then run doctor again"), limit: 4096),
-      status: .failure)
   }
 }

@@ -1,0 +1,85 @@
+import AccountsCore
+import AccountsSystem
+
+extension DoctorCommand {
+  /// The schema every accounts item is stored under (Sources/CLibSecret/shim.h).
+  static let schema = "io.accounts.Secret"
+
+  /// Items of accounts' schema in the keyring that no account or backend claims: reported
+  /// with the command that deletes each, never deleted (another installation of accounts may
+  /// keep its secrets in the same keyring). Read over the session bus without a secret read.
+  /// A `secret-tool clear` is printed only for an item with backend, account and kind, whose
+  /// whole attribute set cannot match an item accounts claims; one without them is named
+  /// (label, object path) for removal in Seahorse or KeePassXC: a clear of what it has would
+  /// match claimed items too.
+  static func itemFindings(_ environment: Environment) throws -> Finding {
+    let timeout = try Environment.secretTimeout(environment.variables)
+    // Unchecked is not checked: a keyring that stopped answering, or answered nonsense, fails.
+    let listed: [(path: String, attributes: [String: String])]?
+    let bus = environment.variables["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+    do {
+      listed = try SecretServiceItems.items(matching: ["xdg:schema": schema], busAddress: bus, timeout: timeout)
+    } catch {
+      let error = SecretStoreError.timedOut(operation: "list the items of accounts", seconds: error.seconds, prompt: false)
+      return Finding(check: "items", ok: false, detail: "not checked: " + error.message, fix: error.fix, status: error.status)
+    }
+    guard let items = listed else {
+      return Finding(
+        check: "items", ok: false, detail: "not checked: the Secret Service's answer to the listing was not understood",
+        fix: "run doctor again; if it says so again, restart the program that keeps your secrets (gnome-keyring-daemon, KeePassXC)",
+        status: .secretStoreUnavailable)
+    }
+    var keys: [SecretKey] = []
+    var exact: [[String: String]] = []
+    var partial: [(path: String, attributes: [String: String])] = []
+    for (path, attributes) in items {
+      if let backend = attributes["backend"], let account = attributes["account"], let kindValue = attributes["kind"] {
+        if let kind = SecretKind(attributeValue: kindValue) {
+          keys.append(SecretKey(backend: backend, account: account, kind: kind))
+        } else {
+          exact.append(attributes)
+        }
+      } else {
+        partial.append((path, attributes))
+      }
+    }
+    let clearable = try environment.ledger.unclaimed(keys).map { key in
+      (name: key.label.dropFirst("accounts: ".count), attributes: ["backend": key.backend, "account": key.account, "kind": key.kind.attributeValue])
+    } + exact.map { attributes in
+      (name: Substring("an item with attributes \(attributes.keys.sorted().joined(separator: ", "))"), attributes: attributes)
+    }
+    let total = clearable.count + partial.count
+    guard total > 0 else {
+      return Finding(check: "items", ok: true, detail: "\(counted(items.count, "item")) of accounts in the keyring, each claimed")
+    }
+    let shown = clearable.prefix(5)
+    let shownPartial = partial.prefix(5 - shown.count)
+    let more = total > shown.count + shownPartial.count ? " and \(total - shown.count - shownPartial.count) more" : ""
+    let labels = SecretServiceItems.labels(of: shownPartial.map(\.path), busAddress: bus, timeout: timeout)
+    let named = shownPartial.map { item in
+      "an item " + (labels[item.path].map { "'\($0)' " } ?? "") + "(\(item.path)) with attributes "
+        + item.attributes.keys.sorted().joined(separator: ", ")
+    }
+    let commands = shown.map { item in
+      (["secret-tool", "clear", "xdg:schema", schema] + item.attributes.sorted { $0.key < $1.key }
+        .filter { $0.key != "xdg:schema" }.flatMap { [$0.key, $0.value] }).map(shellWord).joined(separator: " ")
+    }
+    var fixes: [String] = []
+    if !commands.isEmpty { fixes.append("delete them: " + commands.joined(separator: "; ")) }
+    if !named.isEmpty {
+      fixes.append(
+        "remove \(named.count == 1 ? "the item" : "the items") without backend, account and kind in Seahorse or KeePassXC "
+          + "(`secret-tool search --all xdg:schema \(schema)` shows them; a clear of their attributes would match "
+          + "items accounts keeps)")
+    }
+    return Finding(
+      check: "items", ok: false,
+      detail: Names.printable(
+        "\(counted(total, "item")) of accounts in the keyring that no account or backend claims: "
+          + (shown.map { String($0.name) } + named).joined(separator: ", ") + more, limit: 4096),
+      fix: Names.printable(
+        "unless another installation of accounts keeps them (another XDG_STATE_HOME on this keyring), "
+          + fixes.joined(separator: "; ") + (more.isEmpty ? "" : "; then run doctor again"), limit: 4096),
+      status: .failure)
+  }
+}
