@@ -202,17 +202,7 @@ import Testing
 /// Tests/Fixtures/interpose/reads.c built once per test process: with `environment`, the built
 /// binary stops itself (SIGSTOP) just before its first read of secrets (GetSecret/GetSecrets).
 enum ReadInterposer {
-  static let path: String = {
-    let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"
-    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let output = directory + "/reads.so"
-    let source = PackagePaths.root.appendingPathComponent("Tests/Fixtures/interpose/reads.c").path
-    let result = try? runProcess(
-      "/usr/bin/cc", ["-std=c11", "-Wall", "-Werror", "-shared", "-fPIC", "-o", output, source, "-ldl"],
-      environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
-    precondition(result?.status == 0, "cannot build the read interposer: \(String(describing: result))")
-    return output
-  }()
+  static let path = Interposer.build("reads")
 
   static var environment: [String: String] { ["LD_PRELOAD": path, "READS_STOP": "1"] }
 }

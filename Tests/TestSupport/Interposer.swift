@@ -13,7 +13,7 @@ public enum Interposer {
   public static let withoutKernelKeyring: String = build("no-keyctl")
 
   /// Tests/Fixtures/interpose/NAME.c built into a library in this test process's directory.
-  static func build(_ name: String) -> String {
+  public static func build(_ name: String) -> String {
     let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let output = directory + "/\(name).so"
