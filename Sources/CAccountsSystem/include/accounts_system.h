@@ -1,7 +1,8 @@
 // The kernel's key management calls, which glibc does not wrap (libkeyutils does, and accounts
 // does not depend on it): syscall(2) is variadic, which Swift cannot call, so each call gets a
 // typed inline wrapper here. And sem_clockwait, which glibc declares only under _GNU_SOURCE
-// (Swift's Glibc module is built without it). Nothing else belongs in this header.
+// (Swift's Glibc module is built without it). And getrandom(2), whose sys/random.h Swift's Glibc
+// module does not export. Nothing else belongs in this header.
 #ifndef ACCOUNTS_SYSTEM_H
 #define ACCOUNTS_SYSTEM_H
 
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <semaphore.h>
+#include <sys/random.h>
 #include <time.h>
 
 /// add_key(2): a key of `type` named `description` with `payload` in `keyring`; its serial or -1.
@@ -30,6 +32,11 @@ static inline long accounts_keyctl(
 int sem_clockwait(sem_t *semaphore, clockid_t clock, const struct timespec *until);
 static inline int accounts_semaphore_wait_monotonic(sem_t *semaphore, const struct timespec *until) {
   return sem_clockwait(semaphore, CLOCK_MONOTONIC, until);
+}
+
+/// getrandom(2) from the kernel's pool, no flags: the number of bytes written, or -1 and errno.
+static inline ssize_t accounts_getrandom(void *buffer, size_t length) {
+  return getrandom(buffer, length, 0);
 }
 
 #endif
