@@ -17,7 +17,7 @@ struct MontgomeryModulus {
   /// `-m^-1 mod 2^64`, the factor that clears one low limb per step.
   private let negatedInverse: UInt64
   /// `R^2 mod m`, which turns a number into Montgomery's form in one multiplication.
-  private let rSquared: [UInt64]
+  private var rSquared: [UInt64]
 
   /// `limbs` least significant first, 16 of them, odd, the top bit set.
   init(limbs: [UInt64]) {
@@ -27,53 +27,75 @@ struct MontgomeryModulus {
     var inverse = limbs[0]
     for _ in 0..<5 { inverse = inverse &* (2 &- limbs[0] &* inverse) }
     negatedInverse = 0 &- inverse
-    // R mod m is 2^1024 - m (m > 2^1023); doubling it 1024 times modulo m gives R^2 mod m.
+    // R mod m is 2^1024 - m (m > 2^1023); doubled, it is 2R, Montgomery's form of 2. Squaring
+    // Montgomery's form of 2^k gives that of 2^2k, so ten squarings give that of 2^1024 = R:
+    // R * R mod m.
     var value = [UInt64](repeating: 0, count: Self.limbCount)
     _ = Self.subtract(limbs, from: &value)
-    for _ in 0..<(Self.limbCount * 64) {
-      var carry: UInt64 = 0
-      for index in 0..<Self.limbCount {
-        let next = value[index] >> 63
-        value[index] = value[index] << 1 | carry
-        carry = next
+    var carry: UInt64 = 0
+    for index in 0..<Self.limbCount {
+      let next = value[index] >> 63
+      value[index] = value[index] << 1 | carry
+      carry = next
+    }
+    if carry == 1 || !Self.isLess(value, limbs) { _ = Self.subtract(limbs, from: &value) }
+    rSquared = []
+    var product = [UInt64](repeating: 0, count: Self.limbCount + 2)
+    for _ in 0..<10 {
+      value.withUnsafeMutableBufferPointer { value in
+        product.withUnsafeMutableBufferPointer { product in
+          multiply(value.baseAddress!, value.baseAddress!, into: value.baseAddress!, product: product.baseAddress!)
+        }
       }
-      if carry == 1 || !Self.isLess(value, limbs) { _ = Self.subtract(limbs, from: &value) }
     }
     rSquared = value
   }
 
   /// `base^exponent mod m` for `base < m` (limbs) and `exponent` big-endian of any length.
+  ///
+  /// Four bits at a time: four squarings, then a multiplication by `base^digit` from a table of
+  /// the 16 powers, read whole with masks so that which entry was taken leaves no trace in the
+  /// memory accessed (a digit of 0 multiplies by 1).
   func power(_ base: [UInt64], exponent: [UInt8]) -> [UInt64] {
     let count = Self.limbCount
     precondition(base.count == count)
-    // Four numbers and the multiplication's 18 limbs, in one buffer wiped at the end.
-    let workspace = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 4 * count + count + 2)
+    // The table, three numbers and the multiplication's 18 limbs, in one buffer wiped at the end.
+    let workspace = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: (16 + 3) * count + (count + 2))
     defer {
       explicit_bzero(workspace.baseAddress!, workspace.count * 8)
       workspace.deallocate()
     }
     workspace.initialize(repeating: 0)
-    let start = workspace.baseAddress!
-    let (montgomeryBase, accumulator, candidate, plain) = (start, start + count, start + 2 * count, start + 3 * count)
-    let product = start + 4 * count
-    base.withUnsafeBufferPointer { plain.update(from: $0.baseAddress!, count: count) }
+    let table = workspace.baseAddress!
+    let (accumulator, factor, plain) = (table + 16 * count, table + 17 * count, table + 18 * count)
+    let product = table + 19 * count
+    // table[i] = base^i in Montgomery's form: table[0] = 1 * R^2 / R, table[1] = base * R^2 / R.
+    plain[0] = 1
     rSquared.withUnsafeBufferPointer { rSquared in
-      multiply(plain, rSquared.baseAddress!, into: montgomeryBase, product: product)
-      plain.update(repeating: 0, count: count)
-      plain[0] = 1
-      multiply(plain, rSquared.baseAddress!, into: accumulator, product: product)
+      multiply(plain, rSquared.baseAddress!, into: table, product: product)
+      base.withUnsafeBufferPointer { plain.update(from: $0.baseAddress!, count: count) }
+      multiply(plain, rSquared.baseAddress!, into: table + count, product: product)
     }
-    // Left to right, square then multiply, keeping the product or not by a mask, not a branch.
+    for power in 2..<16 {
+      multiply(table + (power - 1) * count, table + count, into: table + power * count, product: product)
+    }
+    accumulator.update(from: table, count: count)
     for byte in exponent {
-      for shift in stride(from: 7, through: 0, by: -1) {
-        multiply(accumulator, accumulator, into: accumulator, product: product)
-        multiply(accumulator, montgomeryBase, into: candidate, product: product)
-        let keep = 0 &- UInt64((byte >> UInt8(shift)) & 1)
-        for index in 0..<count { accumulator[index] = candidate[index] & keep | accumulator[index] & ~keep }
+      for digit in [byte >> 4, byte & 0x0f] {
+        for _ in 0..<4 { multiply(accumulator, accumulator, into: accumulator, product: product) }
+        factor.update(repeating: 0, count: count)
+        for power in 0..<16 {
+          let difference = UInt64(power) ^ UInt64(digit)
+          let taken = ((difference | (0 &- difference)) >> 63) &- 1  // all ones when equal, else 0
+          for index in 0..<count { factor[index] |= table[power * count + index] & taken }
+        }
+        multiply(accumulator, factor, into: accumulator, product: product)
       }
     }
-    multiply(accumulator, plain, into: candidate, product: product)  // plain is 1: out of Montgomery's form
-    return Array(UnsafeBufferPointer(start: candidate, count: count))
+    plain.update(repeating: 0, count: count)
+    plain[0] = 1
+    multiply(accumulator, plain, into: factor, product: product)  // times 1 / R: out of Montgomery's form
+    return Array(UnsafeBufferPointer(start: factor, count: count))
   }
 
   /// `left * right / R mod m` for `left, right < m`; `result` may be either input. `product`
