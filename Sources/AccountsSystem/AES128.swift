@@ -3,20 +3,18 @@ import Glibc
 /// The AES block cipher with a 128-bit key (FIPS-197), one 16-byte block at a time.
 ///
 /// Written for clarity over speed: the S-boxes are computed once from their definition (the
-/// multiplicative inverse in GF(2^8) followed by the affine map), and MixColumns multiplies in
-/// the field bit by bit. A secret read from the Secret Service is a few blocks long.
+/// multiplicative inverse in GF(2^8) followed by the affine map), and MixColumns is done with
+/// doublings in the field. A secret read from the Secret Service is a few blocks long.
 ///
 /// A class so that the expanded key has one owner, which wipes it in `deinit`.
 final class AES128 {
   static let blockByteCount = 16
   static let keyByteCount = 16
   private static let roundCount = 10
-  private static let mixColumnsRow: [UInt8] = [2, 3, 1, 1]
-  private static let inverseMixColumnsRow: [UInt8] = [14, 11, 13, 9]
 
   /// The eleven round keys, 16 bytes each (FIPS-197 section 5.2).
   private let roundKeys: UnsafeMutableBufferPointer<UInt8>
-  /// A copy of the state that ShiftRows and MixColumns read from while they rewrite the block.
+  /// A copy of the state that ShiftRows reads from while it rewrites the block.
   private let scratch: UnsafeMutablePointer<UInt8>
 
   /// Expands `key`, which must be 16 bytes; the caller keeps and wipes its own copy.
@@ -54,7 +52,7 @@ final class AES128 {
     for round in 1...Self.roundCount {
       for index in 0..<16 { block[index] = Self.substitution[Int(block[index])] }
       shiftRows(block, by: 1)
-      if round != Self.roundCount { mixColumns(block, with: Self.mixColumnsRow) }
+      if round != Self.roundCount { Self.mixColumns(block) }
       addRoundKey(round, to: block)
     }
   }
@@ -66,7 +64,7 @@ final class AES128 {
       shiftRows(block, by: 3)
       for index in 0..<16 { block[index] = Self.inverseSubstitution[Int(block[index])] }
       addRoundKey(round, to: block)
-      if round != 0 { mixColumns(block, with: Self.inverseMixColumnsRow) }
+      if round != 0 { Self.inverseMixColumns(block) }
     }
   }
 
@@ -83,24 +81,38 @@ final class AES128 {
     }
   }
 
-  /// Multiplies each column by the circulant matrix whose first row is `coefficients`:
-  /// (2, 3, 1, 1) for MixColumns, (14, 11, 13, 9) for InvMixColumns.
-  private func mixColumns(_ block: UnsafeMutablePointer<UInt8>, with coefficients: [UInt8]) {
-    scratch.update(from: block, count: 16)
-    for column in 0..<4 {
-      for output in 0..<4 {
-        var sum: UInt8 = 0
-        for input in 0..<4 {
-          sum ^= Self.multiply(coefficients[(input - output + 4) % 4], scratch[4 * column + input])
-        }
-        block[4 * column + output] = sum
-      }
+  /// MixColumns (FIPS-197 section 5.1.3) with doublings only: each byte becomes itself, plus
+  /// the column's sum, plus twice the sum of itself and its neighbour below.
+  private static func mixColumns(_ block: UnsafeMutablePointer<UInt8>) {
+    for base in stride(from: 0, to: 16, by: 4) {
+      let (a0, a1, a2, a3) = (block[base], block[base + 1], block[base + 2], block[base + 3])
+      let sum = a0 ^ a1 ^ a2 ^ a3
+      block[base] = a0 ^ sum ^ doubled(a0 ^ a1)
+      block[base + 1] = a1 ^ sum ^ doubled(a1 ^ a2)
+      block[base + 2] = a2 ^ sum ^ doubled(a2 ^ a3)
+      block[base + 3] = a3 ^ sum ^ doubled(a3 ^ a0)
     }
   }
 
+  /// InvMixColumns (FIPS-197 section 5.3.3) as a multiplication of each column by {04}x^2 + {05}
+  /// (byte `a` becomes 5a + 4b, `b` the byte two rows away), then MixColumns: the product of
+  /// the two polynomials modulo x^4 + 1 is InvMixColumns' {0b}x^3 + {0d}x^2 + {09}x + {0e}.
+  private static func inverseMixColumns(_ block: UnsafeMutablePointer<UInt8>) {
+    for base in stride(from: 0, to: 16, by: 4) {
+      let evenRows = doubled(doubled(block[base] ^ block[base + 2]))
+      let oddRows = doubled(doubled(block[base + 1] ^ block[base + 3]))
+      block[base] ^= evenRows
+      block[base + 1] ^= oddRows
+      block[base + 2] ^= evenRows
+      block[base + 3] ^= oddRows
+    }
+    mixColumns(block)
+  }
+
   /// Multiplication by x in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1 (FIPS-197 section 4.2.1).
+  /// Without a branch on the (secret) top bit.
   private static func doubled(_ value: UInt8) -> UInt8 {
-    value << 1 ^ (value & 0x80 == 0 ? 0 : 0x1b)
+    value << 1 ^ (0 &- (value >> 7)) & 0x1b
   }
 
   /// Multiplication in GF(2^8), bit by bit.
