@@ -3,8 +3,11 @@ enum HMACSHA256 {
   /// The 32-byte authentication code of `message` under `key`. A key longer than a block is
   /// hashed first; the padded key copies are wiped before returning.
   static func authenticationCode(for message: [UInt8], key: [UInt8]) -> [UInt8] {
-    var blockKey = key.count > SHA256.blockByteCount ? SHA256.hash(key) : key
-    blockKey.append(contentsOf: repeatElement(0, count: SHA256.blockByteCount - blockKey.count))
+    // One zeroed block written in place, so that no shorter copy of the key is left unwiped.
+    var blockKey = [UInt8](repeating: 0, count: SHA256.blockByteCount)
+    var hashedKey = key.count > SHA256.blockByteCount ? SHA256.hash(key) : []
+    for (index, byte) in (hashedKey.isEmpty ? key : hashedKey).enumerated() { blockKey[index] = byte }
+    wipe(&hashedKey)
     var innerPad = blockKey.map { $0 ^ 0x36 }
     var outerPad = blockKey.map { $0 ^ 0x5c }
     wipe(&blockKey)
@@ -34,6 +37,7 @@ enum HKDFSHA256 {
     var pseudorandomKey = HMACSHA256.authenticationCode(for: inputKeyMaterial, key: extractSalt)
     defer { wipe(&pseudorandomKey) }
     var output: [UInt8] = []
+    output.reserveCapacity(outputByteCount)  // no reallocation leaves a copy behind
     var previous: [UInt8] = []
     var counter: UInt8 = 1
     while output.count < outputByteCount {

@@ -8,7 +8,7 @@ import Glibc
 /// AES key, each secret in AES-128-CBC with PKCS#7 padding.
 ///
 /// The private exponent lives in a `SecretBytes`, which wipes it when the key is released.
-public struct SecretServiceSessionKey {
+public struct SecretServiceSessionKey: Sendable {
   /// The algorithm name to pass to `OpenSession`.
   public static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
 

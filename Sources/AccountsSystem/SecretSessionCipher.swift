@@ -3,7 +3,7 @@ import Glibc
 /// The AES-128 key a `SecretServiceSessionKey` agreed with the service, and the CBC mode with
 /// PKCS#7 padding that the Secret Service wraps each secret in (a `Secret` struct's parameters
 /// are the 16-byte IV, its value the ciphertext). The key is a `SecretBytes`, wiped on release.
-public struct SecretSessionCipher {
+public struct SecretSessionCipher: Sendable {
   let key: SecretBytes
 
   init(key: SecretBytes) {
