@@ -54,12 +54,15 @@ final class Environment {
       variables: variables, paths: paths, terminal: terminal,
       output: Output(), now: Timestamp.now,
       makeSecretStore: {
-        try PrivateSecretStore(
-          timeout: try secretTimeout(variables),
-          promptTimeout: try seconds(variables, "ACCOUNTS_PROMPT_TIMEOUT", default: 120),
-          mayPrompt: terminal.errorIsTerminal
-            && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil),
-          quiet: variables["ACCOUNTS_DEBUG"] == nil)
+        let timeout = try secretTimeout(variables)
+        let promptTimeout = try seconds(variables, "ACCOUNTS_PROMPT_TIMEOUT", default: 120)
+        return DirectReadSecretStore(busAddress: variables["DBUS_SESSION_BUS_ADDRESS"], timeout: timeout) {
+          try PrivateSecretStore(
+            timeout: timeout, promptTimeout: promptTimeout,
+            mayPrompt: terminal.errorIsTerminal
+              && (variables["DISPLAY"] != nil || variables["WAYLAND_DISPLAY"] != nil),
+            quiet: variables["ACCOUNTS_DEBUG"] == nil)
+        }
       },
       tokenCache: tokenCache(variables, paths))
   }

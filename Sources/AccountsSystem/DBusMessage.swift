@@ -1,6 +1,6 @@
 /// Just enough of the D-Bus wire format (little-endian) for the Secret Service questions this
-/// client asks: strings, object paths, booleans, 32-bit numbers, variants, arrays, dictionary
-/// entries and structs. Other types (and any malformed message) are refused, so that a caller
+/// client asks: strings, object paths, booleans, 32-bit numbers, byte arrays, variants, arrays,
+/// dictionary entries and structs. Other types (and any malformed message) are refused, so that a caller
 /// treats them as "cannot tell".
 public struct DBusMessage: Equatable, Sendable {
   public enum Kind: UInt8, Sendable {
@@ -17,6 +17,8 @@ public struct DBusMessage: Equatable, Sendable {
     case signature(String)
     case boolean(Bool)
     case uint32(UInt32)
+    /// An array of bytes (`ay`): a Secret Service session key, an IV, an encrypted secret.
+    case bytes([UInt8])
     /// A variant: its value carries its own type.
     case variant(Value)
     /// An array of values of the complete type `element` ("s", "{ss}", ...).

@@ -8,6 +8,7 @@ extension DBusMessage.Value {
     case .signature: "g"
     case .boolean: "b"
     case .uint32: "u"
+    case .bytes: "ay"
     case .variant: "v"
     case .array(let element, _): "a" + element
     case .dictionaryEntry(let key, let value): "{" + key.signature + value.signature + "}"
@@ -54,6 +55,9 @@ struct DBusWriter {
       writeUInt32(flag ? 1 : 0)
     case .uint32(let number):
       writeUInt32(number)
+    case .bytes(let array):
+      writeUInt32(UInt32(array.count))
+      bytes += array
     case .variant(let inner):
       write(.signature(inner.signature))
       write(inner)
@@ -148,6 +152,10 @@ struct DBusReader {
         align(DBusMessage.Value.alignment(element.first!)), length <= bytes.count - offset
       else { return nil }
       let end = offset + length
+      if element == "y" {
+        defer { offset = end }
+        return .bytes(Array(bytes[offset..<end]))
+      }
       var values: [DBusMessage.Value] = []
       while offset < end {
         // An element that takes no bytes would repeat forever; a count past the cap is no reply we read.

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 internal import CLibSecret
 import Glibc
 
@@ -114,18 +115,4 @@ final class SessionBus {
   private func isType(_ value: OpaquePointer, _ type: String) -> Bool {
     String(cString: g_variant_get_type_string(value)) == type
   }
-}
-
-/// The program behind a process id: the base name of argv[0], which unlike /proc/PID/comm is
-/// not cut at 15 characters ("gnome-keyring-daemon", not "gnome-keyring-d").
-func programName(_ pid: Int32) -> String? {
-  let descriptor = open("/proc/\(pid)/cmdline", O_RDONLY | O_CLOEXEC)
-  guard descriptor >= 0 else { return nil }
-  defer { close(descriptor) }
-  var buffer = [UInt8](repeating: 0, count: 4096)
-  let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-  guard count > 0 else { return nil }
-  let first = buffer[0..<count].prefix { $0 != 0 }
-  let path = String(decoding: first, as: UTF8.self)
-  return path.split(separator: "/").last.map(String.init) ?? path
 }

@@ -106,6 +106,32 @@ import Testing
     #expect(overlong.value(&arrayType) == nil, "an array longer than the message")
   }
 
+  /// `ay` (a session key, an IV, an encrypted secret): a length and the bytes, no alignment
+  /// after it; inside the Secret Service's `(oayays)` struct the string after it aligns again.
+  @Test func byteArraysAreLaidOutAndReadBack() throws {
+    var writer = DBusWriter()
+    writer.write(.bytes([1, 2, 3]))
+    writer.write(.string("t"))
+    #expect(writer.bytes == Self.uint32(3) + [1, 2, 3] + [0] + Self.uint32(1) + Self.text("t") + [0])
+    var reader = DBusReader(writer.bytes)
+    var types: Substring = "ays"
+    #expect(reader.value(&types) == .bytes([1, 2, 3]))
+    #expect(reader.value(&types) == .string("t"))
+
+    let secret = DBusMessage.Value.structure([
+      .objectPath("/s"), .bytes(Array(repeating: 7, count: 16)), .bytes([]), .string("text/plain"),
+    ])
+    let message = DBusMessage.call(
+      serial: 9, destination: ":1.3", path: "/s", interface: "org.freedesktop.Secret.Item", member: "M", values: [secret])
+    let decoded = try #require(DBusMessage(decoding: message.encoded()))
+    #expect(decoded.body == [secret])
+    #expect(secret.signature == "(oayays)")
+
+    var short = DBusReader(Self.uint32(5) + [1, 2])
+    var bytesType: Substring = "ay"
+    #expect(short.value(&bytesType) == nil, "a byte array longer than the message")
+  }
+
   /// A hostile bus's `a()`: an empty structure takes no bytes, so an array of them never ended
   /// while the values piled up in memory. Refused, in a variant of a whole reply too.
   @Test func emptyStructuresAndArraysThatDoNotAdvanceAreRefused() {

@@ -87,6 +87,8 @@ import Testing
       provider == .keepassxc ? "fix: unlock the database in KeePassXC" : "fix: unlock it in Seahorse"), "\(doctor.standardOutput)")
   }
 
+  /// Without the library, what needs libsecret (a write) exits 7 with the fix; a readable
+  /// password, read over the bus directly, and `list` still work.
   @Test func aMissingSupportLibraryExits7AndListStillWorks() throws {
     let sandbox = try sandboxWithAccounts()
     defer { sandbox.close() }
@@ -94,7 +96,9 @@ import Testing
     let lonely = sandbox.keyring.root + "/bin/accounts"
     try FileManager.default.createDirectory(atPath: sandbox.keyring.root + "/bin", withIntermediateDirectories: true)
     try FileManager.default.copyItem(atPath: PackagePaths.accounts, toPath: lonely)
-    let result = try runProcess(lonely, ["password", "alice"], environment: sandbox.environment)
+    let read = try runProcess(lonely, ["password", "alice"], environment: sandbox.environment)
+    #expect(read.status == 0 && read.standardOutput == "alice-pw\n", "\(read)")
+    let result = try runProcess(lonely, ["passwd", "alice", "--password-stdin"], environment: sandbox.environment, standardInput: "new-pw\n")
     #expect(result.status == 7, "\(result)")
     #expect(result.standardError.hasPrefix("accounts: cannot load accounts' Secret Service support: libAccountsPrivate.so is in neither"), "\(result.standardError)")
     #expect(result.standardError.contains("make install"))
@@ -123,8 +127,12 @@ import Testing
   /// gnome-keyring killed while a command waits on it (stopped first, so that the command is
   /// surely inside a call): exit 7 at once, not at the deadline (30 s here), whether the call
   /// that was waiting learns it from D-Bus ("recipient disconnected") or from the command's
-  /// own watch of the name.
-  @Test func aKilledDaemonEndsTheCommandAtOnce() throws {
+  /// own watch of the name; for a direct read (waiting on OpenSession) and for a call through
+  /// libsecret (`lock`, waiting on the service's properties).
+  @Test(arguments: [
+    (["password", "alice"], "OpenSession"), (["lock"], "GetAll"),
+  ])
+  func aKilledDaemonEndsTheCommandAtOnce(_ arguments: [String], waitingOn call: String) throws {
     let sandbox = try sandboxWithAccounts()
     defer { sandbox.close() }
     let monitor = try BusMonitor(sandbox)
@@ -132,9 +140,9 @@ import Testing
     let daemon = sandbox.keyring.daemonProcessID
     kill(daemon, SIGSTOP)
     defer { kill(daemon, SIGCONT) }
-    let reader = try BackgroundAccounts(sandbox, ["password", "alice"], environment: ["ACCOUNTS_SECRET_TIMEOUT": "30"])
-    // Waiting on the stopped daemon: its properties asked for, after who owns the name.
-    try monitor.waitForCall("GetAll", after: "GetNameOwner")
+    let reader = try BackgroundAccounts(sandbox, arguments, environment: ["ACCOUNTS_SECRET_TIMEOUT": "30"])
+    // Waiting on the stopped daemon, after who owns the name was asked.
+    try monitor.waitForCall(call, after: "GetNameOwner")
     kill(daemon, SIGKILL)
     let killed = Date()
     let result = try reader.finish()

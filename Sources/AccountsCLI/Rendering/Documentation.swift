@@ -118,6 +118,15 @@ enum Documentation {
     KeePassXC), the store of record; the index and config.json hold none.
     """,
     """
+    Reads. A secret that is readable at once is read over the session bus directly, in an \
+    encrypted Secret Service session (dh-ietf1024-sha256-aes128-cbc-pkcs7, the algorithm \
+    libsecret and secret-tool use), so no secret crosses the bus in clear; the calls go to the \
+    process that owns org.freedesktop.secrets by its unique bus name, and nothing is started \
+    by D-Bus activation for them. Everything else (writes, deletes, a locked collection or \
+    entry, a confirmation prompt, a missing entry, any unexpected answer) goes through \
+    libsecret.
+    """,
+    """
     Token cache. So that a token is read without starting libsecret, the commands that read \
     a session token (token, exec, env, shell, request, git-credential) keep a copy of it in \
     the kernel keyring (keyrings(7)): a "user" key named accounts:HASH:token:USER@BACKEND in \

@@ -1,0 +1,105 @@
+import AccountsCore
+import AccountsSystem
+import Synchronization
+
+/// The Secret Service as commands use it: a secret that is readable now is read over a bare
+/// bus connection in an encrypted session (`SecretServiceSession`: the calls secret-tool makes,
+/// without loading libsecret or GLib), and everything else (writes, deletes, batch reads, the
+/// report, and every read that is not plainly readable: nothing found, a locked collection or
+/// item, a prompt, an error reply) goes through the private library's store, loaded only then,
+/// which reports, unlocks and prompts as before. Whatever the bare path answers, the library
+/// would have answered the same.
+final class DirectReadSecretStore: SecretStore {
+  private let busAddress: String?
+  private let timeout: Double
+  private let makeLibraryStore: () throws -> SecretStore
+  /// The bare session (opened on the first read; `.some(nil)` once it could not be) and the
+  /// library's store (made on first need); the session's calls are made under the lock.
+  private let state = Mutex(State())
+
+  private struct State: @unchecked Sendable {
+    var session: SecretServiceSession??
+    var library: SecretStore?
+  }
+
+  /// `busAddress`: DBUS_SESSION_BUS_ADDRESS (nil: every call takes the library's path);
+  /// `timeout`: ACCOUNTS_SECRET_TIMEOUT, the bound of the whole bare read.
+  init(busAddress: String?, timeout: Double, library: @escaping () throws -> SecretStore) {
+    self.busAddress = busAddress
+    self.timeout = timeout
+    self.makeLibraryStore = library
+  }
+
+  // MARK: - The bare reads
+
+  func lookup(_ key: SecretKey) throws -> SecretBytes? {
+    let attributes = [("backend", key.backend), ("account", key.account), ("kind", key.kind.attributeValue)]
+    let read = try withSession { (session) throws(SecretServiceLockProbe.Silent) -> SecretBytes? in
+      guard let found = try session.search(attributes), let item = found.unlocked.first else { return nil }
+      return try session.secret(at: item)
+    }
+    if let read = read ?? nil { return read }
+    return try library().lookup(key)
+  }
+
+  func providerName() throws -> String? {
+    if let name = try withSession({ $0.providerName }) ?? nil { return name }
+    return try library().providerName()
+  }
+
+  /// Runs `body` with the bare session, opening it first; nil when there is none (no bus
+  /// address, or it could not be opened: the library's path then decides). A bus or provider
+  /// that did not answer in time is the command's error at once: the library would wait on it
+  /// again.
+  private func withSession<T>(_ body: (SecretServiceSession) throws(SecretServiceLockProbe.Silent) -> T)
+    throws(SecretStoreError) -> T?
+  {
+    guard let busAddress, !busAddress.isEmpty else { return nil }
+    let timeout = timeout
+    let outcome = state.withLock { (state) -> Result<T?, SecretServiceLockProbe.Silent> in
+      do throws(SecretServiceLockProbe.Silent) {
+        if state.session == nil {
+          state.session = .some(try SecretServiceSession(busAddress: busAddress, timeout: timeout))
+        }
+        guard let session = state.session ?? nil else { return .success(nil) }
+        return .success(try body(session))
+      } catch {
+        state.session = .some(nil)
+        return .failure(error)
+      }
+    }
+    switch outcome {
+    case .success(let value): return value
+    case .failure(let silent):
+      throw .timedOut(operation: "read from the keyring", seconds: silent.seconds, prompt: false)
+    }
+  }
+
+  /// The private library's store, made on first need.
+  private func library() throws -> SecretStore {
+    let make = makeLibraryStore
+    return try state.withLock { (state) throws -> LibraryStore in
+      if let library = state.library { return LibraryStore(store: library) }
+      let made = try make()
+      state.library = made
+      return LibraryStore(store: made)
+    }.store
+  }
+
+  private struct LibraryStore: @unchecked Sendable {
+    let store: SecretStore
+  }
+
+  // MARK: - Everything else: the library's store
+
+  func store(_ secret: SecretBytes, for key: SecretKey) throws { try library().store(secret, for: key) }
+  func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] { try library().lookupAll(kind: kind) }
+  func kinds(backend: String, account: String) throws -> [SecretKind] {
+    try library().kinds(backend: backend, account: account)
+  }
+  func delete(_ key: SecretKey) throws { try library().delete(key) }
+  func deleteAll(backend: String, account: String) throws { try library().deleteAll(backend: backend, account: account) }
+  func deleteSettings(backend: String) throws { try library().deleteSettings(backend: backend) }
+  func lock() throws -> String { try library().lock() }
+  func report() throws -> SecretServiceReport { try library().report() }
+}
