@@ -23,7 +23,7 @@ final class DirectReadSecretStore: SecretStore {
   }
 
   /// `busAddress`: DBUS_SESSION_BUS_ADDRESS (nil: every call takes the library's path);
-  /// `timeout`: ACCOUNTS_SECRET_TIMEOUT, the bound of the whole bare read.
+  /// `timeout`: ACCOUNTS_SECRET_TIMEOUT, the bound of each whole bare read.
   init(busAddress: String?, timeout: Double, library: @escaping () throws -> SecretStore) {
     self.busAddress = busAddress
     self.timeout = timeout
@@ -58,7 +58,9 @@ final class DirectReadSecretStore: SecretStore {
     let timeout = timeout
     let outcome = state.withLock { (state) -> Result<T?, SecretServiceLockProbe.Silent> in
       do throws(SecretServiceLockProbe.Silent) {
-        if state.session == nil {
+        if let kept = state.session {
+          kept?.beginRead()
+        } else {
           state.session = .some(try SecretServiceSession(busAddress: busAddress, timeout: timeout))
         }
         guard let session = state.session ?? nil else { return .success(nil) }

@@ -68,6 +68,13 @@ public final class SecretServiceSession {
     self.timeout = timeout
   }
 
+  /// Starts another read of this session: its calls get a whole `timeout` again (the first
+  /// read's began with the connection). A session kept for a command's later reads would
+  /// otherwise call a keyring silent once the first read's wait had run out.
+  public func beginRead() {
+    bus.restartDeadline(timeout: timeout)
+  }
+
   /// What Service.SearchItems found for the accounts schema and `attributes`: the items the
   /// caller may read now, and those the provider keeps locked. Nil on an error reply, and, from
   /// a provider other than gnome-keyring, unless the default collection exists and is unlocked

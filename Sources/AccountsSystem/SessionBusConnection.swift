@@ -6,7 +6,7 @@ import Glibc
 /// for callers that fall back to another path.
 public final class SessionBusConnection {
   private let descriptor: Int32
-  private let deadline: Double
+  private var deadline: Double
   private var pending: [UInt8] = []
   /// Whether a wait ended at the deadline (the bus or the peer asked did not answer in time),
   /// rather than on an error or an unexpected message.
@@ -35,6 +35,13 @@ public final class SessionBusConnection {
     let login = [0] + Array("AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8)
     guard write(login + messages.flatMap { $0.encoded() }), let answer = readLine() else { return false }
     return answer.hasPrefix("OK ")
+  }
+
+  /// Everything from now on must happen within `timeout` seconds: a connection kept for later
+  /// questions gives each its own wait, not what is left of the first one's.
+  public func restartDeadline(timeout: Double) {
+    deadline = monotonicSeconds() + timeout
+    timedOut = false
   }
 
   /// Sends `messages` in one write.

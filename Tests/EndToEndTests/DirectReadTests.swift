@@ -58,4 +58,29 @@ import Testing
     #expect(result.standardError.contains("deleted outside accounts"), "\(result.standardError)")
     #expect(loaded)
   }
+
+  /// The bare session is kept for the command's later reads, and each read gets its own
+  /// ACCOUNTS_SECRET_TIMEOUT, as each libsecret call does: a read that comes more than that
+  /// after the first (here: the password of a re-login, after a slow backend said the token
+  /// expired) is not "the keyring did not answer".
+  @Test func aLaterReadOfTheSameCommandHasAWaitOfItsOwn() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let backend = try TestBackend()
+    defer { backend.stop() }
+    try sandbox.ok([
+      "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
+      "--set", "allow_insecure_transport=true", "--set", "check_path=check",
+    ])
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
+    try sandbox.ok(["switch", "alice"])
+    try backend.control("expire", ["name": "alice"])
+    // Every backend answer takes longer than the keyring may: the token's read and the
+    // password's are farther apart than one ACCOUNTS_SECRET_TIMEOUT.
+    try backend.delay(seconds: 1.5)
+    let result = try sandbox.run(
+      ["request", "GET", "me"], environment: ["ACCOUNTS_TOKEN_CACHE": "0", "ACCOUNTS_SECRET_TIMEOUT": "1"])
+    #expect(result.status == 0, "\(result)")
+    #expect(result.standardOutput.contains("\"path\""), "\(result)")
+  }
 }
