@@ -34,7 +34,7 @@ final class DirectReadSecretStore: SecretStore {
 
   func lookup(_ key: SecretKey) throws -> SecretBytes? {
     let attributes = [("backend", key.backend), ("account", key.account), ("kind", key.kind.attributeValue)]
-    let read = try withSession { (session) throws(SecretServiceLockProbe.Silent) -> SecretBytes? in
+    let read = try withSession { (session) throws(SecretServiceSession.Interruption) -> SecretBytes? in
       guard let found = try session.search(attributes), let item = found.unlocked.first else { return nil }
       return try session.secret(at: item)
     }
@@ -50,14 +50,14 @@ final class DirectReadSecretStore: SecretStore {
   /// Runs `body` with the bare session, opening it first; nil when there is none (no bus
   /// address, or it could not be opened: the library's path then decides). A bus or provider
   /// that did not answer in time is the command's error at once: the library would wait on it
-  /// again.
-  private func withSession<T>(_ body: (SecretServiceSession) throws(SecretServiceLockProbe.Silent) -> T)
+  /// again; so is a provider that left the bus during a call, as the library reports it.
+  private func withSession<T>(_ body: (SecretServiceSession) throws(SecretServiceSession.Interruption) -> T)
     throws(SecretStoreError) -> T?
   {
     guard let busAddress, !busAddress.isEmpty else { return nil }
     let timeout = timeout
-    let outcome = state.withLock { (state) -> Result<T?, SecretServiceLockProbe.Silent> in
-      do throws(SecretServiceLockProbe.Silent) {
+    let outcome = state.withLock { (state) -> Result<T?, SecretServiceSession.Interruption> in
+      do throws(SecretServiceSession.Interruption) {
         if let kept = state.session {
           kept?.beginRead()
         } else {
@@ -72,8 +72,10 @@ final class DirectReadSecretStore: SecretStore {
     }
     switch outcome {
     case .success(let value): return value
-    case .failure(let silent):
-      throw .timedOut(operation: "read from the keyring", seconds: silent.seconds, prompt: false)
+    case .failure(.silent(let seconds)):
+      throw .timedOut(operation: "read from the keyring", seconds: seconds, prompt: false)
+    case .failure(.providerLeft):
+      throw .stuck(operation: "read from the keyring", seconds: 0)
     }
   }
 

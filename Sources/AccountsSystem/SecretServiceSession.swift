@@ -27,9 +27,10 @@ public final class SecretServiceSession {
 
   /// Connects and, in one write and one round trip, says Hello, asks who owns the service and
   /// that process's id, and opens an encrypted session (nothing started by D-Bus activation).
-  /// Nil when any answer is not the expected one; `Silent` when nothing answered within
-  /// `timeout` seconds, which also bounds every later call of this session.
-  public init?(busAddress address: String, timeout: Double) throws(SecretServiceLockProbe.Silent) {
+  /// Nil when any answer is not the expected one; `silent` when nothing answered within
+  /// `timeout` seconds (each later read gets as long: `beginRead`); `providerLeft` when the
+  /// provider left the bus before it answered.
+  public init?(busAddress address: String, timeout: Double) throws(Interruption) {
     guard let key = SecretServiceSessionKey() else { return nil }
     let bus: SessionBusConnection
     let owner: String
@@ -49,9 +50,15 @@ public final class SecretServiceSession {
         interface: "org.freedesktop.Secret.Service", member: "ReadAlias", arguments: ["default"],
         flags: DBusMessage.noAutoStart),
     ]
-    guard let connected = try SecretServiceLockProbe.connect(busAddress: address, timeout: timeout, asking: questions)
-    else { return nil }
+    let connection: (SessionBusConnection, owner: String, replies: [UInt32: DBusMessage])?
+    do {
+      connection = try SecretServiceLockProbe.connect(busAddress: address, timeout: timeout, asking: questions)
+    } catch {
+      throw .silent(seconds: error.seconds)
+    }
+    guard let connected = connection else { return nil }
     (bus, owner, replies) = connected
+    if Self.recipientLeft(replies[4]) || Self.recipientLeft(replies[5]) { throw .providerLeft }
     guard case .uint32(let pid)? = SecretServiceLockProbe.onlyValue(replies[3], from: daemon.0),
       let opened = replies[4], opened.kind == .methodReturn, opened.sender == owner, opened.body.count == 2,
       case .variant(.bytes(let servicePublicKey)) = opened.body[0], case .objectPath(let session) = opened.body[1],
@@ -80,7 +87,7 @@ public final class SecretServiceSession {
   /// a provider other than gnome-keyring, unless the default collection exists and is unlocked
   /// (asked first: KeePassXC may hold the search of a locked database for an unlock prompt, and
   /// may not list a locked database's entries at all), as libsecret's path checks it first too.
-  public func search(_ attributes: [(String, String)]) throws(SecretServiceLockProbe.Silent)
+  public func search(_ attributes: [(String, String)]) throws(Interruption)
     -> (unlocked: [String], locked: [String])?
   {
     if providerName != "gnome-keyring-daemon" {
@@ -103,7 +110,7 @@ public final class SecretServiceSession {
 
   /// The secret of the item at `item` (Item.GetSecret in this session), decrypted; nil on an
   /// error reply (a locked item, one deleted since the search) or anything malformed.
-  public func secret(at item: String) throws(SecretServiceLockProbe.Silent) -> SecretBytes? {
+  public func secret(at item: String) throws(Interruption) -> SecretBytes? {
     let reply = try call(
       path: item, interface: "org.freedesktop.Secret.Item", member: "GetSecret", values: [.objectPath(session)])
     guard let reply, reply.body.count == 1, case .structure(let fields) = reply.body[0], fields.count == 4,
@@ -115,7 +122,7 @@ public final class SecretServiceSession {
   /// One call to the provider (its unique name, so a replaced provider cannot answer) and its
   /// method return; nil for an error reply.
   private func call(path: String, interface: String, member: String, values: [DBusMessage.Value])
-    throws(SecretServiceLockProbe.Silent) -> DBusMessage?
+    throws(Interruption) -> DBusMessage?
   {
     let serial = nextSerial
     nextSerial += 1
@@ -123,11 +130,32 @@ public final class SecretServiceSession {
       serial: serial, destination: owner, path: path, interface: interface, member: member, values: values,
       flags: DBusMessage.noAutoStart)
     guard bus.send([message]), let replies = bus.replies(to: [serial]) else {
-      if bus.timedOut { throw SecretServiceLockProbe.Silent(seconds: timeout) }
+      if bus.timedOut { throw .silent(seconds: timeout) }
       return nil
     }
+    if Self.recipientLeft(replies[serial]) { throw .providerLeft }
     guard let reply = replies[serial], reply.kind == .methodReturn, reply.sender == owner else { return nil }
     return reply
+  }
+}
+
+extension SecretServiceSession {
+  /// Why a read ended that libsecret's path must not be asked to make again.
+  public enum Interruption: Error, Sendable {
+    /// Nothing answered within the read's `seconds`: libsecret would wait on it again.
+    case silent(seconds: Double)
+    /// The provider left the bus while a call waited on it: libsecret's path would ask whatever
+    /// D-Bus activation starts in its place, another provider than the one rule 6 checked.
+    case providerLeft
+  }
+
+  /// Whether `reply` is the bus's own error for a call whose recipient left before it answered
+  /// (dbus-daemon's NoReply, "Message recipient disconnected from message bus without replying").
+  static func recipientLeft(_ reply: DBusMessage?) -> Bool {
+    guard let reply, reply.kind == .error, reply.sender == "org.freedesktop.DBus",
+      reply.errorName == "org.freedesktop.DBus.Error.NoReply", case .string(let text)? = reply.body.first
+    else { return false }
+    return text.includes("disconnected")
   }
 }
 
