@@ -98,6 +98,12 @@ public final class SessionBusConnection {
   private func fill() -> Bool {
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
+      // Checked before every read, not only when one would block: a peer that never stops
+      // sending (a flood of signals) must not keep the connection past its deadline.
+      guard monotonicSeconds() < deadline else {
+        timedOut = true
+        return false
+      }
       let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
       if count > 0 {
         pending += chunk[0..<count]
