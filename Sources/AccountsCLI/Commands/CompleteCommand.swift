@@ -61,7 +61,7 @@ enum CompleteCommand {
       for entry in book.accounts where invocation.backend == nil || entry.id.backend == invocation.backend {
         tags.formUnion(entry.tags)
       }
-      return Tags.normalised(tags)
+      return Tags.normalised(Array(tags))
     }
     // A word being typed may name no account yet, or several: then there is nothing to offer.
     guard let query = invocation.value(account), !query.isEmpty,
