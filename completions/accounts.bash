@@ -19,6 +19,8 @@ _accounts_next() {
     ':forget') _accounts_path='remove' ;;
     ':password') _accounts_path='password' ;;
     ':passwd') _accounts_path='passwd' ;;
+    ':tag') _accounts_path='tag' ;;
+    ':untag') _accounts_path='untag' ;;
     ':current') _accounts_path='current' ;;
     ':login') _accounts_path='login' ;;
     ':switch') _accounts_path='switch' ;;
@@ -67,12 +69,12 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'tag' 'untag' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--tag' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'add')
       _accounts_subcommands=()
@@ -90,6 +92,14 @@ _accounts_spec() {
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
+    'tag')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account' 'tag...') ;;
+    'untag')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account' 'account-tag...') ;;
     'current')
       _accounts_subcommands=()
       _accounts_options=('--check' '--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
@@ -235,6 +245,7 @@ _accounts_spec() {
 _accounts_option_kind() {
   case "$1" in
     --backend) _accounts_kind=backend ;;
+    --tag) _accounts_kind=tag ;;
     --timeout) _accounts_kind=none ;;
     --account) _accounts_kind=account ;;
     --shell) _accounts_kind=shell ;;
@@ -305,16 +316,17 @@ _accounts_is_name() {
 }
 
 # Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
-# being completed ($3) with the --backend typed so far ($4), which prints only those. Names
-# come from the index and config only. Each line printed is one candidate, read as text and
-# never expanded. "account|method" offers both.
+# being completed ($3) with the --backend typed so far ($4), which prints only those; for
+# account-tag, the tags of the account typed earlier on the line ($5). Names come from the
+# index and config only. Each line printed is one candidate, read as text and never
+# expanded. "account|method" offers both.
 _accounts_candidates() {
   local word candidate
   local -a arguments
   case "$1" in
     *'|'*)
-      _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4"
-      _accounts_candidates "${1#*'|'}" "$2" "$3" "$4"
+      _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4" "$5"
+      _accounts_candidates "${1#*'|'}" "$2" "$3" "$4" "$5"
       return 0 ;;
     # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
     directory)
@@ -329,10 +341,13 @@ _accounts_candidates() {
     backend) word=backends ;;
     adapter) word=adapters ;;
     command) word=commands ;;
+    tag) word=tags ;;
+    account-tag) word=tags ;;
     *) return ;;
   esac
   arguments=(__complete "$word")
   [[ -n $4 ]] && arguments+=(--backend "$4")
+  [[ $1 == account-tag ]] && arguments+=(--account "$5")
   _accounts_offer_lines "$2" < <("$3" "${arguments[@]}" -- "$2" 2>/dev/null)
   return 0
 }
@@ -385,7 +400,7 @@ _accounts() {
   local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
   # An opening quote is not part of the name: 'al completes like al (readline closes it).
   [[ $cur == [\'\"]* ]] && cur=${cur:1}
-  local command_path='' word kind backend='' positional=0 arguments_only='' i
+  local command_path='' word kind backend='' account='' positional=0 arguments_only='' i
   local _accounts_path _accounts_kind
   COMPREPLY=()
   for ((i = 1; i < cword; i++)); do
@@ -410,17 +425,19 @@ _accounts() {
     elif [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
       positional=$((positional + 2))
     else
+      # The account argument, for completions that depend on it (untag's tags).
+      case ${_accounts_arguments[positional]} in account | 'account|'*) account=$word ;; esac
       positional=$((positional + 1))
     fi
   done
   _accounts_spec "$command_path"
   if [[ -z $arguments_only ]] && ((cword > 1)) &&
     _accounts_option_kind "${_accounts_words[cword - 1]}"; then
-    _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend"
+    _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend" "$account"
   elif [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
     # --backend=co: the value's candidates, written whole; the cut below leaves what
     # follows the '=' (a COMP_WORDBREAKS character), which is what readline replaces.
-    _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend"
+    _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend" "$account"
     ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
   elif [[ -z $arguments_only && $cur == -* ]]; then
     _accounts_offer "$cur" "${_accounts_options[@]}"
@@ -435,7 +452,7 @@ _accounts() {
     else
       return 0
     fi
-    _accounts_candidates "${kind%...}" "$cur" "$program" "$backend"
+    _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account"
   fi
   _accounts_cut_at_wordbreaks "$cur"
   return 0

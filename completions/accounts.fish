@@ -23,6 +23,10 @@ function __accounts_next --argument-names command_path word
             echo 'password'
         case ':passwd'
             echo 'passwd'
+        case ':tag'
+            echo 'tag'
+        case ':untag'
+            echo 'untag'
         case ':current'
             echo 'current'
         case ':login'
@@ -116,6 +120,8 @@ function __accounts_option_kind --argument-names option
     switch $option
         case --backend
             echo backend
+        case --tag
+            echo tag
         case --timeout
             echo none
         case --account
@@ -149,19 +155,29 @@ function __accounts_method_after --argument-names command_path index
     return 1
 end
 
+# Succeeds when argument INDEX of the command at the path given names an account.
+function __accounts_is_account_argument --argument-names command_path index
+    switch "$command_path:$index"
+        case 'remove:0' 'password:0' 'passwd:0' 'tag:0' 'untag:0' 'login:0' 'switch:0' 'logout:0' 'token:0' 'exec:0' 'env:0' 'shell:0' 'request:0' 'rule add:1'
+            return 0
+    end
+    return 1
+end
+
 # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
 function __accounts_is_method --argument-names word
     string match -qr '^[a-zA-Z]+$' -- $word; or return 1
     contains -- (string upper -- $word) GET HEAD POST PUT PATCH DELETE OPTIONS
 end
 
-# Walks the words before the cursor: prints how many arguments follow the command, then
-# the command path (e.g. "backend add"). Fails at a word that is no command where a
-# command was expected.
+# Walks the words before the cursor: prints how many arguments follow the command, the
+# command path (e.g. "backend add"), then the account argument typed (or an empty line).
+# Fails at a word that is no command where a command was expected.
 function __accounts_walk
     set -l words (commandline -opc)
     set -e words[1]
     set -l command_path ''
+    set -l account ''
     set -l positional 0
     set -l skip 0
     set -l arguments_only 0
@@ -191,10 +207,13 @@ function __accounts_walk
         else if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
             set positional (math $positional + 2)
         else
+            if __accounts_is_account_argument "$command_path" $positional
+                set account $word
+            end
             set positional (math $positional + 1)
         end
     end
-    printf '%s\n' $positional "$command_path"
+    printf '%s\n' $positional "$command_path" "$account"
 end
 
 # Succeeds when the cursor is on the command at the path given.
@@ -219,6 +238,7 @@ end
 # an ASCII character other than a letter, a digit or . _ - @ +.
 function __accounts_names --argument-names kind
     set -l words (commandline -opc)
+    set -l extra $argv[2..-1]
     set -l arguments __complete $kind
     for i in (seq 2 (count $words))
         switch $words[$i]
@@ -230,7 +250,13 @@ function __accounts_names --argument-names kind
                 set arguments __complete $kind --backend (string replace -r -- '^--backend=' '' $words[$i])
         end
     end
-    $words[1] $arguments 2>/dev/null | string match -r -- '^(?!-)(?:[[:alnum:]._@+-]|[^\x00-\x7f\p{Cc}])+$'
+    $words[1] $arguments $extra 2>/dev/null | string match -r -- '^(?!-)(?:[[:alnum:]._@+-]|[^\x00-\x7f\p{Cc}])+$'
+end
+
+# The tags of the account typed earlier on the line (untag), one per line.
+function __accounts_account_tags
+    set -l state (__accounts_walk); or return 1
+    __accounts_names tags --account "$state[3]"
 end
 
 complete -c accounts -f
@@ -239,6 +265,8 @@ complete -c accounts -n '__accounts_at '\'''\''' -a add -d 'save an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a remove -d 'forget an account and every secret of it'
 complete -c accounts -n '__accounts_at '\'''\''' -a password -d 'print the remembered password (autofill)'
 complete -c accounts -n '__accounts_at '\'''\''' -a passwd -d 'replace the remembered password'
+complete -c accounts -n '__accounts_at '\'''\''' -a tag -d 'add tags to an account'
+complete -c accounts -n '__accounts_at '\'''\''' -a untag -d 'remove tags from an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a current -d 'show the account in the auto-login slot'
 complete -c accounts -n '__accounts_at '\'''\''' -a login -d 'log in through the backend and keep the session'
 complete -c accounts -n '__accounts_at '\'''\''' -a switch -d 'make an account the logged-in, auto-login one'
@@ -263,12 +291,17 @@ complete -c accounts -n '__accounts_at '\'''\''' -a doctor -d 'check the keyring
 complete -c accounts -n '__accounts_at '\'''\''' -a lock -d 'lock the keyring collection'
 complete -c accounts -n '__accounts_at '\'''\''' -a completion -d 'print the shell completion script for bash, zsh or fish'
 complete -c accounts -n '__accounts_at '\'''\''' -a help -d 'show help for accounts or for one command'
+complete -c accounts -n '__accounts_at '\''list'\''' -l tag -x -a '(__accounts_names tags)' -d 'only accounts with this tag; repeated, only those with every one'
 complete -c accounts -n '__accounts_at '\''add'\''' -l remember -d 'remember the password in the Secret Service (asked for without echo, or read with --password-stdin)'
 complete -c accounts -n '__accounts_at '\''add'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_argument_at '\''remove'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_argument_at '\''password'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''passwd'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_argument_at '\''passwd'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_argument_at '\''tag'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_argument_at '\''tag'\'' 1 variadic' -a '(__accounts_names tags)'
+complete -c accounts -n '__accounts_argument_at '\''untag'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_argument_at '\''untag'\'' 1 variadic' -a '(__accounts_account_tags)'
 complete -c accounts -n '__accounts_at '\''current'\''' -l check -d 'prove the session with the backend, logging in again once if it expired'
 complete -c accounts -n '__accounts_at '\''current'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''current'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'

@@ -22,12 +22,16 @@ enum AccountPresentation {
       "remembered": .bool(account.remembered),
       "token": .object(token),
       "last_login": account.lastLogin.map { .string($0.iso8601) } ?? .null,
+      "tags": .array(account.tags.map { .string($0) }),
     ])
   }
 
   /// The QQ-style table: the auto-login account starred, remembered passwords and token state.
+  /// A TAGS column comes last, and only when some account shown has a tag: the columns that
+  /// scripts read stay where they were, and the table of someone who never tags is unchanged.
   static func table(_ accounts: [Account], in book: AccountBook, now: Timestamp) -> String {
-    var rows = [["  ACCOUNT", "BACKEND", "PASSWORD", "TOKEN", "LAST LOGIN"]]
+    let tagged = accounts.contains { !$0.tags.isEmpty }
+    var rows = [["  ACCOUNT", "BACKEND", "PASSWORD", "TOKEN", "LAST LOGIN"] + (tagged ? ["TAGS"] : [])]
     for account in accounts {
       let token: String
       switch account.tokenState(at: now) {
@@ -42,7 +46,7 @@ enum AccountPresentation {
         account.remembered ? "remembered" : "-",
         token,
         account.lastLogin.map { LocalTime.format($0) } ?? "never",
-      ])
+      ] + (tagged ? [account.tags.isEmpty ? "-" : account.tags.joined(separator: ",")] : []))
     }
     return TextTable.render(rows)
   }

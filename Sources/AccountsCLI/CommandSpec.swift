@@ -19,6 +19,10 @@ enum CompletionKind: String, Sendable, CaseIterable {
   case method
   /// get, store, erase: what git asks a credential helper.
   case credentialAction = "credential-action"
+  /// Every tag some saved account has, read from the index.
+  case tag
+  /// The tags of the account named earlier on the line (`untag USER TAG...`).
+  case accountTag = "account-tag"
   /// A directory, completed by the shell itself (bash `compgen -d`, zsh `_files -/`, fish
   /// `__fish_complete_directories`).
   case directory

@@ -8,6 +8,8 @@ enum CommandTable {
     RemoveCommand.spec,
     PasswordCommand.spec,
     PasswdCommand.spec,
+    TagCommand.spec,
+    UntagCommand.spec,
     CurrentCommand.spec,
     LoginCommand.spec,
     SwitchCommand.spec,

@@ -13,6 +13,8 @@ public struct Account: Sendable, Equatable {
   public var addedAt: Timestamp
   /// Non-secret values the adapter returned at login (e.g. `userId`) and wants back later.
   public var session: [String: String]
+  /// Labels for test runs (`accounts tag`), sorted bytewise, each once (see `Tags`).
+  public internal(set) var tags: [String]
   /// Members of the account's object in the index that this version does not know (written by
   /// a newer one, or by hand), kept as they were.
   public var unknownFields: JSONObject
@@ -20,7 +22,7 @@ public struct Account: Sendable, Equatable {
   public init(
     id: AccountID, remembered: Bool = false, token: TokenRecord? = nil,
     lastLogin: Timestamp? = nil, addedAt: Timestamp, session: [String: String] = [:],
-    unknownFields: JSONObject = [:]
+    tags: [String] = [], unknownFields: JSONObject = [:]
   ) {
     self.id = id
     self.remembered = remembered
@@ -28,6 +30,7 @@ public struct Account: Sendable, Equatable {
     self.lastLogin = lastLogin
     self.addedAt = addedAt
     self.session = session
+    self.tags = Tags.normalised(tags)
     self.unknownFields = unknownFields
   }
 

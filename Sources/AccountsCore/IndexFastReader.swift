@@ -77,6 +77,7 @@ struct IndexFastReader {
     var lastLogin: Timestamp??
     var token: TokenRecord??
     var session: [String: String]?
+    var tags: [String]?
     let complete = members { key, reader in
       switch reader.known(key) {
       case .user where user == nil:
@@ -100,6 +101,9 @@ struct IndexFastReader {
       case .session where session == nil:
         session = reader.literal("null") ? [:] : reader.session()
         return session != nil
+      case .tags where tags == nil:
+        tags = reader.literal("null") ? [] : reader.elements { $0.string().flatMap { Tags.isValid($0) ? $0 : nil } }
+        return tags != nil
       default:
         return false
       }
@@ -107,7 +111,7 @@ struct IndexFastReader {
     guard complete, let user, let backend, let remembered, let addedAt = addedAt ?? nil else { return nil }
     return Account(
       id: AccountID(user: user, backend: backend), remembered: remembered, token: token ?? nil,
-      lastLogin: lastLogin ?? nil, addedAt: addedAt, session: session ?? [:])
+      lastLogin: lastLogin ?? nil, addedAt: addedAt, session: session ?? [:], tags: tags ?? [])
   }
 
   private mutating func token() -> TokenRecord? {
@@ -142,7 +146,7 @@ struct IndexFastReader {
 
   /// The members the index has, by name.
   private enum Key: String, CaseIterable {
-    case version, accounts, unsettled, user, backend, remembered, token, session, generation
+    case version, accounts, unsettled, user, backend, remembered, token, session, generation, tags
     case autoLogin = "auto_login", previousAutoLogin = "previous_auto_login", secretService = "secret_service"
     case addedAt = "added_at", lastLogin = "last_login", expiresAt = "expires_at"
 

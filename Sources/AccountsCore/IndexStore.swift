@@ -55,7 +55,8 @@ public struct IndexStore: Sendable {
 ///         { "user": "alice", "backend": "corp", "remembered": true,
 ///           "added_at": "2026-11-22T07:00:00Z", "last_login": null,
 ///           "token": { "expires_at": "2026-11-23T07:00:00Z" },   // or null: no token
-///           "session": { "userId": "42" } }
+///           "session": { "userId": "42" },
+///           "tags": [ "qa", "smoke" ] }      // optional: none when absent; sorted, each once
 ///       ],
 ///       "unsettled": [ "bob@corp" ],         // optional: see AccountBook.unsettled
 ///       "secret_service": "keepassxc"        // optional: see AccountBook.secretService
@@ -95,6 +96,8 @@ enum IndexFormat {
     var session = JSONObject()
     for key in account.session.keys.sorted() { session[key] = .string(account.session[key]!) }
     object["session"] = .object(session)
+    // Only when there are some: the index of someone who never tags stays as it was.
+    if !account.tags.isEmpty { object["tags"] = .array(account.tags.map { .string($0) }) }
     keep(account.unknownFields, in: &object)
     return .object(object)
   }
@@ -171,6 +174,7 @@ enum IndexFormat {
     var lastLogin: Timestamp?
     var token: TokenRecord?
     var session: [String: String] = [:]
+    var tags: [String] = []
     var unknown = JSONObject()
     for (key, value) in try object.asObject() {
       switch (key, value) {
@@ -201,9 +205,20 @@ enum IndexFormat {
           guard case .string(let text) = value else { _ = try reader.string(name); continue }
           session[name] = text
         }
+      case ("tags", .array):
+        for element in try object.array(key) {
+          let text = try element.asString()
+          guard Tags.isValid(text) else {
+            throw JSONShapeError(
+              path: element.path, problem: "'\(Names.printable(text))' is not a valid tag (\(Tags.rule))")
+          }
+          tags.append(text)
+        }
+      case ("tags", .null): break
       case ("user", _), ("backend", _): _ = try object.string(key)
       case ("remembered", _): _ = try object.bool(key)
       case ("token", _), ("session", _): _ = try object.object(key)
+      case ("tags", _): _ = try object.array(key)
       default: unknown[key] = value
       }
     }
@@ -220,7 +235,7 @@ enum IndexFormat {
     guard let addedAt else { throw JSONShapeError(path: join(object.path, "added_at"), problem: "missing") }
     return Account(
       id: AccountID(user: user, backend: backend), remembered: remembered, token: token,
-      lastLogin: lastLogin, addedAt: addedAt, session: session, unknownFields: unknown)
+      lastLogin: lastLogin, addedAt: addedAt, session: session, tags: tags, unknownFields: unknown)
   }
 
   /// The time `text` names; `path` (built only for the error) is where it is.

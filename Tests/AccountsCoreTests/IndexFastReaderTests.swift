@@ -15,7 +15,7 @@ import Testing
     try book.add(
       Account(
         id: alice, remembered: true, token: TokenRecord(expiresAt: now.adding(seconds: 3600), generation: "g1"),
-        lastLogin: now, addedAt: now, session: ["userId": "42", "region": "cn"]))
+        lastLogin: now, addedAt: now, session: ["userId": "42", "region": "cn"], tags: ["qa", "smoke.1"]))
     try book.add(Account(id: bob, token: TokenRecord(expiresAt: nil), addedAt: now.adding(seconds: -5)))
     try book.add(Account(id: AccountID(user: "carol", backend: "corp"), addedAt: now))
     book.apply(Transition(slot: .take), to: bob, at: now)
@@ -54,6 +54,11 @@ import Testing
     }
     let cases: [(String, Bool?)] = [
       (variant("\"version\": 1", "\"version\": 2"), false),
+      (variant("\"smoke.1\"", "\"smoke 1\""), false),
+      (variant("\"smoke.1\"", "\"-smoke\""), false),
+      (variant("\"smoke.1\"", "1"), false),
+      (variant("\"smoke.1\"", "\"qa\""), true),
+      (variant("\"smoke.1\"", "\"a\""), true),
       (variant("\"version\": 1", "\"version\": 1.0"), false),
       (variant("\"version\": 1", "\"version\": 10"), false),
       (variant("\"version\": 1,", ""), false),

@@ -8,14 +8,16 @@ import AccountsSystem
 /// (see `Names`; the index and config are refused when they hold another), and the scripts
 /// drop any other line too.
 enum CompleteCommand {
-  static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters or commands")
+  static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters, commands or tags")
+  static let account = OptionSpec(
+    "account", value: "USER", help: "with tags: only the tags of this account (none when it names none)")
   static let prefix = ArgumentSpec(
     "PREFIX", optional: true, help: "print only the names that start with PREFIX (after --: it may start with '-')")
 
   static let spec = CommandSpec(
     "__complete",
     summary: "print completion candidates (used by the completion scripts)",
-    arguments: [kind, prefix], hidden: true,
+    arguments: [kind, prefix], options: [account], hidden: true,
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
@@ -39,6 +41,8 @@ enum CompleteCommand {
           return true
         }
         .map(\.name)
+    case "tags":
+      names = try tags(invocation, environment)
     case "commands":
       names = CommandTable.all.filter { !$0.hidden }.map(\.name)
     default:
@@ -47,5 +51,22 @@ enum CompleteCommand {
     let typed = invocation.argument(prefix) ?? ""
     names = names.filter { $0.utf8.starts(with: typed.utf8) && Names.isValidUser($0) }
     environment.output.write(names.isEmpty ? "" : names.joined(separator: "\n") + "\n")
+  }
+
+  /// Every tag of the accounts (on `--backend`), or those of the account `--account` names.
+  private static func tags(_ invocation: Invocation, _ environment: Environment) throws -> [String] {
+    let book = try environment.index.load()
+    guard invocation.isSet(account) else {
+      var tags = Set<String>()
+      for entry in book.accounts where invocation.backend == nil || entry.id.backend == invocation.backend {
+        tags.formUnion(entry.tags)
+      }
+      return Tags.normalised(Array(tags))
+    }
+    // A word being typed may name no account yet, or several: then there is nothing to offer.
+    guard let query = invocation.value(account), !query.isEmpty,
+      let id = try? book.resolve(query, backend: invocation.backend)
+    else { return [] }
+    return book[id]?.tags ?? []
   }
 }

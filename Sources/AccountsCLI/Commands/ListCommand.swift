@@ -3,39 +3,55 @@ import AccountsJSON
 
 /// `accounts` / `accounts list`: the QQ-style dropdown of every saved account.
 enum ListCommand {
+  static let tag = OptionSpec(
+    "tag", value: "TAG", repeatable: true, completion: .tag,
+    help: "only accounts with this tag; repeated, only those with every one")
+
   static let spec = CommandSpec(
     "list", aliases: ["ls"],
     summary: "show every saved account (the default command)",
     discussion: """
       Shows each saved account with its backend, whether its password is remembered, its \
       token (valid until when, expired, or none) and its last login. The account in the \
-      auto-login slot is marked with *. Reads only the index: no keyring, no network.
+      auto-login slot is marked with *. When any account shown has tags, a last column, \
+      TAGS, lists them separated by commas (- for none). Reads only the index: no keyring, \
+      no network.
 
       With --json: an array of objects with the keys account, user, backend, auto_login, \
       remembered, token ({"state": "valid"|"expired"|"none", "expires_at": ISO-8601 or \
-      null}) and last_login. With --backend NAME: only that backend's accounts.
+      null}), last_login and tags (an array, [] for none). With --backend NAME: only that \
+      backend's accounts. With --tag TAG: only accounts with that tag; with several, only \
+      those with every one.
       """,
+    options: [tag],
     examples: [
       ("accounts", "list every saved account"),
+      ("accounts list --tag qa --tag smoke", "the accounts tagged both qa and smoke"),
       ("accounts list --json | jq -r '.[].account'", "every account name, for a script"),
     ],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let tags = invocation.values(tag)
+    for tag in tags { try Tags.check(tag) }
     let book = try environment.index.load()
     var accounts = book.accounts
     if let backend = invocation.backend {
       accounts = accounts.filter { $0.id.backend == backend }
       if accounts.isEmpty { _ = try environment.config.load().backend(named: backend) }
     }
+    if !tags.isEmpty { accounts = accounts.filter { $0.hasTags(tags) } }
     let now = environment.now()
     if invocation.json {
       environment.output.writeJSON(
         .array(accounts.map { AccountPresentation.json($0, in: book, now: now) }))
     } else if accounts.isEmpty {
       environment.output.message(
-        invocation.backend.map { "no saved accounts on backend '\($0)'" }
-          ?? "no saved accounts yet; save one with `accounts add USER`")
+        !tags.isEmpty
+          ? "no saved account" + (invocation.backend.map { " on backend '\($0)'" } ?? "")
+            + " has the tag\(tags.count == 1 ? "" : "s") \(tags.joined(separator: ", "))"
+          : invocation.backend.map { "no saved accounts on backend '\($0)'" }
+            ?? "no saved accounts yet; save one with `accounts add USER`")
     } else {
       environment.output.write(AccountPresentation.table(accounts, in: book, now: now))
     }

@@ -120,16 +120,17 @@ enum BashCompletion {
       }
 
       # Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
-      # being completed ($3) with the --backend typed so far ($4), which prints only those. Names
-      # come from the index and config only. Each line printed is one candidate, read as text and
-      # never expanded. "account|method" offers both.
+      # being completed ($3) with the --backend typed so far ($4), which prints only those; for
+      # account-tag, the tags of the account typed earlier on the line ($5). Names come from the
+      # index and config only. Each line printed is one candidate, read as text and never
+      # expanded. "account|method" offers both.
       _accounts_candidates() {
         local word candidate
         local -a arguments
         case "$1" in
           *'|'*)
-            _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4"
-            _accounts_candidates "${1#*'|'}" "$2" "$3" "$4"
+            _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4" "$5"
+            _accounts_candidates "${1#*'|'}" "$2" "$3" "$4" "$5"
             return 0 ;;
           # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
           directory)
@@ -153,6 +154,7 @@ enum BashCompletion {
         esac
         arguments=(__complete "$word")
         [[ -n $4 ]] && arguments+=(--backend "$4")
+        [[ $1 == account-tag ]] && arguments+=(--account "$5")
         _accounts_offer_lines "$2" < <("$3" "${arguments[@]}" -- "$2" 2>/dev/null)
         return 0
       }
@@ -205,7 +207,7 @@ enum BashCompletion {
         local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
         # An opening quote is not part of the name: 'al completes like al (readline closes it).
         [[ $cur == [\\'\\"]* ]] && cur=${cur:1}
-        local command_path='' word kind backend='' positional=0 arguments_only='' i
+        local command_path='' word kind backend='' account='' positional=0 arguments_only='' i
         local _accounts_path _accounts_kind
         COMPREPLY=()
         for ((i = 1; i < cword; i++)); do
@@ -230,17 +232,19 @@ enum BashCompletion {
           elif [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
             positional=$((positional + 2))
           else
+            # The account argument, for completions that depend on it (untag's tags).
+            case ${_accounts_arguments[positional]} in account | 'account|'*) account=$word ;; esac
             positional=$((positional + 1))
           fi
         done
         _accounts_spec "$command_path"
         if [[ -z $arguments_only ]] && ((cword > 1)) &&
           _accounts_option_kind "${_accounts_words[cword - 1]}"; then
-          _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend"
+          _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend" "$account"
         elif [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
           # --backend=co: the value's candidates, written whole; the cut below leaves what
           # follows the '=' (a COMP_WORDBREAKS character), which is what readline replaces.
-          _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend"
+          _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend" "$account"
           ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
         elif [[ -z $arguments_only && $cur == -* ]]; then
           _accounts_offer "$cur" "${_accounts_options[@]}"
@@ -255,7 +259,7 @@ enum BashCompletion {
           else
             return 0
           fi
-          _accounts_candidates "${kind%...}" "$cur" "$program" "$backend"
+          _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account"
         fi
         _accounts_cut_at_wordbreaks "$cur"
         return 0

@@ -85,6 +85,8 @@ struct CompletionModel {
     case .backend: "backends"
     case .adapter: "adapters"
     case .command: "commands"
+    // account-tag: the scripts add `--account` and the account word from the line.
+    case .tag, .accountTag: "tags"
     case .shell, .hookEvent, .method, .credentialAction, .directory, .none: nil
     }
   }
@@ -98,7 +100,7 @@ struct CompletionModel {
     case .hookEvent: HookEvent.allCases.map(\.rawValue)
     case .method: HTTPMethod.all
     case .credentialAction: GitCredentialCommand.actions
-    case .account, .backend, .adapter, .command, .directory, .none: nil
+    case .account, .backend, .adapter, .command, .tag, .accountTag, .directory, .none: nil
     }
   }
 }

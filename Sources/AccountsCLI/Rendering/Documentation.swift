@@ -26,8 +26,9 @@ enum Documentation {
   static let names = [
     """
     A user name may hold \(Names.userRule). Backend and adapter names are ASCII letters and \
-    digits, then also '.', '_' and '-': at most 64, starting with a letter or digit. accounts \
-    refuses other names.
+    digits, then also '.', '_' and '-': at most 64, starting with a letter or digit. A tag \
+    (accounts tag) is one word of \(Tags.rule); tags compare byte for byte. accounts refuses \
+    other names.
     """,
     """
     The rule keeps every name safe to type, to complete and to print: no name holds a \

@@ -43,6 +43,11 @@ enum FishCompletion {
     for option in model.valueOptions {
       out += "        case \(model.spellings(option).joined(separator: " "))\n            echo \(option.completion.rawValue)\n"
     }
+    // path:index of every argument that names an account (untag's tags depend on it).
+    let accountArguments = model.nodes.flatMap { node in
+      node.arguments.indices.filter { node.arguments[$0].completion == .account }
+        .map { shellQuoted("\(node.path):\($0)") }
+    }
     let methodSkips = model.nodes.flatMap { node in
       node.arguments.indices.filter { model.methodAfter(node, $0) != nil }.map { shellQuoted("\(node.path):\($0)") }
     }
@@ -62,19 +67,29 @@ enum FishCompletion {
           return 1
       end
 
+      # Succeeds when argument INDEX of the command at the path given names an account.
+      function __accounts_is_account_argument --argument-names command_path index
+          switch "$command_path:$index"
+              case \(accountArguments.isEmpty ? "''" : accountArguments.joined(separator: " "))
+                  return 0
+          end
+          return 1
+      end
+
       # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
       function __accounts_is_method --argument-names word
           string match -qr '^[a-zA-Z]+$' -- $word; or return 1
           contains -- (string upper -- $word) \(HTTPMethod.all.joined(separator: " "))
       end
 
-      # Walks the words before the cursor: prints how many arguments follow the command, then
-      # the command path (e.g. "backend add"). Fails at a word that is no command where a
-      # command was expected.
+      # Walks the words before the cursor: prints how many arguments follow the command, the
+      # command path (e.g. "backend add"), then the account argument typed (or an empty line).
+      # Fails at a word that is no command where a command was expected.
       function __accounts_walk
           set -l words (commandline -opc)
           set -e words[1]
           set -l command_path ''
+          set -l account ''
           set -l positional 0
           set -l skip 0
           set -l arguments_only 0
@@ -104,10 +119,13 @@ enum FishCompletion {
               else if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
                   set positional (math $positional + 2)
               else
+                  if __accounts_is_account_argument "$command_path" $positional
+                      set account $word
+                  end
                   set positional (math $positional + 1)
               end
           end
-          printf '%s\\n' $positional "$command_path"
+          printf '%s\\n' $positional "$command_path" "$account"
       end
 
       # Succeeds when the cursor is on the command at the path given.
@@ -132,6 +150,7 @@ enum FishCompletion {
       # an ASCII character other than a letter, a digit or . _ - @ +.
       function __accounts_names --argument-names kind
           set -l words (commandline -opc)
+          set -l extra $argv[2..-1]
           set -l arguments __complete $kind
           for i in (seq 2 (count $words))
               switch $words[$i]
@@ -143,7 +162,13 @@ enum FishCompletion {
                       set arguments __complete $kind --backend (string replace -r -- '^--backend=' '' $words[$i])
               end
           end
-          $words[1] $arguments 2>/dev/null | string match -r -- '^(?!-)(?:[[:alnum:]._@+-]|[^\\x00-\\x7f\\p{Cc}])+$'
+          $words[1] $arguments $extra 2>/dev/null | string match -r -- '^(?!-)(?:[[:alnum:]._@+-]|[^\\x00-\\x7f\\p{Cc}])+$'
+      end
+
+      # The tags of the account typed earlier on the line (untag), one per line.
+      function __accounts_account_tags
+          set -l state (__accounts_walk); or return 1
+          __accounts_names tags --account "$state[3]"
       end
 
       complete -c accounts -f
@@ -184,6 +209,7 @@ enum FishCompletion {
   private static func candidates(_ kind: CompletionKind) -> String? {
     if let fixed = CompletionModel.fixedCandidates(kind) { return fixed.joined(separator: " ") }
     if kind == .directory { return "(__fish_complete_directories (commandline -ct))" }
+    if kind == .accountTag { return "(__accounts_account_tags)" }
     return CompletionModel.completeWord(kind).map { "(__accounts_names \($0))" }
   }
 }

@@ -105,7 +105,8 @@ enum ZshCompletion {
       }
 
       # Offers the names of a kind ($1), asking the accounts being completed ($2) with the
-      # --backend typed so far ($3). Names come from the index and config only; each line
+      # --backend typed so far ($3); for account-tag, the tags of the account typed earlier on
+      # the line ($4). Names come from the index and config only; each line
       # printed is one candidate, split at newlines only and never expanded. zsh matches them
       # against the word itself (so its matcher-list applies). "account|method" offers both.
       _accounts_candidates() {
@@ -113,8 +114,8 @@ enum ZshCompletion {
         local -a names arguments lines
         case "$1" in
           *'|'*)
-            _accounts_candidates "${1%%'|'*}" "$2" "$3"
-            _accounts_candidates "${1#*'|'}" "$2" "$3"
+            _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4"
+            _accounts_candidates "${1#*'|'}" "$2" "$3" "$4"
             return ;;
           directory) _files -/ ; return ;;
 
@@ -133,6 +134,7 @@ enum ZshCompletion {
         if [[ -n $word ]]; then
           arguments=(__complete "$word")
           [[ -n $3 ]] && arguments+=(--backend "$3")
+          [[ $1 == account-tag ]] && arguments+=(--account "$4")
           lines=("${(@f)$("$2" "${arguments[@]}" 2>/dev/null)}")
           # `accounts __complete` prints only names, so one check over all the lines at once
           # accepts them whole: no zsh work per name. Only when some line fails (a program that
@@ -156,7 +158,7 @@ enum ZshCompletion {
       # zsh, and emptying it left the program unfound.)
       _accounts() {
         local cur=${words[CURRENT]} program=${(Q)words[1]}
-        local command_path='' word kind backend='' arguments_only='' i _accounts_path _accounts_kind
+        local command_path='' word kind backend='' account='' arguments_only='' i _accounts_path _accounts_kind
         local -i positional=0
         local -a _accounts_subcommands _accounts_options _accounts_arguments
         for ((i = 2; i < CURRENT; i++)); do
@@ -181,19 +183,21 @@ enum ZshCompletion {
           elif [[ ${_accounts_arguments[positional+1]} == *'|method'* ]] && _accounts_is_method "${(Q)word}"; then
             ((positional += 2))
           else
+            # The account argument, for completions that depend on it (untag's tags).
+            case ${_accounts_arguments[positional+1]} in account | 'account|'*) account=${(Q)word} ;; esac
             ((positional++))
           fi
         done
         if [[ -z $arguments_only ]] && (( CURRENT > 2 )) &&
           _accounts_option_kind "${words[CURRENT-1]}"; then
-          _accounts_candidates "$_accounts_kind" "$program" "$backend"
+          _accounts_candidates "$_accounts_kind" "$program" "$backend" "$account"
           return
         fi
         _accounts_spec "$command_path"
         if [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
           # --backend=co: complete the value after the '='.
           compset -P '*='
-          _accounts_candidates "$_accounts_kind" "$program" "$backend"
+          _accounts_candidates "$_accounts_kind" "$program" "$backend" "$account"
         elif [[ -z $arguments_only && $cur == -* ]]; then
           _describe -t options 'option' _accounts_options
         elif (( ${#_accounts_subcommands} )); then
@@ -206,7 +210,7 @@ enum ZshCompletion {
           else
             return 1
           fi
-          _accounts_candidates "${kind%...}" "$program" "$backend"
+          _accounts_candidates "${kind%...}" "$program" "$backend" "$account"
         fi
       }
 
