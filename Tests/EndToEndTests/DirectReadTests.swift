@@ -6,24 +6,6 @@ import Testing
 /// the private library (libsecret, GLib): seen in the dynamic loader's own log. Whatever is
 /// not plainly readable still takes libsecret's path, which reports, unlocks or prompts.
 @Suite struct DirectReadTests {
-  /// `accounts ARGUMENTS`, and whether it loaded libAccountsPrivate.so.
-  func run(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String] = [:]) throws
-    -> (ProcessResult, loadedLibrary: Bool)
-  {
-    let log = sandbox.keyring.root + "/ld-\(UUID().uuidString)"
-    let result = try sandbox.run(
-      arguments, environment: environment.merging(["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log]) { $1 })
-    let directory = (log as NSString).deletingLastPathComponent
-    let prefix = (log as NSString).lastPathComponent
-    var loaded = false
-    for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(prefix) {
-      let text = (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
-      loaded = loaded || text.contains("libAccountsPrivate.so")
-      try? FileManager.default.removeItem(atPath: directory + "/" + name)
-    }
-    return (result, loaded)
-  }
-
   @Test(arguments: SecretServiceProvider.allCases)
   func aRememberedPasswordIsReadWithoutLibsecret(_ provider: SecretServiceProvider) throws {
     let sandbox = try Sandbox(provider: provider)
@@ -31,14 +13,14 @@ import Testing
     try sandbox.addBackend("corp")
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "pässwörd with spaces ✓\n")
 
-    let (read, loaded) = try run(sandbox, ["password", "alice"])
+    let (read, loaded) = try sandbox.runNotingPrivateLibrary(["password", "alice"])
     #expect(read.status == 0, "\(read)")
     #expect(read.standardOutput == "pässwörd with spaces ✓\n")
     #expect(!loaded, "the read took the direct path")
 
     // Not readable at once (locked): libsecret's path, which says so (exit 7, never "none").
     try sandbox.ok(["lock"])
-    let (locked, loadedWhenLocked) = try run(sandbox, ["password", "alice"])
+    let (locked, loadedWhenLocked) = try sandbox.runNotingPrivateLibrary(["password", "alice"])
     #expect(locked.status == 7, "\(locked)")
     #expect(locked.standardOutput.isEmpty)
     #expect(loadedWhenLocked, "a locked keyring is libsecret's to report")
@@ -53,7 +35,7 @@ import Testing
       "/usr/bin/secret-tool", ["clear", "backend", "corp", "account", "alice", "kind", "password"],
       environment: sandbox.environment, timeout: 20)
     #expect(clear.status == 0, "\(clear)")
-    let (result, loaded) = try run(sandbox, ["password", "alice"])
+    let (result, loaded) = try sandbox.runNotingPrivateLibrary(["password", "alice"])
     #expect(result.status == 3, "\(result)")
     #expect(result.standardError.contains("deleted outside accounts"), "\(result.standardError)")
     #expect(loaded)

@@ -34,6 +34,24 @@ final class Sandbox: @unchecked Sendable {
       standardInput: stdin, timeout: timeout, currentDirectory: directory)
   }
 
+  /// Runs `accounts ARGUMENTS`, and tells whether it loaded libAccountsPrivate.so (libsecret,
+  /// GLib, the adapter host): the dynamic loader's own log, kept out of stderr.
+  func runNotingPrivateLibrary(_ arguments: [String], environment extra: [String: String] = [:]) throws
+    -> (ProcessResult, loadedPrivateLibrary: Bool)
+  {
+    let log = keyring.root + "/ld-\(UUID().uuidString)"
+    let result = try run(arguments, environment: extra.merging(["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log]) { $1 })
+    let directory = (log as NSString).deletingLastPathComponent
+    let prefix = (log as NSString).lastPathComponent
+    var loaded = false
+    for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(prefix) {
+      let text = (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
+      loaded = loaded || text.contains("libAccountsPrivate.so")
+      try? FileManager.default.removeItem(atPath: directory + "/" + name)
+    }
+    return (result, loaded)
+  }
+
   /// Runs `accounts ARGUMENTS` and fails the test unless it exits 0.
   @discardableResult
   func ok(

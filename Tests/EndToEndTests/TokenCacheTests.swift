@@ -33,20 +33,9 @@ import Testing
       sandbox.close()
     }
 
-    /// `accounts ARGUMENTS`, and whether it loaded libAccountsPrivate.so (the dynamic
-    /// loader's log, kept out of stderr).
+    /// `accounts ARGUMENTS`, and whether it loaded libAccountsPrivate.so.
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (ProcessResult, loadedSecretService: Bool) {
-      let log = sandbox.keyring.root + "/ld-\(UUID().uuidString)"
-      let result = try sandbox.run(
-        arguments, environment: environment.merging(["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log]) { $1 })
-      let directory = (log as NSString).deletingLastPathComponent
-      let prefix = (log as NSString).lastPathComponent
-      var loaded = false
-      for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(prefix) {
-        let text = (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
-        loaded = loaded || text.contains("libAccountsPrivate.so")
-        try? FileManager.default.removeItem(atPath: directory + "/" + name)
-      }
+      let (result, loaded) = try sandbox.runNotingPrivateLibrary(arguments, environment: environment)
       return (result, loaded)
     }
 
