@@ -403,6 +403,13 @@ _accounts() {
   local command_path='' word kind backend='' account='' positional=0 arguments_only='' i
   local _accounts_path _accounts_kind
   COMPREPLY=()
+  # Quotes around a whole word before the cursor are the shell's, not the name's: the
+  # program gets 'bob' as bob (zsh and fish unquote these words too).
+  for ((i = 1; i < cword; i++)); do
+    case ${_accounts_words[i]} in
+      \'*\' | \"*\") _accounts_words[i]=${_accounts_words[i]:1:${#_accounts_words[i]}-2} ;;
+    esac
+  done
   for ((i = 1; i < cword; i++)); do
     word=${_accounts_words[i]}
     if [[ -z $arguments_only ]]; then

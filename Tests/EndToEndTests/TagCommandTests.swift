@@ -113,6 +113,27 @@ import Testing
     #expect(try tags(sandbox, "qa1") == (0..<20).map { "t\($0)" }.sorted())
   }
 
+  /// An account removed while `tag` waits for the index's lock (after it resolved the name)
+  /// stays removed: `tag` says there is no such account, and writes nothing.
+  @Test func anAccountRemovedWhileTagWaitsStaysRemoved() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let lockPath = sandbox.indexPath + ".lock"
+    let lock = try HeldLock(lockPath)
+    let writer = try BackgroundAccounts(sandbox, ["tag", "qa1", "qa"])
+    try writer.waitUntilWaitingFor(lockPath: lockPath)
+    // What `accounts remove qa1` does to the index, done under the lock the test holds.
+    var index = try sandbox.indexJSON()
+    index["accounts"] = (index["accounts"] as? [[String: Any]] ?? []).filter { $0["user"] as? String != "qa1" }
+    let without = try JSONSerialization.data(withJSONObject: index, options: [.prettyPrinted, .sortedKeys])
+    try without.write(to: URL(fileURLWithPath: sandbox.indexPath))
+    lock.release()
+    let result = try writer.finish()
+    #expect(result.status == 3 && result.standardError.contains("no account 'qa1'"), "\(result)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath)) == without, "nothing written")
+    #expect(try listed(sandbox, []) == ["bob": [], "qa2": []])
+  }
+
   /// Logins, password changes, switches and logouts rewrite the account's entry in the index:
   /// its tags stay through each of them.
   @Test func tagsSurviveLoginPasswdSwitchAndLogout() throws {

@@ -36,5 +36,9 @@ import Testing
     try expect("accounts --backend corp untag alice ", ["ci.1"])
     try expect("accounts untag nobody ", [])
     try expect("accounts untag ali ", [])  // two accounts start with ali
+    // Quotes around a word are the shell's, not the name's.
+    try expect("accounts untag 'bobby' ", ["nightly", "qa"])
+    try expect("accounts untag \"bob\" s", ["smoke"])
+    try expect("accounts --backend 'test' list --tag ", ["nightly", "qa"])
   }
 }
