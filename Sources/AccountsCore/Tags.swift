@@ -55,7 +55,8 @@ extension Account {
   /// Removes `tags`; one it does not have is no error.
   @discardableResult
   public mutating func untag(_ tags: [String]) -> Bool {
-    let kept = self.tags.filter { !tags.contains($0) }
+    let removed = Set(tags)  // one lookup per kept tag, not a scan of `tags` for each
+    let kept = self.tags.filter { !removed.contains($0) }
     defer { self.tags = kept }
     return kept != self.tags
   }
