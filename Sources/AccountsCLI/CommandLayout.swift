@@ -39,9 +39,7 @@ extension CommandSpec {
     case .trailingCommand:
       var problems: [String] = []
       if !following.isEmpty { problems.append("\(usage) must be the last argument") }
-      if argument.optional || !argument.variadic {
-        problems.append("\(usage) must be required and take every word after --")
-      }
+      if !argument.variadic { problems.append("\(usage) must take every word after --") }
       return problems
     case .method:
       return argument.optional || argument.variadic
