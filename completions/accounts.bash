@@ -85,7 +85,7 @@ _accounts_spec() {
       _accounts_arguments=('none') ;;
     'remove')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--force' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'password')
       _accounts_subcommands=()
@@ -201,7 +201,7 @@ _accounts_spec() {
       _accounts_arguments=('credential-action') ;;
     'clear')
       _accounts_subcommands=()
-      _accounts_options=('--yes' '-y' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--yes' '-y' '--force' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'backend')
       _accounts_subcommands=('add' 'list' 'show' 'set' 'test' 'remove')

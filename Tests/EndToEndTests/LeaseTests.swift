@@ -93,6 +93,20 @@ import Testing
     #expect(taken["expires_at"] is String)
     #expect(try world.sandbox.run(["lease", "--tag", "qa", "--", "true"]).status == 10, "all or none: both held")
 
+    // list marks them; remove and clear refuse them, naming the holder, unless --force.
+    let listed = try #require(try world.sandbox.json(["list", "--json"]) as? [[String: Any]])
+    let marks = listed.compactMap { ($0["lease"] as? [String: Any])?["lease"] as? String }
+    #expect(marks == [id, id], "\(listed)")
+    #expect(try world.sandbox.ok(["list"]).standardOutput.contains("LEASED"))
+    let remove = try world.sandbox.run(["remove", "qa1"])
+    #expect(remove.status == 1 && remove.standardError.contains("qa1@corp is leased by "), "\(remove)")
+    #expect(remove.standardError.contains("accounts release \(id)"), "\(remove.standardError)")
+    #expect(try world.sandbox.run(["clear", "--yes"]).status == 1)
+    #expect(try world.sandbox.json(["list", "--json"]) as? [[String: Any]] != nil)
+    #expect((try world.sandbox.json(["list", "--json"]) as? [[String: Any]])?.count == 2, "nothing forgotten")
+    try world.sandbox.ok(["remove", "qa2", "--force"])
+    #expect((try world.sandbox.json(["list", "--json"]) as? [[String: Any]])?.count == 1)
+
     let unknown = try world.sandbox.run(["release", "not-a-lease"])
     #expect(unknown.status == 1 && unknown.standardError.contains("no lease"), "\(unknown)")
     #expect(try world.leases().count == 2, "a failed release frees nothing")

@@ -72,6 +72,25 @@ enum LeasesCommand {
   }
 }
 
+/// `--force` of `remove` and `clear`: forget leased accounts too.
+enum LeaseGuard {
+  static let force = OptionSpec("force", help: "forget leased accounts too (their holders keep running)")
+
+  /// Refuses to forget accounts a live lease holds (exit 1, naming the holder), unless --force.
+  /// A store that cannot be read refuses too: forgetting an account a worker holds breaks it.
+  static func check(_ ids: [AccountID], _ invocation: Invocation, _ environment: Environment) throws {
+    guard !invocation.isSet(force) else { return }
+    let held = try environment.leaseStore().leases(now: environment.now()).filter { ids.contains($0.account) }
+    guard let first = held.first else { return }
+    let others = held.count > 1 ? " (and \(counted(held.count - 1, "more account")))" : ""
+    throw CommandError(
+      .failure,
+      "\(first.account) is leased by \(first.holder) since \(LocalTime.format(first.since))\(others)",
+      fix: first.expiresAt == nil
+        ? "wait for its command to end, or add --force" : "`accounts release \(first.lease)` first, or add --force")
+  }
+}
+
 extension Environment {
   /// The lease store: this machine's. ACCOUNTS_LEASE_STORE (a shared store) is refused rather
   /// than ignored: falling back to this machine's store would let two machines hold one account.
