@@ -4,7 +4,7 @@ import Glibc
 /// The local lease store's directory and its files, three per account, named by the SHA-256
 /// of the account id (which may hold a slash, a newline, anything) and keeping the id inside:
 /// - `<hash>.lock`: never removed; its open file description lock is the account's mutex, and
-///   a held lease keeps it taken. A first byte is written once the fence counter exists.
+///   a held lease keeps it taken. It holds a copy of the fence counter.
 /// - `<hash>.fence`: the last fencing token handed out.
 /// - `<hash>.lease`: the record of the account's latest lease (possibly ended).
 /// Files are 0600, replaced atomically (temporary file, fsync, rename), in a 0700 directory
