@@ -31,6 +31,11 @@ struct LeaseDirectory {
   /// Checks the directory, creating it (and what is missing above it) 0700 when `create`.
   /// False when it does not exist and `create` is false.
   func prepare(create: Bool) throws(FileError) -> Bool {
+    // The directories above first, so nothing is created below one that is refused: owned by
+    // the user or root, writable by nobody else.
+    if case .failure(let refusal) = SafePath(userID: userID).resolveIfPresent(path) {
+      throw .refused(path: path, reason: refusal.problem, fix: refusal.fix ?? "check the directories above it")
+    }
     var status = stat()
     if lstat(path, &status) != 0 {
       guard errno == ENOENT else { throw .unreadable(path: path, errno: errno) }
@@ -40,10 +45,6 @@ struct LeaseDirectory {
     }
     if let reason = problem(status) {
       throw .refused(path: path, reason: reason, fix: "move it away: accounts creates its own")
-    }
-    // The directories above: owned by the user or root, writable by nobody else.
-    if case .failure(let refusal) = SafePath(userID: userID).resolve(path) {
-      throw .refused(path: path, reason: refusal.problem, fix: refusal.fix ?? "check the directories above it")
     }
     return true
   }
