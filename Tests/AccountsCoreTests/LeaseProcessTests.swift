@@ -1,8 +1,9 @@
-@testable import AccountsCore
 import AccountsSystem
 import Foundation
 import TestSupport
 import Testing
+
+@testable import AccountsCore
 
 extension LeaseTests {
   /// The lease store's promises about processes, with real processes: acquirers that run at
@@ -88,5 +89,47 @@ extension LeaseTests {
       }
       #expect(try #require(grant).records[0].fence == fence + 1)
     }
+
+    @Test func releaseChecksTheRecordAgainUnderTheLockAndLeavesANewerLeaseAlone() throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      let store = sandbox.store()
+      let old = try #require(try store.take([qa(1)], ttl: 10))
+      let paths = store.files.files(of: qa(1))
+      // Hold qa1's lock as an acquirer deciding would, and let `release` of the expired lease
+      // list its record and then wait for the lock (it sleeps between tries).
+      let lock = try FileDescriptor.open(paths.lock, O_RDWR)
+      defer { lock.close() }
+      #expect(try lock.tryLockWholeFile())
+      let expiry = leaseNow.adding(seconds: 10)
+      let output = try closeOnExecPipe()
+      let releaser = try spawnInheriting(
+        [], [leaseProbe, "release", sandbox.directory, old.lease, String(expiry.secondsSince1970)],
+        output: output.write)
+      close(output.write)
+      #expect(awaitSleeping(releaser))
+      // Meanwhile the expired account was taken by a newer lease.
+      let newer = LeaseRecord(
+        account: qa(1), lease: "bbbbbbbbbbbbbbbb", holder: probeHolder, since: expiry,
+        expiresAt: expiry.adding(seconds: 100), fence: old.records[0].fence + 1)
+      try store.files.replace(paths.record, with: LeaseRecordFile.encode(newer))
+      lock.close()
+      let printed = try readToEnd(output.read)
+      close(output.read)
+      #expect(reap(releaser) == 1 << 8, "\(printed)")
+      #expect(try store.leases(now: expiry) == [newer])
+    }
   }
+}
+
+/// Waits until `pid` sleeps in clock_nanosleep(2) (a retry's pause), reading the system call it
+/// is in from /proc; false if it exits or the deadline passes first.
+func awaitSleeping(_ pid: pid_t) -> Bool {
+  let deadline = monotonicNanoseconds() + 20_000_000_000
+  while monotonicNanoseconds() < deadline {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8) else { return false }
+    if text.hasPrefix("230 ") || text.hasPrefix("35 ") { return true }  // clock_nanosleep, nanosleep
+    sched_yield()
+  }
+  return false
 }

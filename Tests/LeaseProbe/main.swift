@@ -8,6 +8,8 @@
 //                                            PROGRAM inheriting the lease's descriptors (stdin
 //                                            shared, stdout and stderr /dev/null), prints
 //                                            "FENCE CHILD_PID" and exits without waiting
+//   LeaseProbe release DIR LEASE NOW         releases LEASE at NOW (seconds since 1970); prints
+//                                            the accounts freed, or the error (exit 1)
 import AccountsCore
 import AccountsSystem
 import Glibc
@@ -66,6 +68,15 @@ case "spawn":
   guard posix_spawn(&child, arguments[4], &actions, nil, argv, environ) == 0 else { exit(4) }
   print("\(grant.records[0].fence) \(child)")
   exit(0)
+case "release":
+  do {
+    let freed = try store.release(lease: arguments[3], now: Timestamp(secondsSince1970: Int64(arguments[4])!))
+    print(freed.map(\.description).joined(separator: " "))
+    exit(0)
+  } catch {
+    print("\(error)")
+    exit(1)
+  }
 default:
   exit(2)
 }

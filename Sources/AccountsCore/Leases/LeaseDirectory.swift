@@ -4,7 +4,7 @@ import Glibc
 /// The local lease store's directory and its files, three per account, named by the SHA-256
 /// of the account id (which may hold a slash, a newline, anything) and keeping the id inside:
 /// - `<hash>.lock`: never removed; its open file description lock is the account's mutex, and
-///   a held lease keeps it taken. A first byte is written once the fence counter exists.
+///   a held lease keeps it taken. It holds a copy of the fence counter.
 /// - `<hash>.fence`: the last fencing token handed out.
 /// - `<hash>.lease`: the record of the account's latest lease (possibly ended).
 /// Files are 0600, replaced atomically (temporary file, fsync, rename), in a 0700 directory
@@ -31,6 +31,11 @@ struct LeaseDirectory {
   /// Checks the directory, creating it (and what is missing above it) 0700 when `create`.
   /// False when it does not exist and `create` is false.
   func prepare(create: Bool) throws(FileError) -> Bool {
+    // The directories above first, so nothing is created below one that is refused: owned by
+    // the user or root, writable by nobody else.
+    if case .failure(let refusal) = SafePath(userID: userID).resolveIfPresent(path) {
+      throw .refused(path: path, reason: refusal.problem, fix: refusal.fix ?? "check the directories above it")
+    }
     var status = stat()
     if lstat(path, &status) != 0 {
       guard errno == ENOENT else { throw .unreadable(path: path, errno: errno) }
@@ -40,10 +45,6 @@ struct LeaseDirectory {
     }
     if let reason = problem(status) {
       throw .refused(path: path, reason: reason, fix: "move it away: accounts creates its own")
-    }
-    // The directories above: owned by the user or root, writable by nobody else.
-    if case .failure(let refusal) = SafePath(userID: userID).resolve(path) {
-      throw .refused(path: path, reason: refusal.problem, fix: refusal.fix ?? "check the directories above it")
     }
     return true
   }
