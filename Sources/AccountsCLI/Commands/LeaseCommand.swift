@@ -82,9 +82,12 @@ enum LeaseCommand {
           do {
             sessions.append(try flow.session(for: id, prove: true, password: password))
           } catch let error as any UserFacingError {
-            environment.output.message("accounts: lease: skipped \(id): \(error.message)")
             skipped.append(id)
             lastFailure = error
+            // Said when another account is tried instead; else the error itself is the message.
+            if request.candidates.count - skipped.count >= request.count {
+              environment.output.message("accounts: lease: skipped \(id): \(error.message)")
+            }
             break
           }
         }
