@@ -129,7 +129,7 @@ _accounts_spec() {
       _accounts_arguments=('account' 'none...') ;;
     'lease')
       _accounts_subcommands=()
-      _accounts_options=('--tag' '--count' '--wait' '--ttl' '--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--tag' '--count' '--wait' '--ttl' '--timeout' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account...' 'none...') ;;
     'release')
       _accounts_subcommands=()

@@ -25,10 +25,11 @@ enum LeaseCommand {
     discussion: """
       Takes COUNT free accounts (1 by default) from the named ones or from those with every \
       --tag, makes sure each has a live session (proved with the backend's session check when \
-      it has one; otherwise, or when the session is gone or was taken over, the remembered \
-      password logs in again: under a lease nobody else of the pool uses the account), and \
+      it has one; when the session is gone or was taken over, the remembered password logs in \
+      again: under a lease nobody else of the pool uses the account), and \
       holds them: no other lease on this machine takes them meanwhile. An account that cannot \
-      log in is skipped, said on stderr, and another is taken.
+      log in (no remembered password, a rejected one, a backend that fails) is skipped, said \
+      on stderr, and another is taken.
 
       With -- CMD: replaces itself with CMD, as `accounts exec` does, with ACCOUNTS_ACCOUNT, \
       ACCOUNTS_TOKEN and ACCOUNTS_USER_ID of the first account, ACCOUNTS_LEASED (every leased \
@@ -47,7 +48,7 @@ enum LeaseCommand {
       (else in the state directory), for every setup of this user on this machine.
       """,
     arguments: [users, command],
-    options: [tag, count, wait, ttl, SharedArguments.passwordStdin, SessionArguments.timeout],
+    options: [tag, count, wait, ttl, SessionArguments.timeout],
     examples: [
       ("accounts lease --tag qa -- ./run-tests.sh", "run the tests as one free qa account"),
       ("accounts lease --tag qa --count 4 --wait 10m -- ./shard.sh", "four accounts, waiting up to 10 minutes"),
@@ -60,7 +61,9 @@ enum LeaseCommand {
     let store = try environment.leaseStore()
     var flow = try environment.sessionFlow(invocation)
     flow.leased = true
-    let password = try environment.passwordSource(invocation)
+    // A pool's accounts log in with their remembered passwords: nobody is asked, and one
+    // password for several accounts would make no sense.
+    let password = PasswordSource.rememberedOnly
     var skipped: [AccountID] = []
     var lastFailure: (any Error)?
     var pause = 0.05
