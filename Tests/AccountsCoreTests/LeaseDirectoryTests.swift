@@ -92,6 +92,25 @@ extension LeaseTests {
       #expect(throws: FileError.self) { _ = try store.leases(now: leaseNow) }
     }
 
+    /// A record copied or planted into another account's file: neither makes that account
+    /// busy behind `leases`' back (which never showed it) nor is taken as its record.
+    @Test func aRecordInAnotherAccountsFileIsReportedLikeAMalformedOne() throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      let store = sandbox.store()
+      _ = try store.take([qa(2)], ttl: 60)
+      let files = store.files
+      try FileManager.default.copyItem(atPath: files.files(of: qa(2)).record, toPath: files.files(of: qa(1)).record)
+      for attempt in [{ _ = try store.take([qa(1)]) }, { _ = try store.leases(now: leaseNow) }] {
+        #expect {
+          try attempt()
+        } throws: { error in
+          guard case .malformed(let path, let detail, _) = error as? FileError else { return false }
+          return path == files.files(of: qa(1)).record && detail.contains("qa2@corp")
+        }
+      }
+    }
+
     @Test func aMalformedRecordIsReportedNotTakenOver() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }

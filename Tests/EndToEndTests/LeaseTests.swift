@@ -118,6 +118,21 @@ import Testing
     try world.sandbox.ok(["lease", "qa1", "--", "true"])
   }
 
+  /// Times are kept in whole seconds, and the lease is taken somewhere within the second its
+  /// `since` names: the expiry must lie a whole --ttl beyond the end of that second, or a lease
+  /// taken late in a second would end up to a second early and a second holder take the account
+  /// while the first still counts on it.
+  @Test func aDetachedLeaseNeverEndsBeforeItsTTL() throws {
+    let world = try World(users: ["qa1"])
+    defer { world.close() }
+    let taken = try #require(try world.sandbox.json(["lease", "qa1", "--ttl", "2s", "--json"]) as? [String: Any])
+    let listed = try #require(try world.sandbox.json(["leases", "--json"]) as? [[String: Any]])
+    let format = ISO8601DateFormatter()
+    let since = try #require(format.date(from: listed.first?["since"] as? String ?? ""))
+    let expiry = try #require(format.date(from: taken["expires_at"] as? String ?? ""))
+    #expect(expiry.timeIntervalSince(since) >= 3, "since \(since), expires \(expiry)")
+  }
+
   @Test func badRequestsAreUsageErrorsAndTakeNothing() throws {
     let world = try World(users: ["qa1"])
     defer { world.close() }

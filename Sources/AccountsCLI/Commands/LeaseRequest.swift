@@ -7,7 +7,7 @@ struct LeaseRequest {
   let candidates: [AccountID]
   let count: Int
   let waitMilliseconds: Int64
-  /// Nil for a lease held by CMD.
+  /// The ttl the store is given (see below); nil for a lease held by CMD.
   let ttlSeconds: Double?
   let command: [String]
 
@@ -31,8 +31,10 @@ struct LeaseRequest {
       throw CommandError.usage(
         "a lease without a command to run needs --ttl", fix: "give --ttl 30m, or the command to run after --")
     }
-    // A held lease lasts as long as CMD (this machine's store has no ttl for it).
-    ttlSeconds = command.isEmpty ? ttl.map { Double($0) / 1000 } : nil
+    // A held lease lasts as long as CMD (this machine's store has no ttl for it). A detached
+    // one's `now` is counted in whole seconds, and the lease is taken up to a second after it:
+    // one second more keeps it at least --ttl long, never ending while its holder counts on it.
+    ttlSeconds = command.isEmpty ? ttl.map { Double($0) / 1000 + 1 } : nil
     guard named.isEmpty != tags.isEmpty else {
       throw CommandError.usage(
         named.isEmpty ? "lease from which accounts?" : "name the accounts or give --tag, not both",

@@ -150,20 +150,27 @@ public final class LocalLeaseStore: LeaseStore {
 
   // MARK: Records and liveness
 
-  /// Every record in the directory, each from the file its account names.
+  /// Every record in the directory.
   private func allRecords() throws -> [LeaseRecord] {
     var records: [LeaseRecord] = []
     for path in try files.recordFiles() {
-      guard let record = try readRecord(path), files.files(of: record.account).record == path else { continue }
-      records.append(record)
+      if let record = try readRecord(path) { records.append(record) }
     }
     return records
   }
 
+  /// The record in `path`, which must be the file of the account it names: one copied or
+  /// planted into another account's file is refused like a malformed one, never taken as that
+  /// account's lease (nor skipped, which would hide it from `leases`).
   private func readRecord(_ path: String) throws(FileError) -> LeaseRecord? {
     guard let bytes = try files.read(path) else { return nil }
     switch LeaseRecordFile.decode(bytes) {
-    case .success(let record): return record
+    case .success(let record):
+      guard files.files(of: record.account).record == path else {
+        let named = Names.printable(record.account.description, limit: 60)
+        throw .malformed(path: path, detail: "it is the record of \(named), not of this file's account", backup: nil)
+      }
+      return record
     case .failure(let problem): throw .malformed(path: path, detail: problem.detail, backup: nil)
     }
   }
