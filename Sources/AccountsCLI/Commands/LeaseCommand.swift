@@ -15,7 +15,8 @@ enum LeaseCommand {
     help: "lease from the accounts with this tag; repeated, from those with every one")
   static let count = OptionSpec("count", value: "N", help: "lease N accounts together, all or none (default 1)")
   static let wait = OptionSpec(
-    "wait", value: "DURATION", help: "wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0)")
+    "wait", value: "DURATION",
+    help: "wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0: only a moment's contention)")
   static let ttl = OptionSpec(
     "ttl", value: "DURATION", help: "without CMD (required then): the lease ends after DURATION unless released first")
 
@@ -45,7 +46,8 @@ enum LeaseCommand {
       Every lease of an account gets a fencing number greater than any before it, so a test \
       framework can tell a stale holder. When not enough accounts are free within --wait: \
       exit 10, naming who holds them. Leases are kept in $XDG_RUNTIME_DIR/accounts/leases \
-      (else in the state directory), for every setup of this user on this machine.
+      (without it, /run/user/UID when that is yours; else in the state directory): every worker \
+      of one pool must see the same directory.
       """,
     arguments: [users, command],
     options: [tag, count, wait, ttl, SessionArguments.timeout],
@@ -67,7 +69,9 @@ enum LeaseCommand {
     var skipped: [AccountID] = []
     var lastFailure: (any Error)?
     var pause = 0.05
-    let deadline = monotonicSeconds() + Double(request.waitMilliseconds) / 1000
+    // Even without --wait, a moment's contention (another lease taking or giving up the same
+    // accounts, which holds their locks for an instant) is waited out.
+    let deadline = monotonicSeconds() + max(Double(request.waitMilliseconds) / 1000, 0.25)
     while true {
       let pool = request.candidates.filter { !skipped.contains($0) }
       guard pool.count >= request.count else { throw lastFailure ?? CommandError(.failure, "no account to lease") }
@@ -75,8 +79,9 @@ enum LeaseCommand {
         pool, count: request.count, holder: .current(), ttl: request.ttlSeconds, now: environment.now())
       {
       case .busy(let busy):
-        guard monotonicSeconds() + pause <= deadline else { throw noAccountFree(busy, request) }
-        var interval = timespec(tv_sec: 0, tv_nsec: Int(pause * 1e9))
+        let remaining = deadline - monotonicSeconds()
+        guard remaining > 0 else { throw noAccountFree(busy, request) }
+        var interval = timespec(tv_sec: 0, tv_nsec: Int(min(pause, remaining) * 1e9))
         nanosleep(&interval, nil)
         pause = min(pause * 2, 0.5)
       case .granted(let grant):

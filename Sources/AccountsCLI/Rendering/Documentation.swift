@@ -205,7 +205,7 @@ enum Documentation {
      "Set by lease for its command: every leased account and each one's fencing number (one per line, in the same order), and the lease's id."),
     ("ACCOUNTS_LEASE_STORE",
      "Reserved for a lease store shared by several machines, which this version does not have: when it is set, lease, release, leases, remove and clear refuse to run (exit status 2) rather than keep the leases on this machine only."),
-    ("XDG_RUNTIME_DIR", "Leases are kept in $XDG_RUNTIME_DIR/accounts/leases (without it, in $XDG_STATE_HOME/accounts/leases)."),
+    ("XDG_RUNTIME_DIR", "Leases are kept in $XDG_RUNTIME_DIR/accounts/leases (without it, in /run/user/UID/accounts/leases when that directory is yours and private, else in $XDG_STATE_HOME/accounts/leases); every worker of one pool must see the same directory."),
     ("XDG_CONFIG_HOME", "config.json is in $XDG_CONFIG_HOME/accounts (default ~/.config/accounts)."),
     ("XDG_STATE_HOME", "The index is in $XDG_STATE_HOME/accounts (default ~/.local/state/accounts)."),
     ("TZ", "The time zone of the times `list` shows; --json always uses UTC."),
