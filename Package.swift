@@ -89,7 +89,11 @@ let package = Package(
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
     .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem"]),
-    .testTarget(name: "AccountsCoreTests", dependencies: ["AccountsCore", "AccountsSystem", "TestSupport"]),
+    // Takes leases in a process of its own, for the lease store's tests.
+    .executableTarget(name: "LeaseProbe", dependencies: ["AccountsCore", "AccountsSystem"], path: "Tests/LeaseProbe"),
+    .testTarget(
+      name: "AccountsCoreTests", dependencies: ["AccountsCore", "AccountsSystem", "LeaseProbe", "TestSupport"]
+    ),
     .testTarget(
       name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem", "TestSupport"]
     ),

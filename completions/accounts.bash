@@ -27,6 +27,9 @@ _accounts_next() {
     ':logout') _accounts_path='logout' ;;
     ':token') _accounts_path='token' ;;
     ':exec') _accounts_path='exec' ;;
+    ':lease') _accounts_path='lease' ;;
+    ':release') _accounts_path='release' ;;
+    ':leases') _accounts_path='leases' ;;
     ':env') _accounts_path='env' ;;
     ':shell') _accounts_path='shell' ;;
     ':hook') _accounts_path='hook' ;;
@@ -69,7 +72,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'tag' 'untag' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'tag' 'untag' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'lease' 'release' 'leases' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -82,7 +85,7 @@ _accounts_spec() {
       _accounts_arguments=('none') ;;
     'remove')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--force' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'password')
       _accounts_subcommands=()
@@ -124,6 +127,18 @@ _accounts_spec() {
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account' 'none...') ;;
+    'lease')
+      _accounts_subcommands=()
+      _accounts_options=('--tag' '--count' '--wait' '--ttl' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account...' 'none...') ;;
+    'release')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('none') ;;
+    'leases')
+      _accounts_subcommands=()
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'env')
       _accounts_subcommands=()
       _accounts_options=('--shell' '--check' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
@@ -186,7 +201,7 @@ _accounts_spec() {
       _accounts_arguments=('credential-action') ;;
     'clear')
       _accounts_subcommands=()
-      _accounts_options=('--yes' '-y' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--yes' '-y' '--force' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'backend')
       _accounts_subcommands=('add' 'list' 'show' 'set' 'test' 'remove')
@@ -248,6 +263,9 @@ _accounts_option_kind() {
     --tag) _accounts_kind=tag ;;
     --timeout) _accounts_kind=none ;;
     --account) _accounts_kind=account ;;
+    --count) _accounts_kind=none ;;
+    --wait) _accounts_kind=none ;;
+    --ttl) _accounts_kind=none ;;
     --shell) _accounts_kind=shell ;;
     --jobs|-j) _accounts_kind=none ;;
     --adapter) _accounts_kind=adapter ;;

@@ -39,6 +39,12 @@ function __accounts_next --argument-names command_path word
             echo 'token'
         case ':exec'
             echo 'exec'
+        case ':lease'
+            echo 'lease'
+        case ':release'
+            echo 'release'
+        case ':leases'
+            echo 'leases'
         case ':env'
             echo 'env'
         case ':shell'
@@ -126,6 +132,12 @@ function __accounts_option_kind --argument-names option
             echo none
         case --account
             echo account
+        case --count
+            echo none
+        case --wait
+            echo none
+        case --ttl
+            echo none
         case --shell
             echo shell
         case --jobs -j
@@ -158,7 +170,7 @@ end
 # Succeeds when argument INDEX of the command at the path given names an account.
 function __accounts_is_account_argument --argument-names command_path index
     switch "$command_path:$index"
-        case 'remove:0' 'password:0' 'passwd:0' 'tag:0' 'untag:0' 'login:0' 'switch:0' 'logout:0' 'token:0' 'exec:0' 'env:0' 'shell:0' 'request:0' 'rule add:1'
+        case 'remove:0' 'password:0' 'passwd:0' 'tag:0' 'untag:0' 'login:0' 'switch:0' 'logout:0' 'token:0' 'exec:0' 'lease:0' 'env:0' 'shell:0' 'request:0' 'rule add:1'
             return 0
     end
     return 1
@@ -273,6 +285,9 @@ complete -c accounts -n '__accounts_at '\'''\''' -a switch -d 'make an account t
 complete -c accounts -n '__accounts_at '\'''\''' -a logout -d 'end the session; the remembered password stays'
 complete -c accounts -n '__accounts_at '\'''\''' -a token -d 'print the session token for scripts'
 complete -c accounts -n '__accounts_at '\'''\''' -a exec -d 'run a command with the account'\''s session in its environment'
+complete -c accounts -n '__accounts_at '\'''\''' -a lease -d 'check accounts out to one holder at a time (parallel test runs)'
+complete -c accounts -n '__accounts_at '\'''\''' -a release -d 'end a detached lease early'
+complete -c accounts -n '__accounts_at '\'''\''' -a leases -d 'show the live leases: account, lease, holder, since, expiry, fence'
 complete -c accounts -n '__accounts_at '\'''\''' -a env -d 'print the account'\''s session as exports for eval'
 complete -c accounts -n '__accounts_at '\'''\''' -a shell -d 'start $SHELL with the account'\''s session in its environment'
 complete -c accounts -n '__accounts_at '\'''\''' -a hook -d 'add or remove a command run after switch, login or logout'
@@ -294,6 +309,7 @@ complete -c accounts -n '__accounts_at '\'''\''' -a help -d 'show help for accou
 complete -c accounts -n '__accounts_at '\''list'\''' -l tag -x -a '(__accounts_names tags)' -d 'only accounts with this tag; repeated, only those with every one'
 complete -c accounts -n '__accounts_at '\''add'\''' -l remember -d 'remember the password in the Secret Service (asked for without echo, or read with --password-stdin)'
 complete -c accounts -n '__accounts_at '\''add'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
+complete -c accounts -n '__accounts_at '\''remove'\''' -l force -d 'forget leased accounts too (their holders keep running)'
 complete -c accounts -n '__accounts_argument_at '\''remove'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_argument_at '\''password'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''passwd'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
@@ -329,6 +345,12 @@ complete -c accounts -n '__accounts_at '\''exec'\''' -l password-stdin -d 'read 
 complete -c accounts -n '__accounts_at '\''exec'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_at '\''exec'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
 complete -c accounts -n '__accounts_argument_at '\''exec'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_at '\''lease'\''' -l tag -x -a '(__accounts_names tags)' -d 'lease from the accounts with this tag; repeated, from those with every one'
+complete -c accounts -n '__accounts_at '\''lease'\''' -l count -x -d 'lease N accounts together, all or none (default 1)'
+complete -c accounts -n '__accounts_at '\''lease'\''' -l wait -x -d 'wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0: only a moment'\''s contention)'
+complete -c accounts -n '__accounts_at '\''lease'\''' -l ttl -x -d 'without CMD (required then): the lease ends after DURATION unless released first'
+complete -c accounts -n '__accounts_at '\''lease'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
+complete -c accounts -n '__accounts_argument_at '\''lease'\'' 0 variadic' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''env'\''' -l shell -x -a 'bash zsh fish' -d 'write for bash, zsh or fish (default: the one $SHELL names, else bash)'
 complete -c accounts -n '__accounts_at '\''env'\''' -l check -d 'prove the session with the backend first'
 complete -c accounts -n '__accounts_at '\''env'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
@@ -365,6 +387,7 @@ complete -c accounts -n '__accounts_at '\''git-credential'\''' -l erase-logs-out
 complete -c accounts -n '__accounts_at '\''git-credential'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_argument_at '\''git-credential'\'' 0' -a 'get store erase'
 complete -c accounts -n '__accounts_at '\''clear'\''' -s y -l yes -d 'do not ask for confirmation'
+complete -c accounts -n '__accounts_at '\''clear'\''' -l force -d 'forget leased accounts too (their holders keep running)'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a add -d 'add a backend'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a list -d 'list the backends'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a show -d 'show a backend'\''s adapter and settings'

@@ -6,7 +6,7 @@ import Glibc
 /// shows one.
 enum AccountPresentation {
   /// The `--json` object of one account; the keys are part of the contract.
-  static func json(_ account: Account, in book: AccountBook, now: Timestamp) -> JSONValue {
+  static func json(_ account: Account, in book: AccountBook, now: Timestamp, lease: LeaseRecord? = nil) -> JSONValue {
     let token: JSONObject
     switch account.tokenState(at: now) {
     case .none: token = ["state": .string("none"), "expires_at": .null]
@@ -23,15 +23,27 @@ enum AccountPresentation {
       "token": .object(token),
       "last_login": account.lastLogin.map { .string($0.iso8601) } ?? .null,
       "tags": .array(account.tags.map { .string($0) }),
+      "lease": lease.map { record in
+        .object([
+          "lease": .string(record.lease), "holder": .string(record.holder.description),
+          "expires_at": record.expiresAt.map { .string($0.iso8601) } ?? .null,
+          "fence": .number(JSONNumber(Int64(record.fence))),
+        ])
+      } ?? .null,
     ])
   }
 
   /// The QQ-style table: the auto-login account starred, remembered passwords and token state.
   /// A TAGS column comes last, and only when some account shown has a tag: the columns that
   /// scripts read stay where they were, and the table of someone who never tags is unchanged.
-  static func table(_ accounts: [Account], in book: AccountBook, now: Timestamp) -> String {
+  static func table(
+    _ accounts: [Account], in book: AccountBook, now: Timestamp, leases: [AccountID: LeaseRecord] = [:]
+  ) -> String {
     let tagged = accounts.contains { !$0.tags.isEmpty }
-    var rows = [["  ACCOUNT", "BACKEND", "PASSWORD", "TOKEN", "LAST LOGIN"] + (tagged ? ["TAGS"] : [])]
+    let leased = accounts.contains { leases[$0.id] != nil }
+    var rows = [
+      ["  ACCOUNT", "BACKEND", "PASSWORD", "TOKEN", "LAST LOGIN"] + (tagged ? ["TAGS"] : []) + (leased ? ["LEASED"] : [])
+    ]
     for account in accounts {
       let token: String
       switch account.tokenState(at: now) {
@@ -46,7 +58,8 @@ enum AccountPresentation {
         account.remembered ? "remembered" : "-",
         token,
         account.lastLogin.map { LocalTime.format($0) } ?? "never",
-      ] + (tagged ? [account.tags.isEmpty ? "-" : account.tags.joined(separator: ",")] : []))
+      ] + (tagged ? [account.tags.isEmpty ? "-" : account.tags.joined(separator: ",")] : [])
+        + (leased ? [leases[account.id].map { $0.holder.description } ?? "-"] : []))
     }
     return TextTable.render(rows)
   }

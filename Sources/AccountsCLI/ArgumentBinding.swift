@@ -6,8 +6,9 @@ import AccountsCore
 /// - an optional argument is filled only when more words remain than the required arguments
 ///   after it need, and, when a METHOD follows it, only by a word that is not a method word;
 /// - a variadic argument takes every remaining word before `--`;
-/// - a `-- CMD...` argument takes the words after `--` and only those. For a command without
-///   one, `--` only ends the options (`remove -- -odd-name`).
+/// - a `-- CMD...` argument takes the words after `--` and only those (an optional one is absent
+///   when no `--` was given). For a command without one, `--` only ends the options
+///   (`remove -- -odd-name`).
 enum ArgumentBinding {
   /// `words` are the positionals in order; `separator` is how many of them came before the
   /// first `--`, nil when there was none. Returns each argument's words by name (upper case
@@ -51,6 +52,8 @@ enum ArgumentBinding {
         fix: trailing == nil ? "usage: \(path.usage)" : putSeparatorFix(path))
     }
     if let trailing {
+      // An optional command is absent without `--`; after a `--` one is expected.
+      if trailing.optional, separator == nil { return values }
       guard !afterSeparator.isEmpty else {
         throw missing(trailing, path, separatorGiven: separator != nil)
       }

@@ -19,7 +19,9 @@ extension CommandSpec {
         "more than one argument takes several words: "
           + ordinary.filter(\.variadic).map(\.usage).joined(separator: ", "))
     }
-    if arguments.contains(where: { $0.optional && $0.completion == .account && !$0.pickedWhenAbsent }),
+    // The one account a command uses may come from --account too; a list of accounts
+    // (`lease [USER...]`, a pool to choose from) is not that account.
+    if arguments.contains(where: { $0.optional && !$0.variadic && $0.completion == .account && !$0.pickedWhenAbsent }),
       !options.contains(SharedArguments.accountOption)
     {
       problems.append("[USER] without --account USER: make it with `picksAccount: true`")
@@ -39,9 +41,7 @@ extension CommandSpec {
     case .trailingCommand:
       var problems: [String] = []
       if !following.isEmpty { problems.append("\(usage) must be the last argument") }
-      if argument.optional || !argument.variadic {
-        problems.append("\(usage) must be required and take every word after --")
-      }
+      if !argument.variadic { problems.append("\(usage) must take every word after --") }
       return problems
     case .method:
       return argument.optional || argument.variadic

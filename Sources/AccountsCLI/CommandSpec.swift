@@ -74,7 +74,9 @@ struct ArgumentSpec: Sendable, Hashable {
     /// `request bob GET me` and `request GET me` both read as meant.
     case method
     /// The command a command runs: every word after `--`, and only those
-    /// (`exec [USER] -- CMD...`). Required, and always the last argument.
+    /// (`exec [USER] -- CMD...`). Always the last argument; optional only for a command that
+    /// also works without one (`lease ... [-- CMD...]`): then no `--` at all means none, and a
+    /// `--` with nothing after it is still a usage error.
     case trailingCommand
   }
 
@@ -107,15 +109,15 @@ struct ArgumentSpec: Sendable, Hashable {
     ArgumentSpec(name, kind: .method, completion: .method, help: help)
   }
 
-  /// The words after `--`, e.g. `CMD...` of `exec`.
-  static func trailingCommand(_ name: String = "CMD", help: String) -> ArgumentSpec {
-    ArgumentSpec(name, kind: .trailingCommand, variadic: true, help: help)
+  /// The words after `--`, e.g. `CMD...` of `exec`; `optional` for `[-- CMD...]`.
+  static func trailingCommand(_ name: String = "CMD", optional: Bool = false, help: String) -> ArgumentSpec {
+    ArgumentSpec(name, kind: .trailingCommand, optional: optional, variadic: true, help: help)
   }
 
   /// "USER", "[USER]", "KEY=VALUE...", "-- CMD..."
   var usage: String {
     let base = name + (variadic ? "..." : "")
-    if kind == .trailingCommand { return "-- " + base }
+    if kind == .trailingCommand { return optional ? "[-- \(base)]" : "-- " + base }
     return optional ? "[\(base)]" : base
   }
 }

@@ -10,6 +10,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
   case secretStoreUnavailable = 7
   case backendUnavailable = 8
   case adapterFailed = 9
+  /// `lease`: not enough accounts were free within --wait.
+  case noAccountFree = 10
   /// `exec`: the command was found but could not run (as `env(1)` and shells say it).
   case commandNotRunnable = 126
   /// `exec`: no such command.
@@ -30,6 +32,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case .secretStoreUnavailable: "the Secret Service is unavailable, timed out, or locked"
     case .backendUnavailable: "network or backend error"
     case .adapterFailed: "an adapter was refused, failed to load, or failed"
+    case .noAccountFree: "lease: not enough accounts were free within --wait"
     case .commandNotRunnable: "exec: the command could not run (not executable, permission denied, wrong format)"
     case .commandNotFound: "exec: the command was not found"
     case .cancelled: "cancelled at the picker (Esc or Ctrl-C)"

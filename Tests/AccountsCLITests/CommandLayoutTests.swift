@@ -65,13 +65,12 @@ import Testing
       ("CMD not last", [command, word], "-- CMD... must be the last argument"),
       ("two CMDs", [command, command.renamed("CMD2")], "-- CMD... must be the last argument"),
       (
-        "an optional CMD",
-        [ArgumentSpec("CMD", kind: .trailingCommand, optional: true, variadic: true, help: "c")],
-        "must be required"
+        "an optional CMD not last",
+        [ArgumentSpec.trailingCommand(optional: true, help: "c"), word], "-- CMD...] must be the last argument"
       ),
       (
         "a one-word CMD", [ArgumentSpec("CMD", kind: .trailingCommand, help: "c")],
-        "must be required"
+        "must take every word after --"
       ),
       (
         "an optional METHOD",

@@ -25,7 +25,12 @@ enum Shapes {
   static let wrap = CommandSpec(
     "wrap", summary: "wrap a command", arguments: [words, command], handler: noop)
 
-  static let all = [rename, wrap]
+  /// `[WORD...] [-- CMD...]`: a command that also runs without a command to run (`lease`).
+  static let maybeCommand = ArgumentSpec.trailingCommand(optional: true, help: "the command to run, if any")
+  static let hold = CommandSpec(
+    "hold", summary: "hold words, maybe run a command", arguments: [words, maybeCommand], handler: noop)
+
+  static let all = [rename, wrap, hold]
 }
 
 @Suite struct ParserShapesTests {
@@ -109,6 +114,21 @@ enum Shapes {
     let wrapped = try invocation(["wrap", "a", "b", "--", "c"])
     #expect(wrapped.arguments(Shapes.words) == ["a", "b"])
     #expect(wrapped.arguments(Shapes.command) == ["c"])
+  }
+
+  @Test func anOptionalCommandIsAbsentWithoutTheSeparatorAndRequiredAfterIt() throws {
+    let without = try invocation(["hold", "a", "b"])
+    #expect(without.arguments(Shapes.words) == ["a", "b"])
+    #expect(without.arguments(Shapes.maybeCommand).isEmpty)
+    let with = try invocation(["hold", "a", "--", "c", "-x"])
+    #expect(with.arguments(Shapes.words) == ["a"])
+    #expect(with.arguments(Shapes.maybeCommand) == ["c", "-x"])
+    #expect(try invocation(["hold"]).arguments(Shapes.maybeCommand).isEmpty)
+    let dangling = error(["hold", "a", "--"])
+    #expect(dangling?.status == .usage)
+    #expect(dangling?.message == "`accounts hold` needs CMD after --")
+    #expect(CommandPath(groups: [], command: Shapes.hold).usage.hasSuffix("[WORD...] [-- CMD...]"))
+    #expect(Shapes.hold.layoutProblems.isEmpty)
   }
 
   @Test func anOptionalIsFilledOnlyWhenMoreWordsRemainThanTheRestNeed() throws {

@@ -222,6 +222,25 @@ import Testing
     #expect(try world.book.unsettled.isEmpty)
   }
 
+  /// A leased flow meets a take-over: it logs in again once with the remembered password and
+  /// keeps the slot; the same verdict outside a lease ends the session (exit 5), never a login.
+  @Test func aLeasedFlowLogsInAgainAfterATakeOver() throws {
+    let world = try World()
+    var flow = world.flow
+    flow.leased = true
+    world.host.script = [.kicked(message: "elsewhere"), FakeAdapterHost.loggedIn("T2")]
+    let session = try flow.session(for: alice, prove: true, password: .rememberedOnly)
+    #expect(text(session.token) == "T2")
+    #expect(world.host.operations == ["check", "login"])
+    #expect(world.item(.token) == "T2")
+    #expect(try world.book.autoLogin == alice, "the slot stays")
+
+    let unleased = try World()
+    unleased.host.script = [.kicked(message: "elsewhere")]
+    #expect(throws: SessionFailure.self) { try unleased.flow.session(for: alice, prove: true, password: .rememberedOnly) }
+    #expect(unleased.host.operations == ["check"], "no login after a take-over outside a lease")
+  }
+
   @Test func anEndingForgetsTheClaimBeforeTheSecretIsDeleted() throws {
     let world = try World()
     var claimedDuringDelete: [Bool] = []

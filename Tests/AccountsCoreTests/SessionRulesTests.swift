@@ -83,6 +83,26 @@ import Testing
     #expect(book[alice]?.remembered == true)
   }
 
+  /// Under a lease (issue 17) the account has one holder, so a take-over came from outside the
+  /// pool: the remembered password logs in again once, the slot stays. Without a remembered
+  /// password, or outside a lease, it is exactly the rule above.
+  @Test func aTakeOverUnderALeaseLogsInAgainOnceWithTheRememberedPassword() throws {
+    let leased = SessionRules.transition(for: .takenOver, hasRememberedPassword: true, leased: true)
+    #expect(leased == Transition(deleteToken: true, next: .loginAgainOnce))
+    #expect(
+      SessionRules.transition(for: .takenOver, hasRememberedPassword: false, leased: true)
+        == SessionRules.transition(for: .takenOver, hasRememberedPassword: false))
+    #expect(SessionRules.transition(for: .takenOver, hasRememberedPassword: true).next == .signedInElsewhere)
+    for event: SessionEvent in [.loggedOut, .tokenExpired, .passwordRejected, .upgradeRequired, .sessionReused] {
+      for remembered in [true, false] {
+        #expect(
+          SessionRules.transition(for: event, hasRememberedPassword: remembered, leased: true)
+            == SessionRules.transition(for: event, hasRememberedPassword: remembered),
+          "a lease changes only the take-over: \(event)")
+      }
+    }
+  }
+
   @Test func expiryWithARememberedPasswordLogsInAgainOnceKeepingTheSlot() throws {
     var book = try book()
     let transition = apply(.tokenExpired, to: alice, &book)

@@ -25,8 +25,10 @@ import Testing
     let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
     #expect(list.count == 2)
     for entry in list {
-      #expect(Set(entry.keys) == ["account", "user", "backend", "auto_login", "remembered", "token", "last_login", "tags"])
+      #expect(
+        Set(entry.keys) == ["account", "user", "backend", "auto_login", "remembered", "token", "last_login", "tags", "lease"])
       #expect(entry["tags"] as? [String] == [], "tags is always there, [] when none")
+      #expect(entry["lease"] is NSNull, "lease is always there, null when none")
       let token = try #require(entry["token"] as? [String: Any])
       #expect(Set(token.keys) == ["state", "expires_at"])
       #expect(token["state"] as? String == "none")

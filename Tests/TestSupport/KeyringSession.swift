@@ -64,7 +64,7 @@ public final class KeyringSession: @unchecked Sendable {
     }
     let names = [
       "DBUS_SESSION_BUS_ADDRESS", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME",
-      "WITH_KEYRING_ROOT", "WITH_KEYRING_DAEMON_PID",
+      "WITH_KEYRING_ROOT", "WITH_KEYRING_DAEMON_PID", "XDG_RUNTIME_DIR",
     ]
     let printer = names.map { "printf '%s=%s\\n' \($0) \"$\($0)\"" }.joined(separator: "; ")
     process.arguments = ["/bin/sh", "-c", "\(printer); echo READY; cat >/dev/null"]

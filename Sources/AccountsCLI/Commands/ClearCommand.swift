@@ -12,9 +12,10 @@ enum ClearCommand {
       for one. Asks first on a terminal; without a terminal it needs --yes. Backends and \
       their settings stay. If the keyring fails part-way, the accounts whose secrets could \
       not be deleted stay saved; accounts without a remembered password or token are \
-      forgotten even then, and their keyring items, if any, are swept later.
+      forgotten even then, and their keyring items, if any, are swept later. Refuses while a \
+      lease holds any account (`accounts leases`), naming the holder, unless --force.
       """,
-    options: [yes],
+    options: [yes, LeaseGuard.force],
     examples: [("accounts clear --yes", "start afresh")],
     handler: run)
 
@@ -25,6 +26,7 @@ enum ClearCommand {
       environment.output.message("no saved accounts")
       return
     }
+    try LeaseGuard.check(accounts.map(\.id), invocation, environment)
     if !invocation.isSet(yes) {
       guard environment.terminal.canPrompt else {
         throw CommandError.usage(

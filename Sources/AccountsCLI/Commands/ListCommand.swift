@@ -19,7 +19,9 @@ enum ListCommand {
 
       With --json: an array of objects with the keys account, user, backend, auto_login, \
       remembered, token ({"state": "valid"|"expired"|"none", "expires_at": ISO-8601 or \
-      null}), last_login and tags (an array, [] for none). With --backend NAME: only that \
+      null}), last_login, tags (an array, [] for none) and lease (null, or {"lease", "holder", \
+      "expires_at", "fence"} while a lease holds it; a LEASED column then shows the holder). \
+      With --backend NAME: only that \
       backend's accounts. With --tag TAG: only accounts with that tag; with several, only \
       those with every one.
       """,
@@ -42,9 +44,10 @@ enum ListCommand {
     }
     if !tags.isEmpty { accounts = accounts.filter { $0.hasTags(tags) } }
     let now = environment.now()
+    let leases = leasesShown(environment, now: now)
     if invocation.json {
       environment.output.writeJSON(
-        .array(accounts.map { AccountPresentation.json($0, in: book, now: now) }))
+        .array(accounts.map { AccountPresentation.json($0, in: book, now: now, lease: leases[$0.id]) }))
     } else if accounts.isEmpty {
       environment.output.message(
         !tags.isEmpty
@@ -53,7 +56,21 @@ enum ListCommand {
           : invocation.backend.map { "no saved accounts on backend '\($0)'" }
             ?? "no saved accounts yet; save one with `accounts add USER`")
     } else {
-      environment.output.write(AccountPresentation.table(accounts, in: book, now: now))
+      environment.output.write(AccountPresentation.table(accounts, in: book, now: now, leases: leases))
     }
+  }
+
+  /// The live leases, by account. A store that cannot be read is said on stderr; the list
+  /// still shows (it reads only the index otherwise).
+  static func leasesShown(_ environment: Environment, now: Timestamp) -> [AccountID: LeaseRecord] {
+    do {
+      let records = try environment.leaseStore().leases(now: now)
+      return Dictionary(records.map { ($0.account, $0) }, uniquingKeysWith: { first, _ in first })
+    } catch let error as any UserFacingError {
+      environment.output.message("accounts: warning: leases not shown: \(error.message)")
+    } catch {
+      environment.output.message("accounts: warning: leases not shown: \(error)")
+    }
+    return [:]
   }
 }

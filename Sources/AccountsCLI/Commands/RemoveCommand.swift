@@ -11,13 +11,15 @@ enum RemoveCommand {
     discussion: """
       Deletes the account's remembered password, token and other secrets from the Secret \
       Service, then removes it from the index (and from the auto-login slot if it held it). \
-      USER must be spelled out: a prefix is not enough for a command that deletes.
+      USER must be spelled out: a prefix is not enough for a command that deletes. An account \
+      held by a lease (`accounts leases`) is refused, naming its holder, unless --force.
 
       With KeePassXC as the Secret Service, the deleted entries go to its Recycle Bin and old \
       passwords stay in each entry's history: clear "Use recycle bin" and limit history to 0 \
       items in KeePassXC's Database Settings to have them gone (see KEEPASSXC in the manual).
       """,
     arguments: [user],
+    options: [LeaseGuard.force],
     examples: [("accounts remove bob", "forget bob and his secrets")],
     handler: run)
 
@@ -25,6 +27,7 @@ enum RemoveCommand {
     let book = try environment.index.load()
     let query = invocation.argument(user)!
     let id = try environment.resolveAccount(query, invocation, in: book, allowPrefix: false)
+    try LeaseGuard.check([id], invocation, environment)
     let forgotten = try environment.ledger.forget([id])
     guard forgotten.removed == [id] else {
       if let failure = forgotten.failure { throw failure }

@@ -29,13 +29,14 @@ extension Ledger {
   @discardableResult
   public func record(
     _ event: SessionEvent, for id: AccountID, token: SecretBytes? = nil, password: SecretBytes? = nil,
-    login: LoginRecord? = nil, observed: ObservedSession? = nil, at now: Timestamp
+    login: LoginRecord? = nil, observed: ObservedSession? = nil, leased: Bool = false, at now: Timestamp
   ) throws -> Recorded {
     try adoptSecretServiceIfAsked()
     return try index.withLock { index in
       var book = index.content
       if let observed, observed != ObservedSession(book[id]) { return .stale }
-      let transition = SessionRules.transition(for: event, hasRememberedPassword: book[id]?.remembered == true)
+      let transition = SessionRules.transition(
+        for: event, hasRememberedPassword: book[id]?.remembered == true, leased: leased)
       if transition.storeToken {
         try storeLogin(id, transition, token: token, password: password, login: login, now, &book, &index)
       } else if transition.deleteToken || transition.deletePassword {

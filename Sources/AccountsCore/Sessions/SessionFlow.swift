@@ -64,6 +64,9 @@ public struct SessionFlow: @unchecked Sendable {
   let notice: (String) -> Void
   private let prepared = PreparedBackends()
   private let locks: SessionLocks
+  /// The accounts of this flow are held by a lease (`accounts lease`): a take-over logs in
+  /// again once with the remembered password (`SessionRules`, `leased`).
+  public var leased = false
 
   public init(
     ledger: Ledger, host: @escaping () throws -> any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,
@@ -354,7 +357,7 @@ public struct SessionFlow: @unchecked Sendable {
     case .backendError, .adapterFailed: throw SessionFailure(outcome, subject: id.description)!
     }
     return try locks.exclusive(id) {
-      switch try ledger.record(event, for: id, observed: session.observed, at: now()) {
+      switch try ledger.record(event, for: id, observed: session.observed, leased: leased, at: now()) {
       case .stale:
         // Another command renewed the session while this one asked the backend: take its
         // session (as this command's one login again). If it ended instead, say so; never log
@@ -373,7 +376,8 @@ public struct SessionFlow: @unchecked Sendable {
         guard let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
           throw SessionFailure.loginRequired(id)
         }
-        notice("\(id): the session expired; logging in again with the remembered password")
+        let what = event == .takenOver ? "was taken over by another login (the account is leased)" : "expired"
+        notice("\(id): the session \(what); logging in again with the remembered password")
         return try logIn(id, password, rememberedOne: true, remember: false, takeSlot: false, backend, again: true)
       case .applied(let transition):
         throw SessionFailure(outcome, subject: id.description, next: transition.next)!

@@ -75,7 +75,13 @@ public struct Transition: Sendable, Equatable {
 /// and nothing else decides these effects.
 public enum SessionRules {
   /// The transition for `event` on an account that has (`true`) or has not a remembered password.
-  public static func transition(for event: SessionEvent, hasRememberedPassword: Bool) -> Transition {
+  ///
+  /// `leased`: the account is held by a lease (`accounts lease`), so no other worker of this
+  /// pool uses it. Then a take-over was someone outside the pool (a person, another machine
+  /// before the lease), and the remembered password logs in again once, as after an expiry:
+  /// kicking them cannot start a loop between two holders, since there is only one. Outside a
+  /// lease a take-over never logs in again (SPEC §4).
+  public static func transition(for event: SessionEvent, hasRememberedPassword: Bool, leased: Bool = false) -> Transition {
     switch event {
     case .loggedIn(let remember, let takeSlot):
       Transition(storeToken: true, storePassword: remember, slot: takeSlot ? .take : .keep)
@@ -83,6 +89,8 @@ public enum SessionRules {
       Transition(slot: .take)
     case .loggedOut:
       Transition(deleteToken: true, slot: .release)
+    case .takenOver where leased && hasRememberedPassword:
+      Transition(deleteToken: true, next: .loginAgainOnce)
     case .takenOver:
       Transition(deleteToken: true, slot: .release, next: .signedInElsewhere)
     case .tokenExpired where hasRememberedPassword:

@@ -2,7 +2,9 @@
 // does not depend on it): syscall(2) is variadic, which Swift cannot call, so each call gets a
 // typed inline wrapper here. And sem_clockwait, which glibc declares only under _GNU_SOURCE
 // (Swift's Glibc module is built without it). And getrandom(2), whose sys/random.h Swift's Glibc
-// module does not export. Nothing else belongs in this header.
+// module does not export. And the open file description locks (F_OFD_*), which glibc declares
+// only under _GNU_SOURCE and whose `struct flock` Swift confuses with flock(2). Nothing else
+// belongs in this header.
 #ifndef ACCOUNTS_SYSTEM_H
 #define ACCOUNTS_SYSTEM_H
 
@@ -13,6 +15,13 @@
 #include <semaphore.h>
 #include <sys/random.h>
 #include <time.h>
+#include <fcntl.h>
+
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#define F_OFD_SETLKW 38
+#endif
 
 /// add_key(2): a key of `type` named `description` with `payload` in `keyring`; its serial or -1.
 static inline int32_t accounts_add_key(
@@ -37,6 +46,18 @@ static inline int accounts_semaphore_wait_monotonic(sem_t *semaphore, const stru
 /// getrandom(2) from the kernel's pool, no flags: the number of bytes written, or -1 and errno.
 static inline ssize_t accounts_getrandom(void *buffer, size_t length) {
   return getrandom(buffer, length, 0);
+}
+
+/// fcntl(2) with an open file description lock over the whole file: `command` is F_OFD_SETLK,
+/// F_OFD_SETLKW or F_OFD_GETLK, `*type` F_WRLCK, F_RDLCK or F_UNLCK. After F_OFD_GETLK, `*type`
+/// is F_UNLCK when nobody else's lock would conflict. 0, or -1 and errno.
+static inline int accounts_open_file_lock(int descriptor, int command, short *type) {
+  struct flock lock = {0};  // l_pid must be 0 for F_OFD_*
+  lock.l_type = *type;
+  lock.l_whence = SEEK_SET;
+  int result = fcntl(descriptor, command, &lock);
+  *type = lock.l_type;
+  return result;
 }
 
 #endif

@@ -1,0 +1,169 @@
+import AccountsCore
+import AccountsJSON
+import AccountsSystem
+import Glibc
+
+/// `accounts lease`: accounts checked out to one holder at a time, so that parallel test
+/// workers never log each other out (issue 17).
+enum LeaseCommand {
+  static let users = ArgumentSpec(
+    "USER", completion: .account, optional: true, variadic: true, help: "lease from these accounts (instead of --tag)")
+  static let command = ArgumentSpec.trailingCommand(
+    optional: true, help: "the command to run while the lease lasts; without one, a detached lease (--ttl)")
+  static let tag = OptionSpec(
+    "tag", value: "TAG", repeatable: true, completion: .tag,
+    help: "lease from the accounts with this tag; repeated, from those with every one")
+  static let count = OptionSpec("count", value: "N", help: "lease N accounts together, all or none (default 1)")
+  static let wait = OptionSpec(
+    "wait", value: "DURATION",
+    help: "wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0: only a moment's contention)")
+  static let ttl = OptionSpec(
+    "ttl", value: "DURATION", help: "without CMD (required then): the lease ends after DURATION unless released first")
+
+  static let spec = CommandSpec(
+    "lease",
+    summary: "check accounts out to one holder at a time (parallel test runs)",
+    discussion: """
+      Takes COUNT free accounts (1 by default) from the named ones or from those with every \
+      --tag, makes sure each has a live session (proved with the backend's session check when \
+      it has one; when the session is gone or was taken over, the remembered password logs in \
+      again: under a lease nobody else of the pool uses the account), and \
+      holds them: no other lease on this machine takes them meanwhile. An account that cannot \
+      log in (no remembered password, a rejected one, a backend that fails) is skipped, said \
+      on stderr, and another is taken.
+
+      With -- CMD: replaces itself with CMD, as `accounts exec` does, with ACCOUNTS_ACCOUNT, \
+      ACCOUNTS_TOKEN and ACCOUNTS_USER_ID of the first account, ACCOUNTS_LEASED (every leased \
+      account, one per line), ACCOUNTS_LEASE_FENCE (each one's fencing number, in the same \
+      order) and ACCOUNTS_LEASE_ID. The lease lasts as long as CMD and whatever it started \
+      that still holds its descriptors, and ends however they end, SIGKILL included. Exit \
+      status: CMD's.
+
+      Without CMD: a detached lease for --ttl; prints its id, which `accounts release ID` \
+      ends early. With --json: {"lease": ID, "accounts": [...], "expires_at": ISO-8601, \
+      "fence": N (the first account's), "fences": [...]}.
+
+      Every lease of an account gets a fencing number greater than any before it, so a test \
+      framework can tell a stale holder. When not enough accounts are free within --wait: \
+      exit 10, naming who holds them. Leases are kept in $XDG_RUNTIME_DIR/accounts/leases \
+      (without it, /run/user/UID when that is yours; else in the state directory): every worker \
+      of one pool must see the same directory.
+      """,
+    arguments: [users, command],
+    options: [tag, count, wait, ttl, SessionArguments.timeout],
+    examples: [
+      ("accounts lease --tag qa -- ./run-tests.sh", "run the tests as one free qa account"),
+      ("accounts lease --tag qa --count 4 --wait 10m -- ./shard.sh", "four accounts, waiting up to 10 minutes"),
+      ("accounts lease --tag qa --ttl 30m --json", "a lease for a runner that manages its own processes"),
+    ],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let request = try LeaseRequest(invocation, environment)
+    let store = try environment.leaseStore()
+    var flow = try environment.sessionFlow(invocation)
+    flow.leased = true
+    // A pool's accounts log in with their remembered passwords: nobody is asked, and one
+    // password for several accounts would make no sense.
+    let password = PasswordSource.rememberedOnly
+    var skipped: [AccountID] = []
+    var lastFailure: (any Error)?
+    var pause = 0.05
+    // Even without --wait, a moment's contention (another lease taking or giving up the same
+    // accounts, which holds their locks for an instant) is waited out.
+    let deadline = monotonicSeconds() + max(Double(request.waitMilliseconds) / 1000, 0.25)
+    while true {
+      let pool = request.candidates.filter { !skipped.contains($0) }
+      guard pool.count >= request.count else { throw lastFailure ?? CommandError(.failure, "no account to lease") }
+      switch try store.tryAcquire(
+        pool, count: request.count, holder: .current(), ttl: request.ttlSeconds, now: environment.now())
+      {
+      case .busy(let busy):
+        let remaining = deadline - monotonicSeconds()
+        guard remaining > 0 else { throw noAccountFree(busy, request) }
+        var interval = timespec(tv_sec: 0, tv_nsec: Int(min(pause, remaining) * 1e9))
+        nanosleep(&interval, nil)
+        pause = min(pause * 2, 0.5)
+      case .granted(let grant):
+        var sessions: [ActiveSession] = []
+        for id in grant.accounts {
+          do {
+            sessions.append(try flow.session(for: id, prove: true, password: password))
+          } catch let error as any UserFacingError {
+            skipped.append(id)
+            lastFailure = error
+            // Said when another account is tried instead; else the error itself is the message.
+            if request.candidates.count - skipped.count >= request.count {
+              environment.output.message("accounts: lease: skipped \(id): \(error.message)")
+            }
+            break
+          }
+        }
+        guard sessions.count == grant.accounts.count else {
+          if request.ttlSeconds != nil { _ = try? store.release(lease: grant.lease, now: environment.now()) }
+          grant.end()
+          continue
+        }
+        return try hand(grant, sessions, request, invocation, environment)
+      }
+    }
+  }
+
+  /// The lease to its user: CMD with the sessions in its environment, or the detached lease's id.
+  private static func hand(
+    _ grant: LeaseGrant, _ sessions: [ActiveSession], _ request: LeaseRequest, _ invocation: Invocation,
+    _ environment: Environment
+  ) throws {
+    guard !request.command.isEmpty else {
+      let expiry = grant.records.first?.expiresAt
+      if invocation.json {
+        environment.output.writeJSON(
+          .object([
+            "lease": .string(grant.lease), "accounts": .array(grant.accounts.map { .string($0.description) }),
+            "expires_at": expiry.map { .string($0.iso8601) } ?? .null,
+            "fence": .number(JSONNumber(Int64(grant.records.first?.fence ?? 0))),
+            "fences": .array(grant.records.map { .number(JSONNumber(Int64($0.fence))) }),
+          ]))
+      } else {
+        environment.output.write(grant.lease + "\n")
+        let until = expiry.map { " until \(LocalTime.format($0))" } ?? ""
+        environment.output.message(
+          "leased \(grant.accounts.map(\.description).joined(separator: ", "))\(until); "
+            + "end it early with `accounts release \(grant.lease)`")
+      }
+      return
+    }
+    let variables = SessionVariables(sessions[0])
+    try variables.checkCarriable()
+    variables.exportToProcess()
+    setenv("ACCOUNTS_LEASED", grant.accounts.map(\.description).joined(separator: "\n"), 1)
+    setenv("ACCOUNTS_LEASE_FENCE", grant.records.map { String($0.fence) }.joined(separator: "\n"), 1)
+    setenv("ACCOUNTS_LEASE_ID", grant.lease, 1)
+    do throws(Errno) {
+      try grant.inheritAcrossExec()
+    } catch {
+      throw CommandError(.failure, "cannot hand the lease to \(Names.printable(request.command[0])): \(error)")
+    }
+    var argv: [UnsafeMutablePointer<CChar>?] = request.command.map { strdup($0) } + [nil]
+    AdapterStreams.restore()
+    execvp(request.command[0], &argv)
+    let code = errno
+    SessionVariables.withdrawToken()
+    throw ExecCommand.cannotRun(request.command[0], errno: code, fix: "check the command name and PATH")
+  }
+
+  /// Exit 10, naming who holds what was asked for.
+  private static func noAccountFree(_ busy: [BusyAccount], _ request: LeaseRequest) -> CommandError {
+    let held = busy.prefix(3).map { account in
+      guard let record = account.record else { return "\(account.account) being taken" }
+      return "\(account.account) held by \(record.holder) since \(LocalTime.format(record.since))"
+    }
+    let more = busy.count > 3 ? " and \(busy.count - 3) more" : ""
+    let wanted = request.count == 1 ? "no account free" : "not \(request.count) accounts free"
+    return CommandError(
+      .noAccountFree, "\(wanted): " + held.joined(separator: ", ") + more,
+      fix: request.waitMilliseconds == 0
+        ? "wait for one with --wait (e.g. --wait 10m); see who holds them with `accounts leases`"
+        : "wait longer with --wait, or see who holds them with `accounts leases`")
+  }
+}

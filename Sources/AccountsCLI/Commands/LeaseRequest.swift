@@ -1,0 +1,66 @@
+import AccountsCore
+
+/// What `accounts lease` was asked for, checked before anything is taken.
+struct LeaseRequest {
+  /// The accounts to lease from, in the order they are tried: the named ones, or every saved
+  /// account with each --tag (in the index's order).
+  let candidates: [AccountID]
+  let count: Int
+  let waitMilliseconds: Int64
+  /// The ttl the store is given (see below); nil for a lease held by CMD.
+  let ttlSeconds: Double?
+  let command: [String]
+
+  init(_ invocation: Invocation, _ environment: Environment) throws {
+    command = invocation.arguments(LeaseCommand.command)
+    let tags = invocation.values(LeaseCommand.tag)
+    for tag in tags { try Tags.check(tag) }
+    let named = invocation.arguments(LeaseCommand.users)
+    if let text = invocation.value(LeaseCommand.count) {
+      guard let number = Int(text), number >= 1, number <= 1000 else {
+        throw CommandError.usage("--count \(Names.printable(text)) is not a number of accounts", fix: "give --count 1 or more")
+      }
+      count = number
+    } else {
+      count = 1
+    }
+    waitMilliseconds = try invocation.value(LeaseCommand.wait).map { try DurationArgument.parse($0, option: "--wait") } ?? 0
+    let ttl = try invocation.value(LeaseCommand.ttl).map { try DurationArgument.parse($0, option: "--ttl") }
+    if ttl == 0 { throw CommandError.usage("--ttl 0 would end the lease at once", fix: "give --ttl like 30m") }
+    if command.isEmpty, ttl == nil {
+      throw CommandError.usage(
+        "a lease without a command to run needs --ttl", fix: "give --ttl 30m, or the command to run after --")
+    }
+    // A held lease lasts as long as CMD (this machine's store has no ttl for it). A detached
+    // one's `now` is counted in whole seconds, and the lease is taken up to a second after it:
+    // one second more keeps it at least --ttl long, never ending while its holder counts on it.
+    ttlSeconds = command.isEmpty ? ttl.map { Double($0) / 1000 + 1 } : nil
+    guard named.isEmpty != tags.isEmpty else {
+      throw CommandError.usage(
+        named.isEmpty ? "lease from which accounts?" : "name the accounts or give --tag, not both",
+        fix: "e.g. `accounts lease --tag qa -- CMD...` or `accounts lease qa1 qa2 -- CMD...`")
+    }
+    let book = try environment.index.load()
+    if named.isEmpty {
+      var accounts = book.accounts.filter { $0.hasTags(tags) }
+      if let backend = invocation.backend { accounts = accounts.filter { $0.id.backend == backend } }
+      guard !accounts.isEmpty else {
+        throw CommandError(
+          .loginRequired, "no saved account has the tag\(tags.count == 1 ? "" : "s") \(tags.joined(separator: ", "))",
+          fix: "tag some with `accounts tag USER \(tags[0])`")
+      }
+      candidates = accounts.map(\.id)
+    } else {
+      var ids: [AccountID] = []
+      for word in named {
+        let id = try environment.resolveAccount(word, invocation, in: book)
+        if !ids.contains(id) { ids.append(id) }
+      }
+      candidates = ids
+    }
+    guard count <= candidates.count else {
+      throw CommandError.usage(
+        "cannot lease \(count) of \(counted(candidates.count, "account"))", fix: "lower --count or add accounts to the pool")
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import AccountsCore
+import AccountsJSON
+
+/// `accounts release LEASE_ID`: ends a detached lease early.
+enum ReleaseCommand {
+  static let lease = ArgumentSpec("LEASE_ID", help: "the id `accounts lease --ttl` printed")
+
+  static let spec = CommandSpec(
+    "release",
+    summary: "end a detached lease early",
+    discussion: """
+      Ends the detached lease LEASE_ID (from `accounts lease --ttl`) and frees its accounts. An \
+      id that names no live detached lease (unknown, mistyped, expired, or a lease held by a \
+      running command, which ends with it) is an error, and nothing is freed. With --json: \
+      {"lease": ID, "accounts": [...]}.
+      """,
+    arguments: [lease],
+    examples: [("accounts release \"$LEASE\"", "give the accounts back")],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let id = invocation.argument(lease)!
+    let freed = try environment.leaseStore().release(lease: id, now: environment.now())
+    if invocation.json {
+      environment.output.writeJSON(
+        .object(["lease": .string(id), "accounts": .array(freed.map { .string($0.description) })]))
+    } else {
+      environment.output.message("released \(freed.map(\.description).joined(separator: ", "))")
+    }
+  }
+}
+
+/// `accounts leases`: who holds what.
+enum LeasesCommand {
+  static let spec = CommandSpec(
+    "leases",
+    summary: "show the live leases: account, lease, holder, since, expiry, fence",
+    discussion: """
+      Shows every live lease of this machine, one line per account held: the lease's id, its \
+      holder (host:pid of the process that took it), since when, until when (- for a lease \
+      held by a running command) and its fencing number. With --json: an array of objects \
+      with the keys account, lease, holder, since, expires_at (null for a held lease) and \
+      fence.
+      """,
+    examples: [("accounts leases", "who holds which account")],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let records = try environment.leaseStore().leases(now: environment.now())
+    if invocation.json {
+      environment.output.writeJSON(.array(records.map(json)))
+    } else if records.isEmpty {
+      environment.output.message("no leases")
+    } else {
+      var rows = [["ACCOUNT", "LEASE", "HOLDER", "SINCE", "EXPIRES", "FENCE"]]
+      for record in records {
+        rows.append([
+          record.account.description, record.lease, record.holder.description, LocalTime.format(record.since),
+          record.expiresAt.map { LocalTime.format($0) } ?? "-", String(record.fence),
+        ])
+      }
+      environment.output.write(TextTable.render(rows))
+    }
+  }
+
+  static func json(_ record: LeaseRecord) -> JSONValue {
+    .object([
+      "account": .string(record.account.description), "lease": .string(record.lease),
+      "holder": .string(record.holder.description), "since": .string(record.since.iso8601),
+      "expires_at": record.expiresAt.map { .string($0.iso8601) } ?? .null, "fence": .number(JSONNumber(Int64(record.fence))),
+    ])
+  }
+}
+
+/// `--force` of `remove` and `clear`: forget leased accounts too.
+enum LeaseGuard {
+  static let force = OptionSpec("force", help: "forget leased accounts too (their holders keep running)")
+
+  /// Refuses to forget accounts a live lease holds (exit 1, naming the holder), unless --force.
+  /// A store that cannot be read refuses too: forgetting an account a worker holds breaks it.
+  static func check(_ ids: [AccountID], _ invocation: Invocation, _ environment: Environment) throws {
+    guard !invocation.isSet(force) else { return }
+    let held = try environment.leaseStore().leases(now: environment.now()).filter { ids.contains($0.account) }
+    guard let first = held.first else { return }
+    let others = held.count > 1 ? " (and \(counted(held.count - 1, "more account")))" : ""
+    throw CommandError(
+      .failure,
+      "\(first.account) is leased by \(first.holder) since \(LocalTime.format(first.since))\(others)",
+      fix: first.expiresAt == nil
+        ? "wait for its command to end, or add --force" : "`accounts release \(first.lease)` first, or add --force")
+  }
+}
+
+extension Environment {
+  /// The lease store: this machine's. ACCOUNTS_LEASE_STORE (a shared store) is refused rather
+  /// than ignored: falling back to this machine's store would let two machines hold one account.
+  func leaseStore() throws -> LeaseStore {
+    if let shared = variables["ACCOUNTS_LEASE_STORE"], !shared.isEmpty {
+      throw CommandError.usage(
+        "ACCOUNTS_LEASE_STORE is set, but this version keeps leases on this machine only",
+        fix: "unset ACCOUNTS_LEASE_STORE to lease on this machine")
+    }
+    return LocalLeaseStore(directory: try LocalLeaseStore.defaultDirectory(environment: variables))
+  }
+}

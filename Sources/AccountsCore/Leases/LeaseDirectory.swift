@@ -1,0 +1,181 @@
+import AccountsSystem
+import Glibc
+
+/// The local lease store's directory and its files, three per account, named by the SHA-256
+/// of the account id (which may hold a slash, a newline, anything) and keeping the id inside:
+/// - `<hash>.lock`: never removed; its open file description lock is the account's mutex, and
+///   a held lease keeps it taken. It holds a copy of the fence counter.
+/// - `<hash>.fence`: the last fencing token handed out.
+/// - `<hash>.lease`: the record of the account's latest lease (possibly ended).
+/// Files are 0600, replaced atomically (temporary file, fsync, rename), in a 0700 directory
+/// that must be the user's own, a real directory (not a symbolic link), writable by nobody else.
+struct LeaseDirectory {
+  let path: String
+  let userID: uid_t
+
+  /// Records and counters are small; anything bigger was not written by accounts.
+  static let fileSizeLimit = 1 << 20
+
+  /// The files of one account.
+  struct Files {
+    let lock: String
+    let fence: String
+    let record: String
+  }
+
+  func files(of account: AccountID) -> Files {
+    let stem = path + "/" + sha256Hexadecimal(Array(account.description.utf8))
+    return Files(lock: stem + ".lock", fence: stem + ".fence", record: stem + ".lease")
+  }
+
+  /// Checks the directory, creating it (and what is missing above it) 0700 when `create`.
+  /// False when it does not exist and `create` is false.
+  func prepare(create: Bool) throws(FileError) -> Bool {
+    // The directories above first, so nothing is created below one that is refused: owned by
+    // the user or root, writable by nobody else.
+    if case .failure(let refusal) = SafePath(userID: userID).resolveIfPresent(path) {
+      throw .refused(path: path, reason: refusal.problem, fix: refusal.fix ?? "check the directories above it")
+    }
+    var status = stat()
+    if lstat(path, &status) != 0 {
+      guard errno == ENOENT else { throw .unreadable(path: path, errno: errno) }
+      guard create else { return false }
+      try makeDirectories(for: path + "/x")
+      guard lstat(path, &status) == 0 else { throw .unwritable(path: path, errno: errno) }
+    }
+    if let reason = problem(status) {
+      throw .refused(path: path, reason: reason, fix: "move it away: accounts creates its own")
+    }
+    return true
+  }
+
+  private func problem(_ status: stat) -> String? {
+    if status.st_mode & S_IFMT == S_IFLNK { return "it is a symbolic link, not a directory" }
+    if status.st_mode & S_IFMT != S_IFDIR { return "it is not a directory" }
+    if status.st_uid != userID { return "it is owned by uid \(status.st_uid), not by you (uid \(userID))" }
+    if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+      return "it is writable by group or others (mode \(octalMode(status.st_mode)))"
+    }
+    return nil
+  }
+
+  /// Opens (creating it) an account's lock file for reading and writing, close-on-exec.
+  func openLock(_ file: String) throws(FileError) -> FileDescriptor {
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try .open(file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode: 0o600)
+    } catch {
+      throw error.code == ELOOP
+        ? refusedFile(file, "it is a symbolic link") : .unwritable(path: file, errno: error.code)
+    }
+    do throws(FileError) {
+      try check(descriptor, file)
+    } catch {
+      descriptor.close()
+      throw error
+    }
+    return descriptor
+  }
+
+  /// An account's lock file opened for asking about its lock, or nil when there is none.
+  func openForReadingIfPresent(_ file: String) throws(FileError) -> FileDescriptor? {
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try .open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+    } catch {
+      if error.code == ENOENT { return nil }
+      throw error.code == ELOOP
+        ? refusedFile(file, "it is a symbolic link") : .unreadable(path: file, errno: error.code)
+    }
+    do throws(FileError) {
+      try check(descriptor, file)
+    } catch {
+      descriptor.close()
+      throw error
+    }
+    return descriptor
+  }
+
+  /// A file's bytes, or nil when it does not exist.
+  func read(_ file: String) throws(FileError) -> [UInt8]? {
+    guard let descriptor = try openForReadingIfPresent(file) else { return nil }
+    defer { descriptor.close() }
+    let bytes: [UInt8]?
+    do {
+      bytes = try descriptor.readAll(limit: Self.fileSizeLimit)
+    } catch {
+      throw .unreadable(path: file, errno: error.code)
+    }
+    guard let bytes else { throw .tooLarge(path: file, limit: Self.fileSizeLimit) }
+    return bytes
+  }
+
+  /// Replaces `file` with `bytes`: a temporary file beside it, fsync, rename, fsync of the
+  /// directory. A crash leaves the old content or the new, never a mix. Callers hold the
+  /// account's lock, so one temporary name per file is enough.
+  func replace(_ file: String, with bytes: [UInt8]) throws(FileError) {
+    let temporary = file + ".tmp"
+    unlink(temporary)  // left by a writer that was killed
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try .open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
+    } catch {
+      throw .unwritable(path: temporary, errno: error.code)
+    }
+    do {
+      try descriptor.writeAll(bytes)
+      try descriptor.sync()
+      descriptor.close()
+    } catch {
+      descriptor.close()
+      unlink(temporary)
+      throw .unwritable(path: file, errno: error.code)
+    }
+    guard rename(temporary, file) == 0 else {
+      let code = errno
+      unlink(temporary)
+      throw .unwritable(path: file, errno: code)
+    }
+    syncDirectory()
+  }
+
+  /// Removes `file` for good (a crash afterwards does not bring it back).
+  func remove(_ file: String) throws(FileError) {
+    guard unlink(file) == 0 || errno == ENOENT else { throw .unwritable(path: file, errno: errno) }
+    syncDirectory()
+  }
+
+  /// The record files in the directory.
+  func recordFiles() throws(FileError) -> [String] {
+    guard let names = directoryEntryNames(path) else {
+      if errno == ENOENT { return [] }
+      throw .unreadable(path: path, errno: errno)
+    }
+    return names.filter { $0.hasSuffix(".lease") }.sorted().map { path + "/" + $0 }
+  }
+
+  private func syncDirectory() {
+    guard let directory = try? FileDescriptor.open(path, O_RDONLY | O_DIRECTORY) else { return }
+    try? directory.sync()
+    directory.close()
+  }
+
+  /// A file in the directory must be a regular file of the user's, writable by nobody else.
+  private func check(_ descriptor: FileDescriptor, _ file: String) throws(FileError) {
+    let status: stat
+    do {
+      status = try descriptor.status()
+    } catch {
+      throw .unreadable(path: file, errno: error.code)
+    }
+    if status.st_mode & S_IFMT != S_IFREG { throw refusedFile(file, "it is not a regular file") }
+    if status.st_uid != userID { throw refusedFile(file, "it is owned by uid \(status.st_uid), not by you") }
+    if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+      throw refusedFile(file, "it is writable by group or others (mode \(octalMode(status.st_mode)))")
+    }
+  }
+
+  private func refusedFile(_ file: String, _ reason: String) -> FileError {
+    .refused(path: file, reason: reason, fix: "remove it if no lease is in use: accounts writes its own")
+  }
+}

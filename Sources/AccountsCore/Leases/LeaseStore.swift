@@ -1,0 +1,155 @@
+import AccountsSystem
+import Glibc
+
+/// Leases (issue 17): an account checked out to one holder at a time, so parallel test
+/// workers never log each other out of a single sign-on backend.
+///
+/// The invariant every store keeps: at no moment do two live leases hold the same account.
+/// A lease is one of two kinds:
+/// - held (`expiresAt == nil`): alive for as long as some process holds it (the command form,
+///   `accounts lease ... -- CMD`); the kernel ends it when the last such process exits.
+/// - detached (`expiresAt` set, `--ttl`): alive until `release` or until it expires.
+///
+/// Acquiring N accounts takes N or none. Every lease of an account carries a fencing token
+/// (`fence`) strictly greater than that account's previous one, so a test framework can tell a
+/// stale holder from the current one.
+public protocol LeaseStore: AnyObject {
+  /// Takes `count` accounts from `candidates`, the first free ones in the order given, or
+  /// none: never waits (waiting is the command's loop over this), never takes a partial set.
+  /// `ttl` (seconds, > 0) makes a detached lease expiring `ttl` after `now`; nil a held one.
+  /// Throws for bad arguments (`count` not within 1...candidates, `ttl` not > 0) and for a
+  /// store that cannot be used.
+  func tryAcquire(
+    _ candidates: [AccountID], count: Int, holder: LeaseHolder, ttl: Double?, now: Timestamp
+  ) throws -> LeaseAttempt
+
+  /// Ends the detached lease `lease` early; returns the accounts it freed. An id that names no
+  /// live detached lease of this store (unknown, mistyped, another store's, expired, or a held
+  /// lease, which ends with its processes) throws `LeaseError` and frees nothing.
+  func release(lease: String, now: Timestamp) throws -> [AccountID]
+
+  /// Every live lease, one record per account, ordered by account. Asking takes no lock, so it
+  /// never makes a concurrent `tryAcquire` fail.
+  func leases(now: Timestamp) throws -> [LeaseRecord]
+}
+
+/// Who took a lease: the machine and the process, for "qa1 held by host:pid since ...".
+public struct LeaseHolder: Equatable, Sendable, CustomStringConvertible {
+  public var host: String
+  public var pid: Int32
+
+  public init(host: String, pid: Int32) {
+    self.host = host
+    self.pid = pid
+  }
+
+  /// This process on this machine.
+  public static func current() -> LeaseHolder {
+    var name = [CChar](repeating: 0, count: 256)
+    let host =
+      gethostname(&name, name.count - 1) == 0
+      ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
+    return LeaseHolder(host: host, pid: getpid())
+  }
+
+  /// `host:pid`
+  public var description: String { "\(host):\(pid)" }
+}
+
+/// How a lease stays alive.
+public enum LeaseKind: String, Equatable, Sendable {
+  /// While some process holds it (the command form).
+  case held
+  /// Until released or expired (`--ttl`).
+  case detached
+}
+
+/// One account's lease, as the store keeps it and `accounts leases` shows it.
+public struct LeaseRecord: Equatable, Sendable {
+  public var account: AccountID
+  /// The lease's id, shared by every account the lease holds (`accounts release ID`).
+  public var lease: String
+  public var holder: LeaseHolder
+  public var since: Timestamp
+  /// When a detached lease ends; nil for a held lease.
+  public var expiresAt: Timestamp?
+  /// The fencing token: greater than every earlier lease of this account in this store.
+  public var fence: UInt64
+
+  public init(
+    account: AccountID, lease: String, holder: LeaseHolder, since: Timestamp, expiresAt: Timestamp?, fence: UInt64
+  ) {
+    self.account = account
+    self.lease = lease
+    self.holder = holder
+    self.since = since
+    self.expiresAt = expiresAt
+    self.fence = fence
+  }
+
+  public var kind: LeaseKind { expiresAt == nil ? .held : .detached }
+}
+
+/// A candidate that was not free, and who holds it.
+public struct BusyAccount: Equatable, Sendable {
+  public var account: AccountID
+  /// The lease holding it; nil when another process is taking it at this very moment and has
+  /// not written its record yet.
+  public var record: LeaseRecord?
+
+  public init(account: AccountID, record: LeaseRecord?) {
+    self.account = account
+    self.record = record
+  }
+}
+
+/// What `tryAcquire` got.
+public enum LeaseAttempt {
+  case granted(LeaseGrant)
+  /// Fewer than `count` candidates were free, so nothing was taken: the busy ones, in the
+  /// order of the candidates.
+  case busy([BusyAccount])
+}
+
+/// A lease just taken. For a held lease it owns the descriptors whose locks keep the lease
+/// alive: keep the grant (or a child process that inherited them) alive for as long as the
+/// lease should last. A detached lease owns nothing and lives on after the grant.
+public final class LeaseGrant {
+  /// The lease's id.
+  public let lease: String
+  /// One per account taken, in the order of the candidates.
+  public let records: [LeaseRecord]
+  private var descriptors: [FileDescriptor]
+
+  init(lease: String, records: [LeaseRecord], descriptors: [FileDescriptor]) {
+    self.lease = lease
+    self.records = records
+    self.descriptors = descriptors
+  }
+
+  deinit { end() }
+
+  /// The accounts taken, in the order of the candidates.
+  public var accounts: [AccountID] { records.map(\.account) }
+
+  /// The descriptors a child command must inherit to keep a held lease alive when this
+  /// process is gone (empty for a detached lease, and after `end`). They are close-on-exec:
+  /// hand them on with `posix_spawn_file_actions_adddup2(actions, fd, fd)` (which clears the
+  /// flag in the child only), or call `inheritAcrossExec` before `exec`ing the command.
+  public var inheritedDescriptors: [Int32] { descriptors.map(\.rawValue) }
+
+  /// Makes the descriptors survive an `exec` of this process (for `exec`-style commands).
+  /// Any child started afterwards inherits them too, and holds the lease while it lives.
+  public func inheritAcrossExec() throws(Errno) {
+    for descriptor in descriptors { try descriptor.setInheritedAcrossExec(true) }
+  }
+
+  /// Closes this process's descriptors. A held lease ends at once unless a child inherited
+  /// them; then it ends when the last such process exits. Idempotent. (A child this process
+  /// is spawning from another thread holds copies of every descriptor from fork to exec, and
+  /// for that instant keeps the lease alive.)
+  public func end() {
+    for descriptor in descriptors { descriptor.close() }
+    descriptors = []
+  }
+}

@@ -1,0 +1,226 @@
+import AccountsSystem
+import Glibc
+
+/// The lease store of one machine, with no server (issue 17's default store).
+///
+/// Each account has a lock file held with an open file description lock (`F_OFD_SETLK`). A held
+/// lease keeps it taken through descriptors the lease's processes inherit, so the kernel ends
+/// the lease when the last of them exits, SIGKILL included: no stale lock, ever. A detached
+/// lease is a record with an expiry, written under the lock, which is then released. Whoever
+/// takes an account holds its lock while deciding, so two acquirers never both see it free.
+///
+/// A lease record left by a held lease whose processes are gone is not live. One limit:
+/// `leases` may, for the instant between another process taking an account's lock and writing
+/// its record, show the account's previous holder.
+///
+/// The directory is per user, not per setup: two state directories of one user leasing
+/// corp's alice share it (they are the same real account). See `defaultDirectory`.
+public final class LocalLeaseStore: LeaseStore {
+  /// Where the store keeps its files.
+  public let directory: String
+  let files: LeaseDirectory
+  let random: (Int) -> [UInt8]
+
+  /// How long `release` waits for an account's lock, which only a concurrent acquirer deciding
+  /// or a concurrent release holds (each for an instant).
+  static let releaseWaitSeconds = 5
+
+  /// The store in `directory`, whose files must belong to `userID`. `random` gives lease ids
+  /// their randomness (getrandom by default).
+  public init(
+    directory: String, userID: uid_t = getuid(), random: @escaping (Int) -> [UInt8] = { randomBytes(count: $0) }
+  ) {
+    self.directory = directory
+    files = LeaseDirectory(path: directory, userID: userID)
+    self.random = random
+  }
+
+  /// `$XDG_RUNTIME_DIR/accounts/leases` (per user, gone at logout with the locks it held);
+  /// without XDG_RUNTIME_DIR, the same under `/run/user/UID` when that is the user's own
+  /// private directory; else `leases` in the state directory. Never /tmp, never the working
+  /// directory. Every worker of one pool must see the same directory.
+  public static func defaultDirectory(
+    environment: [String: String], userID: uid_t = getuid(), systemRuntime: String = "/run/user"
+  ) throws(CommandError) -> String {
+    if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/accounts/leases" }
+    // A worker started without the variable (env -i, cron, sudo -u) still shares the pool of
+    // the desktop session's workers: the system's runtime directory for this user, when it is
+    // there and private to the user, is the one XDG_RUNTIME_DIR would have named.
+    let own = "\(systemRuntime)/\(userID)"
+    var status = stat()
+    if lstat(own, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == userID,
+      status.st_mode & 0o077 == 0
+    {
+      return own + "/accounts/leases"
+    }
+    return try Paths(environment: environment).stateDirectory + "/leases"
+  }
+
+  public func tryAcquire(
+    _ candidates: [AccountID], count: Int, holder: LeaseHolder, ttl: Double?, now: Timestamp
+  ) throws -> LeaseAttempt {
+    var seen = Set<AccountID>()
+    let candidates = candidates.filter { seen.insert($0).inserted }
+    guard count >= 1, count <= candidates.count else {
+      throw CommandError.usage(
+        "cannot lease \(count) of \(candidates.count) account(s)", fix: "name at least as many accounts as --count")
+    }
+    if let ttl, !(ttl > 0 && ttl < Double(Timestamp.longestLifetime)) {
+      throw CommandError.usage("a lease's ttl must be more than 0 and at most ten years", fix: "give --ttl like 30m")
+    }
+    _ = try files.prepare(create: true)
+
+    // Take the locks of the first `count` free candidates, without waiting: never a deadlock.
+    var taken: [(account: AccountID, lock: FileDescriptor, previous: LeaseRecord?)] = []
+    var busy: [BusyAccount] = []
+    var granted = false
+    defer { if !granted { taken.forEach { $0.lock.close() } } }
+    for account in candidates where taken.count < count {
+      let paths = files.files(of: account)
+      let lock = try files.openLock(paths.lock)
+      let locked: Bool
+      let previous: LeaseRecord?
+      do {
+        locked = try lock.tryLockWholeFile()
+        previous = try readRecord(paths.record)
+      } catch {
+        lock.close()
+        throw (error as? Errno).map { FileError.unwritable(path: paths.lock, errno: $0.code) } ?? error
+      }
+      guard locked else {
+        // Someone holds the lock: a held lease, or another acquirer deciding for an instant.
+        lock.close()
+        let shown = previous.flatMap { $0.kind == .held || isUnexpired($0, now: now) ? $0 : nil }
+        busy.append(BusyAccount(account: account, record: shown))
+        continue
+      }
+      if let previous, isUnexpired(previous, now: now) {  // a live detached lease
+        lock.close()
+        busy.append(BusyAccount(account: account, record: previous))
+        continue
+      }
+      taken.append((account, lock, previous))
+    }
+    guard taken.count == count else { return .busy(busy) }
+
+    // Every lock is ours: write the fences and records. On a failure, nothing stays taken.
+    let lease = newLeaseID()
+    let expiresAt = ttl.map { now.adding(seconds: Int64($0.rounded(.up))) }
+    var records: [LeaseRecord] = []
+    do {
+      for (account, lock, previous) in taken {
+        let paths = files.files(of: account)
+        let fence = try nextFence(paths, lock: lock, previous: previous, now: now)
+        let record = LeaseRecord(
+          account: account, lease: lease, holder: holder, since: now, expiresAt: expiresAt, fence: fence)
+        try files.replace(paths.record, with: LeaseRecordFile.encode(record))
+        records.append(record)
+      }
+    } catch {
+      for record in records { try? files.remove(files.files(of: record.account).record) }
+      throw error
+    }
+    granted = true
+    guard expiresAt == nil else {
+      taken.forEach { $0.lock.close() }  // a detached lease lives in its records
+      return .granted(LeaseGrant(lease: lease, records: records, descriptors: []))
+    }
+    return .granted(LeaseGrant(lease: lease, records: records, descriptors: taken.map(\.lock)))
+  }
+
+  public func release(lease: String, now: Timestamp) throws -> [AccountID] {
+    guard Self.isLeaseID(lease), try files.prepare(create: false) else { throw LeaseError.unknown(lease: lease) }
+    let matching = try allRecords().filter { $0.lease == lease }
+    guard !matching.isEmpty else { throw LeaseError.unknown(lease: lease) }
+    if let held = matching.first(where: { $0.kind == .held }) {
+      guard try isLive(held, now: now) else { throw LeaseError.unknown(lease: lease) }
+      throw LeaseError.held(lease: lease, holder: held.holder)
+    }
+    var freed: [AccountID] = []
+    var expired: Timestamp?
+    for record in matching {
+      let paths = files.files(of: record.account)
+      let lock = try files.openLock(paths.lock)
+      defer { lock.close() }
+      try waitForLock(lock, path: paths.lock)
+      // Under the lock: the record may have expired and been taken since it was listed.
+      guard let current = try readRecord(paths.record), current.lease == lease else { continue }
+      try files.remove(paths.record)
+      if isUnexpired(current, now: now) { freed.append(current.account) } else { expired = current.expiresAt }
+    }
+    guard !freed.isEmpty else {
+      throw expired.map { LeaseError.expired(lease: lease, at: $0) } ?? LeaseError.unknown(lease: lease)
+    }
+    return freed.sorted()
+  }
+
+  public func leases(now: Timestamp) throws -> [LeaseRecord] {
+    guard try files.prepare(create: false) else { return [] }
+    var live: [LeaseRecord] = []
+    for record in try allRecords() where try isLive(record, now: now) { live.append(record) }
+    return live.sorted { $0.account < $1.account }
+  }
+
+  // MARK: Records and liveness
+
+  /// Every record in the directory.
+  private func allRecords() throws -> [LeaseRecord] {
+    var records: [LeaseRecord] = []
+    for path in try files.recordFiles() {
+      if let record = try readRecord(path) { records.append(record) }
+    }
+    return records
+  }
+
+  /// The record in `path`, which must be the file of the account it names: one copied or
+  /// planted into another account's file is refused like a malformed one, never taken as that
+  /// account's lease (nor skipped, which would hide it from `leases`).
+  private func readRecord(_ path: String) throws(FileError) -> LeaseRecord? {
+    guard let bytes = try files.read(path) else { return nil }
+    switch LeaseRecordFile.decode(bytes) {
+    case .success(let record):
+      guard files.files(of: record.account).record == path else {
+        let named = Names.printable(record.account.description, limit: 60)
+        throw .malformed(path: path, detail: "it is the record of \(named), not of this file's account", backup: nil)
+      }
+      return record
+    case .failure(let problem): throw .malformed(path: path, detail: problem.detail, backup: nil)
+    }
+  }
+
+  /// A held lease lives while another open file description holds its lock; a detached one
+  /// until it expires.
+  func isLive(_ record: LeaseRecord, now: Timestamp) throws -> Bool {
+    guard record.kind == .held else { return isUnexpired(record, now: now) }
+    let path = files.files(of: record.account).lock
+    guard let lock = try files.openForReadingIfPresent(path) else { return false }
+    defer { lock.close() }
+    do {
+      return try lock.isLockedElsewhere()
+    } catch {
+      throw FileError.unreadable(path: path, errno: error.code)
+    }
+  }
+
+  /// A detached lease before its expiry (a held one has none).
+  private func isUnexpired(_ record: LeaseRecord, now: Timestamp) -> Bool {
+    record.expiresAt.map { now < $0 } ?? false
+  }
+
+  /// Waits, bounded, for an account's lock that someone holds for an instant.
+  private func waitForLock(_ lock: FileDescriptor, path: String) throws(FileError) {
+    let deadline = monotonicNanoseconds() + UInt64(Self.releaseWaitSeconds) * 1_000_000_000
+    var pause = 1_000_000  // nanoseconds, doubling up to 20 ms
+    while true {
+      do {
+        if try lock.tryLockWholeFile() { return }
+      } catch {
+        throw .unwritable(path: path, errno: error.code)
+      }
+      guard monotonicNanoseconds() < deadline else { throw .busy(lockPath: path, seconds: Self.releaseWaitSeconds) }
+      var request = timespec(tv_sec: 0, tv_nsec: pause)
+      nanosleep(&request, nil)
+      pause = min(pause * 2, 20_000_000)
+    }
+  }
+}
