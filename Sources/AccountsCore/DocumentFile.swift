@@ -156,22 +156,7 @@ public struct DocumentFile: Sendable {
     guard bytes.count <= Self.sizeLimit else { throw .tooLargeToWrite(path: path, limit: Self.sizeLimit) }
     let target = try writeTarget()
     let temporary = target + ".tmp"
-    unlink(temporary)  // a stale one from a writer that was killed
-    let descriptor: FileDescriptor
-    do {
-      descriptor = try .open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-    } catch {
-      throw .unwritable(path: temporary, errno: error.code)
-    }
-    do {
-      try descriptor.writeAll(bytes)
-      try descriptor.sync()
-      descriptor.close()
-    } catch {
-      descriptor.close()
-      unlink(temporary)
-      throw .unwritable(path: path, errno: error.code)
-    }
+    try writeDurably(bytes, to: temporary, reportingAs: path)
     // Keep the version being replaced: a hard link costs nothing and survives the rename.
     let backup = target + ".bak"
     unlink(backup)

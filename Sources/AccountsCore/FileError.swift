@@ -62,3 +62,26 @@ public enum FileError: UserFacingError, Equatable {
     }
   }
 }
+
+/// The first half of every atomic replacement (the index, config.json, lease records): `bytes`
+/// in a new file `temporary` (0600, never through a link; a stale one from a writer that was
+/// killed is removed first), on the disk before this returns. The caller renames it into place;
+/// on a failure it is gone and the error names `path`, the file being replaced.
+func writeDurably(_ bytes: [UInt8], to temporary: String, reportingAs path: String) throws(FileError) {
+  unlink(temporary)
+  let descriptor: FileDescriptor
+  do {
+    descriptor = try .open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
+  } catch {
+    throw .unwritable(path: temporary, errno: error.code)
+  }
+  do {
+    try descriptor.writeAll(bytes)
+    try descriptor.sync()
+    descriptor.close()
+  } catch {
+    descriptor.close()
+    unlink(temporary)
+    throw .unwritable(path: path, errno: error.code)
+  }
+}

@@ -115,22 +115,7 @@ struct LeaseDirectory {
   /// account's lock, so one temporary name per file is enough.
   func replace(_ file: String, with bytes: [UInt8]) throws(FileError) {
     let temporary = file + ".tmp"
-    unlink(temporary)  // left by a writer that was killed
-    let descriptor: FileDescriptor
-    do {
-      descriptor = try .open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-    } catch {
-      throw .unwritable(path: temporary, errno: error.code)
-    }
-    do {
-      try descriptor.writeAll(bytes)
-      try descriptor.sync()
-      descriptor.close()
-    } catch {
-      descriptor.close()
-      unlink(temporary)
-      throw .unwritable(path: file, errno: error.code)
-    }
+    try writeDurably(bytes, to: temporary, reportingAs: file)
     guard rename(temporary, file) == 0 else {
       let code = errno
       unlink(temporary)
