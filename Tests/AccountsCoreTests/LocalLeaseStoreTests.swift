@@ -162,6 +162,24 @@ extension LeaseTests {
       #expect(LocalLeaseStore.isLeaseID(record.lease) && record.lease != detached.lease)
     }
 
+    /// A held grant detached keeps its id and fences, gains its expiry, and never lets the
+    /// accounts go in between: another acquirer finds them busy right after, as before.
+    @Test func detachingAHeldLeaseKeepsItsIdAndFencesAndNeverFreesTheAccounts() throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      let store = sandbox.store()
+      let held = try #require(try store.take([qa(1), qa(2)]))
+      let detached = try store.detach(held, ttl: 60, now: leaseNow)
+      #expect(detached.lease == held.lease)
+      #expect(detached.records.map(\.fence) == held.records.map(\.fence))
+      #expect(detached.records.allSatisfy { $0.expiresAt == leaseNow.adding(seconds: 60) })
+      #expect(detached.inheritedDescriptors.isEmpty && held.inheritedDescriptors.isEmpty, "the locks were let go")
+      #expect(try sandbox.store().take([qa(1)]) == nil, "still leased, now by its records")
+      #expect(try store.leases(now: leaseNow).map(\.lease) == [held.lease, held.lease])
+      #expect(throws: (any Error).self) { try store.detach(detached, ttl: 60, now: leaseNow) }
+      #expect(try store.release(lease: held.lease, now: leaseNow).count == 2)
+    }
+
     @Test func leasesTakesNoLockThatCouldMakeAnAcquirerFail() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }

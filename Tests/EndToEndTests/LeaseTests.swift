@@ -133,6 +133,22 @@ import Testing
     #expect(expiry.timeIntervalSince(since) >= 3, "since \(since), expires \(expiry)")
   }
 
+  /// A detached lease is taken held and detached only once its sessions are ready: a `lease
+  /// --ttl` killed while it logs in (here: the backend slow to answer) leaves nothing behind,
+  /// where it used to keep the account for its whole ttl.
+  @Test func aDetachedLeaseKilledWhileLoggingInLeavesNothingHeld() throws {
+    let world = try World(users: ["qa1"])
+    defer { world.close() }
+    try world.backend.delay(seconds: 10)
+    let taking = try BackgroundAccounts(world.sandbox, ["lease", "qa1", "--ttl", "10m"])
+    #expect(waitUntil(seconds: 30) { ((try? world.backend.concurrency().current) ?? 0) > 0 }, "logging in")
+    taking.kill()
+    try world.backend.delay(seconds: 0)
+    #expect(try world.leases().isEmpty, "nothing left held")
+    let after = try world.sandbox.run(["lease", "qa1", "--", "true"])
+    #expect(after.status == 0, "\(after)")
+  }
+
   @Test func badRequestsAreUsageErrorsAndTakeNothing() throws {
     let world = try World(users: ["qa1"])
     defer { world.close() }

@@ -75,9 +75,9 @@ enum LeaseCommand {
     while true {
       let pool = request.candidates.filter { !skipped.contains($0) }
       guard pool.count >= request.count else { throw lastFailure ?? CommandError(.failure, "no account to lease") }
-      switch try store.tryAcquire(
-        pool, count: request.count, holder: .current(), ttl: request.ttlSeconds, now: environment.now())
-      {
+      // Taken held even for a detached lease, and detached only once its sessions are ready:
+      // a `lease --ttl` killed during a login leaves nothing held.
+      switch try store.tryAcquire(pool, count: request.count, holder: .current(), ttl: nil, now: environment.now()) {
       case .busy(let busy):
         let remaining = deadline - monotonicSeconds()
         guard remaining > 0 else { throw noAccountFree(busy, request) }
@@ -100,9 +100,11 @@ enum LeaseCommand {
           }
         }
         guard sessions.count == grant.accounts.count else {
-          if request.ttlSeconds != nil { _ = try? store.release(lease: grant.lease, now: environment.now()) }
           grant.end()
           continue
+        }
+        if let ttl = request.ttlSeconds {
+          return try hand(try store.detach(grant, ttl: ttl, now: environment.now()), sessions, request, invocation, environment)
         }
         return try hand(grant, sessions, request, invocation, environment)
       }

@@ -31,6 +31,12 @@ public protocol LeaseStore: AnyObject {
   /// Every live lease, one record per account, ordered by account. Asking takes no lock, so it
   /// never makes a concurrent `tryAcquire` fail.
   func leases(now: Timestamp) throws -> [LeaseRecord]
+
+  /// Turns the held lease `grant` into a detached one that lasts `ttl` seconds from `now`, with
+  /// the same id and fences, and ends the grant: a detached lease is taken held first and
+  /// detached only once its accounts are ready, so a holder killed on the way leaves nothing
+  /// behind. Never lets the accounts go in between.
+  func detach(_ grant: LeaseGrant, ttl: Double, now: Timestamp) throws -> LeaseGrant
 }
 
 /// Who took a lease: the machine and the process, for "qa1 held by host:pid since ...".
@@ -119,7 +125,7 @@ public final class LeaseGrant {
   public let lease: String
   /// One per account taken, in the order of the candidates.
   public let records: [LeaseRecord]
-  private var descriptors: [FileDescriptor]
+  private(set) var descriptors: [FileDescriptor]
 
   init(lease: String, records: [LeaseRecord], descriptors: [FileDescriptor]) {
     self.lease = lease

@@ -154,6 +154,33 @@ public final class LocalLeaseStore: LeaseStore {
     return freed.sorted()
   }
 
+  public func detach(_ grant: LeaseGrant, ttl: Double, now: Timestamp) throws -> LeaseGrant {
+    guard ttl > 0, ttl < Double(Timestamp.longestLifetime) else {
+      throw CommandError.usage("a lease's ttl must be more than 0 and at most ten years", fix: "give --ttl like 30m")
+    }
+    guard grant.descriptors.count == grant.records.count, grant.records.allSatisfy({ $0.kind == .held }) else {
+      throw LeaseError.unknown(lease: grant.lease)
+    }
+    // The locks are still ours while the records change; a detached lease lives in its records.
+    defer { grant.end() }
+    let expiresAt = now.adding(seconds: Int64(ttl.rounded(.up)))
+    var records: [LeaseRecord] = []
+    do {
+      for var record in grant.records {
+        record.expiresAt = expiresAt
+        try files.replace(files.files(of: record.account).record, with: LeaseRecordFile.encode(record))
+        records.append(record)
+      }
+    } catch {
+      // All or none: the ones already detached become held again, and end with the grant.
+      for record in grant.records.prefix(records.count) {
+        try? files.replace(files.files(of: record.account).record, with: LeaseRecordFile.encode(record))
+      }
+      throw error
+    }
+    return LeaseGrant(lease: grant.lease, records: records, descriptors: [])
+  }
+
   public func leases(now: Timestamp) throws -> [LeaseRecord] {
     guard try files.prepare(create: false) else { return [] }
     var live: [LeaseRecord] = []
