@@ -111,6 +111,32 @@ extension LeaseTests {
       }
     }
 
+    /// The lease id and the holder's host reach messages, a terminal and `accounts release`:
+    /// a record whose id is no lease id, or whose host holds an escape sequence, is refused
+    /// like a malformed one.
+    @Test func aRecordWithAHostileIdOrHostIsRefused() throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      let store = sandbox.store()
+      let grant = try #require(try store.take([qa(1)], ttl: 60))
+      let path = store.files.files(of: qa(1)).record
+      let original = try String(contentsOfFile: path, encoding: .utf8)
+      for (from, to) in [
+        (grant.lease, "x; rm -rf ~"), ("\"host\":\"test-host\"", "\"host\":\"evil\\u001b[2J\""),
+        ("\"host\":\"test-host\"", "\"host\":\"\""),
+      ] {
+        let planted = original.replacingOccurrences(of: from, with: to)
+        #expect(planted != original, "\(from)")
+        try Data(planted.utf8).write(to: URL(fileURLWithPath: path))
+        #expect {
+          try store.leases(now: leaseNow)
+        } throws: { error in
+          guard case .malformed(let file, _, _) = error as? FileError else { return false }
+          return file == path
+        }
+      }
+    }
+
     @Test func aMalformedRecordIsReportedNotTakenOver() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }

@@ -61,31 +61,27 @@ struct LeaseDirectory {
 
   /// Opens (creating it) an account's lock file for reading and writing, close-on-exec.
   func openLock(_ file: String) throws(FileError) -> FileDescriptor {
-    let descriptor: FileDescriptor
-    do {
-      descriptor = try .open(file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode: 0o600)
-    } catch {
-      throw error.code == ELOOP
-        ? refusedFile(file, "it is a symbolic link") : .unwritable(path: file, errno: error.code)
-    }
-    do throws(FileError) {
-      try check(descriptor, file)
-    } catch {
-      descriptor.close()
-      throw error
+    guard let descriptor = try openChecked(file, O_RDWR | O_CREAT, mode: 0o600) else {
+      throw .unwritable(path: file, errno: ENOENT)  // O_CREAT: not reached
     }
     return descriptor
   }
 
   /// An account's lock file opened for asking about its lock, or nil when there is none.
   func openForReadingIfPresent(_ file: String) throws(FileError) -> FileDescriptor? {
+    try openChecked(file, O_RDONLY, mode: nil)
+  }
+
+  /// `file` opened with `flags` (never through a link, never a terminal, never blocking on a
+  /// FIFO) and checked like every file here; nil when it does not exist and is not created.
+  private func openChecked(_ file: String, _ flags: Int32, mode: mode_t?) throws(FileError) -> FileDescriptor? {
     let descriptor: FileDescriptor
     do {
-      descriptor = try .open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+      descriptor = try .open(file, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode: mode ?? 0)
     } catch {
-      if error.code == ENOENT { return nil }
-      throw error.code == ELOOP
-        ? refusedFile(file, "it is a symbolic link") : .unreadable(path: file, errno: error.code)
+      if error.code == ENOENT, mode == nil { return nil }
+      if error.code == ELOOP { throw refusedFile(file, "it is a symbolic link") }
+      throw mode == nil ? .unreadable(path: file, errno: error.code) : .unwritable(path: file, errno: error.code)
     }
     do throws(FileError) {
       try check(descriptor, file)

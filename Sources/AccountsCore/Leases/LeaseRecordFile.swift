@@ -48,9 +48,15 @@ enum LeaseRecordFile {
       let fence = try reader.int64("fence")
       let pid = try holder.int64("pid")
       guard fence > 0, let pid = Int32(exactly: pid) else { return .failure(Problem("fence or pid out of range")) }
+      // The id and the host reach messages, a terminal and `accounts release` unquoted: only
+      // what this tool writes is read back.
+      let lease = try reader.string("lease")
+      guard LocalLeaseStore.isLeaseID(lease) else { return .failure(Problem("lease: not a lease id")) }
+      let host = try holder.string("host")
+      guard LeaseHolder.isHostName(host) else { return .failure(Problem("holder.host: not a host name")) }
       let record = LeaseRecord(
         account: AccountID(user: try account.string("user"), backend: try account.string("backend")),
-        lease: try reader.string("lease"), holder: LeaseHolder(host: try holder.string("host"), pid: pid),
+        lease: lease, holder: LeaseHolder(host: host, pid: pid),
         since: since, expiresAt: expiresAt, fence: UInt64(fence))
       return .success(record)
     } catch let error as JSONParseError {

@@ -49,13 +49,19 @@ public struct LeaseHolder: Equatable, Sendable, CustomStringConvertible {
     self.pid = pid
   }
 
-  /// This process on this machine.
+  /// This process on this machine. A host name with bytes other than printable ASCII (which
+  /// `isHostName` refuses) has them as `?`.
   public static func current() -> LeaseHolder {
     var name = [CChar](repeating: 0, count: 256)
-    let host =
-      gethostname(&name, name.count - 1) == 0
-      ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
-    return LeaseHolder(host: host, pid: getpid())
+    guard gethostname(&name, name.count - 1) == 0 else { return LeaseHolder(host: "localhost", pid: getpid()) }
+    let bytes = name.prefix { $0 != 0 }.prefix(255).map { UInt8(bitPattern: $0) }
+    let host = String(decoding: bytes.map { (0x21..<0x7F).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+    return LeaseHolder(host: host.isEmpty ? "localhost" : host, pid: getpid())
+  }
+
+  /// A host name as `current` writes one: 1 to 255 printable ASCII characters, no space.
+  public static func isHostName(_ text: String) -> Bool {
+    (1...255).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21..<0x7F).contains($0) }
   }
 
   /// `host:pid`
