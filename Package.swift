@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 //
 // accounts: a command-line account manager. No Swift package dependencies: only the toolchain
-// and the system libraries libsecret-1 and GLib (see README.md for the Debian packages).
+// and the system libraries libsecret-1 and GLib, libcurl and hiredis (see README.md for the
+// Debian packages).
 import PackageDescription
 
 /// The package's directory: the linker's version script is named by its absolute path.
@@ -30,7 +31,7 @@ let package = Package(
       name: "AccountsCLI", dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate"]
     ),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
-    .target(name: "AccountsCore", dependencies: ["AccountsJSON", "AccountsSystem"]),
+    .target(name: "AccountsCore", dependencies: ["AccountsJSON", "AccountsSystem", "CHiredis"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
@@ -42,6 +43,9 @@ let package = Package(
     // keyctl(2) and add_key(2), which glibc does not wrap and Swift cannot reach through the
     // variadic syscall(2): typed inline wrappers in one header.
     .target(name: "CAccountsSystem"),
+    // hiredis for the shared lease store, loaded with dlopen by the commands that use one, with
+    // a typed wrapper for its variadic redisCommand and the context's error text.
+    .target(name: "CHiredis"),
     // Text rules shared across the adapter boundary (URLs without secrets in messages): the
     // host and the built-in adapters both use them, and neither may depend on the other.
     .target(name: "AccountsText"),

@@ -40,6 +40,7 @@ enum CommandTable {
     CompleteCommand.spec,
     GenerateCommand.spec,
     ProbeAdaptersCommand.spec,
+    LeaseKeeperCommand.spec,
   ]
 
   /// Every runnable command with its path, groups expanded, hidden ones included.

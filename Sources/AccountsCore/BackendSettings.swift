@@ -35,6 +35,10 @@ public struct BackendSettingsCheck: Sendable {
         if !settings.keys.contains(name) { problems.append(.unknown(name: name, suggestions: [])) }  // never a secret
         continue
       }
+      if OwnBackendSetting.secrets.contains(name), adapter.setting(named: name) == nil {
+        if settings[name] != nil { problems.append(.secretGivenInClear(name: name)) }  // only ever a secret
+        continue
+      }
       guard let setting = adapter.setting(named: name) else {
         problems.append(.unknown(name: name, suggestions: Suggestions.closest(to: name, in: declared)))
         continue
@@ -46,6 +50,12 @@ public struct BackendSettingsCheck: Sendable {
     }
     if let host = settings[OwnBackendSetting.gitHost], let reason = GitHost.problem(host) {
       problems.append(.invalidValue(name: OwnBackendSetting.gitHost, reason: reason))
+    }
+    if let store = settings[OwnBackendSetting.leaseStore], let reason = LeaseStoreAddress.problem(store) {
+      problems.append(.invalidValue(name: OwnBackendSetting.leaseStore, reason: reason))
+    }
+    if let prefix = settings[OwnBackendSetting.leasePrefix], let reason = RedisLeaseStore.prefixProblem(prefix) {
+      problems.append(.invalidValue(name: OwnBackendSetting.leasePrefix, reason: reason))
     }
     for setting in adapter.settings where !setting.isOptional {
       if setting.isSecret, !secretNames.contains(setting.name) {
@@ -69,8 +79,22 @@ public enum OwnBackendSetting {
   /// The host `accounts git-credential` answers git for with this backend's accounts
   /// (`git.corp.example`, or `HOST:PORT`, as git names the host in its credential requests).
   public static let gitHost = "git_host"
+  /// Where this backend's accounts are leased (issue 17): `redis://[USER@]HOST[:PORT][/DB]`,
+  /// `unix:///PATH` or `local` (the default). ACCOUNTS_LEASE_STORE overrides it.
+  public static let leaseStore = "lease_store"
+  /// The Redis key prefix of this backend's leases, `accounts:lease:BACKEND` by default: one
+  /// prefix shared by backends of different names (on different machines) is one pool.
+  public static let leasePrefix = "lease_prefix"
+  /// The Redis password of `lease_store`: a secret setting, kept in the Secret Service.
+  public static let leaseStorePassword = "lease_store_password"
 
-  public static let all = [gitHost]
+  /// accounts' own settings given by value.
+  public static let all = [gitHost, leaseStore, leasePrefix]
+  /// accounts' own secret settings.
+  public static let secrets = [leaseStorePassword]
+
+  /// Whether `name` is one of accounts' own secret settings.
+  public static func isOwnSecret(_ name: String) -> Bool { secrets.contains(name) }
 }
 
 /// The checks every `git_host` passes: a host as git's credential protocol names it (its

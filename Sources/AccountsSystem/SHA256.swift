@@ -126,7 +126,7 @@ extension UInt32 {
 
 /// Zeroes an array's storage with `explicit_bzero`, which the compiler may not remove, and empties
 /// it (keeping the capacity, so that the next use writes over the same, already wiped, memory).
-func wipe<Element: BitwiseCopyable>(_ array: inout [Element]) {
+public func wipe<Element: BitwiseCopyable>(_ array: inout [Element]) {
   array.withUnsafeMutableBytes { raw in
     if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
   }

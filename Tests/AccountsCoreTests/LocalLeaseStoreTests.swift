@@ -159,7 +159,7 @@ extension LeaseTests {
       #expect(expired.records[0].kind == .detached)
       let record = held.records[0]
       #expect(record.holder == probeHolder && record.since == leaseNow && record.expiresAt == nil)
-      #expect(LocalLeaseStore.isLeaseID(record.lease) && record.lease != detached.lease)
+      #expect(LeaseID.isValid(record.lease) && record.lease != detached.lease)
     }
 
     /// A held grant detached keeps its id and fences, gains its expiry, and never lets the
@@ -227,11 +227,11 @@ extension LeaseTests {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }
       let fixed = LocalLeaseStore(directory: sandbox.directory, random: { [UInt8](repeating: 0xFF, count: $0) })
-      #expect(fixed.newLeaseID() == String(repeating: "7", count: 16))
+      #expect(LeaseID.new(random: fixed.random) == String(repeating: "7", count: 16))
       let store = sandbox.store()
-      let ids = (0..<50).map { _ in store.newLeaseID() }
+      let ids = (0..<50).map { _ in LeaseID.new(random: store.random) }
       #expect(Set(ids).count == 50)
-      #expect(ids.allSatisfy(LocalLeaseStore.isLeaseID))
+      #expect(ids.allSatisfy(LeaseID.isValid))
     }
 
     @Test func theDirectoryIsTheRuntimeDirectoryElseTheStateDirectory() throws {

@@ -25,7 +25,10 @@ enum BackendSetCommand {
       given as KEY=VALUE: --secret NAME asks for a new value without echo, --secret-stdin NAME \
       reads it from stdin, and either replaces the one in the Secret Service. git_host is \
       accounts' own setting, allowed on every backend whatever its adapter: the host for which \
-      `accounts git-credential` answers git with this backend's accounts. Prints one line per \
+      `accounts git-credential` answers git with this backend's accounts. So are lease_store \
+      (where `accounts lease` keeps this backend's leases: redis://[USER@]HOST[:PORT][/DB], \
+      unix:///PATH or local), lease_prefix (the Redis key prefix, accounts:lease:BACKEND by \
+      default) and the secret lease_store_password (the Redis password). Prints one line per \
       setting changed, never a secret's value.
       """,
     arguments: [BackendCommands.name, settings], options: [unset, secret, BackendAddCommand.secretStdin],
@@ -34,6 +37,7 @@ enum BackendSetCommand {
       ("accounts backend set corp --unset check_path", "back to trusting the local expiry"),
       ("accounts backend set corp git_host=git.corp.example", "git asks accounts for this host's token"),
       ("printf '%s\\n' \"$KEY\" | accounts backend set sig --secret-stdin private_key", "a new private key, from stdin"),
+      ("accounts backend set corp lease_store=redis://ci-redis:6379/2", "lease corp's accounts through a shared Redis"),
     ],
     handler: run)
 
@@ -55,7 +59,8 @@ enum BackendSetCommand {
     }
 
     let description = try environment.adapterHost().describe(backend.adapter, in: environment.adapterSearchPath)
-    for wanted in asked.sorted() where description.setting(named: wanted)?.isSecret != true {
+    for wanted in asked.sorted()
+    where description.setting(named: wanted)?.isSecret != true && !OwnBackendSetting.isOwnSecret(wanted) {
       throw CommandError.usage(
         "adapter \(backend.adapter) has no secret setting '\(Names.printable(wanted))'",
         fix: "its settings: `accounts adapters \(backend.adapter)`")
@@ -82,7 +87,7 @@ enum BackendSetCommand {
 
     var newSecrets: [String: SecretBytes] = [:]
     for key in asked.sorted() {
-      let label = description.setting(named: key)?.label ?? key
+      let label = description.setting(named: key)?.label ?? (OwnBackendSetting.isOwnSecret(key) ? "the lease store's Redis password" : key)
       newSecrets[key] =
         key == fromStdin
         ? try environment.terminal.readSecretFromStandardInput(what: key)
@@ -91,7 +96,7 @@ enum BackendSetCommand {
     }
     // The adapter checks the whole result, so the secrets kept are read for it too.
     var allSecrets = newSecrets
-    for key in secretNames.subtracting(asked).sorted() {
+    for key in secretNames.subtracting(asked).sorted() where !OwnBackendSetting.isOwnSecret(key) {
       guard let value = try environment.ledger.claimedSecret(.setting(key, backend: name), recorded: configuration.secretService)
       else {
         throw CommandError(

@@ -18,7 +18,9 @@ enum LeaseCommand {
     "wait", value: "DURATION",
     help: "wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0: only a moment's contention)")
   static let ttl = OptionSpec(
-    "ttl", value: "DURATION", help: "without CMD (required then): the lease ends after DURATION unless released first")
+    "ttl", value: "DURATION",
+    help: "without CMD (required then): the lease ends after DURATION unless released first; "
+      + "with CMD and a Redis store: how soon a holder killed with SIGKILL frees its accounts (default 30s)")
 
   static let spec = CommandSpec(
     "lease",
@@ -48,6 +50,15 @@ enum LeaseCommand {
       exit 10, naming who holds them. Leases are kept in $XDG_RUNTIME_DIR/accounts/leases \
       (without it, /run/user/UID when that is yours; else in the state directory): every worker \
       of one pool must see the same directory.
+
+      Across machines (CI runners), leases are kept in Redis: ACCOUNTS_LEASE_STORE, or the \
+      backend's setting lease_store, names it (redis://[USER@]HOST[:PORT][/DB] or \
+      unix:///PATH); its password is the backend's secret setting lease_store_password. A \
+      lease there is a key set only when absent, with an expiry: while CMD runs, a keeper \
+      process renews it every third of --ttl (30s by default) and deletes it when CMD and \
+      whatever holds its descriptors have exited; a holder killed with SIGKILL frees its \
+      accounts within one ttl. A store that cannot be reached or answers garbage: exit 8, \
+      CMD not run. Losing it while CMD runs is said on stderr, and CMD keeps running.
       """,
     arguments: [users, command],
     options: [tag, count, wait, ttl, SessionArguments.timeout],
@@ -60,7 +71,7 @@ enum LeaseCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let request = try LeaseRequest(invocation, environment)
-    let store = try environment.leaseStore()
+    let store = try LeaseStores(environment, heldTTLMilliseconds: request.heldTTLMilliseconds).store(for: request.candidates)
     var flow = try environment.sessionFlow(invocation)
     flow.leased = true
     // A pool's accounts log in with their remembered passwords: nobody is asked, and one
@@ -141,6 +152,8 @@ enum LeaseCommand {
     setenv("ACCOUNTS_LEASED", grant.accounts.map(\.description).joined(separator: "\n"), 1)
     setenv("ACCOUNTS_LEASE_FENCE", grant.records.map { String($0.fence) }.joined(separator: "\n"), 1)
     setenv("ACCOUNTS_LEASE_ID", grant.lease, 1)
+    // A shared store's keeper has forked off by now (it was started when the lease was taken).
+    LeaseKeeperCommand.awaitLaunched()
     do throws(Errno) {
       try grant.inheritAcrossExec()
     } catch {

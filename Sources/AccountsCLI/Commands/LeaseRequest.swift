@@ -9,6 +9,9 @@ struct LeaseRequest {
   let waitMilliseconds: Int64
   /// The ttl the store is given (see below); nil for a lease held by CMD.
   let ttlSeconds: Double?
+  /// How long a lease held by CMD in a shared store outlives a holder killed with SIGKILL:
+  /// --ttl with CMD, else 30 s (the keeper renews it every third of it).
+  let heldTTLMilliseconds: Int64
   let command: [String]
 
   init(_ invocation: Invocation, _ environment: Environment) throws {
@@ -35,6 +38,7 @@ struct LeaseRequest {
     // one's `now` is counted in whole seconds, and the lease is taken up to a second after it:
     // one second more keeps it at least --ttl long, never ending while its holder counts on it.
     ttlSeconds = command.isEmpty ? ttl.map { Double($0) / 1000 + 1 } : nil
+    heldTTLMilliseconds = command.isEmpty ? LeaseStores.defaultHeldTTLMilliseconds : max(ttl ?? LeaseStores.defaultHeldTTLMilliseconds, 300)
     guard named.isEmpty != tags.isEmpty else {
       throw CommandError.usage(
         named.isEmpty ? "lease from which accounts?" : "name the accounts or give --tag, not both",

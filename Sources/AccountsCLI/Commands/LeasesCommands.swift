@@ -20,13 +20,32 @@ enum ReleaseCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = invocation.argument(lease)!
-    let freed = try environment.leaseStore().release(lease: id, now: environment.now())
+    let freed = try release(id, in: LeaseStores(environment).all(), now: environment.now())
     if invocation.json {
       environment.output.writeJSON(
         .object(["lease": .string(id), "accounts": .array(freed.map { .string($0.description) })]))
     } else {
       environment.output.message("released \(freed.map(\.description).joined(separator: ", "))")
     }
+  }
+
+  /// Releases `id` in the store that knows it. A store that cannot be asked is an error only
+  /// when no other store knows the lease.
+  static func release(_ id: String, in stores: [LeaseStore], now: Timestamp) throws -> [AccountID] {
+    var unavailable: (any Error)?
+    var answer: (any Error)?
+    for store in stores {
+      do {
+        return try store.release(lease: id, now: now)
+      } catch LeaseError.unknown {
+        continue
+      } catch let error as LeaseStoreUnavailable {
+        unavailable = unavailable ?? error
+      } catch {
+        answer = answer ?? error
+      }
+    }
+    throw answer ?? unavailable ?? LeaseError.unknown(lease: id)
   }
 }
 
@@ -36,7 +55,8 @@ enum LeasesCommand {
     "leases",
     summary: "show the live leases: account, lease, holder, since, expiry, fence",
     discussion: """
-      Shows every live lease of this machine, one line per account held: the lease's id, its \
+      Shows every live lease of this machine's store and of each shared store a backend or \
+      ACCOUNTS_LEASE_STORE names (only that one when it is set), one line per account held: the lease's id, its \
       holder (host:pid of the process that took it), since when, until when (- for a lease \
       held by a running command) and its fencing number. With --json: an array of objects \
       with the keys account, lease, holder, since, expires_at (null for a held lease) and \
@@ -46,7 +66,8 @@ enum LeasesCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let records = try environment.leaseStore().leases(now: environment.now())
+    let now = environment.now()
+    let records = try LeaseStores(environment).all().flatMap { try $0.leases(now: now) }.sorted { $0.account < $1.account }
     if invocation.json {
       environment.output.writeJSON(.array(records.map(json)))
     } else if records.isEmpty {
@@ -80,7 +101,8 @@ enum LeaseGuard {
   /// A store that cannot be read refuses too: forgetting an account a worker holds breaks it.
   static func check(_ ids: [AccountID], _ invocation: Invocation, _ environment: Environment) throws {
     guard !invocation.isSet(force) else { return }
-    let held = try environment.leaseStore().leases(now: environment.now()).filter { ids.contains($0.account) }
+    let leases = try LeaseStores(environment).leases(of: ids, now: environment.now())
+    let held = ids.compactMap { leases[$0] }
     guard let first = held.first else { return }
     let others = held.count > 1 ? " (and \(counted(held.count - 1, "more account")))" : ""
     throw CommandError(
@@ -88,18 +110,5 @@ enum LeaseGuard {
       "\(first.account) is leased by \(first.holder) since \(LocalTime.format(first.since))\(others)",
       fix: first.expiresAt == nil
         ? "wait for its command to end, or add --force" : "`accounts release \(first.lease)` first, or add --force")
-  }
-}
-
-extension Environment {
-  /// The lease store: this machine's. ACCOUNTS_LEASE_STORE (a shared store) is refused rather
-  /// than ignored: falling back to this machine's store would let two machines hold one account.
-  func leaseStore() throws -> LeaseStore {
-    if let shared = variables["ACCOUNTS_LEASE_STORE"], !shared.isEmpty {
-      throw CommandError.usage(
-        "ACCOUNTS_LEASE_STORE is set, but this version keeps leases on this machine only",
-        fix: "unset ACCOUNTS_LEASE_STORE to lease on this machine")
-    }
-    return LocalLeaseStore(directory: try LocalLeaseStore.defaultDirectory(environment: variables))
   }
 }

@@ -44,7 +44,7 @@ enum ListCommand {
     }
     if !tags.isEmpty { accounts = accounts.filter { $0.hasTags(tags) } }
     let now = environment.now()
-    let leases = leasesShown(environment, now: now)
+    let leases = leasesShown(accounts.map(\.id), environment, now: now)
     if invocation.json {
       environment.output.writeJSON(
         .array(accounts.map { AccountPresentation.json($0, in: book, now: now, lease: leases[$0.id]) }))
@@ -62,10 +62,9 @@ enum ListCommand {
 
   /// The live leases, by account. A store that cannot be read is said on stderr; the list
   /// still shows (it reads only the index otherwise).
-  static func leasesShown(_ environment: Environment, now: Timestamp) -> [AccountID: LeaseRecord] {
+  static func leasesShown(_ accounts: [AccountID], _ environment: Environment, now: Timestamp) -> [AccountID: LeaseRecord] {
     do {
-      let records = try environment.leaseStore().leases(now: now)
-      return Dictionary(records.map { ($0.account, $0) }, uniquingKeysWith: { first, _ in first })
+      return try LeaseStores(environment).leases(of: accounts, now: now)
     } catch let error as any UserFacingError {
       environment.output.message("accounts: warning: leases not shown: \(error.message)")
     } catch {

@@ -11,8 +11,10 @@ enum LeaseRecordFile {
     init(_ detail: String) { self.detail = detail }
   }
 
-  static func encode(_ record: LeaseRecord) -> [UInt8] {
-    let object: JSONObject = [
+  /// The record as a file holds it; `withFence: false` leaves the fence out (a Redis store keeps
+  /// it in a counter of its own, which `decode(_:fence:)` is given).
+  static func encode(_ record: LeaseRecord, withFence: Bool = true) -> [UInt8] {
+    var object: JSONObject = [
       "version": .number(JSONNumber(version)),
       "account": .object(["user": .string(record.account.user), "backend": .string(record.account.backend)]),
       "lease": .string(record.lease),
@@ -20,13 +22,14 @@ enum LeaseRecordFile {
       "holder": .object(["host": .string(record.holder.host), "pid": .number(JSONNumber(Int64(record.holder.pid)))]),
       "since": .string(record.since.iso8601),
       "expires_at": record.expiresAt.map { .string($0.iso8601) } ?? .null,
-      "fence": .number(JSONNumber(Int64(clamping: record.fence))),
     ]
+    if withFence { object["fence"] = .number(JSONNumber(Int64(clamping: record.fence))) }
     return Array((JSON.serialize(.object(object), pretty: false) + "\n").utf8)
   }
 
   /// The record in `bytes`, or a description of what is wrong with them.
-  static func decode(_ bytes: [UInt8]) -> Result<LeaseRecord, Problem> {
+  /// `fence`, when given, is the record's (its bytes then have none).
+  static func decode(_ bytes: [UInt8], fence given: UInt64? = nil) -> Result<LeaseRecord, Problem> {
     do {
       let reader = JSONReader(try JSON.parse(bytes))
       let version = try reader.int64("version")
@@ -45,13 +48,13 @@ enum LeaseRecordFile {
       guard kind == (expiresAt == nil ? LeaseKind.held : .detached).rawValue else {
         return .failure(Problem("kind '\(Names.printable(kind, limit: 20))' does not match expires_at"))
       }
-      let fence = try reader.int64("fence")
+      let fence = try given.map { Int64(clamping: $0) } ?? reader.int64("fence")
       let pid = try holder.int64("pid")
       guard fence > 0, let pid = Int32(exactly: pid) else { return .failure(Problem("fence or pid out of range")) }
       // The id and the host reach messages, a terminal and `accounts release` unquoted: only
       // what this tool writes is read back.
       let lease = try reader.string("lease")
-      guard LocalLeaseStore.isLeaseID(lease) else { return .failure(Problem("lease: not a lease id")) }
+      guard LeaseID.isValid(lease) else { return .failure(Problem("lease: not a lease id")) }
       let host = try holder.string("host")
       guard LeaseHolder.isHostName(host) else { return .failure(Problem("holder.host: not a host name")) }
       let record = LeaseRecord(

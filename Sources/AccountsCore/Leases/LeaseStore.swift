@@ -32,11 +32,22 @@ public protocol LeaseStore: AnyObject {
   /// never makes a concurrent `tryAcquire` fail.
   func leases(now: Timestamp) throws -> [LeaseRecord]
 
+  /// The live leases of `accounts`, each record naming the account as given (a shared store
+  /// may know it under another backend's name: see `lease_prefix`).
+  func leases(of accounts: [AccountID], now: Timestamp) throws -> [LeaseRecord]
+
   /// Turns the held lease `grant` into a detached one that lasts `ttl` seconds from `now`, with
   /// the same id and fences, and ends the grant: a detached lease is taken held first and
   /// detached only once its accounts are ready, so a holder killed on the way leaves nothing
   /// behind. Never lets the accounts go in between.
   func detach(_ grant: LeaseGrant, ttl: Double, now: Timestamp) throws -> LeaseGrant
+}
+
+extension LeaseStore {
+  public func leases(of accounts: [AccountID], now: Timestamp) throws -> [LeaseRecord] {
+    let wanted = Set(accounts)
+    return try leases(now: now).filter { wanted.contains($0.account) }
+  }
 }
 
 /// Who took a lease: the machine and the process, for "qa1 held by host:pid since ...".

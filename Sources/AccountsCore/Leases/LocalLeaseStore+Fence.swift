@@ -67,9 +67,12 @@ extension LocalLeaseStore {
   static func recoveryFloor(_ now: Timestamp) -> UInt64 {
     UInt64(max(now.secondsSince1970, 0)) * 1000
   }
+}
 
+/// Lease ids: what `accounts lease --ttl` prints and `accounts release` takes.
+public enum LeaseID {
   /// A new lease id: 16 characters of lowercase base32 (80 bits from `random`).
-  func newLeaseID() -> String {
+  public static func new(random: (Int) -> [UInt8]) -> String {
     let bytes = random(10)
     var bits: UInt64 = 0
     var pending = 0
@@ -79,16 +82,16 @@ extension LocalLeaseStore {
       pending += 8
       while pending >= 5 {
         pending -= 5
-        text.append(Self.leaseIDAlphabet[Int(bits >> UInt64(pending) & 31)])
+        text.append(alphabet[Int(bits >> UInt64(pending) & 31)])
       }
     }
     return String(decoding: text, as: UTF8.self)
   }
 
-  static let leaseIDAlphabet: [UInt8] = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+  static let alphabet: [UInt8] = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
 
   /// Whether `text` has the shape of a lease id (so `release` never looks for anything else).
-  public static func isLeaseID(_ text: String) -> Bool {
-    text.utf8.count == 16 && text.utf8.allSatisfy(leaseIDAlphabet.contains)
+  public static func isValid(_ text: String) -> Bool {
+    text.utf8.count == 16 && text.utf8.allSatisfy(alphabet.contains)
   }
 }

@@ -104,7 +104,7 @@ public final class LocalLeaseStore: LeaseStore {
     guard taken.count == count else { return .busy(busy) }
 
     // Every lock is ours: write the fences and records. On a failure, nothing stays taken.
-    let lease = newLeaseID()
+    let lease = LeaseID.new(random: random)
     let expiresAt = ttl.map { now.adding(seconds: Int64($0.rounded(.up))) }
     var records: [LeaseRecord] = []
     do {
@@ -129,7 +129,7 @@ public final class LocalLeaseStore: LeaseStore {
   }
 
   public func release(lease: String, now: Timestamp) throws -> [AccountID] {
-    guard Self.isLeaseID(lease), try files.prepare(create: false) else { throw LeaseError.unknown(lease: lease) }
+    guard LeaseID.isValid(lease), try files.prepare(create: false) else { throw LeaseError.unknown(lease: lease) }
     let matching = try allRecords().filter { $0.lease == lease }
     guard !matching.isEmpty else { throw LeaseError.unknown(lease: lease) }
     if let held = matching.first(where: { $0.kind == .held }) {

@@ -1,0 +1,131 @@
+import AccountsCore
+import AccountsSystem
+import Glibc
+
+/// Which lease store keeps an account's leases (issue 17): ACCOUNTS_LEASE_STORE when set, else
+/// its backend's `lease_store` setting, else this machine's. Never a silent fall back from a
+/// shared store to this machine's: two machines would then hold one account.
+struct LeaseStores {
+  let environment: Environment
+  let configuration: Configuration
+  /// How long a held lease in a shared store outlives a holder killed with SIGKILL.
+  let heldTTLMilliseconds: Int64
+
+  /// A held lease's ttl in a shared store, when `--ttl` does not give one with CMD.
+  static let defaultHeldTTLMilliseconds: Int64 = 30_000
+
+  init(_ environment: Environment, heldTTLMilliseconds: Int64 = defaultHeldTTLMilliseconds) throws {
+    self.environment = environment
+    configuration = try environment.config.load()
+    self.heldTTLMilliseconds = heldTTLMilliseconds
+  }
+
+  /// The store of `accounts`, which must all share one.
+  func store(for accounts: [AccountID]) throws -> LeaseStore {
+    var chosen: [(address: LeaseStoreAddress, account: AccountID)] = []
+    for account in accounts where !chosen.contains(where: { $0.account.backend == account.backend }) {
+      let address = try address(of: account.backend)
+      if let first = chosen.first, first.address != address {
+        throw CommandError.usage(
+          "\(first.account) and \(account) keep their leases in different stores (\(first.address), \(address))",
+          fix: "lease them in two commands, or give their backends one lease_store")
+      }
+      chosen.append((address, account))
+    }
+    return try open(chosen.first?.address ?? .local)
+  }
+
+  /// Every store this setup's leases may be in: the one ACCOUNTS_LEASE_STORE names, or this
+  /// machine's and each shared one a backend names.
+  func all() throws -> [LeaseStore] {
+    if let forced = try forcedAddress() { return [try open(forced)] }
+    var addresses: [LeaseStoreAddress] = [.local]
+    for backend in configuration.backends {
+      let address = try address(of: backend.name)
+      if !addresses.contains(address) { addresses.append(address) }
+    }
+    return try addresses.map(open)
+  }
+
+  /// The live leases of `accounts`, by account, from each one's store.
+  func leases(of accounts: [AccountID], now: Timestamp) throws -> [AccountID: LeaseRecord] {
+    var byStore: [(address: LeaseStoreAddress, accounts: [AccountID])] = []
+    for account in accounts {
+      let address = try address(of: account.backend)
+      if let index = byStore.firstIndex(where: { $0.address == address }) {
+        byStore[index].accounts.append(account)
+      } else {
+        byStore.append((address, [account]))
+      }
+    }
+    var found: [AccountID: LeaseRecord] = [:]
+    for (address, accounts) in byStore {
+      for record in try open(address).leases(of: accounts, now: now) where found[record.account] == nil {
+        found[record.account] = record
+      }
+    }
+    return found
+  }
+
+  // MARK: Choosing
+
+  private func forcedAddress() throws(CommandError) -> LeaseStoreAddress? {
+    guard let text = environment.variables["ACCOUNTS_LEASE_STORE"], !text.isEmpty else { return nil }
+    do {
+      return try LeaseStoreAddress.parse(text)
+    } catch {
+      throw .usage("ACCOUNTS_LEASE_STORE: \(error.message)", fix: error.fix)
+    }
+  }
+
+  private func address(of backend: String) throws -> LeaseStoreAddress {
+    if let forced = try forcedAddress() { return forced }
+    guard let text = configuration.backends.first(where: { $0.name == backend })?.settings[OwnBackendSetting.leaseStore]
+    else { return .local }
+    do {
+      return try LeaseStoreAddress.parse(text)
+    } catch {
+      throw CommandError.usage(
+        "backend \(backend): \(error.message)", fix: "fix it with `accounts backend set \(backend) lease_store=...`")
+    }
+  }
+
+  private func open(_ address: LeaseStoreAddress) throws -> LeaseStore {
+    switch address {
+    case .local:
+      return LocalLeaseStore(directory: try LocalLeaseStore.defaultDirectory(environment: environment.variables))
+    case .redis(let redis):
+      // The backends that use this store: their prefixes, and the password of the first that
+      // has one.
+      let users = try configuration.backends.filter { try self.address(of: $0.name) == address }
+      var prefixes = users.map { $0.settings[OwnBackendSetting.leasePrefix] ?? RedisLeaseStore.defaultPrefix(backend: $0.name) }
+      if users.isEmpty { prefixes = [] }
+      let prefix: (AccountID) -> String = { account in
+        self.configuration.backends.first { $0.name == account.backend }?.settings[OwnBackendSetting.leasePrefix]
+          ?? RedisLeaseStore.defaultPrefix(backend: account.backend)
+      }
+      return RedisLeaseStore(
+        address: redis, password: try password(from: users),
+        timeoutMilliseconds: Int(try environment.networkTimeout() * 1000), prefix: prefix, prefixes: prefixes,
+        heldTTLMilliseconds: heldTTLMilliseconds, launchKeeper: LeaseKeeperCommand.launch)
+    }
+  }
+
+  /// The store's password: the secret setting `lease_store_password` of the first backend
+  /// (by name) that has one, from the Secret Service.
+  private func password(from backends: [BackendConfig]) throws -> SecretBytes? {
+    guard let backend = backends.sorted(by: { $0.name < $1.name }).first(where: {
+      $0.secretSettings.contains(OwnBackendSetting.leaseStorePassword)
+    })
+    else { return nil }
+    guard
+      let value = try environment.ledger.claimedSecret(
+        .setting(OwnBackendSetting.leaseStorePassword, backend: backend.name), recorded: configuration.secretService)
+    else {
+      throw CommandError(
+        .loginRequired, "backend \(backend.name): its lease_store_password is not in the keyring",
+        fix: "give it again with `accounts backend set \(backend.name) --secret lease_store_password`")
+    }
+    return value
+  }
+}

@@ -1,0 +1,243 @@
+import AccountsJSON
+import AccountsSystem
+import Glibc
+
+/// The process that keeps a held Redis lease alive (`accounts __lease-keeper`, started by
+/// `RedisLeaseStore.tryAcquire`).
+///
+/// It reads its order (one line of JSON) from its standard input, a pipe whose write end the
+/// lease's processes hold: `accounts lease` itself, and after `exec` the command and whatever
+/// it starts that keeps the descriptor, as they hold a local lease's lock. Until that pipe ends
+/// (every holder has exited, however: SIGKILL included) it renews the lease at a third of its
+/// ttl; then it deletes the keys that still hold its values, and exits. If the keeper itself
+/// is killed, the lease ends within one ttl. It ignores the signals a terminal or a process
+/// group sends, so Ctrl-C or a `kill` of the group ends the command, which ends the lease.
+///
+/// Losing the store while the command runs is said on stderr, and the command keeps running:
+/// the account may be taken over meanwhile, which the fence tells.
+public enum LeaseKeeper {
+  /// What the keeper keeps: where, the keys and the values they must still hold.
+  public struct Order: Equatable {
+    var address: RedisAddress
+    var password: SecretBytes?
+    var ttlMilliseconds: Int64
+    var timeoutMilliseconds: Int
+    var lease: String
+    var keys: [String]
+    var values: [[UInt8]]
+
+    public static func == (lhs: Order, rhs: Order) -> Bool {
+      lhs.address == rhs.address && lhs.ttlMilliseconds == rhs.ttlMilliseconds && lhs.keys == rhs.keys
+        && lhs.values == rhs.values && lhs.lease == rhs.lease && lhs.timeoutMilliseconds == rhs.timeoutMilliseconds
+        && (lhs.password == nil) == (rhs.password == nil)
+        && (lhs.password.map { l in rhs.password.map { l.isEqual(to: $0) } ?? false } ?? true)
+    }
+
+    /// One line: JSON, the password in hex (never anywhere but this pipe).
+    func encoded() -> [UInt8] {
+      var object: JSONObject = [
+        "address": .string(address.description),
+        "ttl_ms": .number(JSONNumber(ttlMilliseconds)),
+        "timeout_ms": .number(JSONNumber(Int64(timeoutMilliseconds))),
+        "lease": .string(lease),
+        "keys": .array(keys.map { .string($0) }),
+        "values": .array(values.map { .string(String(decoding: $0, as: UTF8.self)) }),
+      ]
+      if let password {
+        object["password"] = .string(password.withUnsafeBytes { Self.hex($0) })
+      }
+      return Array((JSON.serialize(.object(object), pretty: false) + "\n").utf8)
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Order? {
+      guard let reader = try? JSONReader(JSON.parse(bytes)),
+        let text = try? reader.string("address"), case .redis(let address)? = try? LeaseStoreAddress.parse(text),
+        let ttl = try? reader.int64("ttl_ms"), ttl > 0,
+        let timeout = try? reader.int64("timeout_ms"), timeout > 0, timeout < 86_400_000,
+        let lease = try? reader.string("lease"),
+        let keys = try? reader.array("keys").map({ try $0.asString() }),
+        let values = try? reader.array("values").map({ try $0.asString() }),
+        keys.count == values.count, !keys.isEmpty
+      else { return nil }
+      var password: SecretBytes?
+      if let hex = try? reader.optionalString("password") {
+        guard var bytes = unhex(hex) else { return nil }
+        password = SecretBytes(consuming: &bytes)
+      }
+      return Order(
+        address: address, password: password, ttlMilliseconds: ttl, timeoutMilliseconds: Int(timeout), lease: lease,
+        keys: keys, values: values.map { Array($0.utf8) })
+    }
+
+    static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+      let digits = Array("0123456789abcdef".utf8)
+      var out: [UInt8] = []
+      for byte in bytes {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 15)])
+      }
+      return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unhex(_ text: String) -> [UInt8]? {
+      let bytes = Array(text.utf8)
+      guard bytes.count % 2 == 0 else { return nil }
+      func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 48...57: byte - 48
+        case 97...102: byte - 87
+        default: nil
+        }
+      }
+      var out: [UInt8] = []
+      for index in stride(from: 0, to: bytes.count, by: 2) {
+        guard let high = nibble(bytes[index]), let low = nibble(bytes[index + 1]) else { return nil }
+        out.append(high << 4 | low)
+      }
+      return out
+    }
+  }
+
+  /// Keeps the lease ordered on `input` until `input` ends; messages go to `say`. Returns the
+  /// exit status.
+  public static func run(input: FileDescriptor, say: @escaping (String) -> Void) -> Int32 {
+    for signal in [SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE] { Glibc.signal(signal, SIG_IGN) }
+    var line: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while !line.contains(10) {
+      let count = buffer.withUnsafeMutableBytes { Glibc.read(input.rawValue, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0, line.count < 16 << 20 else {
+        say("accounts: lease keeper: no order on standard input")
+        return ExitStatus.usage.rawValue
+      }
+      line += buffer[0..<count]
+    }
+    let end = line.firstIndex(of: 10)!
+    guard let order = Order.decode(Array(line[..<end])) else {
+      say("accounts: lease keeper: its order is malformed")
+      return ExitStatus.usage.rawValue
+    }
+    wipe(&line)
+    var keeper = Keeper(order: order, say: say)
+    keeper.keep(input: input)
+    return 0
+  }
+
+  /// The renewing loop and its state.
+  struct Keeper {
+    let order: Order
+    let say: (String) -> Void
+    var connection: RedisConnection?
+    /// The keys still ours (nil once lost or detached).
+    var kept: [Bool]
+    var storeLost = false
+
+    init(order: Order, say: @escaping (String) -> Void) {
+      self.order = order
+      self.say = say
+      kept = Array(repeating: true, count: order.keys.count)
+    }
+
+    mutating func keep(input: FileDescriptor) {
+      let interval = max(order.ttlMilliseconds / 3, 1)
+      var next = monotonicNanoseconds() + UInt64(interval) * 1_000_000
+      var scratch = [UInt8](repeating: 0, count: 4096)
+      while kept.contains(true) {
+        let now = monotonicNanoseconds()
+        if now >= next {
+          let renewed = renew()
+          // After a failure, try again sooner: the lease lasts one ttl from the last renewal.
+          next = monotonicNanoseconds() + UInt64(renewed ? interval : max(interval / 2, 1)) * 1_000_000
+          continue
+        }
+        var watched = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
+        let wait = Int32(min((next - now) / 1_000_000 + 1, UInt64(Int32.max)))
+        let ready = poll(&watched, 1, wait)
+        guard ready > 0 else { continue }  // timed out or interrupted
+        let count = scratch.withUnsafeMutableBytes { Glibc.read(input.rawValue, $0.baseAddress, $0.count) }
+        if count > 0 || (count < 0 && errno == EINTR) { continue }  // bytes a holder wrote: ignored
+        release()
+        return
+      }
+    }
+
+    mutating func open() -> RedisConnection? {
+      if let connection { return connection }
+      do {
+        connection = try RedisConnection(
+          order.address, password: order.password, timeoutMilliseconds: order.timeoutMilliseconds)
+      } catch {
+        lost(error.message)
+      }
+      return connection
+    }
+
+    mutating func lost(_ why: String) {
+      connection = nil
+      guard !storeLost else { return }
+      storeLost = true
+      say(
+        "accounts: lease: cannot renew lease \(order.lease): \(why); the command keeps running, but its accounts "
+          + "may be taken over once the lease's \(Self.seconds(order.ttlMilliseconds)) run out (ACCOUNTS_LEASE_FENCE tells)")
+    }
+
+    /// Extends every key still ours; false when the store could not be reached.
+    mutating func renew() -> Bool {
+      guard let redis = open() else { return false }
+      let indices = kept.indices.filter { kept[$0] }
+      let arguments: [[UInt8]] = [Array(String(order.ttlMilliseconds).utf8)] + indices.map { order.values[$0] }
+      var call: [[UInt8]] = [Array("EVAL".utf8), Array(RedisLeaseStore.renewScript.utf8)]
+      call.append(Array(String(indices.count).utf8))
+      for index in indices { call.append(Array(order.keys[index].utf8)) }
+      let reply: RedisValue
+      do {
+        reply = try redis.call(call + arguments)
+      } catch {
+        lost(error.detail)
+        return false
+      }
+      guard case .array(let results) = reply, results.count == indices.count else {
+        lost("it answered what Redis would not")
+        return false
+      }
+      if storeLost {
+        storeLost = false
+        say("accounts: lease: renewing lease \(order.lease) again")
+      }
+      for (index, result) in zip(indices, results) where result != .integer(1) {
+        kept[index] = false
+        // Detached by `accounts lease --ttl` (its value changed, its lease id did not): not lost.
+        if case .string(let bytes) = result, case .success(let record) = LeaseRecordFile.decode(bytes, fence: 1),
+          record.lease == order.lease
+        {
+          continue
+        }
+        say(
+          "accounts: lease: lost the lease of \(Names.printable(order.keys[index], limit: 120)) (\(order.lease)): it "
+            + "expired or was deleted, and another holder may use the account now (ACCOUNTS_LEASE_FENCE tells)")
+      }
+      return true
+    }
+
+    /// Deletes the keys that still hold their values.
+    mutating func release() {
+      let indices = kept.indices.filter { kept[$0] }
+      guard !indices.isEmpty, let redis = open() else { return }
+      var arguments: [[UInt8]] = [Array("EVAL".utf8), Array(RedisLeaseStore.deleteScript.utf8)]
+      arguments.append(Array(String(indices.count).utf8))
+      for index in indices { arguments.append(Array(order.keys[index].utf8)) }
+      for index in indices { arguments.append(order.values[index]) }
+      do {
+        _ = try redis.call(arguments)
+      } catch {
+        let within = Self.seconds(order.ttlMilliseconds)
+        say("accounts: lease: could not end lease \(order.lease): \(error.detail); it ends by itself within \(within)")
+      }
+    }
+
+    static func seconds(_ milliseconds: Int64) -> String {
+      milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
+    }
+  }
+}

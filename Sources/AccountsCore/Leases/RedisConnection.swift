@@ -1,0 +1,154 @@
+import AccountsSystem
+import CHiredis
+import Glibc
+
+/// A shared lease store that cannot be used: not reachable, refusing us, or answering what no
+/// Redis would. Exit 8, naming the address (never a password: addresses hold none).
+public struct LeaseStoreUnavailable: UserFacingError, Equatable {
+  public let address: String
+  public let detail: String
+  public let fix: String?
+
+  public init(address: String, detail: String, fix: String? = nil) {
+    self.address = address
+    self.detail = detail
+    self.fix = fix
+  }
+
+  public var status: ExitStatus { .backendUnavailable }
+  public var message: String { "lease store \(address): \(detail)" }
+}
+
+/// One reply of Redis.
+enum RedisValue: Equatable {
+  case string([UInt8])
+  case integer(Int64)
+  case array([RedisValue])
+  case null
+  case status(String)
+  case error(String)
+
+  var text: String? {
+    if case .string(let bytes) = self { return String(decoding: bytes, as: UTF8.self) }
+    return nil
+  }
+}
+
+/// A connection to Redis through hiredis (loaded on first use), every call bounded by the
+/// timeout given. Not shared between threads.
+final class RedisConnection {
+  let address: RedisAddress
+  private let context: UnsafeMutablePointer<redisContext>
+
+  /// Connects, authenticates with `password` (as `address.user` when there is one) and selects
+  /// the database.
+  init(_ address: RedisAddress, password: SecretBytes?, timeoutMilliseconds: Int) throws(LeaseStoreUnavailable) {
+    self.address = address
+    if let problem = accounts_redis_load() {
+      throw LeaseStoreUnavailable(address: address.description, detail: String(cString: problem))
+    }
+    let timeout = max(timeoutMilliseconds, 1)
+    let made: UnsafeMutablePointer<redisContext>?
+    switch address.endpoint {
+    case .tcp(let host, let port): made = accounts_redis_connect_tcp(host, Int32(port), timeout)
+    case .unixSocket(let path): made = accounts_redis_connect_unix(path, timeout)
+    }
+    guard let made else { throw LeaseStoreUnavailable(address: address.description, detail: "out of memory") }
+    if let error = accounts_redis_error(made) {
+      let detail = String(cString: error)
+      accounts_redis_free(made)
+      throw LeaseStoreUnavailable(
+        address: address.description, detail: "cannot connect: \(detail)",
+        fix: "check that Redis runs there and that this machine can reach it")
+    }
+    // From here on, deinit frees the context, also when this initializer throws.
+    context = made
+    if let password {
+        var arguments: [[UInt8]] = [Array("AUTH".utf8)]
+        if let user = address.user { arguments.append(Array(user.utf8)) }
+        arguments.append(password.withUnsafeBytes { Array($0) })
+        defer { wipe(&arguments[arguments.count - 1]) }
+        if case .error(let message) = try call(arguments) {
+          throw LeaseStoreUnavailable(
+            address: address.description, detail: "it refused the password (\(Self.shown(message)))",
+            fix: "give the right one with `accounts backend set NAME --secret lease_store_password`")
+        }
+    }
+    if address.database != 0 {
+      if case .error(let message) = try call(["SELECT", String(address.database)]) {
+        throw LeaseStoreUnavailable(
+          address: address.description, detail: "cannot use database \(address.database) (\(Self.shown(message)))")
+      }
+    }
+  }
+
+  deinit { accounts_redis_free(context) }
+
+  /// One command; an error reply comes back as `.error`, for the caller to judge.
+  func call(_ arguments: [String]) throws(LeaseStoreUnavailable) -> RedisValue {
+    try call(arguments.map { Array($0.utf8) })
+  }
+
+  func call(_ arguments: [[UInt8]]) throws(LeaseStoreUnavailable) -> RedisValue {
+    var pointers: [UnsafePointer<CChar>?] = []
+    var lengths: [Int] = []
+    var storage: [UnsafeMutablePointer<UInt8>] = []
+    defer {
+      for (buffer, length) in zip(storage, lengths) {
+        explicit_bzero(buffer, length)
+        buffer.deallocate()
+      }
+    }
+    for argument in arguments {
+      let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(argument.count, 1))
+      argument.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: argument.count) }
+      storage.append(buffer)
+      pointers.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self))
+      lengths.append(argument.count)
+    }
+    guard let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths) else {
+      let detail = accounts_redis_error(context).map { String(cString: $0) } ?? "no reply"
+      throw LeaseStoreUnavailable(
+        address: address.description, detail: "lost the connection: \(detail)",
+        fix: "check that Redis runs there and answers within the timeout")
+    }
+    defer { accounts_redis_free_reply(reply) }
+    return try Self.value(reply, address: address, depth: 0)
+  }
+
+  /// A reply a caller did not expect: Redis (or whatever answers in its place) said nonsense.
+  func garbage(_ what: String) -> LeaseStoreUnavailable {
+    LeaseStoreUnavailable(
+      address: address.description, detail: "it answered what Redis would not (\(what))",
+      fix: "check that the address names a Redis server (2.6 or later, with Lua scripting)")
+  }
+
+  private static func value(
+    _ reply: UnsafeMutablePointer<redisReply>, address: RedisAddress, depth: Int
+  ) throws(LeaseStoreUnavailable) -> RedisValue {
+    let item = reply.pointee
+    switch item.type {
+    case REDIS_REPLY_STRING:
+      return .string(item.len == 0 ? [] : Array(UnsafeRawBufferPointer(start: item.str, count: item.len)))
+    case REDIS_REPLY_STATUS, REDIS_REPLY_ERROR:
+      let text = item.len == 0 ? "" : String(decoding: UnsafeRawBufferPointer(start: item.str, count: item.len), as: UTF8.self)
+      return item.type == REDIS_REPLY_STATUS ? .status(text) : .error(text)
+    case REDIS_REPLY_INTEGER: return .integer(item.integer)
+    case REDIS_REPLY_NIL: return .null
+    case REDIS_REPLY_ARRAY:
+      guard depth < 4 else { break }
+      var values: [RedisValue] = []
+      values.reserveCapacity(item.elements)
+      for index in 0..<item.elements {
+        guard let element = item.element[index] else { return .null }
+        values.append(try value(element, address: address, depth: depth + 1))
+      }
+      return .array(values)
+    default: break
+    }
+    throw LeaseStoreUnavailable(address: address.description, detail: "it answered what Redis would not")
+  }
+
+  /// A server's message, as much of it as fits a line.
+  static func shown(_ message: String) -> String { Names.printable(message, limit: 80) }
+}

@@ -1,0 +1,403 @@
+import AccountsJSON
+import AccountsSystem
+import Glibc
+
+/// The lease store shared through Redis, for CI runners on many machines (issue 17).
+///
+/// An account's lease is a key, `PREFIX:USER` (the prefix is `accounts:lease:BACKEND` unless
+/// the backend's `lease_prefix` names another), set only when absent and with an expiry
+/// (`SET NX PX`): whoever sets it holds the account until the key is deleted or expires. Its
+/// value is the lease record without the fence; the fence is a counter of its own,
+/// `PREFIX:USER:fence`, incremented by every lease of the account and never reset. User names
+/// hold no ':', so no account's key is another's fence.
+///
+/// Taking N accounts is one Lua script, which Redis runs atomically: N or none, never a partial
+/// set, never two holders. A held lease (the command form) expires after the held ttl unless a
+/// keeper process (`LeaseKeeper`) renews it; the keeper lives until every process holding the
+/// lease's pipe has exited, then deletes the keys. Renewing, deleting and detaching compare the
+/// value first, so nobody ever touches another holder's lease.
+public final class RedisLeaseStore: LeaseStore {
+  public let address: RedisAddress
+  let password: SecretBytes?
+  let timeoutMilliseconds: Int
+  /// The key prefix of an account.
+  let prefix: (AccountID) -> String
+  /// Every prefix this store's accounts use: what `leases` and `release` look through.
+  let prefixes: [String]
+  /// How long a held lease lasts without its keeper renewing it.
+  let heldTTLMilliseconds: Int64
+  /// Starts the keeper of a held lease, given its order; returns the write end of the pipe
+  /// the keeper watches (close-on-exec). See `LeaseKeeper`.
+  let launchKeeper: ([UInt8]) throws -> FileDescriptor
+  let random: (Int) -> [UInt8]
+  private var connected: RedisConnection?
+
+  public init(
+    address: RedisAddress, password: SecretBytes?, timeoutMilliseconds: Int, prefix: @escaping (AccountID) -> String,
+    prefixes: [String], heldTTLMilliseconds: Int64, launchKeeper: @escaping ([UInt8]) throws -> FileDescriptor,
+    random: @escaping (Int) -> [UInt8] = { randomBytes(count: $0) }
+  ) {
+    self.address = address
+    self.password = password
+    self.timeoutMilliseconds = timeoutMilliseconds
+    self.prefix = prefix
+    self.prefixes = prefixes
+    self.heldTTLMilliseconds = heldTTLMilliseconds
+    self.launchKeeper = launchKeeper
+    self.random = random
+  }
+
+  /// `accounts:lease:BACKEND`
+  public static func defaultPrefix(backend: String) -> String { "accounts:lease:" + backend }
+
+  /// Why `prefix` cannot be a `lease_prefix`, or nil when it can.
+  public static func prefixProblem(_ prefix: String) -> String? {
+    guard (1...200).contains(prefix.utf8.count), prefix.utf8.allSatisfy({ (0x21..<0x7F).contains($0) }) else {
+      return "must be 1 to 200 printable ASCII characters without spaces"
+    }
+    return nil
+  }
+
+  func key(_ account: AccountID) -> String { prefix(account) + ":" + account.user }
+  static func fenceKey(_ key: String) -> String { key + ":fence" }
+
+  private func connection() throws(LeaseStoreUnavailable) -> RedisConnection {
+    if let connected { return connected }
+    let made = try RedisConnection(address, password: password, timeoutMilliseconds: timeoutMilliseconds)
+    connected = made
+    return made
+  }
+
+  /// Runs `script`; a connection lost on the way is not used again.
+  private func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) throws(LeaseStoreUnavailable) -> RedisValue {
+    let redis = try connection()
+    let reply: RedisValue
+    do {
+      reply = try redis.call(
+        [Array("EVAL".utf8), Array(script.utf8), Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments)
+    } catch {
+      connected = nil
+      throw error
+    }
+    if case .error(let message) = reply {
+      if message.hasPrefix("NOAUTH") {
+        throw LeaseStoreUnavailable(
+          address: address.description, detail: "it asks for a password",
+          fix: "keep it in the keyring with `accounts backend set NAME --secret lease_store_password`")
+      }
+      throw redis.garbage("an error: \(RedisConnection.shown(message))")
+    }
+    return reply
+  }
+
+  // MARK: LeaseStore
+
+  public func tryAcquire(
+    _ candidates: [AccountID], count: Int, holder: LeaseHolder, ttl: Double?, now: Timestamp
+  ) throws -> LeaseAttempt {
+    var seen = Set<AccountID>()
+    let candidates = candidates.filter { seen.insert($0).inserted }
+    guard count >= 1, count <= candidates.count else {
+      throw CommandError.usage(
+        "cannot lease \(count) of \(candidates.count) account(s)", fix: "name at least as many accounts as --count")
+    }
+    if let ttl, !(ttl > 0 && ttl < Double(Timestamp.longestLifetime)) {
+      throw CommandError.usage("a lease's ttl must be more than 0 and at most ten years", fix: "give --ttl like 30m")
+    }
+    let lease = LeaseID.new(random: random)
+    let expiresAt = ttl.map { now.adding(seconds: Int64($0.rounded(.up))) }
+    let milliseconds = ttl.map { Int64(($0 * 1000).rounded(.up)) } ?? heldTTLMilliseconds
+    let records = candidates.map {
+      LeaseRecord(account: $0, lease: lease, holder: holder, since: now, expiresAt: expiresAt, fence: 1)
+    }
+    let keys = candidates.map(key)
+    let values = records.map { LeaseRecordFile.encode($0, withFence: false) }
+    let reply = try evaluate(
+      Self.acquireScript, keys: keys.flatMap { [$0, Self.fenceKey($0)] },
+      arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8)] + values)
+    guard case .array(let items) = reply, let outcome = items.first else { throw try connection().garbage("acquire") }
+
+    if outcome == .integer(0) {
+      var busy: [BusyAccount] = []
+      for triple in items.dropFirst().chunked(3) {
+        guard triple.count == 3, case .integer(let index) = triple[0], candidates.indices.contains(Int(index) - 1) else {
+          throw try connection().garbage("acquire")
+        }
+        let account = candidates[Int(index) - 1]
+        busy.append(BusyAccount(account: account, record: try? record(triple[1], fence: triple[2], as: account)))
+      }
+      return .busy(busy)
+    }
+    var granted: [LeaseRecord] = []
+    var grantedKeys: [String] = []
+    var grantedValues: [[UInt8]] = []
+    for pair in items.dropFirst().chunked(2) {
+      guard pair.count == 2, case .integer(let index) = pair[0], case .integer(let fence) = pair[1], fence > 0,
+        records.indices.contains(Int(index) - 1)
+      else { throw try connection().garbage("acquire") }
+      var record = records[Int(index) - 1]
+      record.fence = UInt64(fence)
+      granted.append(record)
+      grantedKeys.append(keys[Int(index) - 1])
+      grantedValues.append(values[Int(index) - 1])
+    }
+    guard outcome == .integer(1), granted.count == count else { throw try connection().garbage("acquire") }
+    guard expiresAt == nil else { return .granted(LeaseGrant(lease: lease, records: granted, descriptors: [])) }
+
+    // A held lease lives while its keeper renews it.
+    let order = LeaseKeeper.Order(
+      address: address, password: password, ttlMilliseconds: milliseconds, timeoutMilliseconds: timeoutMilliseconds,
+      lease: lease, keys: grantedKeys, values: grantedValues)
+    let pipe: FileDescriptor
+    var encoded = order.encoded()  // holds the password
+    defer { wipe(&encoded) }
+    do {
+      pipe = try launchKeeper(encoded)
+    } catch {
+      _ = try? delete(keys: grantedKeys, values: grantedValues)
+      throw error
+    }
+    return .granted(LeaseGrant(lease: lease, records: granted, descriptors: [pipe]))
+  }
+
+  public func release(lease: String, now: Timestamp) throws -> [AccountID] {
+    guard LeaseID.isValid(lease) else { throw LeaseError.unknown(lease: lease) }
+    let matching = try scan().filter { $0.record.lease == lease }
+    guard !matching.isEmpty else { throw LeaseError.unknown(lease: lease) }
+    if let held = matching.first(where: { $0.record.kind == .held }) {
+      throw LeaseError.held(lease: lease, holder: held.record.holder)
+    }
+    let deleted = try delete(keys: matching.map(\.key), values: matching.map(\.value))
+    let freed = zip(matching, deleted).filter(\.1).map(\.0.record.account)
+    guard !freed.isEmpty else { throw LeaseError.unknown(lease: lease) }
+    return freed.sorted()
+  }
+
+  public func detach(_ grant: LeaseGrant, ttl: Double, now: Timestamp) throws -> LeaseGrant {
+    guard ttl > 0, ttl < Double(Timestamp.longestLifetime) else {
+      throw CommandError.usage("a lease's ttl must be more than 0 and at most ten years", fix: "give --ttl like 30m")
+    }
+    guard grant.records.allSatisfy({ $0.kind == .held }) else { throw LeaseError.unknown(lease: grant.lease) }
+    // The keeper still renews the held lease while its records change; once they have, its
+    // comparisons fail and it leaves them be.
+    defer { grant.end() }
+    let expiresAt = now.adding(seconds: Int64(ttl.rounded(.up)))
+    let detached = grant.records.map { record in
+      var record = record
+      record.expiresAt = expiresAt
+      return record
+    }
+    var arguments: [[UInt8]] = [Array(String(Int64((ttl * 1000).rounded(.up))).utf8)]
+    for (old, new) in zip(grant.records, detached) {
+      arguments.append(LeaseRecordFile.encode(old, withFence: false))
+      arguments.append(LeaseRecordFile.encode(new, withFence: false))
+    }
+    let reply = try evaluate(Self.detachScript, keys: grant.records.map { key($0.account) }, arguments: arguments)
+    guard reply == .integer(1) else {
+      throw LeaseStoreUnavailable(
+        address: address.description,
+        detail: "the lease of \(grant.accounts.map(\.description).joined(separator: ", ")) ended before it could be detached",
+        fix: "take it again; a held lease lives \(heldTTLMilliseconds / 1000) s without its keeper")
+    }
+    return LeaseGrant(lease: grant.lease, records: detached, descriptors: [])
+  }
+
+  public func leases(now: Timestamp) throws -> [LeaseRecord] {
+    try scan().map(\.record).sorted { $0.account < $1.account }
+  }
+
+  public func leases(of accounts: [AccountID], now: Timestamp) throws -> [LeaseRecord] {
+    var records: [LeaseRecord] = []
+    for chunk in accounts.chunked(256) {
+      let keys = chunk.map(key)
+      let reply = try connectedCall(["MGET"] + keys.flatMap { [$0, Self.fenceKey($0)] })
+      guard case .array(let values) = reply, values.count == keys.count * 2 else { throw try connection().garbage("MGET") }
+      for (index, account) in chunk.enumerated() where values[2 * index] != .null {
+        records.append(try record(values[2 * index], fence: values[2 * index + 1], as: account, key: keys[index]))
+      }
+    }
+    return records
+  }
+
+  // MARK: Reading records
+
+  private func connectedCall(_ arguments: [String]) throws(LeaseStoreUnavailable) -> RedisValue {
+    let redis = try connection()
+    do throws(LeaseStoreUnavailable) {
+      let reply = try redis.call(arguments)
+      if case .error(let message) = reply {
+        if message.hasPrefix("NOAUTH") {
+          throw LeaseStoreUnavailable(
+            address: address.description, detail: "it asks for a password",
+            fix: "keep it in the keyring with `accounts backend set NAME --secret lease_store_password`")
+        }
+        throw redis.garbage("an error: \(RedisConnection.shown(message))")
+      }
+      return reply
+    } catch {
+      connected = nil
+      throw error
+    }
+  }
+
+  /// The record a key holds. `as`: the account it is shown as (nil: as its holder wrote it).
+  private func record(
+    _ value: RedisValue, fence: RedisValue, as account: AccountID?, key: String? = nil
+  ) throws(LeaseStoreUnavailable) -> LeaseRecord {
+    let shownKey = key.map { " (\(Names.printable($0, limit: 120)))" } ?? ""
+    guard case .string(let bytes) = value, let fenceText = fence.text, let number = UInt64(fenceText), number > 0 else {
+      throw LeaseStoreUnavailable(
+        address: address.description, detail: "a lease key\(shownKey) holds what accounts does not write",
+        fix: "delete that key, or give accounts a lease_prefix no other program uses")
+    }
+    switch LeaseRecordFile.decode(bytes, fence: number) {
+    case .success(var record):
+      if let key, !key.hasSuffix(":" + record.account.user) {
+        throw LeaseStoreUnavailable(
+          address: address.description, detail: "a lease key\(shownKey) holds the record of another account",
+          fix: "delete that key")
+      }
+      if let account { record.account = account }
+      return record
+    case .failure(let problem):
+      throw LeaseStoreUnavailable(
+        address: address.description, detail: "a lease key\(shownKey) holds a malformed record (\(problem.detail))",
+        fix: "delete that key, or give accounts a lease_prefix no other program uses")
+    }
+  }
+
+  /// Every lease under this store's prefixes, with its key and value.
+  private func scan() throws -> [(key: String, value: [UInt8], record: LeaseRecord)] {
+    var keys: [String] = []
+    for prefix in Set(prefixes).sorted() {
+      var cursor = "0"
+      var rounds = 0
+      repeat {
+        rounds += 1
+        guard rounds <= 10_000 else { throw try connection().garbage("a SCAN that never ends") }
+        let reply = try connectedCall(["SCAN", cursor, "MATCH", Self.globEscaped(prefix) + ":*", "COUNT", "1000"])
+        guard case .array(let pair) = reply, pair.count == 2, let next = pair[0].text, case .array(let found) = pair[1]
+        else { throw try connection().garbage("SCAN") }
+        for item in found {
+          guard let name = item.text else { throw try connection().garbage("SCAN") }
+          if !name.hasSuffix(":fence"), !name.dropFirst(prefix.count + 1).contains(":") { keys.append(name) }
+        }
+        cursor = next
+      } while cursor != "0"
+    }
+    var leases: [(key: String, value: [UInt8], record: LeaseRecord)] = []
+    for chunk in Array(Set(keys)).sorted().chunked(256) {
+      let reply = try connectedCall(["MGET"] + chunk.flatMap { [$0, Self.fenceKey($0)] })
+      guard case .array(let values) = reply, values.count == chunk.count * 2 else { throw try connection().garbage("MGET") }
+      for (index, key) in chunk.enumerated() {
+        guard case .string(let bytes) = values[2 * index] else { continue }  // expired since the scan
+        leases.append((key, bytes, try record(values[2 * index], fence: values[2 * index + 1], as: nil, key: key)))
+      }
+    }
+    return leases
+  }
+
+  /// Deletes each key that still holds its value; which ones were deleted.
+  func delete(keys: [String], values: [[UInt8]]) throws(LeaseStoreUnavailable) -> [Bool] {
+    guard !keys.isEmpty else { return [] }
+    let reply = try evaluate(Self.deleteScript, keys: keys, arguments: values)
+    guard case .array(let results) = reply, results.count == keys.count else { throw try connection().garbage("delete") }
+    return results.map { $0 == .integer(1) }
+  }
+
+  static func globEscaped(_ text: String) -> String {
+    var out = ""
+    for character in text {
+      if "*?[]\\".contains(character) { out.append("\\") }
+      out.append(character)
+    }
+    return out
+  }
+
+  // MARK: Scripts (each runs atomically in Redis)
+
+  /// KEYS: per candidate its key and its fence key. ARGV: count, ttl (ms), per candidate its
+  /// value. Takes the first `count` free candidates, or none: {1, index, fence, ...} or
+  /// {0, index, value, fence, ...} for each busy one.
+  static let acquireScript = """
+    local count = tonumber(ARGV[1])
+    local free, busy = {}, {}
+    for i = 1, #KEYS / 2 do
+      local current = redis.call('GET', KEYS[2 * i - 1])
+      if current then
+        busy[#busy + 1] = i
+        busy[#busy + 1] = current
+        busy[#busy + 1] = redis.call('GET', KEYS[2 * i]) or false
+      elseif #free < count then
+        free[#free + 1] = i
+      end
+    end
+    if #free < count then
+      table.insert(busy, 1, 0)
+      return busy
+    end
+    local out = {1}
+    for _, i in ipairs(free) do
+      local fence = redis.call('INCR', KEYS[2 * i])
+      redis.call('SET', KEYS[2 * i - 1], ARGV[2 + i], 'PX', ARGV[2])
+      out[#out + 1] = i
+      out[#out + 1] = fence
+    end
+    return out
+    """
+
+  /// KEYS: lease keys. ARGV: their values. Deletes each that still holds its value.
+  static let deleteScript = """
+    local out = {}
+    for i, key in ipairs(KEYS) do
+      if redis.call('GET', key) == ARGV[i] then
+        out[i] = redis.call('DEL', key)
+      else
+        out[i] = 0
+      end
+    end
+    return out
+    """
+
+  /// KEYS: lease keys. ARGV: ttl (ms), then their values. Extends each that still holds its
+  /// value; for the others, what they hold now (false: nothing).
+  static let renewScript = """
+    local out = {}
+    for i, key in ipairs(KEYS) do
+      local current = redis.call('GET', key)
+      if current == ARGV[i + 1] then
+        redis.call('PEXPIRE', key, ARGV[1])
+        out[i] = 1
+      else
+        out[i] = current or false
+      end
+    end
+    return out
+    """
+
+  /// KEYS: lease keys. ARGV: ttl (ms), then per key its old and its new value. All or none:
+  /// 1 when every key held its old value and now holds its new one for ttl, else 0.
+  static let detachScript = """
+    for i, key in ipairs(KEYS) do
+      if redis.call('GET', key) ~= ARGV[2 * i] then return 0 end
+    end
+    for i, key in ipairs(KEYS) do
+      redis.call('SET', key, ARGV[2 * i + 1], 'PX', ARGV[1])
+    end
+    return 1
+    """
+}
+
+extension Array {
+  /// Consecutive slices of at most `size` elements.
+  func chunked(_ size: Int) -> [ArraySlice<Element>] {
+    stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+  }
+}
+
+extension ArraySlice {
+  /// Consecutive arrays of at most `size` elements, each indexed from 0.
+  func chunked(_ size: Int) -> [[Element]] {
+    stride(from: startIndex, to: endIndex, by: size).map { Array(self[$0..<Swift.min($0 + size, endIndex)]) }
+  }
+}

@@ -1,0 +1,36 @@
+/*
+ * hiredis for the shared lease store (issue 17), loaded with dlopen the first time a command
+ * uses a Redis store: nothing else needs it, and every command would otherwise pay for loading
+ * it. The header is only for types and constants; the library loaded is the one these headers
+ * describe (HIREDIS_SONAME).
+ *
+ * Also the entry points Swift cannot call as they are: redisCommand is variadic (only the
+ * argv form is wrapped), and the context's error text is a fixed array.
+ */
+#ifndef ACCOUNTS_REDIS_H
+#define ACCOUNTS_REDIS_H
+
+#include <hiredis/hiredis.h>
+#include <stddef.h>
+
+/** Loads hiredis once per process. NULL when ready, else why not (a static string). Call it
+ *  before any other function here. */
+const char *accounts_redis_load(void);
+
+/** A connection to HOST:PORT (or, with `path`, to a unix socket), given up after `timeout_ms`
+ *  milliseconds; every later reply is waited for at most as long. NULL only when out of
+ *  memory; else check accounts_redis_error. */
+redisContext *accounts_redis_connect_tcp(const char *host, int port, long timeout_ms);
+redisContext *accounts_redis_connect_unix(const char *path, long timeout_ms);
+
+/** The context's error text, or NULL when it has none. */
+const char *accounts_redis_error(const redisContext *context);
+
+/** One command, its arguments given with their lengths (binary-safe). NULL when the
+ *  connection failed (see accounts_redis_error); else a reply to free. */
+redisReply *accounts_redis_command(redisContext *context, int count, const char **arguments, const size_t *lengths);
+
+void accounts_redis_free_reply(redisReply *reply);
+void accounts_redis_free(redisContext *context);
+
+#endif
