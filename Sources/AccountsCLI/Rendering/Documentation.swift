@@ -204,7 +204,7 @@ enum Documentation {
     ("ACCOUNTS_LEASED, ACCOUNTS_LEASE_FENCE, ACCOUNTS_LEASE_ID",
      "Set by lease for its command: every leased account and each one's fencing number (one per line, in the same order), and the lease's id."),
     ("ACCOUNTS_LEASE_STORE",
-     "Reserved for a lease store shared by several machines, which this version does not have: when it is set, lease, release, leases, remove and clear refuse to run (exit status 2) rather than keep the leases on this machine only."),
+     "The lease store shared by several machines (CI runners), for every backend, over each backend's lease_store setting: redis://[USER@]HOST[:PORT][/DB] or unix:///PATH (a Redis server; its password is a backend's secret setting lease_store_password, never part of the address), or local (this machine's). A store that cannot be reached or answers what Redis would not is exit status 8, never a fall back to this machine's store. rediss:// (TLS) is refused: the hiredis of Debian stable has no TLS; reach Redis through a tunnel on 127.0.0.1."),
     ("XDG_RUNTIME_DIR", "Leases are kept in $XDG_RUNTIME_DIR/accounts/leases (without it, in /run/user/UID/accounts/leases when that directory is yours and private, else in $XDG_STATE_HOME/accounts/leases); every worker of one pool must see the same directory."),
     ("XDG_CONFIG_HOME", "config.json is in $XDG_CONFIG_HOME/accounts (default ~/.config/accounts)."),
     ("XDG_STATE_HOME", "The index is in $XDG_STATE_HOME/accounts (default ~/.local/state/accounts)."),
