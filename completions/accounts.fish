@@ -348,7 +348,7 @@ complete -c accounts -n '__accounts_argument_at '\''exec'\'' 0' -a '(__accounts_
 complete -c accounts -n '__accounts_at '\''lease'\''' -l tag -x -a '(__accounts_names tags)' -d 'lease from the accounts with this tag; repeated, from those with every one'
 complete -c accounts -n '__accounts_at '\''lease'\''' -l count -x -d 'lease N accounts together, all or none (default 1)'
 complete -c accounts -n '__accounts_at '\''lease'\''' -l wait -x -d 'wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0: only a moment'\''s contention)'
-complete -c accounts -n '__accounts_at '\''lease'\''' -l ttl -x -d 'without CMD (required then): the lease ends after DURATION unless released first'
+complete -c accounts -n '__accounts_at '\''lease'\''' -l ttl -x -d 'without CMD (required then): the lease ends after DURATION unless released first; with CMD and a Redis store: how soon a holder killed with SIGKILL frees its accounts (default 30s)'
 complete -c accounts -n '__accounts_at '\''lease'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_argument_at '\''lease'\'' 0 variadic' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''env'\''' -l shell -x -a 'bash zsh fish' -d 'write for bash, zsh or fish (default: the one $SHELL names, else bash)'
