@@ -76,6 +76,7 @@ final class RedisConnection {
     }
     if address.database != 0 {
       if case .error(let message) = try call(["SELECT", String(address.database)]) {
+        if message.hasPrefix("NOAUTH") { throw Self.asksForPassword(address) }
         throw LeaseStoreUnavailable(
           address: address.description, detail: "cannot use database \(address.database) (\(Self.shown(message)))")
       }
@@ -147,6 +148,13 @@ final class RedisConnection {
     default: break
     }
     throw LeaseStoreUnavailable(address: address.description, detail: "it answered what Redis would not")
+  }
+
+  /// The server wants a password and was given none (its reply began with NOAUTH).
+  static func asksForPassword(_ address: RedisAddress) -> LeaseStoreUnavailable {
+    LeaseStoreUnavailable(
+      address: address.description, detail: "it asks for a password",
+      fix: "keep it in the keyring with `accounts backend set NAME --secret lease_store_password`")
   }
 
   /// A server's message, as much of it as fits a line.
