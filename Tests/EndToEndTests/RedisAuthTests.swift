@@ -139,6 +139,28 @@ import Testing
     }
   }
 
+  /// A backend's password goes only to the server its lease_store names: ACCOUNTS_LEASE_STORE
+  /// naming another server does not get it (a redis-server without requirepass refuses any
+  /// AUTH, which is the witness); another database of the same server does.
+  @Test func thePasswordGoesOnlyToTheServerItWasGivenFor() throws {
+    let setup = try Setup(users: ["qa1"])
+    defer { setup.close() }
+    try #require(try setup.useRedis().status == 0)
+    let other = try RedisServer(directory: setup.sandbox.keyring.root)
+    defer { other.stop() }
+    let elsewhere = try setup.sandbox.run(["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": other.tcpURL()])
+    #expect(elsewhere.status == 0, "\(elsewhere)")
+    #expect(try other.cli(["GET", "accounts:lease:corp:qa1:fence"]) == "1\n", "leased there, without a password")
+
+    let database = setup.redis.tcpURL(database: 3)
+    let sameServer = try setup.sandbox.run(["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": database])
+    #expect(sameServer.status == 0, "\(sameServer)")
+    // Without a lease_store of its own, the backend's password is for the store it leases in.
+    try setup.sandbox.ok(["backend", "set", "corp", "--unset", "lease_store"])
+    let chosen = try setup.sandbox.run(["leases"], environment: ["ACCOUNTS_LEASE_STORE": setup.redis.tcpURL()])
+    #expect(chosen.status == 0, "\(chosen)")
+  }
+
   /// Two machines whose backends have different names share one pool through lease_prefix.
   @Test func oneLeasePrefixIsOnePoolAcrossBackendNames() throws {
     let setup = try Setup(users: ["qa1"])
