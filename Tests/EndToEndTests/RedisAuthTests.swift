@@ -107,6 +107,22 @@ import Testing
     }
   }
 
+  /// A password kept for a server that has none: the fix is to drop it, not to give another.
+  @Test func aPasswordForAServerWithoutOneIsExit8SayingToUnsetIt() throws {
+    let world = try LeaseTests.World(users: ["qa1"])
+    defer { world.close() }
+    let redis = try RedisServer(directory: world.sandbox.keyring.root)
+    defer { redis.stop() }
+    try world.sandbox.ok(
+      ["backend", "set", "corp", "lease_store=\(redis.tcpURL())", "--secret-stdin", "lease_store_password"],
+      stdin: "pw-for-nothing\n")
+    let result = try world.sandbox.run(["lease", "qa1", "--", "true"])
+    #expect(result.status == 8, "\(result)")
+    #expect(result.standardError.contains("lease store \(redis.tcpURL()): it has no password"), "\(result.standardError)")
+    #expect(result.standardError.contains("--unset lease_store_password"), "\(result.standardError)")
+    #expect(!result.standardError.contains("pw-for-nothing"))
+  }
+
   @Test func badStoreSettingsAreUsageErrorsWithTheirFix() throws {
     let setup = try Setup(users: ["qa1"])
     defer { setup.close() }
