@@ -50,6 +50,10 @@ import Testing
     let leased = try setup.sandbox.ok(["lease", "qa1", "--", "/bin/sh", "-c", "echo \"$ACCOUNTS_LEASE_FENCE\""])
     #expect(leased.standardOutput == "1\n", "\(leased)")
     #expect(try setup.redis.cli(["GET", "accounts:lease:corp:qa1:fence"]) == "1\n", "the fence is in Redis")
+    #expect(try setup.sandbox.invariantViolations().isEmpty)
+
+    try setup.sandbox.ok(["backend", "remove", "corp", "--force"])
+    #expect(try setup.sandbox.allKeyringItems().isEmpty, "the password left the keyring with its backend")
   }
 
   /// While a lease's command runs, no process this user can read (accounts, its keeper, the
