@@ -105,17 +105,17 @@ struct LeaseStores {
           ?? RedisLeaseStore.defaultPrefix(backend: account.backend)
       }
       return RedisLeaseStore(
-        address: redis, password: try password(from: users),
+        address: redis, password: try password(for: redis, from: users),
         timeoutMilliseconds: Int(try environment.networkTimeout() * 1000), prefix: prefix, prefixes: prefixes,
         heldTTLMilliseconds: heldTTLMilliseconds, launchKeeper: LeaseKeeperCommand.launch)
     }
   }
 
   /// The store's password: the secret setting `lease_store_password` of the first backend
-  /// (by name) that has one, from the Secret Service.
-  private func password(from backends: [BackendConfig]) throws -> SecretBytes? {
+  /// (by name) that has one for `server`, from the Secret Service.
+  private func password(for server: RedisAddress, from backends: [BackendConfig]) throws -> SecretBytes? {
     guard let backend = backends.sorted(by: { $0.name < $1.name }).first(where: {
-      $0.secretSettings.contains(OwnBackendSetting.leaseStorePassword)
+      $0.secretSettings.contains(OwnBackendSetting.leaseStorePassword) && Self.isPasswordFor(server, $0)
     })
     else { return nil }
     guard
@@ -127,5 +127,14 @@ struct LeaseStores {
         fix: "give it again with `accounts backend set \(backend.name) --secret lease_store_password`")
     }
     return value
+  }
+
+  /// Whether `backend`'s password was given for `server`: its own lease_store names that server
+  /// (any database), or it names none and ACCOUNTS_LEASE_STORE chose the store. Never a password
+  /// given for one server sent to another that ACCOUNTS_LEASE_STORE names.
+  private static func isPasswordFor(_ server: RedisAddress, _ backend: BackendConfig) -> Bool {
+    guard let text = backend.settings[OwnBackendSetting.leaseStore] else { return true }
+    guard case .redis(let own)? = try? LeaseStoreAddress.parse(text) else { return false }
+    return own.endpoint == server.endpoint && own.user == server.user
   }
 }

@@ -95,6 +95,22 @@ public enum OwnBackendSetting {
 
   /// Whether `name` is one of accounts' own secret settings.
   public static func isOwnSecret(_ name: String) -> Bool { secrets.contains(name) }
+
+  /// What an own secret setting is, for its prompt.
+  public static func label(_ name: String) -> String {
+    name == leaseStorePassword ? "the lease store's Redis password" : name
+  }
+
+  /// What to write instead of `value`, an invalid value of accounts' own setting `name` on
+  /// `backend`; nil for any other setting.
+  public static func fix(_ name: String, value: String, backend: String) -> String? {
+    switch name {
+    case leaseStore: LeaseStoreAddress.fix(for: value)
+    case leasePrefix:
+      "give printable ASCII without spaces, e.g. `accounts backend set \(backend) lease_prefix=accounts:lease:qa`"
+    default: nil
+    }
+  }
 }
 
 /// The checks every `git_host` passes: a host as git's credential protocol names it (its

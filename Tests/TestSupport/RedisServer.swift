@@ -60,6 +60,9 @@ public final class RedisServer: @unchecked Sendable {
 
   public var isRunning: Bool { process.isRunning }
 
+  /// The server's process (its command line holds --requirepass).
+  public var pid: Int32 { process.processIdentifier }
+
   /// SIGTERM, then SIGKILL after 2 s.
   public func stop() {
     guard process.isRunning else { return }

@@ -29,7 +29,10 @@ enum BackendAddCommand {
       asked for without echo, or read from stdin with --secret-stdin NAME, and kept in the \
       Secret Service. The adapter then checks the values, without any network, before \
       anything is saved. Besides the adapter's settings every backend may have accounts' own \
-      git_host: the host `accounts git-credential` answers git for (see there).
+      git_host: the host `accounts git-credential` answers git for (see there); lease_store \
+      and lease_prefix, where `accounts lease` keeps this backend's leases (see `accounts \
+      backend set`); and the secret lease_store_password, the Redis password, asked for with \
+      --secret lease_store_password or read with --secret-stdin lease_store_password.
       """,
     arguments: [name], options: [adapter, set, secretStdin, secret],
     examples: [
@@ -37,6 +40,8 @@ enum BackendAddCommand {
        "a backend that signs every request; asks for private_key"),
       ("printf '%s\\n' \"$KEY\" | accounts backend add corp --adapter hmac --set base_url=https://id.corp.example --secret-stdin hmac_key",
        "the hmac key from stdin"),
+      ("printf '%s\\n' \"$PW\" | accounts backend add ci --adapter plain --set base_url=https://api.corp.example --set lease_store=redis://ci-redis:6379/2 --secret-stdin lease_store_password",
+       "leases through a shared Redis, its password from stdin"),
     ],
     handler: run)
 
@@ -58,17 +63,28 @@ enum BackendAddCommand {
 
     let fromStdin = invocation.value(secretStdin)
     let wanted = invocation.values(secret) + (fromStdin.map { [$0] } ?? [])
-    for wantedName in wanted where description.setting(named: wantedName)?.isSecret != true {
+    for wantedName in wanted
+    where description.setting(named: wantedName)?.isSecret != true && !OwnBackendSetting.isOwnSecret(wantedName) {
       throw CommandError.usage(
         "adapter \(adapterName) has no secret setting '\(Names.printable(wantedName))'",
         fix: "its settings: `accounts adapters \(adapterName)`")
     }
-    let asked = check.secretsToAsk(wanted: wanted)
+    // The adapter's secrets, then accounts' own ones wanted (lease_store_password).
+    var asked = check.secretsToAsk(wanted: wanted).map { (name: $0.name, label: $0.label) }
+    for own in OwnBackendSetting.secrets where wanted.contains(own) && !asked.contains(where: { $0.name == own }) {
+      asked.append((own, OwnBackendSetting.label(own)))
+    }
     let problems = check.problems(settings: settings, secretNames: asked.map(\.name))
     if let first = problems.first {
+      var fix = "`accounts adapters \(adapterName)` lists its settings"
+      if case .invalidValue(let key, _) = first,
+        let own = OwnBackendSetting.fix(key, value: settings[key] ?? "", backend: backendName)
+      {
+        fix = own
+      }
       throw CommandError.usage(
         "backend \(backendName): \(first)" + (problems.count > 1 ? " (and \(counted(problems.count - 1, "more problem")))" : ""),
-        fix: "`accounts adapters \(adapterName)` lists its settings")
+        fix: fix)
     }
 
     var secrets: [String: SecretBytes] = [:]
@@ -85,7 +101,7 @@ enum BackendAddCommand {
       AdapterRequest(
         adapter: adapterName, backend: backendName, settings: settings, operation: .validate,
         timeout: try environment.networkTimeout()),
-      secretSettings: secrets, host: host, searchPath: searchPath)
+      secretSettings: secrets.filter { description.setting(named: $0.key) != nil }, host: host, searchPath: searchPath)
 
     let backend = BackendConfig(
       name: backendName, adapter: adapterName, settings: settings, secretSettings: Array(secrets.keys))

@@ -79,6 +79,10 @@ enum BackendSetCommand {
         fix = "remove it with `accounts backend set \(name) --unset \(key)`"  // not one given now
       } else if case .missingSecret(let key, _) = first {
         fix = "give it with `accounts backend set \(name) --secret \(key)`"
+      } else if case .invalidValue(let key, _) = first,
+        let own = OwnBackendSetting.fix(key, value: result.settings[key] ?? "", backend: name)
+      {
+        fix = own
       }
       throw CommandError.usage(
         "backend \(name): \(first)" + (problems.count > 1 ? " (and \(counted(problems.count - 1, "more problem")))" : ""),
@@ -87,7 +91,7 @@ enum BackendSetCommand {
 
     var newSecrets: [String: SecretBytes] = [:]
     for key in asked.sorted() {
-      let label = description.setting(named: key)?.label ?? (OwnBackendSetting.isOwnSecret(key) ? "the lease store's Redis password" : key)
+      let label = description.setting(named: key)?.label ?? OwnBackendSetting.label(key)
       newSecrets[key] =
         key == fromStdin
         ? try environment.terminal.readSecretFromStandardInput(what: key)

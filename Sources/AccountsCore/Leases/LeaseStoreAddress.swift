@@ -12,7 +12,7 @@ public enum LeaseStoreAddress: Equatable, Sendable, CustomStringConvertible {
   public static func parse(_ text: String) throws(CommandError) -> LeaseStoreAddress {
     if text == "local" { return .local }
     if let problem = problem(text) {
-      throw .usage("lease store '\(Names.printable(text, limit: 60))' \(problem)", fix: fix(for: text))
+      throw .usage("lease store '\(shown(text))' \(problem)", fix: fix(for: text))
     }
     return .redis(RedisAddress.parse(text)!)
   }
@@ -27,10 +27,21 @@ public enum LeaseStoreAddress: Equatable, Sendable, CustomStringConvertible {
     guard lower.hasPrefix("redis://") || lower.hasPrefix("unix://") else {
       return "is not redis://[USER@]HOST[:PORT][/DB], unix:///PATH or local"
     }
+    // Before the rest: "redis://ci:pa/ss@host" is a password, not a bad port.
+    if RedisAddress.hasPassword(text) { return "holds a password, which is never written in the address" }
     return RedisAddress.problem(text)
   }
 
-  static func fix(for text: String) -> String {
+  /// `text` as an error shows it: printable, cut, and a password written in it (USER:PASSWORD@)
+  /// replaced by `***`, however malformed the rest.
+  public static func shown(_ text: String) -> String {
+    guard let userInfo = RedisAddress.passwordUserInfo(text) else { return Names.printable(text, limit: 60) }
+    let redacted = text[..<userInfo.lowerBound] + "***" + text[userInfo.upperBound...]
+    return Names.printable(String(redacted), limit: 60)
+  }
+
+  /// What to write instead of `text`, which `problem` refused.
+  public static func fix(for text: String) -> String {
     let lower = text.lowercased()
     if lower.hasPrefix("rediss://") {
       return "reach Redis through a TLS tunnel (stunnel, spiped, ssh -L) and give redis://127.0.0.1:PORT"
@@ -81,11 +92,17 @@ public struct RedisAddress: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
-  static func hasPassword(_ text: String) -> Bool {
-    guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return false }
-    let authority = text[colon...].dropFirst(3).prefix { $0 != "/" }
-    guard let at = authority.lastIndex(of: "@") else { return false }
-    return authority[..<at].contains(":")
+  static func hasPassword(_ text: String) -> Bool { passwordUserInfo(text) != nil }
+
+  /// Where `text` holds USER:PASSWORD before an `@`: everything after the scheme up to its last
+  /// `@`, since a password may hold `/`, `?`, `#` or `@` (a unix socket's path after `://` is
+  /// no user information). Nil when there is no `:` in it.
+  static func passwordUserInfo(_ text: String) -> Range<String.Index>? {
+    var start = text.startIndex
+    if let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") { start = text.index(colon, offsetBy: 3) }
+    guard !text[start...].hasPrefix("/"), let at = text[start...].lastIndex(of: "@"), text[start..<at].contains(":")
+    else { return nil }
+    return start..<at
   }
 
   static func problem(_ text: String) -> String? { parseOrProblem(text).problem }

@@ -64,18 +64,26 @@ final class RedisConnection {
     // From here on, deinit frees the context, also when this initializer throws.
     context = made
     if let password {
-        var arguments: [[UInt8]] = [Array("AUTH".utf8)]
-        if let user = address.user { arguments.append(Array(user.utf8)) }
-        arguments.append(password.withUnsafeBytes { Array($0) })
-        defer { wipe(&arguments[arguments.count - 1]) }
-        if case .error(let message) = try call(arguments) {
+      var arguments: [[UInt8]] = [Array("AUTH".utf8)]
+      if let user = address.user { arguments.append(Array(user.utf8)) }
+      arguments.append(password.withUnsafeBytes { Array($0) })
+      defer { wipe(&arguments[arguments.count - 1]) }
+      if case .error(let message) = try call(arguments) {
+        // Redis 6 and later: "... called without any password configured ...", before: "...
+        // but no password is set".
+        if message.includes("without any password configured") || message.includes("no password is set") {
           throw LeaseStoreUnavailable(
-            address: address.description, detail: "it refused the password (\(Self.shown(message)))",
-            fix: "give the right one with `accounts backend set NAME --secret lease_store_password`")
+            address: address.description, detail: "it has no password, and accounts has one for it",
+            fix: "drop it with `accounts backend set NAME --unset lease_store_password`")
         }
+        throw LeaseStoreUnavailable(
+          address: address.description, detail: "it refused the password (\(Self.shown(message)))",
+          fix: "give the right one with `accounts backend set NAME --secret lease_store_password`")
+      }
     }
     if address.database != 0 {
       if case .error(let message) = try call(["SELECT", String(address.database)]) {
+        if message.hasPrefix("NOAUTH") { throw Self.asksForPassword(address) }
         throw LeaseStoreUnavailable(
           address: address.description, detail: "cannot use database \(address.database) (\(Self.shown(message)))")
       }
@@ -147,6 +155,13 @@ final class RedisConnection {
     default: break
     }
     throw LeaseStoreUnavailable(address: address.description, detail: "it answered what Redis would not")
+  }
+
+  /// The server wants a password and was given none (its reply began with NOAUTH).
+  static func asksForPassword(_ address: RedisAddress) -> LeaseStoreUnavailable {
+    LeaseStoreUnavailable(
+      address: address.description, detail: "it asks for a password",
+      fix: "keep it in the keyring with `accounts backend set NAME --secret lease_store_password`")
   }
 
   /// A server's message, as much of it as fits a line.
