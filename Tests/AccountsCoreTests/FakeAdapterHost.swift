@@ -13,6 +13,10 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
     return .ok(AdapterSuccess(body: "{}"))
   }
   private(set) var calls: [String] = []
+  /// The settings every adapter declares.
+  var declared: [AdapterSetting] = []
+  /// The names of the secret settings each call was given, in order.
+  private(set) var secretSettingNames: [[String]] = []
   private let lock = Lock()
 
   static let issued = Counter(start: 2)
@@ -25,7 +29,8 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   func probe(_ path: String) -> AdapterEntry { AdapterEntry(path: path, name: "fake") }
 
   func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
-    AdapterDescription(name: name, version: "1", summary: "fake", abiVersion: 1 << 16, settings: [], path: "/fake/\(name).so")
+    AdapterDescription(
+      name: name, version: "1", summary: "fake", abiVersion: 1 << 16, settings: declared, path: "/fake/\(name).so")
   }
 
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
@@ -34,6 +39,7 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
     // The fallback runs outside the lock: tests of concurrency put their own waits in it.
     let scripted: AdapterOutcome? = lock.locked {
       calls.append(Self.describe(request))
+      secretSettingNames.append(secretSettings.keys.sorted())
       return script.isEmpty ? nil : script.removeFirst()
     }
     return scripted ?? fallback(request)

@@ -428,7 +428,8 @@ public struct SessionFlow: @unchecked Sendable {
     var values: [String: SecretBytes] = [:]
     if !backend.secretSettings.isEmpty {
       // The adapter's own; accounts' (lease_store_password) is read by the lease commands.
-      for setting in backend.secretSettings where !OwnBackendSetting.isOwnSecret(setting) {
+      for setting in backend.secretSettings
+      where !OwnBackendSetting.isOwnSecret(setting) || adapter.setting(named: setting) != nil {
         guard let value = try ledger.claimedSecret(.setting(setting, backend: name), recorded: config.secretService) else {
           throw CommandError(
             .loginRequired, "backend \(name): its secret setting \(setting) is not in the keyring",
