@@ -90,6 +90,39 @@ import Testing
     #expect(waitUntil(seconds: 20) { (try? setup.redis.cli(["EXISTS", "accounts:lease:corp:qa1"])) == "0\n" })
   }
 
+  /// A server in Redis's place that answers every command with an error repeating what it was
+  /// sent: the password it got in AUTH must not reach stderr.
+  @Test func aServerThatEchoesThePasswordDoesNotGetItPrinted() throws {
+    let setup = try Setup(users: ["qa1"])
+    defer { setup.close() }
+    let echo = Process()
+    echo.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    echo.arguments = [
+      "-c",
+      """
+      import socket, sys
+      server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(4)
+      print(server.getsockname()[1], flush=True)
+      server.settimeout(60)
+      for _ in range(4):
+          connection, _ = server.accept()
+          data = connection.recv(65536).replace(b"\\r\\n", b" ")
+          connection.sendall(b"-ERR you sent " + data + b"\\r\\n")
+          connection.close()
+      """,
+    ]
+    let output = Pipe()
+    echo.standardOutput = output
+    try echo.run()
+    defer { if echo.isRunning { echo.terminate() } }
+    let port = try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first)
+    try #require(try setup.useRedis(url: "redis://127.0.0.1:\(port)").status == 0)
+    let result = try setup.sandbox.run(["lease", "qa1", "--", "/bin/sh", "-c", "echo ran"])
+    #expect(result.status == 8 && !result.standardOutput.contains("ran"), "\(result)")
+    #expect(result.standardError.contains("it refused the password (ERR)"), "\(result.standardError)")
+    #expect(!result.standardError.contains(setup.password), "\(result.standardError)")
+  }
+
   @Test func aWrongOrMissingPasswordIsExit8NamingTheStoreNotThePassword() throws {
     let setup = try Setup(users: ["qa1"])
     defer { setup.close() }

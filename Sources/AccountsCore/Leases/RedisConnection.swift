@@ -76,8 +76,12 @@ final class RedisConnection {
             address: address.description, detail: "it has no password, and accounts has one for it",
             fix: "drop it with `accounts backend set NAME --unset lease_store_password`")
         }
+        // Only the reply's error code: a server that echoed what it was sent would print the
+        // password.
+        let code = message.prefix { $0 != " " }
+        let shownCode = !code.isEmpty && code.count <= 20 && code.allSatisfy { $0.isASCII && $0.isUppercase } ? " (\(code))" : ""
         throw LeaseStoreUnavailable(
-          address: address.description, detail: "it refused the password (\(Self.shown(message)))",
+          address: address.description, detail: "it refused the password\(shownCode)",
           fix: "give the right one with `accounts backend set NAME --secret lease_store_password`")
       }
     }
