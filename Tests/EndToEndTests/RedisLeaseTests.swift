@@ -149,6 +149,39 @@ import Testing
     #expect(holder.standardError.contains("the command keeps running"), "\(holder.standardError)")
   }
 
+  /// Through a Redis that asks for a password: the password reaches neither the command nor
+  /// the keeper's argv or environment, nor any file; and the command gets no connection to the
+  /// store (the one `lease` logged in with used to be inherited by it, open for anything it
+  /// runs to send commands, CONFIG GET requirepass included).
+  @Test func aPasswordProtectedStoreLeavesTheCommandNeitherPasswordNorConnection() throws {
+    let password = "Redis-pw-4u7q"
+    let world = try RedisMachines(count: 1, password: password)
+    defer { world.close() }
+    let root = world.a.keyring.root
+    let holder = try world.a.holding(["qa1", "--ttl", "1s"], ready: root + "/ready", release: root + "/go")
+    let keeper = try #require(holder.keeper())
+    #expect(try world.leaseKeys() == ["accounts:lease:corp:qa1"])
+    #expect(try world.a.leases().count == 1)
+    for pid in [holder.pid, keeper] {
+      for file in ["environ", "cmdline"] {
+        let text = procFile("/proc/\(pid)/\(file)")
+        #expect(!text.isEmpty && !text.contains(password), "/proc/\(pid)/\(file)")
+      }
+    }
+    let files = FileManager.default
+    let descriptors = try files.contentsOfDirectory(atPath: "/proc/\(holder.pid)/fd").map {
+      try files.destinationOfSymbolicLink(atPath: "/proc/\(holder.pid)/fd/\($0)")
+    }
+    // The keeper renews every third of a second, on a connection of its own.
+    #expect(waitUntil(seconds: 10) { (try? world.connectionsToRedis().isEmpty) == false })
+    let connections = try world.connectionsToRedis()
+    #expect(connections.isDisjoint(with: descriptors), "the command's descriptors: \(descriptors)")
+    _ = FileManager.default.createFile(atPath: root + "/go", contents: nil)
+    #expect(try holder.finish() == 0)
+    #expect(try world.leaseKeys() == [])
+    #expect(filesContaining(password, under: root) == [])
+  }
+
   @Test func aDetachedLeaseIsSeenAndReleasedFromTheOtherMachine() throws {
     let world = try RedisMachines()
     defer { world.close() }
