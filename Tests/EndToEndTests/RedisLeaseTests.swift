@@ -182,6 +182,19 @@ import Testing
     #expect(filesContaining(password, under: root) == [])
   }
 
+  /// The expiry a detached lease shows is in whole seconds, rounded up; its key must live at
+  /// least that long, or a runner counting on it would hold the account after another took it.
+  /// With a ttl of a fraction of a second the key used to expire up to a second before.
+  @Test func aDetachedLeaseKeyLivesUntilTheExpiryShown() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let taken = try #require(try world.a.json(["lease", "qa1", "--ttl", "10s10ms", "--json"]) as? [String: Any])
+    let expiry = try #require(ISO8601DateFormatter().date(from: taken["expires_at"] as? String ?? ""))
+    let expireTime = try world.redis.cli(["PEXPIRETIME", "accounts:lease:corp:qa1"])
+    let milliseconds = try #require(Int64(expireTime.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(milliseconds >= Int64(expiry.timeIntervalSince1970 * 1000), "key expires \(milliseconds), shown \(expiry)")
+  }
+
   @Test func aDetachedLeaseIsSeenAndReleasedFromTheOtherMachine() throws {
     let world = try RedisMachines()
     defer { world.close() }
