@@ -59,6 +59,8 @@ import Testing
     let marks = listed.map { ($0["user"] as? String ?? "", ($0["lease"] as? [String: Any])?["holder"] as? String) }
     #expect(marks.first { $0.0 == "qa1" }?.1 == seen.first?["holder"] as? String, "\(listed)")
     #expect(marks.first { $0.0 == "qa2" }?.1 == nil, "\(listed)")
+    let remove = try world.b.run(["remove", "qa1"])
+    #expect(remove.status == 1 && remove.standardError.contains(":\(holder.pid) since "), "\(remove)")
 
     _ = FileManager.default.createFile(atPath: root + "/go", contents: nil)
     #expect(try holder.finish() == 0)
@@ -77,6 +79,21 @@ import Testing
     holder.kill()
     let after = try world.b.run(["lease", "qa1", "--wait", "10s", "--", "true"])
     #expect(after.status == 0, "freed well before the ttl: \(after)")
+  }
+
+  /// `lease` killed while it logs in (the backend slow to answer) leaves nothing held: its
+  /// keeper sees the lease's pipe end and deletes the key.
+  @Test func aLeaseKilledWhileLoggingInLeavesNothingHeld() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    try world.backend.delay(seconds: 10)
+    let taking = try Holder(world.a, ["lease", "qa1", "--ttl", "10m"])
+    #expect(waitUntil(seconds: 30) { ((try? world.backend.concurrency().current) ?? 0) > 0 }, "logging in")
+    #expect(try world.leaseKeys() == ["accounts:lease:corp:qa1"])
+    taking.kill()
+    try world.backend.delay(seconds: 0)
+    #expect(waitUntil(seconds: 10) { (try? world.leaseKeys()) == [] }, "deleted long before the 30 s a held key lives")
+    try world.a.ok(["lease", "qa1", "--", "true"])
   }
 
   /// Killing the keeper too leaves the key to Redis, which drops it when the ttl runs out.
