@@ -111,6 +111,31 @@ import Testing
     try world.b.ok(["lease", "qa1", "--", "true"])
   }
 
+  /// A keeper late to start (here stopped as it starts, until its lease's key has less than a
+  /// third of the ttl left) renews at once: a third of the ttl is counted from when the key was
+  /// set. It used to be counted from the keeper's start, and the key expired under the command.
+  @Test func aKeeperLateToStartStillRenewsInTime() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let root = world.a.keyring.root
+    let key = "accounts:lease:corp:qa1"
+    let script = "touch \"$0\"; while [ ! -e \"$1\" ]; do sleep 0.05; done"
+    let holder = try Holder(
+      world.a, ["lease", "qa1", "--ttl", "3s", "--", "/bin/sh", "-c", script, root + "/ready", root + "/go"],
+      environment: ["LD_PRELOAD": Interposer.stoppingLeaseKeepers])
+    #expect(waitUntil(seconds: 30) { holder.stoppedKeeper() != nil }, "the keeper stopped as it started")
+    let starting = try #require(holder.stoppedKeeper())
+    #expect(waitUntil(seconds: 10) { (0..<1000).contains(world.millisecondsLeft(key)) })
+    kill(starting, SIGCONT)
+    #expect(waitUntil(seconds: 10) { !(0...2000).contains(world.millisecondsLeft(key)) })
+    #expect(world.millisecondsLeft(key) > 2000, "renewed, not expired: \(holder.standardError)")
+    #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: root + "/ready") })
+    _ = FileManager.default.createFile(atPath: root + "/go", contents: nil)
+    #expect(try holder.finish() == 0)
+    #expect(!holder.standardError.contains("lost the lease"), "\(holder.standardError)")
+    #expect(try world.leaseKeys() == [])
+  }
+
   @Test func theFenceOnlyGrowsAcrossMachines() throws {
     let world = try RedisMachines()
     defer { world.close() }

@@ -55,6 +55,11 @@ final class RedisMachines {
       })
   }
 
+  /// PTTL of `key`: the milliseconds it has left, -2 when it is gone.
+  func millisecondsLeft(_ key: String) -> Int {
+    Int((try? redis.cli(["PTTL", key]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -3
+  }
+
   /// The lease keys in Redis (fence counters aside).
   func leaseKeys() throws -> [String] {
     try redis.cli(["--scan", "--pattern", "accounts:lease:*"]).split(separator: "\n").map(String.init)
@@ -89,12 +94,12 @@ final class Holder {
   let process = Process()
   let errorPath: String
 
-  init(_ sandbox: Sandbox, _ arguments: [String]) throws {
+  init(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String] = [:]) throws {
     errorPath = sandbox.keyring.root + "/holder-\(UUID().uuidString).err"
     _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
     process.executableURL = URL(fileURLWithPath: PackagePaths.accounts)
     process.arguments = arguments
-    process.environment = sandbox.environment
+    process.environment = sandbox.environment.merging(environment) { $1 }
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
@@ -132,6 +137,21 @@ final class Holder {
       guard let candidate = pid_t(entry),
         procFile("/proc/\(entry)/cmdline") == "accounts\0__lease-keeper\0",
         let input = try? files.destinationOfSymbolicLink(atPath: "/proc/\(entry)/fd/0"), pipes.contains(input)
+      else { continue }
+      return candidate
+    }
+    return nil
+  }
+}
+
+extension Holder {
+  /// The first process of this holder's lease keeper while it is stopped (by the keeper-stop
+  /// interposer): a child of this process, `accounts __lease-keeper`, in state T.
+  func stoppedKeeper() -> pid_t? {
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+      guard let candidate = pid_t(entry), procFile("/proc/\(entry)/cmdline") == "accounts\0__lease-keeper\0",
+        let stat = procFile("/proc/\(entry)/stat").split(separator: ")").last?.split(separator: " "),
+        stat.count > 1, stat[0] == "T", stat[1] == "\(pid)"
       else { continue }
       return candidate
     }

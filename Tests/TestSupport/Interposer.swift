@@ -12,6 +12,10 @@ public enum Interposer {
   /// ENOSYS, as in a container that blocks them.
   public static let withoutKernelKeyring: String = build("no-keyctl")
 
+  /// Tests/Fixtures/interpose/keeper-stop.c built: a lease keeper stops itself (SIGSTOP) as it
+  /// starts, for the test to resume.
+  public static let stoppingLeaseKeepers: String = build("keeper-stop")
+
   /// Tests/Fixtures/interpose/NAME.c built into a library in this test process's directory.
   public static func build(_ name: String) -> String {
     let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"

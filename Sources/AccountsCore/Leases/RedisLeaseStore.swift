@@ -118,6 +118,7 @@ public final class RedisLeaseStore: LeaseStore {
     }
     let keys = candidates.map(key)
     let values = records.map { LeaseRecordFile.encode($0, withFence: false) }
+    let setAt = monotonicNanoseconds()  // no later than Redis starts the keys' ttl
     let reply = try evaluate(
       Self.acquireScript, keys: keys.flatMap { [$0, Self.fenceKey($0)] },
       arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8)] + values)
@@ -152,8 +153,8 @@ public final class RedisLeaseStore: LeaseStore {
 
     // A held lease lives while its keeper renews it.
     let order = LeaseKeeper.Order(
-      address: address, password: password, ttlMilliseconds: milliseconds, timeoutMilliseconds: timeoutMilliseconds,
-      lease: lease, keys: grantedKeys, values: grantedValues)
+      address: address, password: password, ttlMilliseconds: milliseconds, setAtNanoseconds: setAt,
+      timeoutMilliseconds: timeoutMilliseconds, lease: lease, keys: grantedKeys, values: grantedValues)
     let pipe: FileDescriptor
     var encoded = order.encoded()  // holds the password
     defer { wipe(&encoded) }
