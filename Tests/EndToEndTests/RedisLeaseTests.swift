@@ -136,6 +136,20 @@ import Testing
     #expect(try world.leaseKeys() == [])
   }
 
+  /// A keeper that cannot start (its fork fails) stops the lease before its command runs: the
+  /// command used to run with nobody renewing its lease, which ended under it one ttl later.
+  @Test func aLeaseWhoseKeeperCannotStartDoesNotRunItsCommand() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let marker = world.a.keyring.root + "/ran"
+    let lease = try world.a.run(
+      ["lease", "qa1", "--ttl", "1s", "--", "/bin/sh", "-c", "touch \"$0\"", marker],
+      environment: ["LD_PRELOAD": Interposer.failingLeaseKeeperForks])
+    #expect(lease.status == 1 && lease.standardError.contains("cannot start the lease keeper"), "\(lease)")
+    #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
+    #expect(waitUntil(seconds: 10) { (try? world.leaseKeys()) == [] }, "its key expired")
+  }
+
   @Test func theFenceOnlyGrowsAcrossMachines() throws {
     let world = try RedisMachines()
     defer { world.close() }

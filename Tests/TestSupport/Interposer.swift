@@ -16,6 +16,10 @@ public enum Interposer {
   /// starts, for the test to resume.
   public static let stoppingLeaseKeepers: String = build("keeper-stop")
 
+  /// Tests/Fixtures/interpose/keeper-no-fork.c built: fork fails in a lease keeper, which so
+  /// never runs.
+  public static let failingLeaseKeeperForks: String = build("keeper-no-fork")
+
   /// Tests/Fixtures/interpose/NAME.c built into a library in this test process's directory.
   public static func build(_ name: String) -> String {
     let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"

@@ -146,14 +146,20 @@ enum LeaseCommand {
       }
       return
     }
+    // A shared store's keeper has forked off by now (it was started when the lease was taken).
+    // Without it nobody renews the lease, which would end under CMD: CMD does not run.
+    guard LeaseKeeperCommand.awaitLaunched() else {
+      let accounts = grant.accounts.map(\.description).joined(separator: ", ")
+      throw CommandError(
+        .failure, "cannot start the lease keeper of \(accounts): it could not fork",
+        fix: "check the limit on processes (ulimit -u, the pids cgroup); the lease ends by itself within its ttl")
+    }
     let variables = SessionVariables(sessions[0])
     try variables.checkCarriable()
     variables.exportToProcess()
     setenv("ACCOUNTS_LEASED", grant.accounts.map(\.description).joined(separator: "\n"), 1)
     setenv("ACCOUNTS_LEASE_FENCE", grant.records.map { String($0.fence) }.joined(separator: "\n"), 1)
     setenv("ACCOUNTS_LEASE_ID", grant.lease, 1)
-    // A shared store's keeper has forked off by now (it was started when the lease was taken).
-    LeaseKeeperCommand.awaitLaunched()
     do throws(Errno) {
       try grant.inheritAcrossExec()
     } catch {
