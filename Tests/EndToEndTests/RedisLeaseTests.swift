@@ -61,6 +61,9 @@ import Testing
     #expect(marks.first { $0.0 == "qa2" }?.1 == nil, "\(listed)")
     let remove = try world.b.run(["remove", "qa1"])
     #expect(remove.status == 1 && remove.standardError.contains(":\(holder.pid) since "), "\(remove)")
+    let release = try world.b.run(["release", seen.first?["lease"] as? String ?? ""])
+    #expect(release.status == 1 && release.standardError.contains("held by the running command"), "\(release)")
+    #expect(try world.leaseKeys() == ["accounts:lease:corp:qa1"], "a held lease is not released")
 
     _ = FileManager.default.createFile(atPath: root + "/go", contents: nil)
     #expect(try holder.finish() == 0)
