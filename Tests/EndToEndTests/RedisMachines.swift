@@ -55,6 +55,12 @@ final class RedisMachines {
       })
   }
 
+  /// Waits (10 s at most) until no lease key is left: a keeper deletes its keys a moment after
+  /// the lease's processes have exited.
+  func leaseKeysGone() -> Bool {
+    waitUntil(seconds: 10) { (try? leaseKeys()) == [] }
+  }
+
   /// PTTL of `key`: the milliseconds it has left, -2 when it is gone.
   func millisecondsLeft(_ key: String) -> Int {
     Int((try? redis.cli(["PTTL", key]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -3
