@@ -103,15 +103,17 @@ import Testing
     try world.b.ok(["lease", "qa1", "--", "true"])
   }
 
+  /// Machine B also once through ACCOUNTS_LEASE_STORE naming the Redis's unix socket: the same
+  /// store.
   @Test func theFenceOnlyGrowsAcrossMachines() throws {
     let world = try RedisMachines()
     defer { world.close() }
     let echo = ["--", "/bin/sh", "-c", "echo \"$ACCOUNTS_LEASE_FENCE\""]
     var fences: [Int] = []
-    for machine in [world.a, world.b, world.a] {
-      fences.append(
-        Int(try machine.ok(["lease", "qa1"] + echo).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
-          ?? -1)
+    let socket = ["ACCOUNTS_LEASE_STORE": world.redis.socketURL]
+    for (machine, environment) in [(world.a, [:]), (world.b, socket), (world.a, [:])] {
+      let lease = try machine.ok(["lease", "qa1"] + echo, environment: environment)
+      fences.append(Int(lease.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1)
     }
     let detached = try #require(try world.b.json(["lease", "qa1", "--ttl", "30s", "--json"]) as? [String: Any])
     fences.append(detached["fence"] as? Int ?? -1)
@@ -124,13 +126,19 @@ import Testing
     #expect(fences.first ?? 0 >= 1 && zip(fences, fences.dropFirst()).allSatisfy { $0 < $1 }, "\(fences)")
   }
 
-  /// A store that cannot be reached is never replaced by this machine's: exit 8, the command
-  /// not run; `list` still shows the accounts and warns.
+  /// A store that cannot be reached, or answers what Redis would not (here an HTTP server), is
+  /// never replaced by this machine's: exit 8, the command not run; `list` still shows the
+  /// accounts and warns.
   @Test func aStoppedRedisIsExit8AndTheCommandDoesNotRun() throws {
     let world = try RedisMachines(count: 1)
     defer { world.close() }
-    world.redis.stop()
     let marker = world.a.keyring.root + "/ran"
+    let notRedis = "redis://127.0.0.1:" + (world.backend.url.split(separator: ":").last ?? "")
+    let garbage = try world.a.run(
+      ["lease", "qa1", "--", "/bin/sh", "-c", "touch \"$0\"", marker], environment: ["ACCOUNTS_LEASE_STORE": notRedis])
+    #expect(garbage.status == 8 && garbage.standardError.contains(notRedis), "\(garbage)")
+    #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
+    world.redis.stop()
     let lease = try world.a.run(["lease", "qa1", "--", "/bin/sh", "-c", "touch \"$0\"", marker])
     #expect(lease.status == 8, "\(lease)")
     #expect(lease.standardError.contains(world.redis.tcpURL()), "names the store: \(lease.standardError)")
