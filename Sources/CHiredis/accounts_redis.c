@@ -1,6 +1,7 @@
 #include "accounts_redis.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/time.h>
@@ -54,17 +55,24 @@ static struct timeval interval(long milliseconds) {
   return tv;
 }
 
-static redisContext *with_timeout(redisContext *context, long timeout_ms) {
-  if (context != NULL && context->err == 0) redis.set_timeout(context, interval(timeout_ms));
+/* Every reply is waited for at most timeout_ms; and the socket is close-on-exec, as every
+ * descriptor accounts opens: hiredis makes it without, and `accounts lease` execs its command
+ * (and starts its lease keeper) with the connection open, which handed them a connection
+ * logged in with the store's password. */
+static redisContext *prepared(redisContext *context, long timeout_ms) {
+  if (context != NULL && context->err == 0) {
+    redis.set_timeout(context, interval(timeout_ms));
+    fcntl(context->fd, F_SETFD, fcntl(context->fd, F_GETFD) | FD_CLOEXEC);
+  }
   return context;
 }
 
 redisContext *accounts_redis_connect_tcp(const char *host, int port, long timeout_ms) {
-  return with_timeout(redis.connect_tcp(host, port, interval(timeout_ms)), timeout_ms);
+  return prepared(redis.connect_tcp(host, port, interval(timeout_ms)), timeout_ms);
 }
 
 redisContext *accounts_redis_connect_unix(const char *path, long timeout_ms) {
-  return with_timeout(redis.connect_unix(path, interval(timeout_ms)), timeout_ms);
+  return prepared(redis.connect_unix(path, interval(timeout_ms)), timeout_ms);
 }
 
 const char *accounts_redis_error(const redisContext *context) {

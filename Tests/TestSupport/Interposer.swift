@@ -12,6 +12,14 @@ public enum Interposer {
   /// ENOSYS, as in a container that blocks them.
   public static let withoutKernelKeyring: String = build("no-keyctl")
 
+  /// Tests/Fixtures/interpose/keeper-stop.c built: a lease keeper stops itself (SIGSTOP) as it
+  /// starts, for the test to resume.
+  public static let stoppingLeaseKeepers: String = build("keeper-stop")
+
+  /// Tests/Fixtures/interpose/keeper-no-fork.c built: fork fails in a lease keeper, which so
+  /// never runs.
+  public static let failingLeaseKeeperForks: String = build("keeper-no-fork")
+
   /// Tests/Fixtures/interpose/NAME.c built into a library in this test process's directory.
   public static func build(_ name: String) -> String {
     let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"

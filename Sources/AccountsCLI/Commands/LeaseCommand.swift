@@ -83,6 +83,11 @@ enum LeaseCommand {
     // Even without --wait, a moment's contention (another lease taking or giving up the same
     // accounts, which holds their locks for an instant) is waited out.
     let deadline = monotonicSeconds() + max(Double(request.waitMilliseconds) / 1000, 0.25)
+    // Leases given up here (an account could not log in) may hold their accounts a moment
+    // longer: a shared store's keeper deletes their keys an instant after they end (within a
+    // held lease's ttl at the latest). That is waited out too, whatever the deadline.
+    var givenUp: [String] = []
+    var givenUpUntil = 0.0
     while true {
       let pool = request.candidates.filter { !skipped.contains($0) }
       guard pool.count >= request.count else { throw lastFailure ?? CommandError(.failure, "no account to lease") }
@@ -90,7 +95,8 @@ enum LeaseCommand {
       // a `lease --ttl` killed during a login leaves nothing held.
       switch try store.tryAcquire(pool, count: request.count, holder: .current(), ttl: nil, now: environment.now()) {
       case .busy(let busy):
-        let remaining = deadline - monotonicSeconds()
+        let ours = busy.contains { $0.record.map { givenUp.contains($0.lease) } ?? false }
+        let remaining = (ours ? max(deadline, givenUpUntil) : deadline) - monotonicSeconds()
         guard remaining > 0 else { throw noAccountFree(busy, request) }
         var interval = timespec(tv_sec: 0, tv_nsec: Int(min(pause, remaining) * 1e9))
         nanosleep(&interval, nil)
@@ -112,6 +118,9 @@ enum LeaseCommand {
         }
         guard sessions.count == grant.accounts.count else {
           grant.end()
+          givenUp.append(grant.lease)
+          givenUpUntil = monotonicSeconds() + Double(request.heldTTLMilliseconds) / 1000
+          pause = 0.05
           continue
         }
         if let ttl = request.ttlSeconds {
@@ -146,14 +155,20 @@ enum LeaseCommand {
       }
       return
     }
+    // A shared store's keeper has forked off by now (it was started when the lease was taken).
+    // Without it nobody renews the lease, which would end under CMD: CMD does not run.
+    guard LeaseKeeperCommand.awaitLaunched() else {
+      let accounts = grant.accounts.map(\.description).joined(separator: ", ")
+      throw CommandError(
+        .failure, "cannot start the lease keeper of \(accounts): it could not fork",
+        fix: "check the limit on processes (ulimit -u, the pids cgroup); the lease ends by itself within its ttl")
+    }
     let variables = SessionVariables(sessions[0])
     try variables.checkCarriable()
     variables.exportToProcess()
     setenv("ACCOUNTS_LEASED", grant.accounts.map(\.description).joined(separator: "\n"), 1)
     setenv("ACCOUNTS_LEASE_FENCE", grant.records.map { String($0.fence) }.joined(separator: "\n"), 1)
     setenv("ACCOUNTS_LEASE_ID", grant.lease, 1)
-    // A shared store's keeper has forked off by now (it was started when the lease was taken).
-    LeaseKeeperCommand.awaitLaunched()
     do throws(Errno) {
       try grant.inheritAcrossExec()
     } catch {

@@ -68,7 +68,6 @@ enum LeaseKeeperCommand {
   nonisolated(unsafe) private static var launched: [pid_t] = []
 
   /// Waits for the keepers' first processes; false when one failed (its keeper never ran).
-  @discardableResult
   static func awaitLaunched() -> Bool {
     var allStarted = true
     for child in launched {

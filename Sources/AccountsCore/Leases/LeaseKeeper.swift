@@ -21,13 +21,17 @@ public enum LeaseKeeper {
     var address: RedisAddress
     var password: SecretBytes?
     var ttlMilliseconds: Int64
+    /// When the keys were set (`monotonicNanoseconds`, one clock for every process of this
+    /// machine): the renewals count from there, not from the keeper's start, which may be late.
+    var setAtNanoseconds: UInt64
     var timeoutMilliseconds: Int
     var lease: String
     var keys: [String]
     var values: [[UInt8]]
 
     public static func == (lhs: Order, rhs: Order) -> Bool {
-      lhs.address == rhs.address && lhs.ttlMilliseconds == rhs.ttlMilliseconds && lhs.keys == rhs.keys
+      lhs.address == rhs.address && lhs.ttlMilliseconds == rhs.ttlMilliseconds
+        && lhs.setAtNanoseconds == rhs.setAtNanoseconds && lhs.keys == rhs.keys
         && lhs.values == rhs.values && lhs.lease == rhs.lease && lhs.timeoutMilliseconds == rhs.timeoutMilliseconds
         && (lhs.password == nil) == (rhs.password == nil)
         && (lhs.password.map { l in rhs.password.map { l.isEqual(to: $0) } ?? false } ?? true)
@@ -38,6 +42,7 @@ public enum LeaseKeeper {
       var object: JSONObject = [
         "address": .string(address.description),
         "ttl_ms": .number(JSONNumber(ttlMilliseconds)),
+        "set_at_ns": .number(JSONNumber(Int64(clamping: setAtNanoseconds))),
         "timeout_ms": .number(JSONNumber(Int64(timeoutMilliseconds))),
         "lease": .string(lease),
         "keys": .array(keys.map { .string($0) }),
@@ -53,6 +58,7 @@ public enum LeaseKeeper {
       guard let reader = try? JSONReader(JSON.parse(bytes)),
         let text = try? reader.string("address"), case .redis(let address)? = try? LeaseStoreAddress.parse(text),
         let ttl = try? reader.int64("ttl_ms"), ttl > 0,
+        let setAt = try? reader.int64("set_at_ns"), setAt >= 0,
         let timeout = try? reader.int64("timeout_ms"), timeout > 0, timeout < 86_400_000,
         let lease = try? reader.string("lease"),
         let keys = try? reader.array("keys").map({ try $0.asString() }),
@@ -65,8 +71,8 @@ public enum LeaseKeeper {
         password = SecretBytes(consuming: &bytes)
       }
       return Order(
-        address: address, password: password, ttlMilliseconds: ttl, timeoutMilliseconds: Int(timeout), lease: lease,
-        keys: keys, values: values.map { Array($0.utf8) })
+        address: address, password: password, ttlMilliseconds: ttl, setAtNanoseconds: UInt64(setAt),
+        timeoutMilliseconds: Int(timeout), lease: lease, keys: keys, values: values.map { Array($0.utf8) })
     }
 
     static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -141,7 +147,9 @@ public enum LeaseKeeper {
 
     mutating func keep(input: FileDescriptor) {
       let interval = max(order.ttlMilliseconds / 3, 1)
-      var next = monotonicNanoseconds() + UInt64(interval) * 1_000_000
+      // A third of the ttl after the keys were set: at once when a keeper slow to start is
+      // already past it (counted from its own start, the keys could expire first).
+      var next = order.setAtNanoseconds + UInt64(interval) * 1_000_000
       var scratch = [UInt8](repeating: 0, count: 4096)
       while kept.contains(true) {
         let now = monotonicNanoseconds()

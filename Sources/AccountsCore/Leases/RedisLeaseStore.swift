@@ -59,6 +59,12 @@ public final class RedisLeaseStore: LeaseStore {
   }
 
   func key(_ account: AccountID) -> String { prefix(account) + ":" + account.user }
+
+  /// How long the key of a lease with `ttl` lives, in milliseconds: the ttl rounded up to whole
+  /// seconds, as the expiry its record shows (`now`, a whole second no later than the moment the
+  /// key is set, plus those seconds). The key then never expires before the expiry shown; with
+  /// the exact ttl it did, up to a second early, while its holder still counted on it.
+  static func keyLifetime(_ ttl: Double) -> Int64 { Int64(ttl.rounded(.up)) * 1000 }
   static func fenceKey(_ key: String) -> String { key + ":fence" }
 
   private func connection() throws(LeaseStoreUnavailable) -> RedisConnection {
@@ -106,12 +112,13 @@ public final class RedisLeaseStore: LeaseStore {
     }
     let lease = LeaseID.new(random: random)
     let expiresAt = ttl.map { now.adding(seconds: Int64($0.rounded(.up))) }
-    let milliseconds = ttl.map { Int64(($0 * 1000).rounded(.up)) } ?? heldTTLMilliseconds
+    let milliseconds = ttl.map(Self.keyLifetime) ?? heldTTLMilliseconds
     let records = candidates.map {
       LeaseRecord(account: $0, lease: lease, holder: holder, since: now, expiresAt: expiresAt, fence: 1)
     }
     let keys = candidates.map(key)
     let values = records.map { LeaseRecordFile.encode($0, withFence: false) }
+    let setAt = monotonicNanoseconds()  // no later than Redis starts the keys' ttl
     let reply = try evaluate(
       Self.acquireScript, keys: keys.flatMap { [$0, Self.fenceKey($0)] },
       arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8)] + values)
@@ -146,8 +153,8 @@ public final class RedisLeaseStore: LeaseStore {
 
     // A held lease lives while its keeper renews it.
     let order = LeaseKeeper.Order(
-      address: address, password: password, ttlMilliseconds: milliseconds, timeoutMilliseconds: timeoutMilliseconds,
-      lease: lease, keys: grantedKeys, values: grantedValues)
+      address: address, password: password, ttlMilliseconds: milliseconds, setAtNanoseconds: setAt,
+      timeoutMilliseconds: timeoutMilliseconds, lease: lease, keys: grantedKeys, values: grantedValues)
     let pipe: FileDescriptor
     var encoded = order.encoded()  // holds the password
     defer { wipe(&encoded) }
@@ -187,7 +194,7 @@ public final class RedisLeaseStore: LeaseStore {
       record.expiresAt = expiresAt
       return record
     }
-    var arguments: [[UInt8]] = [Array(String(Int64((ttl * 1000).rounded(.up))).utf8)]
+    var arguments: [[UInt8]] = [Array(String(Self.keyLifetime(ttl)).utf8)]
     for (old, new) in zip(grant.records, detached) {
       arguments.append(LeaseRecordFile.encode(old, withFence: false))
       arguments.append(LeaseRecordFile.encode(new, withFence: false))

@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Leases kept in Redis where things go wrong around them: a lease killed while it logs in, a
+/// keeper late to start or unable to, an account of the pool that cannot log in, a detached
+/// lease's expiry. Each of these once broke the rule that no two live leases hold one account.
+@Suite struct RedisLeaseEdgeTests {
+  /// `lease` killed while it logs in (the backend slow to answer) leaves nothing held: its
+  /// keeper sees the lease's pipe end and deletes the key.
+  @Test func aLeaseKilledWhileLoggingInLeavesNothingHeld() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    try world.backend.delay(seconds: 10)
+    let taking = try Holder(world.a, ["lease", "qa1", "--ttl", "10m"])
+    #expect(waitUntil(seconds: 30) { ((try? world.backend.concurrency().current) ?? 0) > 0 }, "logging in")
+    #expect(try world.leaseKeys() == ["accounts:lease:corp:qa1"])
+    taking.kill()
+    try world.backend.delay(seconds: 0)
+    #expect(world.leaseKeysGone(), "deleted long before the 30 s a held key lives")
+    try world.a.ok(["lease", "qa1", "--", "true"])
+  }
+
+  /// A keeper late to start (here stopped as it starts, until its lease's key has less than a
+  /// third of the ttl left) renews at once: a third of the ttl is counted from when the key was
+  /// set. It used to be counted from the keeper's start, and the key expired under the command.
+  @Test func aKeeperLateToStartStillRenewsInTime() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let root = world.a.keyring.root
+    let key = "accounts:lease:corp:qa1"
+    let script = "touch \"$0\"; while [ ! -e \"$1\" ]; do sleep 0.05; done"
+    let holder = try Holder(
+      world.a, ["lease", "qa1", "--ttl", "3s", "--", "/bin/sh", "-c", script, root + "/ready", root + "/go"],
+      environment: ["LD_PRELOAD": Interposer.stoppingLeaseKeepers])
+    #expect(waitUntil(seconds: 30) { holder.stoppedKeeper() != nil }, "the keeper stopped as it started")
+    let starting = try #require(holder.stoppedKeeper())
+    #expect(waitUntil(seconds: 10) { (0..<1000).contains(world.millisecondsLeft(key)) })
+    kill(starting, SIGCONT)
+    #expect(waitUntil(seconds: 10) { !(0...2000).contains(world.millisecondsLeft(key)) })
+    #expect(world.millisecondsLeft(key) > 2000, "renewed, not expired: \(holder.standardError)")
+    #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: root + "/ready") })
+    _ = FileManager.default.createFile(atPath: root + "/go", contents: nil)
+    #expect(try holder.finish() == 0)
+    #expect(!holder.standardError.contains("lost the lease"), "\(holder.standardError)")
+    #expect(world.leaseKeysGone())
+  }
+
+  /// A keeper that cannot start (its fork fails) stops the lease before its command runs: the
+  /// command used to run with nobody renewing its lease, which ended under it one ttl later.
+  @Test func aLeaseWhoseKeeperCannotStartDoesNotRunItsCommand() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let marker = world.a.keyring.root + "/ran"
+    let lease = try world.a.run(
+      ["lease", "qa1", "--ttl", "1s", "--", "/bin/sh", "-c", "touch \"$0\"", marker],
+      environment: ["LD_PRELOAD": Interposer.failingLeaseKeeperForks])
+    #expect(lease.status == 1 && lease.standardError.contains("cannot start the lease keeper"), "\(lease)")
+    #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
+    #expect(waitUntil(seconds: 10) { (try? world.leaseKeys()) == [] }, "its key expired")
+  }
+
+  /// An account that cannot log in is skipped and the others are taken at once, also those
+  /// leased with it: `lease` used to find them still held by the lease it had just given up
+  /// (its keeper deletes the keys a moment later) and, the logins having taken longer than the
+  /// moment's contention it waits out, exit 10 naming itself as their holder.
+  @Test func anAccountThatCannotLogInIsSkippedAndItsPartnersTakenAgain() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1", "qa2", "qa3"])
+    defer { world.close() }
+    try world.a.ok(["passwd", "qa2", "--password-stdin"], stdin: "not-pw-qa2\n")
+    try world.backend.delay(seconds: 0.2)
+    let lease = try world.a.run(
+      ["lease", "qa1", "qa2", "qa3", "--count", "2", "--", "/bin/sh", "-c", "echo $ACCOUNTS_LEASED"])
+    #expect(lease.status == 0, "\(lease)")
+    #expect(lease.standardOutput == "qa1@corp qa3@corp\n")
+    #expect(lease.standardError.contains("skipped qa2@corp"), "\(lease.standardError)")
+  }
+
+  /// The expiry a detached lease shows is in whole seconds, rounded up; its key must live at
+  /// least that long, or a runner counting on it would hold the account after another took it.
+  /// With a ttl of a fraction of a second the key used to expire up to a second before.
+  @Test func aDetachedLeaseKeyLivesUntilTheExpiryShown() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let taken = try #require(try world.a.json(["lease", "qa1", "--ttl", "10s10ms", "--json"]) as? [String: Any])
+    let expiry = try #require(ISO8601DateFormatter().date(from: taken["expires_at"] as? String ?? ""))
+    let expireTime = try world.redis.cli(["PEXPIRETIME", "accounts:lease:corp:qa1"])
+    let milliseconds = try #require(Int64(expireTime.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(milliseconds >= Int64(expiry.timeIntervalSince1970 * 1000), "key expires \(milliseconds), shown \(expiry)")
+  }
+}

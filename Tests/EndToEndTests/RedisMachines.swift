@@ -1,0 +1,180 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Machines that share one lease store: a private `redis-server` and one test backend (with its
+/// single sign-on), and per machine a sandbox (its own HOME, keyring and runtime directory)
+/// with backend corp on that backend, `lease_store` naming the Redis, and `users` saved with
+/// remembered passwords, each tagged qa. With `password`, Redis asks for it (requirepass) and
+/// each machine keeps it as corp's secret setting lease_store_password.
+final class RedisMachines {
+  let backend: TestBackend
+  let machines: [Sandbox]
+  let redis: RedisServer
+
+  init(count: Int = 2, users: [String] = ["qa1", "qa2"], password: String? = nil) throws {
+    backend = try TestBackend(arguments: users.flatMap { ["--user", "\($0):pw-\($0)"] })
+    machines = try (0..<count).map { _ in try Sandbox() }
+    redis = try RedisServer(directory: machines[0].keyring.root, password: password)
+    for sandbox in machines {
+      try sandbox.ok([
+        "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
+        "--set", "allow_insecure_transport=true", "--set", "check_path=check",
+      ])
+      if let password {
+        try sandbox.ok(
+          ["backend", "set", "corp", "lease_store=\(redis.tcpURL())", "--secret-stdin", "lease_store_password"],
+          stdin: password + "\n")
+      } else {
+        try sandbox.ok(["backend", "set", "corp", "lease_store=\(redis.tcpURL())"])
+      }
+      for user in users {
+        try sandbox.ok(["add", user, "--remember", "--password-stdin"], stdin: "pw-\(user)\n")
+        try sandbox.ok(["tag", user, "qa"])
+      }
+    }
+  }
+
+  var a: Sandbox { machines[0] }
+  var b: Sandbox { machines[1] }
+
+  func close() {
+    redis.stop()
+    backend.stop()
+    for machine in machines { machine.close() }
+  }
+
+  /// The descriptors (`socket:[INODE]`) of the established TCP connections to the Redis, from
+  /// /proc/net/tcp.
+  func connectionsToRedis() throws -> Set<String> {
+    let port = String(format: ":%04X", redis.port)
+    let table = procFile("/proc/net/tcp").split(separator: "\n").dropFirst()
+    return Set(
+      table.map { $0.split(separator: " ") }.filter { $0.count > 9 && $0[2].hasSuffix(port) && $0[3] == "01" }.map {
+        "socket:[\($0[9])]"
+      })
+  }
+
+  /// Waits (10 s at most) until no lease key is left: a keeper deletes its keys a moment after
+  /// the lease's processes have exited.
+  func leaseKeysGone() -> Bool {
+    waitUntil(seconds: 10) { (try? leaseKeys()) == [] }
+  }
+
+  /// PTTL of `key`: the milliseconds it has left, -2 when it is gone.
+  func millisecondsLeft(_ key: String) -> Int {
+    Int((try? redis.cli(["PTTL", key]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -3
+  }
+
+  /// The lease keys in Redis (fence counters aside).
+  func leaseKeys() throws -> [String] {
+    try redis.cli(["--scan", "--pattern", "accounts:lease:*"]).split(separator: "\n").map(String.init)
+      .filter { !$0.hasSuffix(":fence") }.sorted()
+  }
+}
+
+extension Sandbox {
+  /// `leases --json`.
+  func leases() throws -> [[String: Any]] {
+    try #require(try json(["leases", "--json"]) as? [[String: Any]])
+  }
+
+  /// `lease ARGUMENTS -- sh -c SCRIPT` in the background: its command writes its account and
+  /// fence to `ready`, then waits until `release` exists (60 s at most) and exits `status`.
+  func holding(_ arguments: [String], ready: String, release: String, status: Int = 0) throws -> Holder {
+    let script = """
+      printf '%s %s\\n' "$ACCOUNTS_ACCOUNT" "$ACCOUNTS_LEASE_FENCE" > "$0.tmp" && mv "$0.tmp" "$0"
+      i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
+      exit "$2"
+      """
+    let holder = try Holder(
+      self, ["lease"] + arguments + ["--", "/bin/sh", "-c", script, ready, release, String(status)])
+    #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: ready) || !holder.process.isRunning })
+    return holder
+  }
+}
+
+/// An `accounts` process in the background whose stderr goes to a file, so that what it (and
+/// a lease keeper it started, which shares its stderr) says can be awaited while it runs.
+final class Holder {
+  let process = Process()
+  let errorPath: String
+
+  init(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String] = [:]) throws {
+    errorPath = sandbox.keyring.root + "/holder-\(UUID().uuidString).err"
+    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+    process.executableURL = URL(fileURLWithPath: PackagePaths.accounts)
+    process.arguments = arguments
+    process.environment = sandbox.environment.merging(environment) { $1 }
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+    try process.runWithTerminationSignals()
+  }
+
+  var pid: pid_t { process.processIdentifier }
+
+  var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+  func kill() {
+    Glibc.kill(pid, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  /// Waits (at most 60 s) for the process to end; its status.
+  func finish() throws -> Int32 {
+    guard waitUntil(seconds: 60, { !process.isRunning }) else {
+      Glibc.kill(pid, SIGKILL)
+      throw SubprocessError.timedOut(command: "accounts \(process.arguments ?? [])", seconds: 60)
+    }
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  /// The lease keeper of this holder's lease: the `accounts __lease-keeper` process whose
+  /// standard input is a pipe this process has open.
+  func keeper() -> pid_t? {
+    let files = FileManager.default
+    let fds = (try? files.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+    let pipes = Set(
+      fds.compactMap { try? files.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
+        .filter { $0.hasPrefix("pipe:") })
+    for entry in (try? files.contentsOfDirectory(atPath: "/proc")) ?? [] {
+      guard let candidate = pid_t(entry),
+        procFile("/proc/\(entry)/cmdline") == "accounts\0__lease-keeper\0",
+        let input = try? files.destinationOfSymbolicLink(atPath: "/proc/\(entry)/fd/0"), pipes.contains(input)
+      else { continue }
+      return candidate
+    }
+    return nil
+  }
+}
+
+extension Holder {
+  /// The first process of this holder's lease keeper while it is stopped (by the keeper-stop
+  /// interposer): a child of this process, `accounts __lease-keeper`, in state T.
+  func stoppedKeeper() -> pid_t? {
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+      guard let candidate = pid_t(entry), procFile("/proc/\(entry)/cmdline") == "accounts\0__lease-keeper\0",
+        let stat = procFile("/proc/\(entry)/stat").split(separator: ")").last?.split(separator: " "),
+        stat.count > 1, stat[0] == "T", stat[1] == "\(pid)"
+      else { continue }
+      return candidate
+    }
+    return nil
+  }
+}
+
+/// A file of /proc, read to its end (Foundation's readers stop after its first page); "" when
+/// it cannot be read.
+func procFile(_ path: String) -> String {
+  guard let file = FileHandle(forReadingAtPath: path) else { return "" }
+  defer { try? file.close() }
+  return String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+}
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet).
+func processIsGone(_ pid: pid_t) -> Bool {
+  guard let state = processState(pid) else { return true }
+  return state == "Z"
+}
