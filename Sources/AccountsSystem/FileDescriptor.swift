@@ -1,3 +1,4 @@
+import CAccountsSystem
 import Glibc
 
 /// An errno value as a Swift error (swift-system's `Errno`, without the dependency).
@@ -121,6 +122,19 @@ public struct FileDescriptor: Sendable, Equatable {
 }
 
 /// strerror's text for an errno value.
+/// A pipe whose ends are close-on-exec from the start.
+public func closeOnExecPipe() throws(Errno) -> (reading: FileDescriptor, writing: FileDescriptor) {
+  var ends: [Int32] = [-1, -1]
+  guard accounts_pipe_cloexec(&ends) == 0 else { throw .current }
+  return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+}
+
+/// Closes every descriptor of this process from `first` up: what a process started by another
+/// keeps of its descriptors and must not hold.
+public func closeDescriptors(from first: Int32) {
+  _ = accounts_close_from(UInt32(first))
+}
+
 public func describeErrno(_ code: Int32) -> String {
   String(cString: strerror(code))
 }

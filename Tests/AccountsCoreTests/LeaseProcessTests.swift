@@ -57,8 +57,8 @@ extension LeaseTests {
     @Test func aHeldLeaseOutlivesItsAcquirerWhileTheCommandRunsAndEndsWithIt() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }
-      let input = try closeOnExecPipe()
-      let output = try closeOnExecPipe()
+      let input = try closeOnExecPipeEnds()
+      let output = try closeOnExecPipeEnds()
       let probe = try spawnInheriting(
         [], [leaseProbe, "spawn", sandbox.directory, qa(1).description, "/bin/sh", "-c", "read line"],
         input: input.read, output: output.write)
@@ -102,7 +102,7 @@ extension LeaseTests {
       defer { lock.close() }
       #expect(try lock.tryLockWholeFile())
       let expiry = leaseNow.adding(seconds: 10)
-      let output = try closeOnExecPipe()
+      let output = try closeOnExecPipeEnds()
       let releaser = try spawnInheriting(
         [], [leaseProbe, "release", sandbox.directory, old.lease, String(expiry.secondsSince1970)],
         output: output.write)

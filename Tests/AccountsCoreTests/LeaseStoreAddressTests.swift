@@ -132,7 +132,7 @@ import Testing
     if var bytes = password { secret = SecretBytes(consuming: &bytes) }
     return LeaseKeeper.Order(
       address: RedisAddress(endpoint: .tcp(host: "::1", port: 6390), database: 3, user: "ci"),
-      password: secret, ttlMilliseconds: 30_000,
+      password: secret, ttlMilliseconds: 30_000, setAtNanoseconds: 123_456_789,
       timeoutMilliseconds: 5_000, lease: "l-0123abcd", keys: ["accounts:lease:corp:qa1", "accounts:lease:corp:qa2"],
       values: [Array("l-0123abcd:host:42".utf8), Array("l-0123abcd:host:42".utf8)])
   }

@@ -88,12 +88,10 @@ func spawnInheriting(
   return child
 }
 
-/// A pipe whose ends are close-on-exec (a child gets an end only through dup2).
-func closeOnExecPipe() throws -> (read: Int32, write: Int32) {
-  var ends: [Int32] = [-1, -1]
-  guard pipe(&ends) == 0 else { throw Errno.current }
-  for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-  return (ends[0], ends[1])
+/// A pipe whose ends are close-on-exec (a child gets an end only through dup2), as raw numbers.
+func closeOnExecPipeEnds() throws -> (read: Int32, write: Int32) {
+  let (reading, writing) = try closeOnExecPipe()
+  return (reading.rawValue, writing.rawValue)
 }
 
 /// Everything a descriptor gives until its end.

@@ -88,4 +88,38 @@ import Testing
     let milliseconds = try #require(Int64(expireTime.trimmingCharacters(in: .whitespacesAndNewlines)))
     #expect(milliseconds >= Int64(expiry.timeIntervalSince1970 * 1000), "key expires \(milliseconds), shown \(expiry)")
   }
+
+  /// A lease taken inside another's command inherits the outer lease's pipe; its keeper must not
+  /// hold it (nor anything else the inner `accounts` had open), or it would keep the outer
+  /// lease alive for as long as the inner one. A keeper holds its own pipe and its connection
+  /// to Redis, nothing more.
+  @Test func aKeeperHoldsNoDescriptorItWasHandedByAccident() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1", "qa2"])
+    defer { world.close() }
+    let root = world.a.keyring.root
+    let inner = "touch \"$1\"; i=0; while [ ! -e \"$2\" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done"
+    let holder = try Holder(
+      world.a,
+      ["lease", "qa1", "--", "/bin/sh", "-c", "exec \"$0\" lease qa2 -- /bin/sh -c \"$1\" inner \"$2\" \"$3\"",
+       PackagePaths.accounts, inner, root + "/ready", root + "/go"])
+    defer {
+      FileManager.default.createFile(atPath: root + "/go", contents: nil)
+      _ = try? holder.finish()
+    }
+    #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: root + "/ready") }, Comment(rawValue: holder.standardError))
+    let files = FileManager.default
+    var keepers: [pid_t: [String]] = [:]
+    for entry in try files.contentsOfDirectory(atPath: "/proc") {
+      guard let pid = pid_t(entry), procFile("/proc/\(entry)/cmdline") == "accounts\0__lease-keeper\0" else { continue }
+      let fds = (try? files.contentsOfDirectory(atPath: "/proc/\(entry)/fd")) ?? []
+      keepers[pid] = fds.compactMap { fd in
+        guard let number = Int(fd), number > 2 else { return nil }
+        return try? files.destinationOfSymbolicLink(atPath: "/proc/\(entry)/fd/\(fd)")
+      }
+    }
+    #expect(keepers.count == 2, "\(keepers)")
+    for (pid, held) in keepers {
+      #expect(held.allSatisfy { $0.hasPrefix("socket:") }, "keeper \(pid) holds \(held)")
+    }
+  }
 }

@@ -12,6 +12,9 @@ enum LeaseKeeperCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    // Whatever `accounts lease` had open and not close-on-exec (its caller's pipes, an outer
+    // lease's descriptors) would otherwise be held, and kept open, for as long as the keeper.
+    closeDescriptors(from: 3)
     // The process `launch` waits for ends here; the keeper goes on in a child of its own, which
     // is then nobody's child but init's: the command `lease` becomes never sees it exit.
     let child = fork()
@@ -24,13 +27,12 @@ enum LeaseKeeperCommand {
   /// Starts a keeper with `order` and returns the write end of the pipe it watches
   /// (close-on-exec: `LeaseGrant.inheritAcrossExec` hands it to the command).
   static func launch(_ order: [UInt8]) throws -> FileDescriptor {
-    var ends: [Int32] = [-1, -1]
-    // pipe2 is not in the Glibc module: the ends are made close-on-exec at once (lease starts
-    // no other child meanwhile).
-    guard pipe(&ends) == 0 else { throw CommandError(.failure, "cannot start the lease keeper: \(Errno.current)") }
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    let reading = FileDescriptor(rawValue: ends[0])
-    let writing = FileDescriptor(rawValue: ends[1])
+    let (reading, writing): (FileDescriptor, FileDescriptor)
+    do {
+      (reading, writing) = try closeOnExecPipe()
+    } catch {
+      throw CommandError(.failure, "cannot start the lease keeper: \(error)")
+    }
     defer { reading.close() }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)

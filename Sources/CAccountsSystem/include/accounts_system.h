@@ -3,8 +3,9 @@
 // typed inline wrapper here. And sem_clockwait, which glibc declares only under _GNU_SOURCE
 // (Swift's Glibc module is built without it). And getrandom(2), whose sys/random.h Swift's Glibc
 // module does not export. And the open file description locks (F_OFD_*), which glibc declares
-// only under _GNU_SOURCE and whose `struct flock` Swift confuses with flock(2). Nothing else
-// belongs in this header.
+// only under _GNU_SOURCE and whose `struct flock` Swift confuses with flock(2). And pipe2(2)
+// and close_range(2), which the Glibc module does not export. Nothing else belongs in this
+// header.
 #ifndef ACCOUNTS_SYSTEM_H
 #define ACCOUNTS_SYSTEM_H
 
@@ -58,6 +59,21 @@ static inline int accounts_open_file_lock(int descriptor, int command, short *ty
   int result = fcntl(descriptor, command, &lock);
   *type = lock.l_type;
   return result;
+}
+
+/// pipe2(2) with O_CLOEXEC: both ends close-on-exec from the start, so no child another thread
+/// starts meanwhile inherits them. 0, or -1 and errno.
+static inline int accounts_pipe_cloexec(int ends[2]) { return (int)syscall(SYS_pipe2, ends, O_CLOEXEC); }
+
+/// Closes every descriptor from `first` up (close_range(2), Linux 5.9; before it, one by one up
+/// to the soft limit). 0, or -1 and errno.
+static inline int accounts_close_from(unsigned int first) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, first, ~0U, 0) == 0) return 0;
+#endif
+  long limit = sysconf(_SC_OPEN_MAX);
+  for (long descriptor = first; descriptor < (limit > 0 ? limit : 1024); descriptor++) close((int)descriptor);
+  return 0;
 }
 
 #endif
