@@ -122,4 +122,20 @@ import Testing
       #expect(held.allSatisfy { $0.hasPrefix("socket:") }, "keeper \(pid) holds \(held)")
     }
   }
+
+  /// Redis gone when the command ends (and never needed before: no renewal was due): the
+  /// keeper says it could not end the lease and that it ends by itself, not that it could not
+  /// renew it.
+  @Test func aLeaseThatCannotBeEndedSaysSo() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let root = world.a.keyring.root
+    let holder = try world.a.holding(["qa1", "--ttl", "60s"], ready: root + "/ready", release: root + "/go", status: 3)
+    world.redis.stop()
+    FileManager.default.createFile(atPath: root + "/go", contents: nil)
+    #expect(try holder.finish() == 3)
+    #expect(waitUntil(seconds: 20) { holder.standardError.contains("could not end lease") }, Comment(rawValue: holder.standardError))
+    #expect(holder.standardError.contains("it ends by itself within 60 s"), Comment(rawValue: holder.standardError))
+    #expect(!holder.standardError.contains("cannot renew"), Comment(rawValue: holder.standardError))
+  }
 }

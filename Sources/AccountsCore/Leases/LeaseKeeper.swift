@@ -170,13 +170,15 @@ public enum LeaseKeeper {
       }
     }
 
-    mutating func open() -> RedisConnection? {
+    /// The connection, made again when it was lost; nil (and the problem said through `failed`)
+    /// when the store cannot be reached.
+    mutating func open(failed: (inout Keeper, String) -> Void = { $0.lost($1) }) -> RedisConnection? {
       if let connection { return connection }
       do {
         connection = try RedisConnection(
           order.address, password: order.password, timeoutMilliseconds: order.timeoutMilliseconds)
       } catch {
-        lost(error.message)
+        failed(&self, error.message)
       }
       return connection
     }
@@ -231,7 +233,11 @@ public enum LeaseKeeper {
     /// Deletes the keys that still hold their values.
     mutating func release() {
       let indices = kept.indices.filter { kept[$0] }
-      guard !indices.isEmpty, let redis = open() else { return }
+      let within = Self.seconds(order.ttlMilliseconds)
+      let cannotEnd = { (keeper: inout Keeper, why: String) in
+        keeper.say("accounts: lease: could not end lease \(keeper.order.lease): \(why); it ends by itself within \(within)")
+      }
+      guard !indices.isEmpty, let redis = open(failed: cannotEnd) else { return }
       var arguments: [[UInt8]] = [Array("EVAL".utf8), Array(RedisLeaseStore.deleteScript.utf8)]
       arguments.append(Array(String(indices.count).utf8))
       for index in indices { arguments.append(Array(order.keys[index].utf8)) }
@@ -239,8 +245,7 @@ public enum LeaseKeeper {
       do {
         _ = try redis.call(arguments)
       } catch {
-        let within = Self.seconds(order.ttlMilliseconds)
-        say("accounts: lease: could not end lease \(order.lease): \(error.detail); it ends by itself within \(within)")
+        cannotEnd(&self, error.message)
       }
     }
 

@@ -1,0 +1,74 @@
+/// The Lua scripts of the Redis lease store. Redis runs each atomically: nothing else happens
+/// between its reads and its writes, which is what keeps two holders off one account.
+extension RedisLeaseStore {
+  /// KEYS: per candidate its key and its fence key. ARGV: count, ttl (ms), per candidate its
+  /// value. Takes the first `count` free candidates, or none: {1, index, fence, ...} or
+  /// {0, index, value, fence, ...} for each busy one.
+  static let acquireScript = """
+    local count = tonumber(ARGV[1])
+    local free, busy = {}, {}
+    for i = 1, #KEYS / 2 do
+      local current = redis.call('GET', KEYS[2 * i - 1])
+      if current then
+        busy[#busy + 1] = i
+        busy[#busy + 1] = current
+        busy[#busy + 1] = redis.call('GET', KEYS[2 * i]) or false
+      elseif #free < count then
+        free[#free + 1] = i
+      end
+    end
+    if #free < count then
+      table.insert(busy, 1, 0)
+      return busy
+    end
+    local out = {1}
+    for _, i in ipairs(free) do
+      local fence = redis.call('INCR', KEYS[2 * i])
+      redis.call('SET', KEYS[2 * i - 1], ARGV[2 + i], 'PX', ARGV[2])
+      out[#out + 1] = i
+      out[#out + 1] = fence
+    end
+    return out
+    """
+
+  /// KEYS: lease keys. ARGV: their values. Deletes each that still holds its value.
+  static let deleteScript = """
+    local out = {}
+    for i, key in ipairs(KEYS) do
+      if redis.call('GET', key) == ARGV[i] then
+        out[i] = redis.call('DEL', key)
+      else
+        out[i] = 0
+      end
+    end
+    return out
+    """
+
+  /// KEYS: lease keys. ARGV: ttl (ms), then their values. Extends each that still holds its
+  /// value; for the others, what they hold now (false: nothing).
+  static let renewScript = """
+    local out = {}
+    for i, key in ipairs(KEYS) do
+      local current = redis.call('GET', key)
+      if current == ARGV[i + 1] then
+        redis.call('PEXPIRE', key, ARGV[1])
+        out[i] = 1
+      else
+        out[i] = current or false
+      end
+    end
+    return out
+    """
+
+  /// KEYS: lease keys. ARGV: ttl (ms), then per key its old and its new value. All or none:
+  /// 1 when every key held its old value and now holds its new one for ttl, else 0.
+  static let detachScript = """
+    for i, key in ipairs(KEYS) do
+      if redis.call('GET', key) ~= ARGV[2 * i] then return 0 end
+    end
+    for i, key in ipairs(KEYS) do
+      redis.call('SET', key, ARGV[2 * i + 1], 'PX', ARGV[1])
+    end
+    return 1
+    """
+}
