@@ -61,25 +61,30 @@ struct CSVReader {
   /// The next record, or nil at the end of the file.
   mutating func next() throws(ImportError) -> CSVRecord? {
     guard index < bytes.count else { return nil }
-    let start = line
-    var fields: [[UInt8]] = []
-    while true {
-      let field = try readField(number: fields.count)
-      fields.append(field)
-      guard fields.count <= fieldLimit else { throw .tooManyFields(line: start, limit: fieldLimit) }
-      guard index < bytes.count else { return CSVRecord(line: start, fields: fields) }
-      switch bytes[index] {
-      case Self.comma:
-        index += 1
-      case Self.carriageReturn:  // always followed by a line feed here: see `readUnquoted`
-        index += 2
-        line += 1
-        return CSVRecord(line: start, fields: fields)
-      default:  // a line feed
-        index += 1
-        line += 1
-        return CSVRecord(line: start, fields: fields)
+    var record = CSVRecord(line: line, fields: [])
+    do throws(ImportError) {
+      while true {
+        record.fields.append(try readField(number: record.fields.count))
+        guard record.fields.count <= fieldLimit else {
+          throw ImportError.tooManyFields(line: record.line, limit: fieldLimit)
+        }
+        guard index < bytes.count else { return record }
+        switch bytes[index] {
+        case Self.comma:
+          index += 1
+        case Self.carriageReturn:  // always followed by a line feed here: see `readUnquoted`
+          index += 2
+          line += 1
+          return record
+        default:  // a line feed
+          index += 1
+          line += 1
+          return record
+        }
       }
+    } catch {
+      record.wipe()  // the fields read before the one that is wrong
+      throw error
     }
   }
 

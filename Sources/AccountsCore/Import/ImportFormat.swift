@@ -84,8 +84,12 @@ public enum ImportFormat: CaseIterable, Sendable {
   /// The format of a file whose first line is `header`, or nil when it is none of them. The
   /// first format in `allCases` whose signature the header has wins.
   public static func detect(header: [String]) -> ImportFormat? {
-    let names = Set(header.map(ImportColumns.key))
-    return allCases.first { $0.signature.allSatisfy(names.contains) }
+    detect(keys: header.map { ImportColumns.key(Array($0.utf8)) })
+  }
+
+  static func detect(keys: [String?]) -> ImportFormat? {
+    let present = Set(keys.compactMap { $0 })
+    return allCases.first { $0.signature.allSatisfy(present.contains) }
   }
 }
 
@@ -105,19 +109,21 @@ struct ImportColumns {
   /// KeePassXC: the group's path, `Root/QA`.
   let group: Int?
 
-  /// The columns of `header`, or nil when it is no format's. Throws for a header of accounts'
-  /// own format with a column it does not know, and for a column it reads named twice.
-  init?(header: [String]) throws(ImportError) {
-    guard let format = ImportFormat.detect(header: header) else { return nil }
+  /// The columns of `header` (the first line's fields), or nil when it is no format's. Throws
+  /// for a header of accounts' own format with a column it does not know, and for a column it
+  /// reads named twice. Makes no text of a field before the header is known to be one: without
+  /// a header, the first line is an account and may hold its password.
+  init?(header: [[UInt8]]) throws(ImportError) {
     let keys = header.map(Self.key)
+    guard let format = ImportFormat.detect(keys: keys) else { return nil }
     var seen: Set<String> = []
     for (position, key) in keys.enumerated() {
-      if format == .accounts, !Self.accountsColumns.contains(key) { throw .unknownColumn(position: position + 1) }
-      if format.reads(key), !seen.insert(key).inserted { throw .duplicateColumn(name: key) }
+      if format == .accounts, !Self.accountsColumns.contains(key ?? "") { throw .unknownColumn(position: position + 1) }
+      if let key, format.reads(key), !seen.insert(key).inserted { throw .duplicateColumn(name: key) }
     }
     func column(_ key: String?) -> Int? { key.flatMap { keys.firstIndex(of: $0) } }
     self.format = format
-    names = header.map { Names.printable(Self.trimmed($0), limit: 40) }
+    names = header.map { Names.printable(Self.trimmed(String(decoding: $0, as: UTF8.self)), limit: 40) }
     user = column(format.userColumn)!  // in the signature
     password = column(format.passwordColumn)
     otp = column(format.otpColumn)
@@ -129,8 +135,23 @@ struct ImportColumns {
 
   static let accountsColumns: Set = ["account", "password", "backend", "tags", "otp"]
 
-  /// A column's name as formats are matched: lower case, without surrounding spaces and tabs.
-  static func key(_ name: String) -> String { trimmed(name).lowercased() }
+  /// Every column some format looks at.
+  private static let knownColumns = Array(
+    accountsColumns.union(
+      ImportFormat.allCases.flatMap { format in
+        format.signature + [format.userColumn, format.passwordColumn] + [format.otpColumn].compactMap { $0 }
+      }))
+
+  /// The known column `field` names (in lower case; without case and surrounding spaces and
+  /// tabs), or nil for any other field.
+  static func key(_ field: [UInt8]) -> String? {
+    let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+    guard let first = field.firstIndex(where: { !blank($0) }), let last = field.lastIndex(where: { !blank($0) }) else {
+      return nil
+    }
+    let name = field[first...last].lazy.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+    return knownColumns.first { $0.utf8.elementsEqual(name) }
+  }
 
   static func trimmed(_ name: String) -> String {
     let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }

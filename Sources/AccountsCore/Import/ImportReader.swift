@@ -63,9 +63,10 @@ public enum ImportReader {
       guard let next = try reader.next() else { throw .noHeader }
       headerRecord = next
     } while headerRecord.isBlank
-    let header = headerRecord.fields.map { String(decoding: $0, as: UTF8.self) }
-    headerRecord.wipe()  // perhaps no header but a first account
-    guard let columns = try ImportColumns(header: header) else { throw .unknownHeader(columns: header.count) }
+    defer { headerRecord.wipe() }  // perhaps no header but a first account
+    guard let columns = try ImportColumns(header: headerRecord.fields) else {
+      throw .unknownHeader(columns: headerRecord.fields.count)
+    }
     reader.fieldNames = columns.names
     var file = ImportFile(format: columns.format)
     while var record = try reader.next() {
