@@ -13,12 +13,14 @@ struct CSVRecord {
 
   /// Zeroes every field (notes and custom fields may hold secrets too).
   mutating func wipe() {
-    for index in fields.indices {
-      fields[index].withUnsafeMutableBytes { raw in
-        if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-      }
-    }
+    for index in fields.indices { Self.wipe(&fields[index]) }
     fields.removeAll()
+  }
+
+  static func wipe(_ field: inout [UInt8]) {
+    field.withUnsafeMutableBytes { raw in
+      if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
+    }
   }
 }
 
@@ -88,20 +90,22 @@ struct CSVReader {
     }
   }
 
-  /// Reads one field, leaving `index` on the byte after it (a comma, a line end or the end).
+  /// Reads one field, leaving `index` on the byte after it (a comma, a line end or the end). A
+  /// field refused after it was copied is wiped first.
   private mutating func readField(number: Int) throws(ImportError) -> [UInt8] {
     let fieldLine = line
-    let field: [UInt8]
+    var field: [UInt8]
+    var problem: CSVProblem?
     if index < bytes.count, bytes[index] == Self.quote {
       field = try readQuoted(number: number)
-      if index < bytes.count, !isSeparator(at: index) {
-        throw malformed(.textAfterClosingQuote, number: number)
-      }
+      if index < bytes.count, !isSeparator(at: index) { problem = .textAfterClosingQuote }
     } else {
       field = try readUnquoted(number: number)
     }
-    guard Self.isUTF8(field) else { throw malformed(.invalidUTF8, number: number, line: fieldLine) }
-    return field
+    if problem == nil, !Self.isUTF8(field) { problem = .invalidUTF8 }
+    guard let problem else { return field }
+    CSVRecord.wipe(&field)
+    throw malformed(problem, number: number, line: problem == .invalidUTF8 ? fieldLine : line)
   }
 
   private mutating func readUnquoted(number: Int) throws(ImportError) -> [UInt8] {
