@@ -25,6 +25,13 @@ public struct ImportProblem: Sendable, Equatable, CustomStringConvertible {
   public let message: String
   public let fix: String?
 
+  public init(line: Int, field: String?, message: String, fix: String?) {
+    self.line = line
+    self.field = field
+    self.message = message
+    self.fix = fix
+  }
+
   public var description: String {
     "line \(line)" + (field.map { ", field \($0)" } ?? "") + ": " + message
   }
@@ -40,6 +47,10 @@ public struct ImportSkip: Sendable, Equatable {
 /// What an import file holds, checked; nothing is written yet.
 public struct ImportFile: Sendable {
   public let format: ImportFormat
+  /// The header's names of the account's and the OTP seed's columns, as written, for the
+  /// problems the command finds in a row.
+  public var userField = ""
+  public var otpField: String?
   public var rows: [ImportRow] = []
   public var problems: [ImportProblem] = []
   public var skipped: [ImportSkip] = []
@@ -69,6 +80,8 @@ public enum ImportReader {
     }
     reader.fieldNames = columns.names
     var file = ImportFile(format: columns.format)
+    file.userField = columns.names[columns.user]
+    file.otpField = columns.otp.map { columns.names[$0] }
     while var record = try reader.next() {
       defer { record.wipe() }
       if record.isBlank { continue }
