@@ -108,7 +108,7 @@ _accounts_spec() {
     'import')
       _accounts_subcommands=()
       _accounts_options=('--tag' '--dry-run' '--update' '--partial' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('none') ;;
+      _accounts_arguments=('file') ;;
     'export')
       _accounts_subcommands=()
       _accounts_options=('--tag' '--with-passwords' '--json' '--backend' '--help' '-h' '--version')
@@ -360,6 +360,10 @@ _accounts_candidates() {
     directory)
       compopt -o filenames 2>/dev/null
       while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -d -- "$2")
+      return 0 ;;
+    file)
+      compopt -o filenames 2>/dev/null
+      while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
       return 0 ;;
     shell) _accounts_offer "$2" bash zsh fish ; return ;;
     event) _accounts_offer "$2" switch login logout ; return ;;

@@ -328,6 +328,7 @@ complete -c accounts -n '__accounts_at '\''import'\''' -l tag -x -a '(__accounts
 complete -c accounts -n '__accounts_at '\''import'\''' -l dry-run -d 'check the file and say what would happen; write nothing'
 complete -c accounts -n '__accounts_at '\''import'\''' -l update -d 'replace the password and tags of accounts saved already, instead of skipping them'
 complete -c accounts -n '__accounts_at '\''import'\''' -l partial -d 'import the good rows even when others have problems (then exit 1)'
+complete -c accounts -n '__accounts_argument_at '\''import'\'' 0' -a '(__fish_complete_path (commandline -ct))'
 complete -c accounts -n '__accounts_at '\''export'\''' -l tag -x -a '(__accounts_names tags)' -d 'only accounts with this tag; repeated, only those with every one'
 complete -c accounts -n '__accounts_at '\''export'\''' -l with-passwords -d 'add the remembered passwords, read from the Secret Service (a warning on stderr)'
 complete -c accounts -n '__accounts_at '\''current'\''' -l check -d 'prove the session with the backend, logging in again once if it expired'

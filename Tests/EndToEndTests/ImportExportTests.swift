@@ -222,6 +222,19 @@ import Testing
     #expect(json.count == 1 && json[0]["password"] as? String == passwords["alice"] && json[0]["tags"] as? [String] == ["qa", "smoke"])
   }
 
+  /// FILE is completed by the shell's own file completion.
+  @Test(arguments: CompletionDriver.Shell.allCases) func importCompletesFileNames(_ shell: CompletionDriver.Shell) throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
+    defer { driver.close() }
+    FileManager.default.createFile(atPath: driver.directory + "/qa-pool.csv", contents: Data())
+    // An absolute path: fish's completion runs in the test's own working directory.
+    let offered = try driver.offered(shell, "accounts import \(driver.directory)/qa-p")
+    #expect(offered.count == 1 && offered.first?.hasSuffix("qa-pool.csv") == true, "\(shell): \(offered)")
+    #expect(try driver.offered(shell, "accounts import --tag ") == [], "\(shell): tags, none yet")
+  }
+
   @Test func exportThatCannotBeWrittenFails() throws {
     let sandbox = try sandbox()
     defer { sandbox.close() }

@@ -5,7 +5,7 @@ import Glibc
 /// `accounts import FILE|-`: save the accounts of a CSV file (accounts' own format or a
 /// password manager's export), each as `add --remember` saves one.
 enum ImportCommand {
-  static let file = ArgumentSpec("FILE", help: "the CSV file to read, or - for stdin")
+  static let file = ArgumentSpec("FILE", completion: .file, help: "the CSV file to read, or - for stdin")
   static let tag = OptionSpec(
     "tag", value: "TAG", repeatable: true, completion: .tag,
     help: "give every account of the file this tag too; repeated, every one")
