@@ -55,4 +55,40 @@ import Testing
       #expect(try sandbox.ok(["password", "user49"]).standardOutput == "pw-49,\"x\"\n")
     }
   }
+
+  /// A keyring that stops answering half-way stops the import there: the rows before are in,
+  /// the rest are reported in one line, the exit status is the keyring's, and the same import
+  /// run again (the keyring back) completes it.
+  @Test func aKeyringThatStopsAnsweringStopsTheImportAndTheSameImportCompletesIt() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try sandbox.addBackend("corp")
+    let path = sandbox.keyring.root + "/six.csv"
+    try rows(6).write(toFile: path, atomically: true, encoding: .utf8)
+    // Stopped after user0 and user1 (two writes of the index each), then the daemon is.
+    let importer = try BackgroundAccounts(
+      sandbox, ["import", path],
+      environment: Interposer.environment(stop: "after:4").merging(["ACCOUNTS_SECRET_TIMEOUT": "1"]) { $1 })
+    try importer.waitUntilStopped()
+    let daemon = sandbox.keyring.daemonProcessID
+    kill(daemon, SIGSTOP)
+    importer.resume()
+    let result = try importer.finish()
+    kill(daemon, SIGCONT)
+    #expect(result.status == 7, "\(result)")
+    let lines = result.standardError.split(separator: "\n").map(String.init)
+    #expect(lines.count == 3, "\(result)")
+    #expect(
+      lines.first == "accounts: \(path): stopped at line 4: it and the 3 rows after it were not imported; "
+        + "run the same import again once the error below is fixed", "\(result)")
+    #expect(lines.dropFirst().first == "\(path): imported 2, updated 0, skipped 0, failed 4", "\(result)")
+    #expect(lines.last?.contains("ACCOUNTS_SECRET_TIMEOUT") == true, "the keyring's own error last: \(result)")
+    #expect(try (sandbox.json(["list", "--json"]) as? [Any])?.count == 2)
+
+    let again = try sandbox.run(["import", path], timeout: 60)
+    #expect(again.status == 0, "\(again)")
+    #expect(again.standardError.hasSuffix("\(path): imported 4, updated 0, skipped 2, failed 0\n"), "\(again)")
+    #expect(try sandbox.invariantViolations() == [])
+    #expect(try sandbox.ok(["password", "user2"]).standardOutput == "pw-2,\"x\"\n")
+  }
 }

@@ -38,7 +38,9 @@ enum ImportCommand {
       Prints each skipped or failed row and a summary (imported N, updated N, skipped N, \
       failed N) on stderr, and progress on a terminal when it takes more than a second. With \
       --json: an array on stdout, one object per row: line, account (null for a row that \
-      names none), action (imported, updated, skipped or failed), and error or reason.
+      names none), action (imported, updated, skipped or failed), and error or reason; when the \
+      file is refused, only the failed rows. An error of the keyring stops the import: the rows \
+      before it are imported, the others not, and running the same import again completes it.
       """,
     arguments: [file], options: [tag, dryRun, update, partial],
     examples: [
@@ -117,6 +119,7 @@ enum ImportCommand {
             rest == index
               ? ImportPlan.problem(plan.entries[rest].line, nil, error)
               : ImportProblem(line: plan.entries[rest].line, field: nil, message: "not tried", fix: nil))
+          plan.entries[rest].stopped = true
         }
         return error
       }
@@ -125,13 +128,22 @@ enum ImportCommand {
     return nil
   }
 
-  /// One line on stderr for each row skipped or failed.
+  /// One line on stderr for each row skipped or failed; one for the rows an error stopped (the
+  /// error itself is the command's last line).
   private static func report(_ entries: [ImportEntry], _ name: String, _ environment: Environment) {
-    for entry in entries {
+    let stopped = entries.filter(\.stopped)
+    for entry in entries where !entry.stopped {
       if let reason = entry.reason { environment.output.message("accounts: \(name): line \(entry.line): skipped: \(reason)") }
       for problem in entry.problems {
         environment.output.message("accounts: \(name): \(problem)" + (problem.fix.map { "; \($0)" } ?? ""))
       }
+    }
+    if let first = stopped.first {
+      let rest = stopped.count - 1
+      environment.output.message(
+        "accounts: \(name): stopped at line \(first.line): it"
+          + (rest == 0 ? " was" : " and the \(rest) \(rest == 1 ? "row" : "rows") after it were")
+          + " not imported; run the same import again once the error below is fixed")
     }
   }
 

@@ -18,6 +18,8 @@ struct ImportEntry {
   var problems: [ImportProblem] = []
   /// Why it is skipped.
   var reason: String?
+  /// Not written because an error (the keyring's) stopped the import at this row or before.
+  var stopped = false
 
   var json: JSONValue {
     var object: JSONObject = [
