@@ -72,8 +72,8 @@ enum ExportCommand {
       } else {
         output.write(csvField(account.id.description) + ",")
         if let password { output.writeSecret { csvField(password, into: &$0) } }
-        output.write(
-          "," + [account.id.backend, account.tags.joined(separator: " ")].map(csvField).joined(separator: ",") + ",\r\n")
+        let rest = [account.id.backend, account.tags.joined(separator: " ")].map(csvField)
+        output.write("," + rest.joined(separator: ",") + ",\r\n")
       }
       first = false
     }

@@ -133,7 +133,9 @@ enum ImportCommand {
   private static func report(_ entries: [ImportEntry], _ name: String, _ environment: Environment) {
     let stopped = entries.filter(\.stopped)
     for entry in entries where !entry.stopped {
-      if let reason = entry.reason { environment.output.message("accounts: \(name): line \(entry.line): skipped: \(reason)") }
+      if let reason = entry.reason {
+        environment.output.message("accounts: \(name): line \(entry.line): skipped: \(reason)")
+      }
       for problem in entry.problems {
         environment.output.message("accounts: \(name): \(problem)" + (problem.fix.map { "; \($0)" } ?? ""))
       }

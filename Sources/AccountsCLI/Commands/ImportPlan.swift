@@ -27,7 +27,8 @@ struct ImportEntry {
       "action": .string(action.rawValue),
     ]
     if !problems.isEmpty {
-      object["error"] = .string(problems.map { ($0.field.map { "field \($0): " } ?? "") + $0.message }.joined(separator: "; "))
+      let messages = problems.map { ($0.field.map { "field \($0): " } ?? "") + $0.message }
+      object["error"] = .string(messages.joined(separator: "; "))
     }
     if let reason { object["reason"] = .string(reason) }
     return .object(object)
