@@ -136,26 +136,21 @@ import Testing
     #expect(try sandbox.allKeyringItems() == [])
   }
 
-  /// The cap on both sides: 64 MiB is read whole (the row after the blank lines is imported),
-  /// one byte more is refused before anything is written.
-  @Test func aFileOfSixtyFourMiBIsReadAndOneByteMoreIsRefused() throws {
+  /// One byte over the cap is refused before anything is read further or written. (The cap's
+  /// other side, a file of exactly the limit read whole, is pinned by the reader's unit test with
+  /// a small limit: parsing 64 MiB takes most of a minute in a debug build.)
+  @Test func aFileOverSixtyFourMiBIsRefused() throws {
     let sandbox = try sandbox()
     defer { sandbox.close() }
     let row = Data("alice,alice-pw\n".utf8)
     var bytes = Data("account,password\n".utf8)
-    bytes.append(Data(repeating: 0x0A, count: (64 << 20) - bytes.count - row.count))
+    bytes.append(Data(repeating: 0x0A, count: (64 << 20) + 1 - bytes.count - row.count))
     bytes.append(row)
-    let fits = try file(sandbox, bytes, name: "fits.csv")
-    let result = try sandbox.run(["import", fits], timeout: 120)
-    #expect(result.status == 0, "\(result)")
-    #expect(result.standardError.hasSuffix("imported 1, updated 0, skipped 0, failed 0\n"), "\(result)")
-    bytes.insert(0x0A, at: bytes.count - row.count)
     let tooLarge = try file(sandbox, bytes, name: "large.csv")
-    let large = try sandbox.run(["import", tooLarge, "--update"], timeout: 120)
+    let large = try sandbox.run(["import", tooLarge], timeout: 120)
     #expect(large.status == 1, "\(large)")
     #expect(large.standardError.hasPrefix("accounts: \(tooLarge): it is larger than 64 MiB"), "\(large)")
-    #expect(try sandbox.json(["list", "--json"]) as? [[String: Any]] != nil)
-    #expect(try password(sandbox, "alice") == "alice-pw\n")
+    #expect((try sandbox.json(["list", "--json"]) as? [[String: Any]])?.isEmpty == true, "nothing imported")
   }
 
   @Test func savedAccountsAreSkippedUnlessUpdateAndADryRunWritesNothing() throws {
