@@ -21,6 +21,8 @@ _accounts_next() {
     ':passwd') _accounts_path='passwd' ;;
     ':tag') _accounts_path='tag' ;;
     ':untag') _accounts_path='untag' ;;
+    ':import') _accounts_path='import' ;;
+    ':export') _accounts_path='export' ;;
     ':current') _accounts_path='current' ;;
     ':login') _accounts_path='login' ;;
     ':switch') _accounts_path='switch' ;;
@@ -72,7 +74,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'tag' 'untag' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'lease' 'release' 'leases' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'tag' 'untag' 'import' 'export' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'lease' 'release' 'leases' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -103,6 +105,14 @@ _accounts_spec() {
       _accounts_subcommands=()
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account' 'account-tag...') ;;
+    'import')
+      _accounts_subcommands=()
+      _accounts_options=('--tag' '--dry-run' '--update' '--partial' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('file') ;;
+    'export')
+      _accounts_subcommands=()
+      _accounts_options=('--tag' '--with-passwords' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
     'current')
       _accounts_subcommands=()
       _accounts_options=('--check' '--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
@@ -350,6 +360,10 @@ _accounts_candidates() {
     directory)
       compopt -o filenames 2>/dev/null
       while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -d -- "$2")
+      return 0 ;;
+    file)
+      compopt -o filenames 2>/dev/null
+      while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
       return 0 ;;
     shell) _accounts_offer "$2" bash zsh fish ; return ;;
     event) _accounts_offer "$2" switch login logout ; return ;;

@@ -26,6 +26,9 @@ enum CompletionKind: String, Sendable, CaseIterable {
   /// A directory, completed by the shell itself (bash `compgen -d`, zsh `_files -/`, fish
   /// `__fish_complete_directories`).
   case directory
+  /// A file, completed by the shell itself (bash `compgen -f`, zsh `_files`, fish
+  /// `__fish_complete_path`).
+  case file
 }
 
 /// One option of a command, or a global option.

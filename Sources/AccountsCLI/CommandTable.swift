@@ -10,6 +10,8 @@ enum CommandTable {
     PasswdCommand.spec,
     TagCommand.spec,
     UntagCommand.spec,
+    ImportCommand.spec,
+    ExportCommand.spec,
     CurrentCommand.spec,
     LoginCommand.spec,
     SwitchCommand.spec,

@@ -53,6 +53,12 @@ extension Environment {
         requested = suffix
       }
     }
+    return try newAccountID(user: user, requested: requested, in: configuration)
+  }
+
+  /// The account a new `user` on `requested` (else the only backend) is: the rule every
+  /// command that saves an account follows, for `add` and each row of `import`.
+  func newAccountID(user: String, requested: String?, in configuration: Configuration) throws -> AccountID {
     try Names.checkUser(user)
     let backend = try configuration.backendForNewAccount(requested: requested)
     return AccountID(user: user, backend: backend.name)

@@ -137,6 +137,10 @@ enum BashCompletion {
             compopt -o filenames 2>/dev/null
             while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -d -- "$2")
             return 0 ;;
+          file)
+            compopt -o filenames 2>/dev/null
+            while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
+            return 0 ;;
 
       """
     for kind in CompletionKind.allCases {

@@ -209,6 +209,7 @@ enum FishCompletion {
   private static func candidates(_ kind: CompletionKind) -> String? {
     if let fixed = CompletionModel.fixedCandidates(kind) { return fixed.joined(separator: " ") }
     if kind == .directory { return "(__fish_complete_directories (commandline -ct))" }
+    if kind == .file { return "(__fish_complete_path (commandline -ct))" }
     if kind == .accountTag { return "(__accounts_account_tags)" }
     return CompletionModel.completeWord(kind).map { "(__accounts_names \($0))" }
   }

@@ -118,6 +118,7 @@ enum ZshCompletion {
             _accounts_candidates "${1#*'|'}" "$2" "$3" "$4"
             return ;;
           directory) _files -/ ; return ;;
+          file) _files ; return ;;
 
       """
     for kind in CompletionKind.allCases {

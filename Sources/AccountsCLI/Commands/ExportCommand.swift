@@ -1,0 +1,123 @@
+import AccountsCore
+import AccountsJSON
+import AccountsSystem
+
+/// `accounts export`: the saved accounts as CSV in the format `accounts import` reads.
+enum ExportCommand {
+  static let tag = OptionSpec(
+    "tag", value: "TAG", repeatable: true, completion: .tag,
+    help: "only accounts with this tag; repeated, only those with every one")
+  static let withPasswords = OptionSpec(
+    "with-passwords", help: "add the remembered passwords, read from the Secret Service (a warning on stderr)")
+
+  static let spec = CommandSpec(
+    "export",
+    summary: "print the saved accounts as CSV, for import",
+    discussion: """
+      Prints every saved account (with --backend, those of that backend; with --tag, those \
+      with every tag given) as CSV on stdout, in the format `accounts import` reads: the \
+      header \(ImportFormat.accounts.headerRow), then one row per account (account as \
+      USER@BACKEND, tags space-separated), fields quoted as RFC 4180 needs. Without \
+      --with-passwords the password column is empty: the output holds no secret. With it, \
+      each remembered password is read from the Secret Service and printed, with a warning on \
+      stderr; `accounts export --with-passwords | accounts import -` into an empty book gives \
+      back the same accounts, backends, tags and passwords. OTP seeds are not kept yet, so the \
+      otp column is empty.
+
+      With --json: an array of objects with the keys account, user, backend, tags and, with \
+      --with-passwords, password (null when none is remembered).
+      """,
+    options: [tag, withPasswords],
+    examples: [
+      ("accounts export --tag qa > qa.csv", "the qa accounts, without passwords"),
+      ("accounts export --with-passwords | gpg -e -r me > accounts.csv.gpg", "a backup with passwords, encrypted"),
+    ],
+    handler: run)
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let tags = invocation.values(tag)
+    for tag in tags { try Tags.check(tag) }
+    let passwords = invocation.isSet(withPasswords)
+    if passwords { try environment.ledger.adoptSecretServiceIfAsked() }
+    let book = try environment.index.load()
+    var accounts = book.accounts
+    if let backend = invocation.backend {
+      accounts = accounts.filter { $0.id.backend == backend }
+      if accounts.isEmpty { _ = try environment.config.load().backend(named: backend) }
+    }
+    if !tags.isEmpty { accounts = accounts.filter { $0.hasTags(tags) } }
+    if passwords {
+      environment.output.message(
+        "accounts: warning: the output holds passwords in clear text; keep it where only you can read it")
+    }
+    let output = environment.output
+    if !invocation.json { output.write(ImportFormat.accounts.headerRow + "\r\n") }
+    var first = true
+    for account in accounts {
+      let password = passwords ? try remembered(account, book, environment) : nil
+      if invocation.json {
+        output.write((first ? "[\n" : ",\n") + "  {\n    ")
+        let fields: [(String, JSONValue)] = [
+          ("account", .string(account.id.description)), ("user", .string(account.id.user)),
+          ("backend", .string(account.id.backend)), ("tags", .array(account.tags.map { .string($0) })),
+        ]
+        output.write(
+          fields.map { JSON.serialize(.string($0.0), pretty: false) + ": " + JSON.serialize($0.1, pretty: false) }
+            .joined(separator: ",\n    "))
+        if passwords {
+          output.write(",\n    \"password\": ")
+          if let password { output.writeQuotedJSON(password) } else { output.write("null") }
+        }
+        output.write("\n  }")
+      } else {
+        output.write(csvField(account.id.description) + ",")
+        if let password { output.writeSecret { csvField(password, into: &$0) } }
+        let rest = [account.id.backend, account.tags.joined(separator: " ")].map(csvField)
+        output.write("," + rest.joined(separator: ",") + ",\r\n")
+      }
+      first = false
+    }
+    if invocation.json { output.write(first ? "[]\n" : "\n]\n") }
+  }
+
+  /// The remembered password of `account`, read as `accounts password` reads it; nil when
+  /// none is remembered. Not UTF-8 text (stored by another program) cannot be CSV or JSON.
+  private static func remembered(_ account: Account, _ book: AccountBook, _ environment: Environment) throws
+    -> SecretBytes?
+  {
+    guard account.remembered,
+      let password = try environment.ledger.claimedSecret(
+        SecretKey(account.id, .password), recorded: book.secretService)
+    else { return nil }
+    guard password.isUTF8Text else {
+      throw CommandError(
+        .failure, "the password of \(account.id) is not UTF-8 text, so it cannot be exported",
+        fix: "store it again with `accounts passwd \(book.shortestName(for: account.id))`")
+    }
+    return password
+  }
+
+  /// A CSV field as RFC 4180 writes it: in double quotes, with each quote doubled, when it
+  /// holds a comma, a quote, a line break or space at either end.
+  static func csvField(_ text: String) -> String {
+    var bytes: [UInt8] = []
+    csvField(Array(text.utf8), into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  static func csvField(_ secret: SecretBytes, into buffer: inout [UInt8]) {
+    secret.withUnsafeBytes { csvField($0, into: &buffer) }
+  }
+
+  private static func csvField<Bytes: BidirectionalCollection<UInt8>>(_ field: Bytes, into buffer: inout [UInt8]) {
+    let quoted = field.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+      || field.first == 0x20 || field.first == 0x09 || field.last == 0x20
+    guard quoted else { return buffer.append(contentsOf: field) }
+    buffer.append(0x22)
+    for byte in field {
+      buffer.append(byte)
+      if byte == 0x22 { buffer.append(0x22) }
+    }
+    buffer.append(0x22)
+  }
+}

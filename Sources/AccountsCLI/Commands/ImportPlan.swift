@@ -1,0 +1,127 @@
+import AccountsCore
+import AccountsJSON
+
+/// What `accounts import` does with one row of the file.
+struct ImportEntry {
+  enum Action: String {
+    case imported, updated, skipped, failed
+  }
+
+  let line: Int
+  /// Nil for a row that names no account that could be saved.
+  var id: AccountID?
+  /// The row to write; nil once it is known not to be written.
+  var row: ImportRow?
+  var tags: [String] = []
+  var action: Action
+  /// Why it failed (never a password), one line each.
+  var problems: [ImportProblem] = []
+  /// Why it is skipped.
+  var reason: String?
+  /// Not written because an error (the keyring's) stopped the import at this row or before.
+  var stopped = false
+
+  var json: JSONValue {
+    var object: JSONObject = [
+      "line": .number(JSONNumber(Int64(line))), "account": id.map { .string($0.description) } ?? .null,
+      "action": .string(action.rawValue),
+    ]
+    if !problems.isEmpty {
+      let messages = problems.map { ($0.field.map { "field \($0): " } ?? "") + $0.message }
+      object["error"] = .string(messages.joined(separator: "; "))
+    }
+    if let reason { object["reason"] = .string(reason) }
+    return .object(object)
+  }
+}
+
+/// Every row of an import file checked against the configuration and the index, before
+/// anything is written: which account each row is (by the rule `add` follows), and whether it
+/// is imported, updated, skipped or failed.
+struct ImportPlan {
+  var entries: [ImportEntry] = []
+
+  var failures: [ImportEntry] { entries.filter { $0.action == .failed } }
+
+  /// The message for a row with an OTP seed: this version keeps none.
+  static let otpProblem = "OTP seeds are not kept yet (issue 18)"
+
+  init(
+    _ file: ImportFile, tags extraTags: [String], update: Bool, backend: String?,
+    book: AccountBook, configuration: Configuration, environment: Environment
+  ) {
+    for problem in file.problems {
+      if let last = entries.last, last.line == problem.line {
+        entries[entries.count - 1].problems.append(problem)
+      } else {
+        entries.append(ImportEntry(line: problem.line, action: .failed, problems: [problem]))
+      }
+    }
+    for skip in file.skipped {
+      entries.append(ImportEntry(line: skip.line, action: .skipped, reason: skip.reason))
+    }
+    var lines: [AccountID: [Int]] = [:]
+    for row in file.rows {
+      var entry = ImportEntry(line: row.line, row: row, tags: Tags.normalised(row.tags + extraTags), action: .imported)
+      do {
+        entry.id = try environment.newAccountID(user: row.user, requested: row.backend ?? backend, in: configuration)
+      } catch {
+        entry.fail(ImportPlan.problem(row.line, nil, error))
+      }
+      if row.otp != nil {
+        entry.fail(
+          ImportProblem(
+            line: row.line, field: file.otpField, message: Self.otpProblem,
+            fix: "leave the column empty, or import with --partial to take the other rows"))
+      }
+      if let id = entry.id {
+        lines[id, default: []].append(row.line)
+        if entry.action != .failed, book[id] != nil {
+          if update {
+            entry.action = .updated
+          } else {
+            entry.skip("\(id) is saved already (--update replaces its password and tags)")
+          }
+        }
+      }
+      entries.append(entry)
+    }
+    for (id, found) in lines where found.count > 1 {
+      let message =
+        "\(id) is on lines " + found.dropLast().map(String.init).joined(separator: ", ") + " and \(found.last!)"
+      for index in entries.indices where entries[index].id == id {
+        entries[index].fail(
+          ImportProblem(line: entries[index].line, field: file.userField, message: message, fix: "keep one of them"))
+      }
+    }
+    entries.sort { $0.line < $1.line }
+  }
+
+  /// A row's problem from an error of the rules `add` follows.
+  static func problem(_ line: Int, _ field: String?, _ error: Error) -> ImportProblem {
+    let reported = error as? UserFacingError
+    return ImportProblem(line: line, field: field, message: reported?.message ?? "\(error)", fix: reported?.fix)
+  }
+
+  /// How many rows took each action.
+  var summary: String {
+    let count = { (action: ImportEntry.Action) in entries.count { $0.action == action } }
+    return "imported \(count(.imported)), updated \(count(.updated)), skipped \(count(.skipped)), "
+      + "failed \(count(.failed))"
+  }
+}
+
+extension ImportEntry {
+  mutating func fail(_ problem: ImportProblem) {
+    action = .failed
+    row = nil
+    reason = nil
+    problems.append(problem)
+  }
+
+  mutating func skip(_ why: String) {
+    action = .skipped
+    row = nil
+    reason = why
+  }
+}

@@ -1,0 +1,162 @@
+/// The CSV files `accounts import` reads, told apart by their header rows: accounts' own and
+/// the exports of KeePassXC, Bitwarden, Chrome and Firefox. Column names are compared without
+/// case and without the spaces around them; a column a format does not use is ignored, except
+/// in accounts' own format, where it is refused (a misspelt `tag` would drop every tag).
+public enum ImportFormat: CaseIterable, Sendable {
+  /// `account,password,backend,tags,otp`: `account` is `user` or `user@backend`, `tags`
+  /// space-separated, `otp` an `otpauth://` URI or a base32 seed. Only `account` is required.
+  case accounts
+  /// KeePassXC's "Export to CSV" (2.7; 2.6 wrote only the first six columns).
+  case keePassXC
+  /// Bitwarden's CSV export of a personal vault (an organisation's has `collections` for
+  /// `folder`): logins and secure notes.
+  case bitwarden
+  /// Chrome's "Export passwords" (before version 115 without `note`).
+  case chrome
+  /// Firefox's "Export Logins" from about:logins.
+  case firefox
+
+  /// The name people know the format by.
+  public var name: String {
+    switch self {
+    case .accounts: "accounts"
+    case .keePassXC: "KeePassXC"
+    case .bitwarden: "Bitwarden"
+    case .chrome: "Chrome"
+    case .firefox: "Firefox"
+    }
+  }
+
+  /// The header row of the format's files, for messages and the manual.
+  public var headerRow: String {
+    switch self {
+    case .accounts: "account,password,backend,tags,otp"
+    case .keePassXC: "Group,Title,Username,Password,URL,Notes,TOTP,Icon,Last Modified,Created"
+    case .bitwarden:
+      "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp"
+    case .chrome: "name,url,username,password,note"
+    case .firefox:
+      "url,username,password,httpRealm,formActionOrigin,guid,timeCreated,timeLastUsed,timePasswordChanged"
+    }
+  }
+
+  /// The columns (in lower case) a header must have to be this format's: between them they tell
+  /// the formats apart, and they include every column an account needs.
+  var signature: [String] {
+    switch self {
+    case .accounts: ["account"]
+    case .keePassXC: ["group", "title", "username", "password"]
+    case .bitwarden: ["type", "login_username", "login_password"]
+    case .chrome: ["name", "url", "username", "password"]
+    case .firefox: ["url", "username", "password", "httprealm", "formactionorigin"]
+    }
+  }
+
+  var userColumn: String {
+    switch self {
+    case .accounts: "account"
+    case .bitwarden: "login_username"
+    case .keePassXC, .chrome, .firefox: "username"
+    }
+  }
+
+  var passwordColumn: String { self == .bitwarden ? "login_password" : "password" }
+
+  var otpColumn: String? {
+    switch self {
+    case .accounts: "otp"
+    case .keePassXC: "totp"
+    case .bitwarden: "login_totp"
+    case .chrome, .firefox: nil
+    }
+  }
+
+  /// Whether the format takes anything from the column `key` (in lower case).
+  func reads(_ key: String) -> Bool {
+    switch self {
+    case .accounts: ImportColumns.accountsColumns.contains(key)
+    case .keePassXC: ["group", "username", "password", "totp"].contains(key)
+    case .bitwarden: ["type", "login_username", "login_password", "login_totp"].contains(key)
+    case .chrome, .firefox: key == "username" || key == "password"
+    }
+  }
+
+  /// The format of a file whose first line is `header`, or nil when it is none of them. The
+  /// first format in `allCases` whose signature the header has wins.
+  public static func detect(header: [String]) -> ImportFormat? {
+    detect(keys: header.map { ImportColumns.key(Array($0.utf8)) })
+  }
+
+  static func detect(keys: [String?]) -> ImportFormat? {
+    let present = Set(keys.compactMap { $0 })
+    return allCases.first { $0.signature.allSatisfy(present.contains) }
+  }
+}
+
+/// Where a file's columns are: found once from its header, used for every row.
+struct ImportColumns {
+  let format: ImportFormat
+  /// The header's names as written (without surrounding spaces), for messages.
+  let names: [String]
+  let user: Int
+  let password: Int?
+  let otp: Int?
+  /// accounts' own format.
+  let backend: Int?
+  let tags: Int?
+  /// Bitwarden: `login` or `note`.
+  let type: Int?
+  /// KeePassXC: the group's path, `Root/QA`.
+  let group: Int?
+
+  /// The columns of `header` (the first line's fields), or nil when it is no format's. Throws
+  /// for a header of accounts' own format with a column it does not know, and for a column it
+  /// reads named twice. Makes no text of a field before the header is known to be one: without
+  /// a header, the first line is an account and may hold its password.
+  init?(header: [[UInt8]]) throws(ImportError) {
+    let keys = header.map(Self.key)
+    guard let format = ImportFormat.detect(keys: keys) else { return nil }
+    var seen: Set<String> = []
+    for (position, key) in keys.enumerated() {
+      if format == .accounts, !Self.accountsColumns.contains(key ?? "") { throw .unknownColumn(position: position + 1) }
+      if let key, format.reads(key), !seen.insert(key).inserted { throw .duplicateColumn(name: key) }
+    }
+    func column(_ key: String?) -> Int? { key.flatMap { keys.firstIndex(of: $0) } }
+    self.format = format
+    names = header.map { Names.printable(Self.trimmed(String(decoding: $0, as: UTF8.self)), limit: 40) }
+    user = column(format.userColumn)!  // in the signature
+    password = column(format.passwordColumn)
+    otp = column(format.otpColumn)
+    backend = format == .accounts ? column("backend") : nil
+    tags = format == .accounts ? column("tags") : nil
+    type = format == .bitwarden ? column("type") : nil
+    group = format == .keePassXC ? column("group") : nil
+  }
+
+  static let accountsColumns: Set = ["account", "password", "backend", "tags", "otp"]
+
+  /// Every column some format looks at.
+  private static let knownColumns = Array(
+    accountsColumns.union(
+      ImportFormat.allCases.flatMap { format in
+        format.signature + [format.userColumn, format.passwordColumn] + [format.otpColumn].compactMap { $0 }
+      }))
+
+  /// The known column `field` names (in lower case; without case and surrounding spaces and
+  /// tabs), or nil for any other field.
+  static func key(_ field: [UInt8]) -> String? {
+    let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+    guard let first = field.firstIndex(where: { !blank($0) }), let last = field.lastIndex(where: { !blank($0) }) else {
+      return nil
+    }
+    let name = field[first...last].lazy.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+    return knownColumns.first { $0.utf8.elementsEqual(name) }
+  }
+
+  static func trimmed(_ name: String) -> String {
+    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let first = name.firstIndex(where: { !blank($0) }), let last = name.lastIndex(where: { !blank($0) })
+    else { return "" }
+    return String(name[first...last])
+  }
+}

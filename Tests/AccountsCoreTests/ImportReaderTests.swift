@@ -1,0 +1,212 @@
+@testable import AccountsCore
+import AccountsSystem
+import Testing
+
+/// The import file reader (issue 18): RFC 4180 CSV, hostile fields refused by line and field
+/// name and never by content, its bounds, and the header rows of each format it reads.
+@Suite struct ImportReaderTests {
+  /// Every record of `text`: its line and its fields as text.
+  func records(_ text: String) throws(ImportError) -> [(line: Int, fields: [String])] {
+    var reader = try CSVReader(Array(text.utf8))
+    var records: [(line: Int, fields: [String])] = []
+    while let record = try reader.next() {
+      records.append((record.line, record.fields.map { String(decoding: $0, as: UTF8.self) }))
+    }
+    return records
+  }
+
+  func read(_ text: String, backends: Set<String> = []) throws(ImportError) -> ImportFile {
+    try ImportReader.read(Array(text.utf8), backends: backends)
+  }
+
+  /// The error reading `bytes` throws, checked never to hold `secret`.
+  func failure(reading bytes: [UInt8], secret: String = "hunter2", sourceLocation: SourceLocation = #_sourceLocation)
+    -> ImportError?
+  {
+    do {
+      let file = try ImportReader.read(bytes)
+      Issue.record("read \(file.rows.count) rows", sourceLocation: sourceLocation)
+      return nil
+    } catch {
+      let shown = error.message + (error.fix ?? "")
+      #expect(!shown.contains(secret), "\(shown)", sourceLocation: sourceLocation)
+      return error
+    }
+  }
+
+  /// A record as KeePassXC and Firefox write them: every field in quotes.
+  func quoted(_ fields: [String], end: String = "\n") -> String {
+    fields.map { "\"\($0)\"" }.joined(separator: ",") + end
+  }
+
+  @Test func quotedFieldsHoldCommasDoubledQuotesAndLineEndsAsTheyAre() throws {
+    let text = "a,b,c\r\n\"x,y\",\"say \"\"hi\"\"\",\"l1\r\nl2\nl3\"\r\nlast,,\n\"\",\"\"\"\",end"
+    let read = try records(text)
+    try #require(read.map(\.line) == [1, 2, 5, 6])
+    #expect(read[0].fields == ["a", "b", "c"])
+    #expect(read[1].fields == ["x,y", "say \"hi\"", "l1\r\nl2\nl3"])
+    #expect(read[2].fields == ["last", "", ""], "empty fields, the last one too")
+    #expect(read[3].fields == ["", "\"", "end"], "a final record without a line end")
+  }
+
+  @Test func aFinalLineEndBlankLinesAndAByteOrderMarkChangeNothing() throws {
+    let plain = "account,password\nalice,pw1\n\nbob,pw2"
+    for text in [plain, plain + "\n", plain + "\r\n", "\u{FEFF}" + plain, "\n\r\n" + plain + "\n\n"] {
+      let file = try read(text)
+      #expect(file.format == .accounts, "\(text.debugDescription)")
+      #expect(file.rows.map(\.user) == ["alice", "bob"], "\(text.debugDescription)")
+      #expect(file.rows.map { $0.password.map(AccountsCoreTests.text) } == ["pw1", "pw2"])
+    }
+    for empty in ["", "\u{FEFF}", "\n\n", "\r\n"] {
+      #expect(throws: ImportError.noHeader, "\(empty.debugDescription)") { try read(empty) }
+    }
+  }
+
+  @Test func hostileFieldsAreRefusedByLineAndFieldNameNeverByContent() {
+    let header = Array("account,password\nalice,ok\nbob,\"two\nlines\"\n".utf8)
+    let cases: [(row: [UInt8], line: Int, problem: CSVProblem)] = [
+      (Array("carol,hun\"ter2\n".utf8), 5, .quoteInUnquotedField),
+      (Array("carol,\"hunter2\"x\n".utf8), 5, .textAfterClosingQuote),
+      (Array("carol,\"hunter2\nand more\n".utf8), 5, .unterminatedQuote),
+      (Array("carol,hunter2\rx\n".utf8), 5, .loneCarriageReturn),
+      (Array("carol,hunter2".utf8) + [0, 0x0A], 5, .nulByte),
+      (Array("carol,\"hunter2\n".utf8) + [0] + Array("\"\n".utf8), 6, .nulByte),
+      (Array("carol,hunter2".utf8) + [0xFF], 5, .invalidUTF8),
+      (Array("carol,hunter2".utf8) + [0xC0, 0xAF], 5, .invalidUTF8),  // an overlong '/'
+      (Array("carol,hunter2".utf8) + [0xED, 0xA0, 0x80], 5, .invalidUTF8),  // a surrogate
+      (Array("carol,\"hunter2\n".utf8) + [0xF4, 0x90, 0x80, 0x80] + Array("\"".utf8), 5, .invalidUTF8),
+    ]
+    for (row, line, problem) in cases {
+      let expected = ImportError.malformed(line: line, field: 2, name: "password", problem: problem)
+      #expect(failure(reading: header + row) == expected, "\(row)")
+      #expect(expected.message.hasPrefix("line \(line), field password: "))
+    }
+    let inHeader = failure(reading: Array("acc\"ount,password\n".utf8))
+    #expect(inHeader == .malformed(line: 1, field: 1, name: nil, problem: .quoteInUnquotedField))
+    #expect(inHeader?.message.hasPrefix("line 1, field 1: ") == true)
+    let beyondHeader = failure(reading: header + Array("carol,x,hunter2\"\n".utf8))
+    #expect(beyondHeader == .malformed(line: 5, field: 3, name: nil, problem: .quoteInUnquotedField))
+  }
+
+  @Test func recordsAreBoundedInFieldsAndFilesInSize() throws {
+    let fields = { (count: Int) in Array(repeating: "x", count: count).joined(separator: ",") }
+    #expect(try records(fields(CSVReader.fieldLimit))[0].fields.count == 1_000)
+    #expect(throws: ImportError.tooManyFields(line: 2, limit: 1_000)) {
+      try records("a\n" + fields(CSVReader.fieldLimit + 1))
+    }
+    #expect(throws: Never.self) { _ = try CSVReader(Array(repeating: 0x61, count: 10), sizeLimit: 10) }
+    #expect(throws: ImportError.tooLarge(limit: 10)) { try CSVReader(Array(repeating: 0x61, count: 11), sizeLimit: 10) }
+    let huge = [UInt8](repeating: 0x61, count: (64 << 20) + 1)
+    #expect(failure(reading: huge) == .tooLarge(limit: 64 << 20))
+    #expect(ImportReader.sizeLimit == 64 << 20 && ImportError.tooLarge(limit: 64 << 20).message.contains("64 MiB"))
+  }
+
+  @Test func readsAThousandRows() throws {
+    var text = "account,password,tags\r\n"
+    for index in 1...1_000 { text += "qa\(index),\"p,\"\"\(index)\",qa smoke\r\n" }
+    let file = try read(text)
+    try #require(file.rows.count == 1_000 && file.problems.isEmpty)
+    #expect(file.rows.map(\.line) == Array(2...1_001))
+    #expect(file.rows[999].user == "qa1000" && file.rows[999].password.map(AccountsCoreTests.text) == "p,\"1000")
+    #expect(file.rows.allSatisfy { $0.tags == ["qa", "smoke"] })
+  }
+
+  @Test func eachFormatIsKnownByItsHeaderRow() throws {
+    for format in ImportFormat.allCases {
+      #expect(ImportFormat.detect(header: format.headerRow.split(separator: ",").map(String.init)) == format)
+    }
+    #expect(ImportFormat.detect(header: ["Group", "Title", "Username", "Password", "URL", "Notes"]) == .keePassXC)
+    #expect(ImportFormat.detect(header: ["name", "url", "username", "password"]) == .chrome)
+    #expect(ImportFormat.detect(header: [" ACCOUNT ", "Password\t"]) == .accounts)
+    #expect(ImportFormat.detect(header: ["user", "password"]) == nil)
+  }
+
+  @Test func eachFormatGivesItsUsersPasswordsAndSeeds() throws {
+    let seed = "otpauth://totp/corp:alice?secret=JBSWY3DPEHPK3PXP"
+    let keePassXC = try read(
+      quoted(["Group", "Title", "Username", "Password", "URL", "Notes", "TOTP", "Icon", "Last Modified", "Created"])
+        + quoted(["Root/QA", "corp", "alice", "pw,1", "https://corp", "a\nnote", seed, "0", "2024-01-01T00:00:00Z", ""])
+        + quoted(["Root/Recycle Bin", "old", "zed", "pw", "", "", "", "0", "", ""]))
+    try #require(keePassXC.format == .keePassXC && keePassXC.rows.map(\.user) == ["alice"])
+    #expect(keePassXC.rows[0].password.map(AccountsCoreTests.text) == "pw,1")
+    #expect(keePassXC.rows[0].otp.map(AccountsCoreTests.text) == seed)
+    #expect(keePassXC.rows[0].backend == nil && keePassXC.rows[0].tags.isEmpty, "a group becomes no tag")
+    #expect(keePassXC.skipped == [ImportSkip(line: 4, reason: "in KeePassXC's Recycle Bin")])
+
+    let bitwarden = try read(
+      ImportFormat.bitwarden.headerRow + "\n"
+        + "QA,1,login,corp,,,0,https://corp,bob,pw2,JBSWY3DPEHPK3PXP\n"
+        + ",,note,a secure note,hunter2 in a note,,0,,,,\n")
+    try #require(bitwarden.format == .bitwarden && bitwarden.rows.map(\.user) == ["bob"])
+    #expect(bitwarden.rows[0].password.map(AccountsCoreTests.text) == "pw2")
+    #expect(bitwarden.rows[0].otp.map(AccountsCoreTests.text) == "JBSWY3DPEHPK3PXP")
+    #expect(bitwarden.skipped == [ImportSkip(line: 3, reason: "a Bitwarden item of type 'note'")])
+
+    for header in ["name,url,username,password,note", "name,url,username,password"] {
+      let note = header.hasSuffix("note") ? ",a note" : ""
+      let chrome = try read(header + "\ncorp,https://corp/login,carol,pw3\(note)\ncorp,https://corp,dave,\(note)\n")
+      try #require(chrome.format == .chrome && chrome.rows.map(\.user) == ["carol", "dave"])
+      #expect(chrome.rows[0].password.map(AccountsCoreTests.text) == "pw3" && chrome.rows[0].otp == nil)
+      #expect(chrome.rows[1].password == nil, "an empty password is none")
+    }
+
+    let firefox = try read(
+      quoted(ImportFormat.firefox.headerRow.split(separator: ",").map(String.init), end: "\r\n")
+        + quoted(["https://corp", "erin", "pw4", "", "https://corp", "{0d3c}", "1", "1", "1"], end: "\r\n"))
+    try #require(firefox.format == .firefox && firefox.rows.map(\.user) == ["erin"])
+    #expect(firefox.rows[0].password.map(AccountsCoreTests.text) == "pw4")
+  }
+
+  @Test func anUnknownHeaderIsRefusedListingTheKnownOnesWithoutEchoingIt() {
+    let error = failure(reading: Array("alice,hunter2,corp\n".utf8))
+    #expect(error == .unknownHeader(columns: 3))
+    #expect(error?.status == .failure)
+    for format in ImportFormat.allCases {
+      #expect(error?.fix?.contains("\(format.headerRow) (\(format.name))") == true, "\(format)")
+    }
+  }
+
+  @Test func accountsOwnFormatRefusesColumnsItDoesNotKnowAndColumnsNamedTwice() {
+    #expect(failure(reading: Array("account,password,hunter2\n".utf8)) == .unknownColumn(position: 3))
+    #expect(failure(reading: Array("account,tag\nalice,qa\n".utf8)) == .unknownColumn(position: 2))
+    #expect(failure(reading: Array("account,Password, password \n".utf8)) == .duplicateColumn(name: "password"))
+    #expect(throws: Never.self) { try read("name,url,username,password,extra,extra\n") }
+  }
+
+  @Test func anAccountNamesItsBackendAsAddReadsANewName() throws {
+    let file = try read(
+      "account,backend\nalice@corp,\nbob@example.com,\nbob@example.com@corp,\ncarol@qa.example,\ndave,test\n"
+        + "erin@corp,corp\n",
+      backends: ["corp", "qa.example"])
+    #expect(file.problems.isEmpty)
+    #expect(file.rows.map(\.user) == ["alice", "bob@example.com", "bob@example.com", "carol", "dave", "erin"])
+    #expect(file.rows.map(\.backend) == ["corp", nil, "corp", "qa.example", "test", "corp"])
+    let browser = try read("name,url,username,password\ncorp,https://corp,frank@corp,pw\n")
+    #expect(browser.rows.map(\.user) == ["frank@corp"] && browser.rows[0].backend == nil, "only the own format")
+  }
+
+  @Test func rowProblemsAreAllCollectedWithTheirLinesAndTheRestIsRead() throws {
+    let file = try read(
+      "account,password,backend,tags,otp\n"
+        + "good,hunter2,,qa  smoke\tci,\n"
+        + "\"bad name\",hunter2,,,\n"
+        + "-dash,hunter2,,a/b ok -x,\n"
+        + "x@bad!backend,hunter2,,,\n"
+        + "y@qa,hunter2,corp,,\n"
+        + "z,hunter2,no/slash,,\n"
+        + ",hunter2,,,\n"
+        + "short,hunter2\n"
+        + "\"multi\nline\",hunter2,,,,extra\n"
+        + "last,,,,\n")
+    try #require(file.rows.map(\.user) == ["good", "last"])
+    #expect(file.rows[0].tags == ["ci", "qa", "smoke"] && file.rows[1].password == nil && file.rows[1].otp == nil)
+    let found = file.problems.map { "\($0.line) \($0.field ?? "-")" }
+    let expected = ["3 account", "4 account", "4 tags", "4 tags", "5 account", "6 account", "7 backend", "8 account"]
+    try #require(found == expected + ["9 -", "10 -"])
+    #expect(file.problems[0].description.hasPrefix("line 3, field account: the user name 'bad name' contains a space"))
+    #expect(file.problems[8].description == "line 9: it has 2 fields, the header 5")
+    for problem in file.problems {
+      #expect(!(problem.message + (problem.fix ?? "")).contains("hunter2"), "\(problem)")
+    }
+  }
+}
