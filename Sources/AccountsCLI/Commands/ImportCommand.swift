@@ -60,7 +60,7 @@ enum ImportCommand {
     let read: ImportFile
     do {
       var bytes = try readInput(path, name: name, environment)
-      defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+      defer { wipe(&bytes) }
       read = try ImportReader.read(bytes, backends: Set(configuration.backends.map(\.name)))
     } catch let error as ImportError {
       throw ImportFileError(name: name, error: error)
