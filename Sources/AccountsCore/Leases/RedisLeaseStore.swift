@@ -124,14 +124,23 @@ public final class RedisLeaseStore: LeaseStore {
       arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8)] + values)
     guard case .array(let items) = reply, let outcome = items.first else { throw try connection().garbage("acquire") }
 
+    if outcome == .integer(-1), items.count == 2, case .integer(let index) = items[1], keys.indices.contains(Int(index) - 1) {
+      throw LeaseStoreUnavailable(
+        address: address.description,
+        detail: "a fence key (\(Names.printable(Self.fenceKey(keys[Int(index) - 1]), limit: 120))) holds no counter",
+        fix: "set it to a number above the account's last fence, or give accounts a lease_prefix no other program uses")
+    }
     if outcome == .integer(0) {
       var busy: [BusyAccount] = []
       for triple in items.dropFirst().chunked(3) {
         guard triple.count == 3, case .integer(let index) = triple[0], candidates.indices.contains(Int(index) - 1) else {
           throw try connection().garbage("acquire")
         }
+        // A key holding garbage is the store's fault (exit 8), not an account being taken: it
+        // would never go away, however long --wait.
         let account = candidates[Int(index) - 1]
-        busy.append(BusyAccount(account: account, record: try? record(triple[1], fence: triple[2], as: account)))
+        let held = try record(triple[1], fence: triple[2], as: account, key: keys[Int(index) - 1])
+        busy.append(BusyAccount(account: account, record: held))
       }
       return .busy(busy)
     }
