@@ -20,6 +20,19 @@ import Testing
     #expect(try world.redis.cli(["EXISTS", "accounts:lease:corp:qa1:fence"]) == "0\n", "qa1's fence untouched")
   }
 
+  /// An account named `fence` is an account like any other: its key, `PREFIX:fence`, is no
+  /// fence counter (those are `PREFIX:USER:fence`). `leases` did not show its lease and
+  /// `release` could not end it.
+  @Test func anAccountNamedFenceIsShownAndReleased() throws {
+    let world = try RedisMachines(count: 1, users: ["fence"])
+    defer { world.close() }
+    let lease = try world.a.ok(["lease", "fence", "--ttl", "10m"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(try world.a.leases().map { $0["account"] as? String } == ["fence@corp"])
+    let released = try world.a.run(["release", lease])
+    #expect(released.status == 0, "\(released)")
+    #expect(try world.redis.cli(["EXISTS", "accounts:lease:corp:fence"]) == "0\n")
+  }
+
   /// A lease key holding what accounts does not write is garbage from the store (exit 8, naming
   /// the key), not an account "being taken" at this moment: `lease` said that (exit 10), and
   /// with --wait waited all of it for a key that never goes away.

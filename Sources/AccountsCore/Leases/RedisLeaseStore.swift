@@ -296,7 +296,9 @@ public final class RedisLeaseStore: LeaseStore {
         else { throw try connection().garbage("SCAN") }
         for item in found {
           guard let name = item.text else { throw try connection().garbage("SCAN") }
-          if !name.hasSuffix(":fence"), !name.dropFirst(prefix.count + 1).contains(":") { keys.append(name) }
+          // PREFIX:USER, not PREFIX:USER:fence nor another prefix's PREFIX:MORE:USER. (A user
+          // may be named `fence`.)
+          if !name.dropFirst(prefix.count + 1).contains(":") { keys.append(name) }
         }
         cursor = next
       } while cursor != "0"
