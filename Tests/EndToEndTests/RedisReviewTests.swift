@@ -45,3 +45,48 @@ import Testing
     #expect(lease.standardError.contains("(accounts:lease:corp:qa1) holds what accounts does not write"), "\(lease)")
   }
 }
+
+extension RedisReviewTests {
+  /// A server that sends its reply a byte at a time, each well within the timeout, never
+  /// ending it: `lease` gives up after ACCOUNTS_NETWORK_TIMEOUT (exit 8, the command not run).
+  /// The timeout used to bound each read only, and the command waited for as long as the
+  /// server kept sending.
+  @Test func aServerTricklingItsReplyIsGivenUpOn() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let trickle = Process()
+    trickle.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    trickle.arguments = [
+      "-c",
+      """
+      import socket, threading, time
+      server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(8)
+      print(server.getsockname()[1], flush=True)
+      def serve(connection):
+          try:
+              connection.recv(65536)
+              connection.sendall(b"$1000000\\r\\n")
+              while True:
+                  time.sleep(0.2)
+                  connection.sendall(b"x")
+          except OSError:
+              pass
+      server.settimeout(120)
+      while True:
+          threading.Thread(target=serve, args=(server.accept()[0],), daemon=True).start()
+      """,
+    ]
+    let output = Pipe()
+    trickle.standardOutput = output
+    try trickle.run()
+    defer { if trickle.isRunning { trickle.terminate() } }
+    let port = try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first)
+    let marker = world.a.keyring.root + "/ran"
+    let lease = try world.a.run(
+      ["lease", "qa1", "--", "/bin/sh", "-c", "touch \"$0\"", marker],
+      environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)", "ACCOUNTS_NETWORK_TIMEOUT": "1"], timeout: 30)
+    #expect(lease.status == 8, "\(lease)")
+    #expect(lease.standardError.contains("no reply within the timeout"), "\(lease.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
+  }
+}

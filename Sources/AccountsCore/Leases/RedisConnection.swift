@@ -38,6 +38,8 @@ enum RedisValue: Equatable {
 /// timeout given. Not shared between threads.
 final class RedisConnection {
   let address: RedisAddress
+  /// How long a whole reply may take to come.
+  private let timeoutMilliseconds: Int
   private let context: UnsafeMutablePointer<redisContext>
 
   /// Connects, authenticates with `password` (as `address.user` when there is one) and selects
@@ -48,6 +50,7 @@ final class RedisConnection {
       throw LeaseStoreUnavailable(address: address.description, detail: String(cString: problem))
     }
     let timeout = max(timeoutMilliseconds, 1)
+    self.timeoutMilliseconds = timeout
     let made: UnsafeMutablePointer<redisContext>?
     switch address.endpoint {
     case .tcp(let host, let port): made = accounts_redis_connect_tcp(host, Int32(port), timeout)
@@ -118,7 +121,7 @@ final class RedisConnection {
       pointers.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self))
       lengths.append(argument.count)
     }
-    guard let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths) else {
+    guard let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths, timeoutMilliseconds) else {
       let detail = accounts_redis_error(context).map { String(cString: $0) } ?? "no reply"
       throw LeaseStoreUnavailable(
         address: address.description, detail: "lost the connection: \(detail)",
