@@ -101,8 +101,23 @@ public final class RedisLeaseStore: LeaseStore {
   public func tryAcquire(
     _ candidates: [AccountID], count: Int, holder: LeaseHolder, ttl: Double?, now: Timestamp
   ) throws -> LeaseAttempt {
-    var seen = Set<AccountID>()
-    let candidates = candidates.filter { seen.insert($0).inserted }
+    // One key, one account: backends sharing a lease_prefix name one pool, where qa1@corp and
+    // qa1@corp2 are one account, which one lease must not take twice.
+    var seen: [String: AccountID] = [:]
+    var namedTwice: (AccountID, AccountID)?
+    let candidates = candidates.filter { candidate in
+      guard let first = seen[key(candidate)] else {
+        seen[key(candidate)] = candidate
+        return true
+      }
+      if first != candidate, namedTwice == nil { namedTwice = (first, candidate) }
+      return false
+    }
+    if let (first, second) = namedTwice, count > candidates.count {
+      throw CommandError.usage(
+        "\(first) and \(second) are one account (their backends share the lease_prefix \(prefix(first)))",
+        fix: "name only one of them, or lower --count")
+    }
     guard count >= 1, count <= candidates.count else {
       throw CommandError.usage(
         "cannot lease \(count) of \(candidates.count) account(s)", fix: "name at least as many accounts as --count")
