@@ -115,3 +115,48 @@ extension RedisReviewTests {
     #expect(other.status == 0 && other.standardOutput == "qa1@corp qa2@corp\n", "\(other)")
   }
 }
+
+extension RedisReviewTests {
+  /// A Redis that closes idle connections (its `timeout`, or a NAT dropping idle flows) while
+  /// the keeper waits a third of the ttl: the keeper connects again and renews, nothing to say.
+  /// It used to say at every renewal that it could not renew the lease (whose accounts "may be
+  /// taken over"), and tried again only half an interval later.
+  @Test func aKeeperWhoseIdleConnectionWasClosedRenewsWithoutAWord() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    try world.redis.cli(["CONFIG", "SET", "timeout", "1"])
+    let root = world.a.keyring.root
+    let holder = try world.a.holding(["qa1", "--ttl", "9s"], ready: root + "/ready", release: root + "/go")
+    // The acquire, then three renewals, each after the connection sat idle 3 s.
+    #expect(waitUntil(seconds: 30) { (try? Self.evalCalls(world.redis)) ?? 0 >= 4 }, "renewed")
+    FileManager.default.createFile(atPath: root + "/go", contents: nil)
+    #expect(try holder.finish() == 0)
+    #expect(world.leaseKeysGone())
+    #expect(!holder.standardError.contains("cannot renew"), Comment(rawValue: holder.standardError))
+  }
+
+  /// The same at the end: the keeper deletes the keys on a new connection, at once. It used to
+  /// say it could not end the lease, which held its account for up to a ttl more.
+  @Test func aKeeperWhoseIdleConnectionWasClosedEndsTheLeaseAtOnce() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    try world.redis.cli(["CONFIG", "SET", "timeout", "1"])
+    let root = world.a.keyring.root
+    let holder = try world.a.holding(["qa1", "--ttl", "30s"], ready: root + "/ready", release: root + "/go")
+    #expect(waitUntil(seconds: 30) { (try? Self.evalCalls(world.redis)) ?? 0 >= 2 }, "renewed once")
+    #expect(waitUntil(seconds: 20) { (try? world.redis.cli(["CLIENT", "LIST"]))?.split(separator: "\n").count == 1 })
+    FileManager.default.createFile(atPath: root + "/go", contents: nil)
+    #expect(try holder.finish() == 0)
+    #expect(world.leaseKeysGone(), "deleted, not left to expire: \(holder.standardError)")
+    #expect(!holder.standardError.contains("could not end"), Comment(rawValue: holder.standardError))
+  }
+
+  /// How many EVALs the server ran.
+  static func evalCalls(_ redis: RedisServer) throws -> Int {
+    let stats = try redis.cli(["INFO", "commandstats"])
+    guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_eval:") }),
+      let calls = line.split(separator: ",").first?.split(separator: "=").last
+    else { return 0 }
+    return Int(calls) ?? 0
+  }
+}
