@@ -160,3 +160,37 @@ extension RedisReviewTests {
     return Int(calls) ?? 0
   }
 }
+
+extension RedisReviewTests {
+  /// A reply nested deeper than any Redis reply of these scripts (hiredis takes it) is garbage:
+  /// exit 8, with the fix, as every other garbage. It was the one error without a fix.
+  @Test func aReplyNestedTooDeepIsExit8WithTheFix() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let deep = Process()
+    deep.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    deep.arguments = [
+      "-c",
+      """
+      import socket
+      server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(4)
+      print(server.getsockname()[1], flush=True)
+      server.settimeout(60)
+      while True:
+          connection, _ = server.accept()
+          connection.recv(65536)
+          connection.sendall(b"*1\\r\\n" * 6 + b":1\\r\\n")
+          connection.close()
+      """,
+    ]
+    let output = Pipe()
+    deep.standardOutput = output
+    try deep.run()
+    defer { if deep.isRunning { deep.terminate() } }
+    let port = try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first)
+    let lease = try world.a.run(
+      ["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)"])
+    #expect(lease.status == 8, "\(lease)")
+    #expect(lease.standardError.contains("check that the address names a Redis server"), "\(lease.standardError)")
+  }
+}

@@ -161,7 +161,9 @@ final class RedisConnection {
       return .array(values)
     default: break
     }
-    throw LeaseStoreUnavailable(address: address.description, detail: "it answered what Redis would not")
+    throw LeaseStoreUnavailable(
+      address: address.description, detail: "it answered what Redis would not (a reply nested too deep, or of no known type)",
+      fix: "check that the address names a Redis server (2.6 or later, with Lua scripting)")
   }
 
   /// The server wants a password and was given none (its reply began with NOAUTH).
