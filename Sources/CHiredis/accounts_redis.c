@@ -89,6 +89,12 @@ const char *accounts_redis_error(const redisContext *context) {
   return context->err == 0 ? NULL : context->errstr;
 }
 
+int accounts_redis_closed(const redisContext *context) {
+  if (context->err != 0) return 1;
+  struct pollfd watched = {.fd = context->fd, .events = POLLIN};
+  return poll(&watched, 1, 0) != 0;
+}
+
 static long long monotonic_ms(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);

@@ -194,3 +194,17 @@ extension RedisReviewTests {
     #expect(lease.standardError.contains("check that the address names a Redis server"), "\(lease.standardError)")
   }
 }
+
+extension RedisReviewTests {
+  /// `lease --ttl` takes the lease, logs in (here slowly), then detaches it: a Redis that closed
+  /// the idle connection meanwhile (its `timeout`) is connected to again.
+  @Test func aDetachedLeaseOutlivesAConnectionClosedWhileLoggingIn() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    try world.redis.cli(["CONFIG", "SET", "timeout", "1"])
+    try world.backend.delay(seconds: 3)
+    let lease = try world.a.run(["lease", "qa1", "--ttl", "10m"])
+    #expect(lease.status == 0, "\(lease)")
+    #expect(try world.a.leases().first?["expires_at"] is String)
+  }
+}

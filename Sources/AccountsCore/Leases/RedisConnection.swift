@@ -99,6 +99,10 @@ final class RedisConnection {
 
   deinit { accounts_redis_free(context) }
 
+  /// Whether the server closed this connection since its last command (or it is otherwise of
+  /// no more use): a command sent now would never run there.
+  var isClosed: Bool { accounts_redis_closed(context) != 0 }
+
   /// One command; an error reply comes back as `.error`, for the caller to judge.
   func call(_ arguments: [String]) throws(LeaseStoreUnavailable) -> RedisValue {
     try call(arguments.map { Array($0.utf8) })

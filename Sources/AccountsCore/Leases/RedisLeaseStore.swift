@@ -68,7 +68,9 @@ public final class RedisLeaseStore: LeaseStore {
   static func fenceKey(_ key: String) -> String { key + ":fence" }
 
   private func connection() throws(LeaseStoreUnavailable) -> RedisConnection {
-    if let connected { return connected }
+    // One kept while this command logged in may have been closed meanwhile by the server's
+    // `timeout`: `lease --ttl` then failed to detach its lease after a slow login.
+    if let connected, !connected.isClosed { return connected }
     let made = try RedisConnection(address, password: password, timeoutMilliseconds: timeoutMilliseconds)
     connected = made
     return made

@@ -33,6 +33,11 @@ const char *accounts_redis_error(const redisContext *context);
 redisReply *accounts_redis_command(redisContext *context, int count, const char **arguments, const size_t *lengths,
                                    long timeout_ms);
 
+/** Whether a connection between commands is of no more use: the server closed it (its
+ *  `timeout` closes idle clients), it failed, or it holds bytes nobody asked for. 0 when it
+ *  looks open (a connection dropped on the way without a word looks open). */
+int accounts_redis_closed(const redisContext *context);
+
 void accounts_redis_free_reply(redisReply *reply);
 void accounts_redis_free(redisContext *context);
 
