@@ -26,7 +26,8 @@ import Testing
   @Test func anAccountNamedFenceIsShownAndReleased() throws {
     let world = try RedisMachines(count: 1, users: ["fence"])
     defer { world.close() }
-    let lease = try world.a.ok(["lease", "fence", "--ttl", "10m"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    let taken = try world.a.ok(["lease", "fence", "--ttl", "10m"])
+    let lease = taken.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(try world.a.leases().map { $0["account"] as? String } == ["fence@corp"])
     let released = try world.a.run(["release", lease])
     #expect(released.status == 0, "\(released)")
@@ -80,7 +81,8 @@ extension RedisReviewTests {
     trickle.standardOutput = output
     try trickle.run()
     defer { if trickle.isRunning { trickle.terminate() } }
-    let port = try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first)
+    let announced = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    let port = try #require(announced.split(separator: "\n").first)
     let marker = world.a.keyring.root + "/ran"
     let lease = try world.a.run(
       ["lease", "qa1", "--", "/bin/sh", "-c", "touch \"$0\"", marker],
@@ -187,7 +189,8 @@ extension RedisReviewTests {
     deep.standardOutput = output
     try deep.run()
     defer { if deep.isRunning { deep.terminate() } }
-    let port = try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first)
+    let announced = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    let port = try #require(announced.split(separator: "\n").first)
     let lease = try world.a.run(
       ["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)"])
     #expect(lease.status == 8, "\(lease)")

@@ -125,7 +125,8 @@ final class RedisConnection {
       pointers.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self))
       lengths.append(argument.count)
     }
-    guard let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths, timeoutMilliseconds) else {
+    let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths, timeoutMilliseconds)
+    guard let reply else {
       let detail = accounts_redis_error(context).map { String(cString: $0) } ?? "no reply"
       throw LeaseStoreUnavailable(
         address: address.description, detail: "lost the connection: \(detail)",
@@ -166,7 +167,8 @@ final class RedisConnection {
     default: break
     }
     throw LeaseStoreUnavailable(
-      address: address.description, detail: "it answered what Redis would not (a reply nested too deep, or of no known type)",
+      address: address.description,
+      detail: "it answered what Redis would not (a reply nested too deep, or of no known type)",
       fix: "check that the address names a Redis server (2.6 or later, with Lua scripting)")
   }
 
