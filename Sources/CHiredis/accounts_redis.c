@@ -1,16 +1,23 @@
 #include "accounts_redis.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 static struct {
   redisContext *(*connect_tcp)(const char *ip, int port, const struct timeval tv);
   redisContext *(*connect_unix)(const char *path, const struct timeval tv);
   int (*set_timeout)(redisContext *context, const struct timeval tv);
-  void *(*command_argv)(redisContext *context, int count, const char **arguments, const size_t *lengths);
+  int (*append_argv)(redisContext *context, int count, const char **arguments, const size_t *lengths);
+  int (*buffer_write)(redisContext *context, int *done);
+  int (*buffer_read)(redisContext *context);
+  int (*reply_from_reader)(redisContext *context, void **reply);
   void (*free_reply)(void *reply);
   void (*free_context)(redisContext *context);
 } redis;
@@ -39,7 +46,10 @@ static void load(void) {
   LOAD(connect_tcp, "redisConnectWithTimeout")
   LOAD(connect_unix, "redisConnectUnixWithTimeout")
   LOAD(set_timeout, "redisSetTimeout")
-  LOAD(command_argv, "redisCommandArgv")
+  LOAD(append_argv, "redisAppendCommandArgv")
+  LOAD(buffer_write, "redisBufferWrite")
+  LOAD(buffer_read, "redisBufferRead")
+  LOAD(reply_from_reader, "redisGetReplyFromReader")
   LOAD(free_reply, "freeReplyObject")
   LOAD(free_context, "redisFree")
   load_error = NULL;
@@ -79,8 +89,47 @@ const char *accounts_redis_error(const redisContext *context) {
   return context->err == 0 ? NULL : context->errstr;
 }
 
-redisReply *accounts_redis_command(redisContext *context, int count, const char **arguments, const size_t *lengths) {
-  return redis.command_argv(context, count, arguments, lengths);
+int accounts_redis_closed(const redisContext *context) {
+  if (context->err != 0) return 1;
+  struct pollfd watched = {.fd = context->fd, .events = POLLIN};
+  return poll(&watched, 1, 0) != 0;
+}
+
+static long long monotonic_ms(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+static void *failed(redisContext *context, const char *why) {
+  context->err = REDIS_ERR_IO;
+  snprintf(context->errstr, sizeof context->errstr, "%s", why);
+  return NULL;
+}
+
+/* redisCommandArgv bounds each read by the socket's timeout, not the reply: a server sending
+ * a byte now and then held the command for as long as it liked. Here the whole exchange must
+ * end by the deadline. */
+redisReply *accounts_redis_command(redisContext *context, int count, const char **arguments, const size_t *lengths,
+                                   long timeout_ms) {
+  if (context->err != 0 || redis.append_argv(context, count, arguments, lengths) != REDIS_OK) return NULL;
+  long long deadline = monotonic_ms() + timeout_ms;
+  for (int done = 0; !done;) {
+    if (redis.buffer_write(context, &done) != REDIS_OK) return NULL;
+    if (!done && monotonic_ms() >= deadline) return failed(context, "no reply within the timeout");
+  }
+  for (;;) {
+    void *reply = NULL;
+    if (redis.reply_from_reader(context, &reply) != REDIS_OK) return NULL;
+    if (reply != NULL) return reply;
+    long long left = deadline - monotonic_ms();
+    if (left <= 0) return failed(context, "no reply within the timeout");
+    struct pollfd watched = {.fd = context->fd, .events = POLLIN};
+    int ready = poll(&watched, 1, left > 1000000000 ? 1000000000 : (int)left);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) return failed(context, strerror(errno));
+    if (ready > 0 && redis.buffer_read(context) != REDIS_OK) return NULL;
+  }
 }
 
 void accounts_redis_free_reply(redisReply *reply) { redis.free_reply(reply); }

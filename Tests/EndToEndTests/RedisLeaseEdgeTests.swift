@@ -109,8 +109,12 @@ import Testing
     #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: root + "/ready") }, Comment(rawValue: holder.standardError))
     let files = FileManager.default
     var keepers: [pid_t: [String]] = [:]
+    // This test's keepers only: other tests (and other checkouts) may run keepers meanwhile.
+    let home = "XDG_CONFIG_HOME=" + (world.a.environment["XDG_CONFIG_HOME"] ?? "")
     for entry in try files.contentsOfDirectory(atPath: "/proc") {
-      guard let pid = pid_t(entry), procFile("/proc/\(entry)/cmdline") == "accounts\0__lease-keeper\0" else { continue }
+      guard let pid = pid_t(entry), procFile("/proc/\(entry)/cmdline") == "accounts\0__lease-keeper\0",
+        procFile("/proc/\(entry)/environ").split(separator: "\0").contains(Substring(home))
+      else { continue }
       let fds = (try? files.contentsOfDirectory(atPath: "/proc/\(entry)/fd")) ?? []
       keepers[pid] = fds.compactMap { fd in
         guard let number = Int(fd), number > 2 else { return nil }

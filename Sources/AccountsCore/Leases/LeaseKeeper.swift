@@ -183,6 +183,23 @@ public enum LeaseKeeper {
       return connection
     }
 
+    /// `arguments` run on the connection, made again (once) when the one kept since the last
+    /// call fails: it sat idle for a third of the ttl, long enough for a server's `timeout` or a
+    /// NAT to have closed it, which says nothing about the store. Nil (the problem said through
+    /// `failed`) when the store cannot be reached.
+    mutating func call(_ arguments: [[UInt8]], failed: (inout Keeper, String) -> Void) -> RedisValue? {
+      let reused = connection != nil
+      guard let redis = open(failed: failed) else { return nil }
+      do {
+        return try redis.call(arguments)
+      } catch {
+        connection = nil
+        if reused { return call(arguments, failed: failed) }
+        failed(&self, error.message)
+        return nil
+      }
+    }
+
     mutating func lost(_ why: String) {
       connection = nil
       guard !storeLost else { return }
@@ -194,19 +211,12 @@ public enum LeaseKeeper {
 
     /// Extends every key still ours; false when the store could not be reached.
     mutating func renew() -> Bool {
-      guard let redis = open() else { return false }
       let indices = kept.indices.filter { kept[$0] }
       let arguments: [[UInt8]] = [Array(String(order.ttlMilliseconds).utf8)] + indices.map { order.values[$0] }
       var call: [[UInt8]] = [Array("EVAL".utf8), Array(RedisLeaseStore.renewScript.utf8)]
       call.append(Array(String(indices.count).utf8))
       for index in indices { call.append(Array(order.keys[index].utf8)) }
-      let reply: RedisValue
-      do {
-        reply = try redis.call(call + arguments)
-      } catch {
-        lost(error.detail)
-        return false
-      }
+      guard let reply = self.call(call + arguments, failed: { $0.lost($1) }) else { return false }
       guard case .array(let results) = reply, results.count == indices.count else {
         lost("it answered what Redis would not")
         return false
@@ -237,16 +247,12 @@ public enum LeaseKeeper {
       let cannotEnd = { (keeper: inout Keeper, why: String) in
         keeper.say("accounts: lease: could not end lease \(keeper.order.lease): \(why); it ends by itself within \(within)")
       }
-      guard !indices.isEmpty, let redis = open(failed: cannotEnd) else { return }
+      guard !indices.isEmpty else { return }
       var arguments: [[UInt8]] = [Array("EVAL".utf8), Array(RedisLeaseStore.deleteScript.utf8)]
       arguments.append(Array(String(indices.count).utf8))
       for index in indices { arguments.append(Array(order.keys[index].utf8)) }
       for index in indices { arguments.append(order.values[index]) }
-      do {
-        _ = try redis.call(arguments)
-      } catch {
-        cannotEnd(&self, error.message)
-      }
+      _ = call(arguments, failed: cannotEnd)
     }
 
     static func seconds(_ milliseconds: Int64) -> String {

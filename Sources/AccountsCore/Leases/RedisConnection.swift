@@ -38,6 +38,8 @@ enum RedisValue: Equatable {
 /// timeout given. Not shared between threads.
 final class RedisConnection {
   let address: RedisAddress
+  /// How long a whole reply may take to come.
+  private let timeoutMilliseconds: Int
   private let context: UnsafeMutablePointer<redisContext>
 
   /// Connects, authenticates with `password` (as `address.user` when there is one) and selects
@@ -48,6 +50,7 @@ final class RedisConnection {
       throw LeaseStoreUnavailable(address: address.description, detail: String(cString: problem))
     }
     let timeout = max(timeoutMilliseconds, 1)
+    self.timeoutMilliseconds = timeout
     let made: UnsafeMutablePointer<redisContext>?
     switch address.endpoint {
     case .tcp(let host, let port): made = accounts_redis_connect_tcp(host, Int32(port), timeout)
@@ -96,6 +99,10 @@ final class RedisConnection {
 
   deinit { accounts_redis_free(context) }
 
+  /// Whether the server closed this connection since its last command (or it is otherwise of
+  /// no more use): a command sent now would never run there.
+  var isClosed: Bool { accounts_redis_closed(context) != 0 }
+
   /// One command; an error reply comes back as `.error`, for the caller to judge.
   func call(_ arguments: [String]) throws(LeaseStoreUnavailable) -> RedisValue {
     try call(arguments.map { Array($0.utf8) })
@@ -118,7 +125,8 @@ final class RedisConnection {
       pointers.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self))
       lengths.append(argument.count)
     }
-    guard let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths) else {
+    let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths, timeoutMilliseconds)
+    guard let reply else {
       let detail = accounts_redis_error(context).map { String(cString: $0) } ?? "no reply"
       throw LeaseStoreUnavailable(
         address: address.description, detail: "lost the connection: \(detail)",
@@ -158,7 +166,10 @@ final class RedisConnection {
       return .array(values)
     default: break
     }
-    throw LeaseStoreUnavailable(address: address.description, detail: "it answered what Redis would not")
+    throw LeaseStoreUnavailable(
+      address: address.description,
+      detail: "it answered what Redis would not (a reply nested too deep, or of no known type)",
+      fix: "check that the address names a Redis server (2.6 or later, with Lua scripting)")
   }
 
   /// The server wants a password and was given none (its reply began with NOAUTH).

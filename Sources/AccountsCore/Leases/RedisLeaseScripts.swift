@@ -3,7 +3,10 @@
 extension RedisLeaseStore {
   /// KEYS: per candidate its key and its fence key. ARGV: count, ttl (ms), per candidate its
   /// value. Takes the first `count` free candidates, or none: {1, index, fence, ...} or
-  /// {0, index, value, fence, ...} for each busy one.
+  /// {0, index, value, fence, ...} for each busy one, or {-1, index} when the fence key of a
+  /// candidate it would take holds no counter. Redis does not undo what a script did before an
+  /// error, so every fence is checked before anything is written: an INCR failing half way
+  /// left the accounts before it held by nobody.
   static let acquireScript = """
     local count = tonumber(ARGV[1])
     local free, busy = {}, {}
@@ -20,6 +23,12 @@ extension RedisLeaseStore {
     if #free < count then
       table.insert(busy, 1, 0)
       return busy
+    end
+    for _, i in ipairs(free) do
+      local fence = redis.call('GET', KEYS[2 * i])
+      if fence and not ((fence == '0' or string.match(fence, '^[1-9]%d*$')) and #fence < 19) then
+        return {-1, i}
+      end
     end
     local out = {1}
     for _, i in ipairs(free) do

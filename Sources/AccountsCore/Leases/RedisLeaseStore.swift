@@ -67,8 +67,10 @@ public final class RedisLeaseStore: LeaseStore {
   static func keyLifetime(_ ttl: Double) -> Int64 { Int64(ttl.rounded(.up)) * 1000 }
   static func fenceKey(_ key: String) -> String { key + ":fence" }
 
-  private func connection() throws(LeaseStoreUnavailable) -> RedisConnection {
-    if let connected { return connected }
+  func connection() throws(LeaseStoreUnavailable) -> RedisConnection {
+    // One kept while this command logged in may have been closed meanwhile by the server's
+    // `timeout`: `lease --ttl` then failed to detach its lease after a slow login.
+    if let connected, !connected.isClosed { return connected }
     let made = try RedisConnection(address, password: password, timeoutMilliseconds: timeoutMilliseconds)
     connected = made
     return made
@@ -101,8 +103,23 @@ public final class RedisLeaseStore: LeaseStore {
   public func tryAcquire(
     _ candidates: [AccountID], count: Int, holder: LeaseHolder, ttl: Double?, now: Timestamp
   ) throws -> LeaseAttempt {
-    var seen = Set<AccountID>()
-    let candidates = candidates.filter { seen.insert($0).inserted }
+    // One key, one account: backends sharing a lease_prefix name one pool, where qa1@corp and
+    // qa1@corp2 are one account, which one lease must not take twice.
+    var seen: [String: AccountID] = [:]
+    var namedTwice: (AccountID, AccountID)?
+    let candidates = candidates.filter { candidate in
+      guard let first = seen[key(candidate)] else {
+        seen[key(candidate)] = candidate
+        return true
+      }
+      if first != candidate, namedTwice == nil { namedTwice = (first, candidate) }
+      return false
+    }
+    if let (first, second) = namedTwice, count > candidates.count {
+      throw CommandError.usage(
+        "\(first) and \(second) are one account (their backends share the lease_prefix \(prefix(first)))",
+        fix: "name only one of them, or lower --count")
+    }
     guard count >= 1, count <= candidates.count else {
       throw CommandError.usage(
         "cannot lease \(count) of \(candidates.count) account(s)", fix: "name at least as many accounts as --count")
@@ -124,14 +141,25 @@ public final class RedisLeaseStore: LeaseStore {
       arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8)] + values)
     guard case .array(let items) = reply, let outcome = items.first else { throw try connection().garbage("acquire") }
 
+    if outcome == .integer(-1), items.count == 2, case .integer(let index) = items[1],
+      keys.indices.contains(Int(index) - 1)
+    {
+      throw LeaseStoreUnavailable(
+        address: address.description,
+        detail: "a fence key (\(Names.printable(Self.fenceKey(keys[Int(index) - 1]), limit: 120))) holds no counter",
+        fix: "set it to a number above the account's last fence, or give accounts a lease_prefix no other program uses")
+    }
     if outcome == .integer(0) {
       var busy: [BusyAccount] = []
       for triple in items.dropFirst().chunked(3) {
         guard triple.count == 3, case .integer(let index) = triple[0], candidates.indices.contains(Int(index) - 1) else {
           throw try connection().garbage("acquire")
         }
+        // A key holding garbage is the store's fault (exit 8), not an account being taken: it
+        // would never go away, however long --wait.
         let account = candidates[Int(index) - 1]
-        busy.append(BusyAccount(account: account, record: try? record(triple[1], fence: triple[2], as: account)))
+        let held = try record(triple[1], fence: triple[2], as: account, key: keys[Int(index) - 1])
+        busy.append(BusyAccount(account: account, record: held))
       }
       return .busy(busy)
     }
@@ -226,9 +254,9 @@ public final class RedisLeaseStore: LeaseStore {
     return records
   }
 
-  // MARK: Reading records
+  // MARK: Calls
 
-  private func connectedCall(_ arguments: [String]) throws(LeaseStoreUnavailable) -> RedisValue {
+  func connectedCall(_ arguments: [String]) throws(LeaseStoreUnavailable) -> RedisValue {
     let redis = try connection()
     do throws(LeaseStoreUnavailable) {
       let reply = try redis.call(arguments)
@@ -247,91 +275,11 @@ public final class RedisLeaseStore: LeaseStore {
     }
   }
 
-  /// The record a key holds. `as`: the account it is shown as (nil: as its holder wrote it).
-  private func record(
-    _ value: RedisValue, fence: RedisValue, as account: AccountID?, key: String? = nil
-  ) throws(LeaseStoreUnavailable) -> LeaseRecord {
-    let shownKey = key.map { " (\(Names.printable($0, limit: 120)))" } ?? ""
-    guard case .string(let bytes) = value, let fenceText = fence.text, let number = UInt64(fenceText), number > 0 else {
-      throw LeaseStoreUnavailable(
-        address: address.description, detail: "a lease key\(shownKey) holds what accounts does not write",
-        fix: "delete that key, or give accounts a lease_prefix no other program uses")
-    }
-    switch LeaseRecordFile.decode(bytes, fence: number) {
-    case .success(var record):
-      if let key, !key.hasSuffix(":" + record.account.user) {
-        throw LeaseStoreUnavailable(
-          address: address.description, detail: "a lease key\(shownKey) holds the record of another account",
-          fix: "delete that key")
-      }
-      if let account { record.account = account }
-      return record
-    case .failure(let problem):
-      throw LeaseStoreUnavailable(
-        address: address.description, detail: "a lease key\(shownKey) holds a malformed record (\(problem.detail))",
-        fix: "delete that key, or give accounts a lease_prefix no other program uses")
-    }
-  }
-
-  /// Every lease under this store's prefixes, with its key and value.
-  private func scan() throws -> [(key: String, value: [UInt8], record: LeaseRecord)] {
-    var keys: [String] = []
-    for prefix in Set(prefixes).sorted() {
-      var cursor = "0"
-      var rounds = 0
-      repeat {
-        rounds += 1
-        guard rounds <= 10_000 else { throw try connection().garbage("a SCAN that never ends") }
-        let reply = try connectedCall(["SCAN", cursor, "MATCH", Self.globEscaped(prefix) + ":*", "COUNT", "1000"])
-        guard case .array(let pair) = reply, pair.count == 2, let next = pair[0].text, case .array(let found) = pair[1]
-        else { throw try connection().garbage("SCAN") }
-        for item in found {
-          guard let name = item.text else { throw try connection().garbage("SCAN") }
-          if !name.hasSuffix(":fence"), !name.dropFirst(prefix.count + 1).contains(":") { keys.append(name) }
-        }
-        cursor = next
-      } while cursor != "0"
-    }
-    var leases: [(key: String, value: [UInt8], record: LeaseRecord)] = []
-    for chunk in Array(Set(keys)).sorted().chunked(256) {
-      let reply = try connectedCall(["MGET"] + chunk.flatMap { [$0, Self.fenceKey($0)] })
-      guard case .array(let values) = reply, values.count == chunk.count * 2 else { throw try connection().garbage("MGET") }
-      for (index, key) in chunk.enumerated() {
-        guard case .string(let bytes) = values[2 * index] else { continue }  // expired since the scan
-        leases.append((key, bytes, try record(values[2 * index], fence: values[2 * index + 1], as: nil, key: key)))
-      }
-    }
-    return leases
-  }
-
   /// Deletes each key that still holds its value; which ones were deleted.
   func delete(keys: [String], values: [[UInt8]]) throws(LeaseStoreUnavailable) -> [Bool] {
     guard !keys.isEmpty else { return [] }
     let reply = try evaluate(Self.deleteScript, keys: keys, arguments: values)
     guard case .array(let results) = reply, results.count == keys.count else { throw try connection().garbage("delete") }
     return results.map { $0 == .integer(1) }
-  }
-
-  static func globEscaped(_ text: String) -> String {
-    var out = ""
-    for character in text {
-      if "*?[]\\".contains(character) { out.append("\\") }
-      out.append(character)
-    }
-    return out
-  }
-}
-
-extension Array {
-  /// Consecutive slices of at most `size` elements.
-  func chunked(_ size: Int) -> [ArraySlice<Element>] {
-    stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
-  }
-}
-
-extension ArraySlice {
-  /// Consecutive arrays of at most `size` elements, each indexed from 0.
-  func chunked(_ size: Int) -> [[Element]] {
-    stride(from: startIndex, to: endIndex, by: size).map { Array(self[$0..<Swift.min($0 + size, endIndex)]) }
   }
 }

@@ -26,9 +26,17 @@ redisContext *accounts_redis_connect_unix(const char *path, long timeout_ms);
 /** The context's error text, or NULL when it has none. */
 const char *accounts_redis_error(const redisContext *context);
 
-/** One command, its arguments given with their lengths (binary-safe). NULL when the
- *  connection failed (see accounts_redis_error); else a reply to free. */
-redisReply *accounts_redis_command(redisContext *context, int count, const char **arguments, const size_t *lengths);
+/** One command, its arguments given with their lengths (binary-safe), its whole reply
+ *  waited for at most `timeout_ms` milliseconds. NULL when the connection failed or the reply
+ *  did not come in time (see accounts_redis_error; the connection is then of no more use);
+ *  else a reply to free. */
+redisReply *accounts_redis_command(redisContext *context, int count, const char **arguments, const size_t *lengths,
+                                   long timeout_ms);
+
+/** Whether a connection between commands is of no more use: the server closed it (its
+ *  `timeout` closes idle clients), it failed, or it holds bytes nobody asked for. 0 when it
+ *  looks open (a connection dropped on the way without a word looks open). */
+int accounts_redis_closed(const redisContext *context);
 
 void accounts_redis_free_reply(redisReply *reply);
 void accounts_redis_free(redisContext *context);
