@@ -142,4 +142,24 @@ import Testing
     #expect(holder.standardError.contains("it ends by itself within 60 s"), Comment(rawValue: holder.standardError))
     #expect(!holder.standardError.contains("cannot renew"), Comment(rawValue: holder.standardError))
   }
+
+  /// A Redis that stops answering while a keeper renews (here stopped with SIGSTOP) is given
+  /// up on within a third of the ttl, and said, not after ACCOUNTS_NETWORK_TIMEOUT (20 s), by
+  /// which time the lease would long have run out unsaid.
+  @Test func aRedisThatHangsIsGivenUpOnWithinTheTTL() throws {
+    let world = try RedisMachines(count: 1, users: ["qa1"])
+    defer { world.close() }
+    let root = world.a.keyring.root
+    let holder = try world.a.holding(["qa1", "--ttl", "900ms"], ready: root + "/ready", release: root + "/go")
+    defer {
+      FileManager.default.createFile(atPath: root + "/go", contents: nil)
+      _ = try? holder.finish()
+    }
+    // The keeper connects at its first renewal.
+    #expect(waitUntil(seconds: 10) { ((try? world.connectionsToRedis()) ?? []).count >= 1 })
+    kill(world.redis.pid, SIGSTOP)
+    defer { kill(world.redis.pid, SIGCONT) }
+    #expect(
+      waitUntil(seconds: 5) { holder.standardError.contains("cannot renew lease") }, Comment(rawValue: holder.standardError))
+  }
 }

@@ -175,8 +175,10 @@ public enum LeaseKeeper {
     mutating func open(failed: (inout Keeper, String) -> Void = { $0.lost($1) }) -> RedisConnection? {
       if let connection { return connection }
       do {
-        connection = try RedisConnection(
-          order.address, password: order.password, timeoutMilliseconds: order.timeoutMilliseconds)
+        // Each call waits at most a third of the ttl too: a store that hangs for longer must be
+        // said to be lost (and tried again) before the lease runs out, not after.
+        let timeout = min(order.timeoutMilliseconds, Int(max(order.ttlMilliseconds / 3, 100)))
+        connection = try RedisConnection(order.address, password: order.password, timeoutMilliseconds: timeout)
       } catch {
         failed(&self, error.message)
       }
