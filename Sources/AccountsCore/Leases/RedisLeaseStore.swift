@@ -87,15 +87,14 @@ public final class RedisLeaseStore: LeaseStore {
       connected = nil
       throw error
     }
-    if case .error(let message) = reply {
-      if message.hasPrefix("NOAUTH") {
-        throw LeaseStoreUnavailable(
-          address: address.description, detail: "it asks for a password",
-          fix: "keep it in the keyring with `accounts backend set NAME --secret lease_store_password`")
-      }
-      throw redis.garbage("an error: \(RedisConnection.shown(message))")
-    }
-    return reply
+    return try checked(reply, redis)
+  }
+
+  /// `reply`, unless it is an error: NOAUTH is a password missing, any other error garbage.
+  private func checked(_ reply: RedisValue, _ redis: RedisConnection) throws(LeaseStoreUnavailable) -> RedisValue {
+    guard case .error(let message) = reply else { return reply }
+    if message.hasPrefix("NOAUTH") { throw RedisConnection.asksForPassword(address) }
+    throw redis.garbage("an error: \(RedisConnection.shown(message))")
   }
 
   // MARK: LeaseStore
@@ -259,16 +258,7 @@ public final class RedisLeaseStore: LeaseStore {
   func connectedCall(_ arguments: [String]) throws(LeaseStoreUnavailable) -> RedisValue {
     let redis = try connection()
     do throws(LeaseStoreUnavailable) {
-      let reply = try redis.call(arguments)
-      if case .error(let message) = reply {
-        if message.hasPrefix("NOAUTH") {
-          throw LeaseStoreUnavailable(
-            address: address.description, detail: "it asks for a password",
-            fix: "keep it in the keyring with `accounts backend set NAME --secret lease_store_password`")
-        }
-        throw redis.garbage("an error: \(RedisConnection.shown(message))")
-      }
-      return reply
+      return try checked(try redis.call(arguments), redis)
     } catch {
       connected = nil
       throw error
