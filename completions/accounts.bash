@@ -119,8 +119,8 @@ _accounts_spec() {
       _accounts_arguments=() ;;
     'login')
       _accounts_subcommands=()
-      _accounts_options=('--remember' '--auto' '--password-stdin' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('account') ;;
+      _accounts_options=('--remember' '--auto' '--password-stdin' '--stale' '--tag' '--within' '--jobs' '-j' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account...') ;;
     'switch')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--no-hooks' '--json' '--backend' '--help' '-h' '--version')
@@ -272,12 +272,13 @@ _accounts_option_kind() {
     --backend) _accounts_kind=backend ;;
     --tag) _accounts_kind=tag ;;
     --timeout) _accounts_kind=none ;;
+    --within) _accounts_kind=none ;;
+    --jobs|-j) _accounts_kind=none ;;
     --account) _accounts_kind=account ;;
     --count) _accounts_kind=none ;;
     --wait) _accounts_kind=none ;;
     --ttl) _accounts_kind=none ;;
     --shell) _accounts_kind=shell ;;
-    --jobs|-j) _accounts_kind=none ;;
     --adapter) _accounts_kind=adapter ;;
     --set) _accounts_kind=none ;;
     --secret-stdin) _accounts_kind=none ;;

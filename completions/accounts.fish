@@ -134,6 +134,10 @@ function __accounts_option_kind --argument-names option
             echo tag
         case --timeout
             echo none
+        case --within
+            echo none
+        case --jobs -j
+            echo none
         case --account
             echo account
         case --count
@@ -144,8 +148,6 @@ function __accounts_option_kind --argument-names option
             echo none
         case --shell
             echo shell
-        case --jobs -j
-            echo none
         case --adapter
             echo adapter
         case --set
@@ -337,10 +339,14 @@ complete -c accounts -n '__accounts_at '\''current'\''' -l timeout -x -d 'give u
 complete -c accounts -n '__accounts_at '\''login'\''' -l remember -d 'keep the password in the keyring for the next login'
 complete -c accounts -n '__accounts_at '\''login'\''' -l auto -d 'also take the auto-login slot'
 complete -c accounts -n '__accounts_at '\''login'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
+complete -c accounts -n '__accounts_at '\''login'\''' -l stale -d 'log in again every chosen account whose session is gone or ends within --within'
+complete -c accounts -n '__accounts_at '\''login'\''' -l tag -x -a '(__accounts_names tags)' -d 'with --stale: the accounts with this tag; repeated, those with every one'
+complete -c accounts -n '__accounts_at '\''login'\''' -l within -x -d 'with --stale: also sessions that end within DURATION (default 10m)'
+complete -c accounts -n '__accounts_at '\''login'\''' -s j -l jobs -x -d 'with --stale: at most N logins at once (default 4)'
 complete -c accounts -n '__accounts_at '\''login'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_at '\''login'\''' -l no-hooks -d 'do not run the hooks (`accounts hooks`) for this command'
 complete -c accounts -n '__accounts_at '\''login'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
-complete -c accounts -n '__accounts_argument_at '\''login'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_argument_at '\''login'\'' 0 variadic' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''switch'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''switch'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_at '\''switch'\''' -l no-hooks -d 'do not run the hooks (`accounts hooks`) for this command'

@@ -1,7 +1,12 @@
 import AccountsCore
 
-/// `accounts login [USER] [--remember] [--auto] [--password-stdin]`
+/// `accounts login [USER] [--remember] [--auto] [--password-stdin]`, and
+/// `accounts login --stale [USER...]` (`LoginStale`).
 enum LoginCommand {
+  /// The one account to log in (as `picksAccount` would take it), or with --stale the accounts.
+  static let users = ArgumentSpec(
+    SharedArguments.optionalAccount.name, completion: .account, optional: true, variadic: true,
+    help: SharedArguments.optionalAccount.help + "; with --stale, any number of accounts (else every one)")
   static let remember = OptionSpec("remember", help: "keep the password in the keyring for the next login")
   static let auto = OptionSpec("auto", help: "also take the auto-login slot")
 
@@ -19,12 +24,27 @@ enum LoginCommand {
 
       When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
       on a terminal the picker of `accounts switch` chooses one.
+
+      With --stale: of the named accounts, else those with every --tag, else every saved one \
+      (--backend narrows), each whose session is missing, expired or ends within --within \
+      (default 10m) is logged in with its remembered password, at most --jobs at once (default \
+      4, at most 64); the others are left alone. An account without a remembered password is \
+      skipped, never asked for one; --remember, --auto, --password-stdin and --account are \
+      refused. Prints one line per account (logged in, fresh, skipped or failed) and a summary \
+      on stderr, then runs the login hooks of each account logged in. Exits 0 when every login \
+      tried succeeded, else with the status of the first failure (4 rejected, 8 network, ...). \
+      With --json: an array of objects with the keys account, action (logged_in, fresh, \
+      skipped or failed), expires_at and error.
       """,
-    picksAccount: true,
-    options: [remember, auto, SharedArguments.passwordStdin, SessionArguments.timeout, HookArguments.noHooks],
+    arguments: [users],
+    options: [
+      remember, auto, SharedArguments.passwordStdin, LoginStale.stale, LoginStale.tag, LoginStale.within,
+      LoginStale.jobs, SessionArguments.timeout, HookArguments.noHooks, SharedArguments.accountOption,
+    ],
     examples: [
       ("accounts login alice --remember --auto", "log in, remember the password, start as alice"),
       ("printf '%s\\n' \"$PW\" | accounts login ci-bot --password-stdin", "a script logs in"),
+      ("accounts login --stale --tag qa --within 15m --jobs 8", "warm every qa session that is gone or ends soon"),
     ],
     handler: run)
 
@@ -43,6 +63,8 @@ enum LoginCommand {
   }
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    try LoginStale.checkOptions(invocation)
+    if invocation.isSet(LoginStale.stale) { return try LoginStale.run(invocation, environment) }
     let id = try account(invocation, environment)
     let flow = try environment.sessionFlow(invocation)
     let session = try flow.logIn(

@@ -40,8 +40,9 @@ enum StatusCommand {
     }
   }
 
-  static func jobCount(_ invocation: Invocation) throws(CommandError) -> Int {
-    guard let text = invocation.value(jobs) else { return 4 }
+  /// --jobs (of `status`, or `option` of another command): 1 to 64, default 4.
+  static func jobCount(_ invocation: Invocation, option: OptionSpec = jobs) throws(CommandError) -> Int {
+    guard let text = invocation.value(option) else { return 4 }
     guard let count = Int(text), (1...64).contains(count) else {
       throw .usage("--jobs '\(Names.printable(text))' is not a number from 1 to 64", fix: "e.g. --jobs 8")
     }

@@ -58,7 +58,7 @@ public struct SessionFlow: @unchecked Sendable {
   let timeout: Double
   /// What is left of `timeout`: shared by every operation of the command (of one account, in
   /// `status`).
-  private var budget: OperationBudget
+  var budget: OperationBudget
   let now: () -> Timestamp
   /// Progress a person may want to know ("logging in again"), for stderr.
   let notice: (String) -> Void

@@ -1,0 +1,130 @@
+import AccountsCore
+import AccountsJSON
+
+/// `accounts login --stale [USER...] [--tag TAG]... [--within DURATION] [--jobs N]`: pre-warms
+/// every chosen session that is gone or about to end (issue 18).
+enum LoginStale {
+  static let stale = OptionSpec(
+    "stale", help: "log in again every chosen account whose session is gone or ends within --within")
+  static let tag = OptionSpec(
+    "tag", value: "TAG", repeatable: true, completion: .tag,
+    help: "with --stale: the accounts with this tag; repeated, those with every one")
+  static let within = OptionSpec(
+    "within", value: "DURATION", help: "with --stale: also sessions that end within DURATION (default 10m)")
+  static let jobs = OptionSpec(
+    "jobs", short: "j", value: "N", help: "with --stale: at most N logins at once (default 4)")
+
+  /// The options only `--stale` takes, and the ones of a single login it refuses.
+  static let ownOptions = [tag, within, jobs]
+  static let singleLoginOptions = [LoginCommand.remember, LoginCommand.auto, SharedArguments.passwordStdin]
+
+  /// The usage errors of options given to the wrong kind of login.
+  static func checkOptions(_ invocation: Invocation) throws(CommandError) {
+    if invocation.isSet(stale) {
+      if let option = (singleLoginOptions + [SharedArguments.accountOption]).first(where: invocation.isSet) {
+        throw .usage(
+          "--stale logs in with remembered passwords only; --\(option.long) is for one login",
+          fix: "drop --\(option.long), or log in one account with `accounts login USER --\(option.long)`")
+      }
+    } else {
+      if let option = ownOptions.first(where: invocation.isSet) {
+        throw .usage(
+          "--\(option.long) is an option of `accounts login --stale`", fix: "add --stale, or drop --\(option.long)")
+      }
+      if invocation.arguments(LoginCommand.users).count > 1 {
+        throw .usage("login logs in one account", fix: "name one USER, or log in several with --stale")
+      }
+    }
+  }
+
+  static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    let width = try StatusCommand.jobCount(invocation, option: jobs)
+    let milliseconds =
+      try invocation.value(within).map { try DurationArgument.parse($0, option: "--within") } ?? 600_000
+    let ids = try chosen(invocation, environment)
+    let flow = try environment.sessionFlow(invocation)
+    let entries = ids.isEmpty ? [] : flow.logInStale(ids, withinSeconds: (milliseconds + 999) / 1000, jobs: width)
+    for entry in entries { environment.output.message("\(entry.id): \(line(entry.outcome))") }
+    if invocation.json { environment.output.writeJSON(.array(entries.map(json))) }
+    let count = { (action: String) in entries.count { name($0.outcome) == action } }
+    environment.output.message(
+      "logged in \(count("logged_in")), fresh \(count("fresh")), skipped \(count("skipped")), failed \(count("failed"))"
+    )
+    for entry in entries {
+      if case .loggedIn(let session) = entry.outcome {
+        environment.runHooks(after: .login, for: entry.id, invocation) { session.token }
+      }
+    }
+    for entry in entries { if case .failed(let status, _) = entry.outcome { throw QuietFailure(status: status) } }
+  }
+
+  /// The named accounts (the one resolver), else every account with each --tag, else every
+  /// account; narrowed by --backend.
+  static func chosen(_ invocation: Invocation, _ environment: Environment) throws -> [AccountID] {
+    let tags = invocation.values(tag)
+    for tag in tags { try Tags.check(tag) }
+    let named = invocation.arguments(LoginCommand.users)
+    guard named.isEmpty || tags.isEmpty else {
+      throw CommandError.usage(
+        "name the accounts or give --tag, not both",
+        fix: "e.g. `accounts login --stale --tag qa` or `accounts login --stale qa1 qa2`")
+    }
+    let book = try environment.index.load()
+    if !named.isEmpty {
+      var ids: [AccountID] = []
+      for word in named {
+        let id = try environment.resolveAccount(word, invocation, in: book)
+        if !ids.contains(id) { ids.append(id) }
+      }
+      return ids
+    }
+    var accounts = book.accounts
+    if let backend = invocation.backend {
+      accounts = accounts.filter { $0.id.backend == backend }
+      if accounts.isEmpty { _ = try environment.config.load().backend(named: backend) }
+    }
+    guard !tags.isEmpty else { return accounts.map(\.id) }
+    accounts = accounts.filter { $0.hasTags(tags) }
+    guard !accounts.isEmpty else {
+      throw CommandError(
+        .loginRequired, "no saved account has the tag\(tags.count == 1 ? "" : "s") \(tags.joined(separator: ", "))",
+        fix: "tag some with `accounts tag USER \(tags[0])`")
+    }
+    return accounts.map(\.id)
+  }
+
+  /// logged_in, fresh, skipped or failed: the `action` of --json.
+  static func name(_ outcome: StaleLoginEntry.Outcome) -> String {
+    switch outcome {
+    case .loggedIn: "logged_in"
+    case .fresh: "fresh"
+    case .skipped: "skipped"
+    case .failed: "failed"
+    }
+  }
+
+  static func line(_ outcome: StaleLoginEntry.Outcome) -> String {
+    switch outcome {
+    case .loggedIn(let session):
+      session.expiresAt.map { "logged in until \(LocalTime.format($0))" } ?? "logged in (the backend gave no expiry)"
+    case .fresh(let until):
+      (until.map { "fresh until \(LocalTime.format($0))" } ?? "fresh (the backend gave no expiry)") + ", left alone"
+    case .skipped: "skipped: no remembered password"
+    case .failed(_, let message): "failed: \(message)"
+    }
+  }
+
+  static func json(_ entry: StaleLoginEntry) -> JSONValue {
+    var object: JSONObject = [
+      "account": .string(entry.id.description), "action": .string(name(entry.outcome)), "expires_at": .null,
+      "error": .null,
+    ]
+    switch entry.outcome {
+    case .loggedIn(let session): object["expires_at"] = session.expiresAt.map { .string($0.iso8601) } ?? .null
+    case .fresh(let until): object["expires_at"] = until.map { .string($0.iso8601) } ?? .null
+    case .skipped: break
+    case .failed(_, let message): object["error"] = .string(message)
+    }
+    return .object(object)
+  }
+}
