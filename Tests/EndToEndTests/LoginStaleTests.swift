@@ -150,6 +150,26 @@ import Testing
     #expect(try world.backend.concurrency().max == 4)
   }
 
+  /// A login of another command that ends while `login --stale` waits for the account's lock
+  /// leaves nothing stale: a second login would take that command's session over.
+  @Test func aSessionLoggedInWhileWaitingForTheLockIsLeftAlone() throws {
+    let world = try World()
+    defer { world.close() }
+    try world.backend.delay(seconds: 10)
+    let other = try BackgroundAccounts(world.sandbox, ["login", "qa1@corp"])
+    #expect(waitUntil(seconds: 30) { ((try? world.backend.concurrency().current) ?? 0) > 0 }, "logging in")
+    let stale = try BackgroundAccounts(world.sandbox, ["login", "--stale", "qa1", "--json"])
+    try stale.waitUntilWaitingFor(lockPath: world.sandbox.indexPath + ".sessions.lock")
+    try world.backend.delay(seconds: 0)
+    let first = try other.finish()
+    #expect(first.status == 0, "\(first)")
+    let result = try stale.finish()
+    #expect(result.status == 0, "\(result)")
+    let entries = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [[String: Any]]
+    #expect(entries?.first?["action"] as? String == "fresh", "\(result)")
+    #expect(try world.loginsSeen() == ["qa1"], "one login only")
+  }
+
   @Test func badRequestsAreUsageErrorsThatNameTheFix() throws {
     let world = try World()
     defer { world.close() }

@@ -39,19 +39,20 @@ extension SessionFlow {
       return .failed(status: silent.status, message: "not tried: \(silent.message)")
     }
     do {
-      // Read now, not when the command started: another command may have logged it in since.
-      guard let account = try ledger.index.load()[id] else {
-        throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
-      }
-      let horizon = now().adding(seconds: withinSeconds)
-      if case .valid(let until) = account.tokenState(at: now()), until.map({ $0 > horizon }) ?? true {
-        return .fresh(until: until)
-      }
-      guard account.remembered else { return .skipped }
+      if let fresh = try fresh(id, withinSeconds: withinSeconds) { return fresh }
+      guard try ledger.index.load()[id]?.remembered == true else { return .skipped }
       var flow = self
       flow.budget = OperationBudget(seconds: timeout)  // each account its own --timeout
-      let session = try flow.logIn(id, password: .rememberedOnly, remember: false, takeSlot: false)
-      return .loggedIn(session)
+      let backend = try flow.prepare(id.backend)
+      let (password, remembered) = try flow.password(for: id, .rememberedOnly)
+      return try flow.locks.exclusive(id) {
+        // Another command may have logged the account in while this one waited: a second login
+        // would take its session over.
+        if let fresh = try fresh(id, withinSeconds: withinSeconds) { return fresh }
+        let session = try flow.logIn(
+          id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend)
+        return .loggedIn(session)
+      }
     } catch {
       let failure = error as? any UserFacingError
       let status = failure?.status ?? .failure
@@ -59,6 +60,21 @@ extension SessionFlow {
       if mayStillLand(error) { silence.keyringSilence = (status, message) }
       return .failed(status: status, message: message)
     }
+  }
+}
+
+extension SessionFlow {
+  /// `.fresh` when the index has a session of `id` that lasts beyond `withinSeconds` from now
+  /// (or has no expiry), else nil. Read at each look, not when the command started.
+  fileprivate func fresh(_ id: AccountID, withinSeconds: Int64) throws -> StaleLoginEntry.Outcome? {
+    guard let account = try ledger.index.load()[id] else {
+      throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
+    }
+    let horizon = now().adding(seconds: withinSeconds)
+    guard case .valid(let until) = account.tokenState(at: now()), until.map({ $0 > horizon }) ?? true else {
+      return nil
+    }
+    return .fresh(until: until)
   }
 }
 

@@ -63,7 +63,7 @@ public struct SessionFlow: @unchecked Sendable {
   /// Progress a person may want to know ("logging in again"), for stderr.
   let notice: (String) -> Void
   private let prepared = PreparedBackends()
-  private let locks: SessionLocks
+  let locks: SessionLocks
   /// The accounts of this flow are held by a lease (`accounts lease`): a take-over logs in
   /// again once with the remembered password (`SessionRules`, `leased`).
   public var leased = false
@@ -290,7 +290,7 @@ public struct SessionFlow: @unchecked Sendable {
 
   /// The password for a login: the given one, the remembered one, or the answer to `ask`.
   /// `remembered`: it came from the keyring.
-  private func password(for id: AccountID, _ source: PasswordSource) throws -> (SecretBytes, remembered: Bool) {
+  func password(for id: AccountID, _ source: PasswordSource) throws -> (SecretBytes, remembered: Bool) {
     if case .given(let password) = source { return (password, false) }
     let book = try ledger.index.load()
     if book[id]?.remembered == true, let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: book.secretService) {
@@ -303,7 +303,7 @@ public struct SessionFlow: @unchecked Sendable {
 
   /// One LOGIN, and its verdict carried out. A rejected password clears what is remembered only
   /// when it was the remembered one (changed elsewhere); a mistyped one changes nothing.
-  private func logIn(
+  func logIn(
     _ id: AccountID, _ password: SecretBytes, rememberedOne: Bool, remember: Bool, takeSlot: Bool,
     _ backend: PreparedBackend, again: Bool = false
   ) throws -> ActiveSession {
