@@ -132,6 +132,32 @@ import Testing
     #expect(try world.sandbox.invariantViolations().isEmpty)
   }
 
+  /// A backend that cannot be reached: exit 8, each account failed, the one on the other
+  /// backend still logged in.
+  @Test func anUnreachableBackendFailsWithExit8() throws {
+    let world = try World()
+    defer { world.close() }
+    world.backend.stop()
+    let (result, entries) = try world.stale(["qa1", "old"])
+    #expect(result.status == 8, "\(result)")
+    #expect(entries["qa1@corp"]?["action"] as? String == "failed", "\(result)")
+    #expect(entries["old@brief"]?["action"] as? String == "logged_in", "\(result)")
+    #expect(try world.tokenState("qa1@corp") == "none")
+  }
+
+  /// The login hooks run for each account logged in, not for those left alone or skipped.
+  @Test func theLoginHooksRunForEachAccountLoggedIn() throws {
+    let world = try World()
+    defer { world.close() }
+    let ran = world.sandbox.keyring.root + "/ran"
+    try world.sandbox.ok(["hook", "add", "login", "echo \"$ACCOUNTS_ACCOUNT\" >> '\(ran)'"])
+    try world.sandbox.ok(["login", "qa1@corp", "--no-hooks"])
+    let result = try world.sandbox.run(["login", "--stale", "qa1", "qa2", "nopw"])
+    #expect(result.status == 0, "\(result)")
+    let lines = (try? String(contentsOfFile: ran, encoding: .utf8))?.split(separator: "\n").map(String.init)
+    #expect(lines == ["qa2@corp"], "\(result)")
+  }
+
   @Test func jobsBoundsTheLoginsInFlight() throws {
     let world = try World()
     defer { world.close() }
