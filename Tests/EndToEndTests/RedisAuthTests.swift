@@ -113,8 +113,8 @@ import Testing
     ]
     let output = Pipe()
     echo.standardOutput = output
-    try echo.run()
-    defer { if echo.isRunning { echo.terminate() } }
+    try echo.runWithTerminationSignals()
+    defer { if echo.isRunning { echo.terminate() }; echo.waitUntilExit() }
     let port = try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first)
     try #require(try setup.useRedis(url: "redis://127.0.0.1:\(port)").status == 0)
     let result = try setup.sandbox.run(["lease", "qa1", "--", "/bin/sh", "-c", "echo ran"])

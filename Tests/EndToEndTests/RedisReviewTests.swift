@@ -79,8 +79,8 @@ extension RedisReviewTests {
     ]
     let output = Pipe()
     trickle.standardOutput = output
-    try trickle.run()
-    defer { if trickle.isRunning { trickle.terminate() } }
+    try trickle.runWithTerminationSignals()
+    defer { if trickle.isRunning { trickle.terminate() }; trickle.waitUntilExit() }
     let announced = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
     let port = try #require(announced.split(separator: "\n").first)
     let marker = world.a.keyring.root + "/ran"
@@ -187,8 +187,8 @@ extension RedisReviewTests {
     ]
     let output = Pipe()
     deep.standardOutput = output
-    try deep.run()
-    defer { if deep.isRunning { deep.terminate() } }
+    try deep.runWithTerminationSignals()
+    defer { if deep.isRunning { deep.terminate() }; deep.waitUntilExit() }
     let announced = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
     let port = try #require(announced.split(separator: "\n").first)
     let lease = try world.a.run(
