@@ -10,14 +10,20 @@ struct LeaseStores {
   let configuration: Configuration
   /// How long a held lease in a shared store outlives a holder killed with SIGKILL.
   let heldTTLMilliseconds: Int64
+  /// Whether a store's password may be read from the Secret Service. `list` must not: it never
+  /// touches D-Bus, so a store with a password is left out of it (`leases` shows it).
+  let readsPasswords: Bool
 
   /// A held lease's ttl in a shared store, when `--ttl` does not give one with CMD.
   static let defaultHeldTTLMilliseconds: Int64 = 30_000
 
-  init(_ environment: Environment, heldTTLMilliseconds: Int64 = defaultHeldTTLMilliseconds) throws {
+  init(
+    _ environment: Environment, heldTTLMilliseconds: Int64 = defaultHeldTTLMilliseconds, readsPasswords: Bool = true
+  ) throws {
     self.environment = environment
     configuration = try environment.config.load()
     self.heldTTLMilliseconds = heldTTLMilliseconds
+    self.readsPasswords = readsPasswords
   }
 
   /// The store of `accounts`, which must all share one.
@@ -47,8 +53,11 @@ struct LeaseStores {
     return try addresses.map(open)
   }
 
-  /// The live leases of `accounts`, by account, from each one's store.
-  func leases(of accounts: [AccountID], now: Timestamp) throws -> [AccountID: LeaseRecord] {
+  /// The live leases of `accounts`, by account, from each one's store. With `unread`, a store
+  /// that cannot be read is handed to it and the others are still read; without, it throws.
+  func leases(
+    of accounts: [AccountID], now: Timestamp, unread: ((any Error) -> Void)? = nil
+  ) throws -> [AccountID: LeaseRecord] {
     var byStore: [(address: LeaseStoreAddress, accounts: [AccountID])] = []
     for account in accounts {
       let address = try address(of: account.backend)
@@ -60,8 +69,13 @@ struct LeaseStores {
     }
     var found: [AccountID: LeaseRecord] = [:]
     for (address, accounts) in byStore {
-      for record in try open(address).leases(of: accounts, now: now) where found[record.account] == nil {
-        found[record.account] = record
+      do {
+        for record in try open(address).leases(of: accounts, now: now) where found[record.account] == nil {
+          found[record.account] = record
+        }
+      } catch {
+        guard let unread else { throw error }
+        unread(error)
       }
     }
     return found
@@ -98,8 +112,7 @@ struct LeaseStores {
       // The backends that use this store: their prefixes, and the password of the first that
       // has one.
       let users = try configuration.backends.filter { try self.address(of: $0.name) == address }
-      var prefixes = users.map { $0.settings[OwnBackendSetting.leasePrefix] ?? RedisLeaseStore.defaultPrefix(backend: $0.name) }
-      if users.isEmpty { prefixes = [] }
+      let prefixes = users.map { $0.settings[OwnBackendSetting.leasePrefix] ?? RedisLeaseStore.defaultPrefix(backend: $0.name) }
       let prefix: (AccountID) -> String = { account in
         self.configuration.backends.first { $0.name == account.backend }?.settings[OwnBackendSetting.leasePrefix]
           ?? RedisLeaseStore.defaultPrefix(backend: account.backend)
@@ -118,6 +131,11 @@ struct LeaseStores {
       $0.secretSettings.contains(OwnBackendSetting.leaseStorePassword) && Self.isPasswordFor(server, $0)
     })
     else { return nil }
+    guard readsPasswords else {
+      throw CommandError(
+        .failure, "lease store \(server) has a password, which list does not read from the keyring",
+        fix: "`accounts leases` shows its leases")
+    }
     guard
       let value = try environment.ledger.claimedSecret(
         .setting(OwnBackendSetting.leaseStorePassword, backend: backend.name), recorded: configuration.secretService)

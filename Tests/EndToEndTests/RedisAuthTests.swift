@@ -34,6 +34,28 @@ import Testing
     }
   }
 
+  /// `list` never touches D-Bus, so it does not read a store's password from the keyring: it
+  /// says the store's leases are left out (and where to see them), and still marks those of
+  /// another store. Here the session bus is gone for it: it used to go for the password there.
+  @Test func listLeavesOutAStoreWithAPasswordAndShowsTheOthers() throws {
+    let setup = try Setup()
+    defer { setup.close() }
+    try setup.sandbox.ok([
+      "backend", "add", "other", "--adapter", "plain", "--set", "base_url=\(setup.world.backend.url)/plain/plain",
+      "--set", "allow_insecure_transport=true",
+    ])
+    try setup.sandbox.ok(["add", "qa2@other", "--remember", "--password-stdin"], stdin: "pw-qa2\n")
+    try #require(try setup.useRedis().status == 0)
+    try setup.sandbox.ok(["lease", "qa2@other", "--ttl", "5m"])
+    let list = try setup.sandbox.run(
+      ["list", "--json"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + setup.sandbox.keyring.root + "/no-bus"])
+    #expect(list.status == 0, "\(list)")
+    #expect(list.standardError.contains("has a password, which list does not read from the keyring"), "\(list.standardError)")
+    #expect(list.standardError.contains("`accounts leases` shows its leases"), "\(list.standardError)")
+    let rows = try #require(try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [[String: Any]])
+    #expect(rows.first { $0["account"] as? String == "qa2@other" }?["lease"] is [String: Any], "the local lease is marked")
+  }
+
   @Test func thePasswordIsKeptInTheKeyringAndALeaseUsesIt() throws {
     let setup = try Setup()
     defer { setup.close() }

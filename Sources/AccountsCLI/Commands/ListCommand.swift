@@ -60,16 +60,19 @@ enum ListCommand {
     }
   }
 
-  /// The live leases, by account. A store that cannot be read is said on stderr; the list
-  /// still shows (it reads only the index otherwise).
+  /// The live leases, by account. A store that cannot be read (or would need a password from
+  /// the keyring: list never touches D-Bus) is said on stderr; the others and the list still
+  /// show.
   static func leasesShown(_ accounts: [AccountID], _ environment: Environment, now: Timestamp) -> [AccountID: LeaseRecord] {
-    do {
-      return try LeaseStores(environment).leases(of: accounts, now: now)
-    } catch let error as any UserFacingError {
-      environment.output.message("accounts: warning: leases not shown: \(error.message)")
-    } catch {
-      environment.output.message("accounts: warning: leases not shown: \(error)")
+    func warn(_ error: any Error) {
+      let text = (error as? any UserFacingError).map { $0.message + ($0.fix.map { "; " + $0 } ?? "") } ?? "\(error)"
+      environment.output.message("accounts: warning: leases not shown: \(text)")
     }
-    return [:]
+    do {
+      return try LeaseStores(environment, readsPasswords: false).leases(of: accounts, now: now, unread: warn)
+    } catch {
+      warn(error)
+      return [:]
+    }
   }
 }
