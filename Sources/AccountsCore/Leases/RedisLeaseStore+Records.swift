@@ -72,15 +72,8 @@ extension RedisLeaseStore {
 }
 
 extension Array {
-  /// Consecutive slices of at most `size` elements.
-  func chunked(_ size: Int) -> [ArraySlice<Element>] {
-    stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
-  }
-}
-
-extension ArraySlice {
   /// Consecutive arrays of at most `size` elements, each indexed from 0.
   func chunked(_ size: Int) -> [[Element]] {
-    stride(from: startIndex, to: endIndex, by: size).map { Array(self[$0..<Swift.min($0 + size, endIndex)]) }
+    stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
   }
 }

@@ -150,7 +150,7 @@ public final class RedisLeaseStore: LeaseStore {
     }
     if outcome == .integer(0) {
       var busy: [BusyAccount] = []
-      for triple in items.dropFirst().chunked(3) {
+      for triple in Array(items.dropFirst()).chunked(3) {
         guard triple.count == 3, case .integer(let index) = triple[0], candidates.indices.contains(Int(index) - 1) else {
           throw try connection().garbage("acquire")
         }
@@ -165,7 +165,7 @@ public final class RedisLeaseStore: LeaseStore {
     var granted: [LeaseRecord] = []
     var grantedKeys: [String] = []
     var grantedValues: [[UInt8]] = []
-    for pair in items.dropFirst().chunked(2) {
+    for pair in Array(items.dropFirst()).chunked(2) {
       guard pair.count == 2, case .integer(let index) = pair[0], case .integer(let fence) = pair[1], fence > 0,
         records.indices.contains(Int(index) - 1)
       else { throw try connection().garbage("acquire") }
