@@ -66,7 +66,8 @@ import Testing
     #expect(
       AdapterOperation.login(password: Self.secret("x"), oneTimeCode: Self.secret("1"))
         != .login(password: Self.secret("x"), oneTimeCode: Self.secret("2")))
-    #expect(AdapterOperation.login(password: Self.secret("x"), oneTimeCode: Self.secret("1")) != .login(password: Self.secret("x")))
+    #expect(
+      AdapterOperation.login(password: Self.secret("x"), oneTimeCode: Self.secret("1")) != .login(password: Self.secret("x")))
     #expect(AdapterOperation.check(token: Self.secret("x")) != .logout(token: Self.secret("x")))
     #expect(
       AdapterOperation.call(token: Self.secret("x"), method: "GET", path: "me", parameters: [("a", "1")])

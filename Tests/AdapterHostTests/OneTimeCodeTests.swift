@@ -112,10 +112,18 @@ import TestSupport
   }
 
   @Test func theCodeFieldMayNotReuseAFieldTheLoginSends() throws {
-    let (plain, _) = try login("plain", settings: ["base_url": "https://id.example/api", "otp_field": "password"], code: "1")
-    #expect(plain == .backendError(message: "setting otp_field has the value \"password\", a field the login already sends; choose another field name"))
-    let (signed, _) = try login("signed", settings: Self.signed.merging(["otp_param": "sign"]) { $1 }, secrets: Self.key, code: "1")
-    if case .backendError(let message) = signed { #expect(message.contains("otp_param")) } else { Issue.record("\(signed)") }
+    let (plain, _) = try login(
+      "plain", settings: ["base_url": "https://id.example/api", "otp_field": "password"], code: "1")
+    #expect(
+      plain == .backendError(
+        message: "setting otp_field has the value \"password\", a field the login already sends; choose another field name"))
+    let (signed, _) = try login(
+      "signed", settings: Self.signed.merging(["otp_param": "sign"]) { $1 }, secrets: Self.key, code: "1")
+    if case .backendError(let message) = signed {
+      #expect(message.contains("otp_param"))
+    } else {
+      Issue.record("\(signed)")
+    }
   }
 
   @Test func aVersion1_0AdapterLoadsAndItsUndefinedBitMeansNothing() throws {
