@@ -67,6 +67,9 @@ public struct SettingFlags: OptionSet, Sendable {
   public static let optional = SettingFlags(rawValue: 0x2)
   /// May differ per account (ACC_SETTING_PER_ACCOUNT, reserved).
   public static let perAccount = SettingFlags(rawValue: 0x4)
+  /// When the backend gives it a value, LOGIN needs a one-time code, which the host hands
+  /// over in `SessionConfiguration.oneTimeCode` (ACC_SETTING_ONE_TIME_CODE, ABI 1.1).
+  public static let oneTimeCode = SettingFlags(rawValue: 0x8)
 }
 
 /// What a session is asked to do (ACC_OP_*).

@@ -8,6 +8,8 @@ public struct FormLoginSettings: Sendable {
   public let passwordField: String
   public let replyFields: ReplyFields
   public let tokenHeader: String
+  /// `otp_field`: the login's one-time code goes in this field; nil sends none.
+  public let oneTimeCodeField: OneTimeCodeField?
 
   /// The family's own settings' definitions, for an adapter's table (after the shared ones).
   public static let definitions: [SettingDefinition] = [
@@ -31,6 +33,8 @@ public struct FormLoginSettings: Sendable {
     SettingDefinition(
       "token_header", "Request header that carries the token", flags: .optional,
       default: "AuthorisedToken"),
+    OneTimeCodeField.definition(
+      "otp_field", "Form field carrying the current one-time (TOTP) code, e.g. otp; unset sends none"),
   ]
 
   public init(_ settings: Settings) throws(AdapterError) {
@@ -42,6 +46,8 @@ public struct FormLoginSettings: Sendable {
       userID: settings.value("success_field"), token: settings.value("token_field"),
       expiresIn: settings.value("expires_field"))
     tokenHeader = settings.value("token_header")
+    oneTimeCodeField = try OneTimeCodeField(
+      settings, setting: "otp_field", taken: [usernameField, passwordField])
     guard Self.isHeaderName(tokenHeader) else {
       throw AdapterError(
         "setting token_header has the unknown value \(Message.quoted(tokenHeader)); accepted: "
@@ -78,10 +84,11 @@ public final class FormLoginSession: AdapterSession {
     let backend = settings.backend
     switch configuration.operation {
     case .login:
-      let fields = [
+      var fields = [
         FormField(settings.usernameField, configuration.user),
         FormField(settings.passwordField, secret: try passwordValue(configuration.password)),
       ]
+      if let code = settings.oneTimeCodeField { fields.append(try code.field(configuration)) }
       return .send(
         FormRequest.make(method: settings.loginMethod, url: backend.url(backend.loginPath), fields))
     case .check:

@@ -17,12 +17,16 @@ public struct SessionConfiguration: Sendable {
   public var path: String
   /// CALL: the call's parameters, in the order the user gave them.
   public var parameters: [Pair]
+  /// LOGIN: the current one-time code when the backend needs one (ABI 1.1; empty from a 1.0
+  /// host, whose configuration is too short to have it), wiped when the session is freed.
+  public var oneTimeCode: SecretBytes
 
   public init(
     operation: Operation, settings: Settings, user: String = "", password: SecretBytes = .empty,
     token: String = "", sessionValues: [Pair] = [], method: String = "", path: String = "",
-    parameters: [Pair] = []
+    parameters: [Pair] = [], oneTimeCode: SecretBytes = .empty
   ) {
+    self.oneTimeCode = oneTimeCode
     self.operation = operation
     self.settings = settings
     self.user = user

@@ -30,6 +30,9 @@ enum SignedAdapter: Adapter {
       SettingDefinition(
         "password_encoding", "How the login sends the password: plain or md5", flags: .optional,
         default: "plain"),
+      OneTimeCodeField.definition(
+        "otp_param",
+        "Login parameter carrying the current one-time (TOTP) code, signed like the others, e.g. otp"),
     ]
 
   static func makeSession(for configuration: SessionConfiguration, host: any HostServices)
@@ -50,6 +53,8 @@ struct SignedSettings {
   let version: String
   let userParameter: String
   let hashesPassword: Bool
+  /// `otp_param`: the login's one-time code goes in this parameter; nil sends none.
+  let oneTimeCodeParameter: OneTimeCodeField?
 
   init(_ settings: Settings) throws(AdapterError) {
     backend = try BackendSettings(settings)
@@ -64,6 +69,8 @@ struct SignedSettings {
         "setting user_param has the value \(Message.quoted(userParameter)), which the signed "
           + "adapter sends itself; choose another field name")
     }
+    oneTimeCodeParameter = try OneTimeCodeField(
+      settings, setting: "otp_param", taken: Array(SignedSession.adapterFields) + [userParameter])
   }
 }
 
@@ -92,13 +99,13 @@ final class SignedSession: AdapterSession {
       let password =
         settings.hashesPassword
         ? try host.md5Hex(configuration.password) : configuration.password
-      return .send(
-        try signedRequest(
-          method: "POST", path: backend.loginPath,
-          own: [
-            FormField(settings.userParameter, configuration.user),
-            FormField("password", secret: password),
-          ]))
+      var own = [
+        FormField(settings.userParameter, configuration.user),
+        FormField("password", secret: password),
+      ]
+      // Signed like every other parameter.
+      if let code = settings.oneTimeCodeParameter { own.append(try code.field(configuration)) }
+      return .send(try signedRequest(method: "POST", path: backend.loginPath, own: own))
     case .check:
       guard let path = backend.checkPath else { return .ok }
       return .send(try signedRequest(method: "POST", path: path, own: []))

@@ -63,7 +63,8 @@ extension AdapterDescription {
         .object([
           "name": string(setting.name), "label": string(setting.label),
           "secret": .bool(setting.isSecret), "optional": .bool(setting.isOptional),
-          "per_account": .bool(setting.isPerAccount), "default": string(setting.defaultValue),
+          "per_account": .bool(setting.isPerAccount), "one_time_code": .bool(setting.isOneTimeCode),
+          "default": string(setting.defaultValue),
         ])
       }),
     ])
@@ -75,7 +76,8 @@ extension AdapterDescription {
       settings.append(AdapterSetting(
         name: try setting.string("name"), label: try setting.string("label"),
         isSecret: try setting.bool("secret"), isOptional: try setting.bool("optional"),
-        isPerAccount: try setting.bool("per_account"), defaultValue: try setting.string("default")))
+        isPerAccount: try setting.bool("per_account"), isOneTimeCode: try setting.optionalBool("one_time_code") ?? false,
+        defaultValue: try setting.string("default")))
     }
     self.init(
       name: try reader.string("name"), version: try reader.string("version"),
@@ -111,10 +113,12 @@ extension AdapterEntry {
 
 extension AdapterRequest {
   /// The secrets that travel beside `wireText`, never inside it, by name: the operation's
-  /// "password" or "token", and each secret setting as "setting:NAME".
+  /// "password" (with "one_time_code" when LOGIN has one) or "token", and each secret setting
+  /// as "setting:NAME".
   public func wireSecrets(secretSettings: [String: SecretBytes]) -> [(name: String, value: SecretBytes)] {
     var named: [(name: String, value: SecretBytes)] = []
     if let password = operation.password { named.append(("password", password)) }
+    if let code = operation.oneTimeCode { named.append(("one_time_code", code)) }
     if let token = operation.token { named.append(("token", token)) }
     for name in secretSettings.keys.sorted() { named.append(("setting:\(name)", secretSettings[name]!)) }
     return named
@@ -142,11 +146,13 @@ extension AdapterRequest {
     -> (request: AdapterRequest, secretSettings: [String: SecretBytes], searchPath: AdapterSearchPath)
   {
     var password: SecretBytes?
+    var oneTimeCode: SecretBytes?
     var token: SecretBytes?
     var secretSettings: [String: SecretBytes] = [:]
     for (name, value) in secrets {
       switch name {
       case "password": password = value
+      case "one_time_code": oneTimeCode = value
       case "token": token = value
       case let setting where setting.hasPrefix("setting:"): secretSettings[String(setting.dropFirst(8))] = value
       default: continue
@@ -162,7 +168,7 @@ extension AdapterRequest {
       }
       let operation: AdapterOperation
       switch kind {
-      case .login: operation = .login(password: try secret(password, "password"))
+      case .login: operation = .login(password: try secret(password, "password"), oneTimeCode: oneTimeCode)
       case .check: operation = .check(token: try secret(token, "token"))
       case .logout: operation = .logout(token: try secret(token, "token"))
       case .validate: operation = .validate

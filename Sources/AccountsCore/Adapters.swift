@@ -8,6 +8,9 @@ public struct AdapterSetting: Equatable, Sendable {
   public var isSecret: Bool
   public var isOptional: Bool
   public var isPerAccount: Bool
+  /// (ABI 1.1) When the backend gives it a value, LOGIN needs a one-time code. Never set for an
+  /// adapter built against 1.0.
+  public var isOneTimeCode: Bool
   /// The adapter's documented default, for display; empty when it has none.
   public var defaultValue: String
 
@@ -19,13 +22,14 @@ public struct AdapterSetting: Equatable, Sendable {
 
   public init(
     name: String, label: String, isSecret: Bool = false, isOptional: Bool = false,
-    isPerAccount: Bool = false, defaultValue: String = ""
+    isPerAccount: Bool = false, isOneTimeCode: Bool = false, defaultValue: String = ""
   ) {
     self.name = name
     self.label = label
     self.isSecret = isSecret
     self.isOptional = isOptional
     self.isPerAccount = isPerAccount
+    self.isOneTimeCode = isOneTimeCode
     self.defaultValue = defaultValue
   }
 }
@@ -61,6 +65,16 @@ public struct AdapterDescription: Equatable, Sendable {
   public func setting(named name: String) -> AdapterSetting? {
     settings.first { $0.name == name }
   }
+
+  /// Whether a LOGIN of a backend with these settings needs a one-time code: a setting flagged
+  /// ONE_TIME_CODE has a non-empty value (`settings`), or is a secret setting the backend keeps
+  /// (`secretNames`).
+  public func needsOneTimeCode(settings given: [String: String], secretNames: [String] = []) -> Bool {
+    settings.contains { setting in
+      setting.isOneTimeCode
+        && (given[setting.name].map { !$0.isEmpty } ?? false || secretNames.contains(setting.name))
+    }
+  }
 }
 
 /// One file `accounts adapters` found: loaded, refused, or hidden by an earlier one.
@@ -94,7 +108,9 @@ public enum AdapterOperationKind: String, Sendable, CaseIterable {
 /// One operation of the ABI with what it needs: the password of a LOGIN, the token of the
 /// operations that use a session, the request of a CALL.
 public enum AdapterOperation: Sendable {
-  case login(password: SecretBytes)
+  /// `oneTimeCode`: the current code when the backend needs one (ABI 1.1), wiped like the
+  /// password.
+  case login(password: SecretBytes, oneTimeCode: SecretBytes? = nil)
   /// Proves the session with the backend.
   case check(token: SecretBytes)
   case logout(token: SecretBytes)
@@ -115,7 +131,12 @@ public enum AdapterOperation: Sendable {
 
   /// LOGIN's password.
   public var password: SecretBytes? {
-    if case .login(let password) = self { password } else { nil }
+    if case .login(let password, _) = self { password } else { nil }
+  }
+
+  /// LOGIN's one-time code, when it has one.
+  public var oneTimeCode: SecretBytes? {
+    if case .login(_, let code) = self { code } else { nil }
   }
 
   /// The token of CHECK, LOGOUT and CALL.
@@ -131,8 +152,11 @@ extension AdapterOperation: Equatable {
   /// Secrets compare by their bytes.
   public static func == (lhs: AdapterOperation, rhs: AdapterOperation) -> Bool {
     switch (lhs, rhs) {
-    case (.login(let left), .login(let right)), (.check(let left), .check(let right)),
-      (.logout(let left), .logout(let right)):
+    case (.login(let left, let leftCode), .login(let right, let rightCode)):
+      left.isEqual(to: right)
+        && (leftCode == nil && rightCode == nil
+          || leftCode.map { code in rightCode.map { code.isEqual(to: $0) } ?? false } ?? false)
+    case (.check(let left), .check(let right)), (.logout(let left), .logout(let right)):
       left.isEqual(to: right)
     case (.call(let leftToken, let leftMethod, let leftPath, let leftParameters),
       .call(let rightToken, let rightMethod, let rightPath, let rightParameters)):

@@ -25,7 +25,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case .failure: "any other failure"
     case .usage: "usage error: unknown command or option, missing or extra argument"
     case .loginRequired:
-      "login required: no such account, no token and no remembered password, or no such secret"
+      "login required: no such account, no token and no remembered password, no one-time code, or no such secret"
     case .credentialsRejected: "the backend rejected the credentials"
     case .sessionEnded: "the session expired or was taken over by another login"
     case .upgradeRequired: "the backend requires a newer client"

@@ -148,6 +148,9 @@ struct DescriptorCheck {
       throw Refusal("declares \(adapter.settings_count) settings; at most \(Self.maxSettings) are allowed")
     }
     var settings: [AdapterSetting] = []
+    // ONE_TIME_CODE came with 1.1: on a 1.0 descriptor the bit means nothing, and the host must
+    // not ask anyone for a code that adapter cannot know about.
+    let knowsOneTimeCodes = adapter.abi_version & 0xFFFF >= 1
     if adapter.settings_count > 0 {
       guard let declared = adapter.settings else { throw Refusal("settings_count is set but settings is NULL") }
       for index in 0..<adapter.settings_count {
@@ -161,6 +164,7 @@ struct DescriptorCheck {
           isSecret: setting.flags & ACC_SETTING_SECRET != 0,
           isOptional: setting.flags & ACC_SETTING_OPTIONAL != 0,
           isPerAccount: setting.flags & ACC_SETTING_PER_ACCOUNT != 0,
+          isOneTimeCode: knowsOneTimeCodes && setting.flags & ACC_SETTING_ONE_TIME_CODE != 0,
           defaultValue: try text(setting.default_value, "default of \(settingName)", limit: Self.maxShortString)))
       }
     }

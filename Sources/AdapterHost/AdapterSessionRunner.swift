@@ -135,7 +135,9 @@ public struct AdapterSessionRunner {
       password: arena.string(request.operation.password), token: arena.string(request.operation.token),
       session_values: arena.pairs(request.sessionValues.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
       method: arena.string(call.method), path: arena.string(call.path),
-      parameters: arena.pairs(call.parameters), host: host)
+      parameters: arena.pairs(call.parameters), host: host,
+      // A 1.0 adapter cannot know the field: it gets none (its config's size covers it anyway).
+      one_time_code: arena.string(adapter.description.abiVersion & 0xFFFF >= 1 ? request.operation.oneTimeCode : nil))
   }
 
   /// The session pointer, handed between threads.

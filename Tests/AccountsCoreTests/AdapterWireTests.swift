@@ -16,6 +16,7 @@ import Testing
 
   static let operations: [AdapterOperation] = [
     .login(password: secret("pa55-login")),
+    .login(password: secret("pa55-login"), oneTimeCode: secret("287082")),
     .check(token: secret("t0ken-check")),
     .logout(token: secret("t0ken-logout")),
     .call(token: secret("t0ken-call"), method: "POST", path: "user/info", parameters: [("q", "a b"), ("q", "&")]),
@@ -34,7 +35,8 @@ import Testing
       let bytes = value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
       #expect(!text.contains(bytes), "\(name) is not in the text")
     }
-    #expect(secrets.map(\.name) == (operation.password != nil ? ["password"] : operation.token != nil ? ["token"] : []) + [
+    let own = operation.password != nil ? ["password"] : operation.token != nil ? ["token"] : []
+    #expect(secrets.map(\.name) == own + (operation.oneTimeCode != nil ? ["one_time_code"] : []) + [
       "setting:hmac_key", "setting:private_key",
     ])
 
@@ -58,6 +60,14 @@ import Testing
   @Test func operationsCompareTheirSecretsByBytes() {
     #expect(AdapterOperation.login(password: Self.secret("x")) == .login(password: Self.secret("x")))
     #expect(AdapterOperation.login(password: Self.secret("x")) != .login(password: Self.secret("y")))
+    #expect(
+      AdapterOperation.login(password: Self.secret("x"), oneTimeCode: Self.secret("1"))
+        == .login(password: Self.secret("x"), oneTimeCode: Self.secret("1")))
+    #expect(
+      AdapterOperation.login(password: Self.secret("x"), oneTimeCode: Self.secret("1"))
+        != .login(password: Self.secret("x"), oneTimeCode: Self.secret("2")))
+    #expect(
+      AdapterOperation.login(password: Self.secret("x"), oneTimeCode: Self.secret("1")) != .login(password: Self.secret("x")))
     #expect(AdapterOperation.check(token: Self.secret("x")) != .logout(token: Self.secret("x")))
     #expect(
       AdapterOperation.call(token: Self.secret("x"), method: "GET", path: "me", parameters: [("a", "1")])

@@ -50,7 +50,8 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
 
   private static func describe(_ request: AdapterRequest) -> String {
     switch request.operation {
-    case .login(let password): "login \(request.user) \(text(password))"
+    case .login(let password, let code):
+      "login \(request.user) \(text(password))" + (code.map { " code \(text($0))" } ?? "")
     case .check(let token): "check \(request.user) \(text(token))"
     case .logout(let token): "logout \(request.user) \(text(token))"
     case .call(let token, let method, let path, _): "call \(request.user) \(method) \(path) \(text(token))"

@@ -28,10 +28,12 @@ import TestSupport
     let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
     let adapter = try load(path, name: "example").get()
     #expect(adapter.description.name == "example")
-    #expect(adapter.description.abiText == "1.0")
-    #expect(adapter.description.settings.map(\.name) == ["base_url", "login_path"])
+    #expect(adapter.description.abiText == "1.1")
+    #expect(adapter.description.settings.map(\.name) == ["base_url", "login_path", "otp_field"])
     #expect(adapter.description.setting(named: "login_path")?.defaultValue == "login")
     #expect(adapter.description.setting(named: "login_path")?.isOptional == true)
+    #expect(adapter.description.setting(named: "login_path")?.isOneTimeCode == false)
+    #expect(adapter.description.setting(named: "otp_field")?.isOneTimeCode == true)
   }
 
   @Test func groupWritableFileIsRefused() throws {
@@ -131,9 +133,9 @@ import TestSupport
     let v2 = try CAdapterCompiler.hostile("MODE_V2_SYMBOL", name: "vtwo", into: scratch.path)
     #expect(refusal(v2, name: "vtwo").hasPrefix("built for adapter ABI 2.x (exports accounts_adapter_v2)"))
     let abi2 = try CAdapterCompiler.hostile("MODE_ABI2", name: "abitwo", into: scratch.path)
-    #expect(refusal(abi2, name: "abitwo") == "built for adapter ABI 2.0; this accounts speaks 1.0")
+    #expect(refusal(abi2, name: "abitwo") == "built for adapter ABI 2.0; this accounts speaks 1.1")
     let newer = try CAdapterCompiler.hostile("MODE_NEWER_MINOR", name: "newer", into: scratch.path)
-    #expect(refusal(newer, name: "newer").contains("ABI 1.99, newer than this accounts (1.0); update accounts"))
+    #expect(refusal(newer, name: "newer").contains("ABI 1.99, newer than this accounts (1.1); update accounts"))
   }
 
   @Test func entryReturningNullIsRefused() throws {
@@ -207,12 +209,12 @@ import TestSupport
 
     let entries = catalog.entries()
     #expect(entries.map(\.name) == ["bad", "example", "example"])
-    #expect(entries[0].refusal == "built for adapter ABI 2.0; this accounts speaks 1.0")
+    #expect(entries[0].refusal == "built for adapter ABI 2.0; this accounts speaks 1.1")
     #expect(entries[1].description?.name == "example")
     #expect(entries[2].shadowedBy == scratch.path + "/example.so" && entries[2].path == shadowed)
 
     #expect(try catalog.adapter(named: "example").description.path == scratch.path + "/example.so")
-    #expect(throws: AdapterError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.0")) {
+    #expect(throws: AdapterError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.1")) {
       try catalog.adapter(named: "bad")
     }
     #expect(throws: AdapterError.notFound(name: "exampel", searched: [scratch.path, later], known: ["bad", "example"])) {

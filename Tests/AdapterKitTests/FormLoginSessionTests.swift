@@ -8,7 +8,7 @@ import Testing
 
   func session(
     _ operation: Operation, _ given: [String: String] = [:], token: String = "tok",
-    method: String = "", path: String = "", parameters: [Pair] = []
+    method: String = "", path: String = "", parameters: [Pair] = [], code: String = ""
   ) throws(AdapterError) -> FormLoginSession {
     let settings = Settings(
       definitions: Self.definitions,
@@ -17,7 +17,7 @@ import Testing
     let configuration = SessionConfiguration(
       operation: operation, settings: settings, user: "alice",
       password: SecretBytes(Array("123 456".utf8)), token: token, method: method, path: path,
-      parameters: parameters)
+      parameters: parameters, oneTimeCode: SecretBytes(Array(code.utf8)))
     return FormLoginSession(
       configuration: configuration, settings: try FormLoginSettings(settings)
     ) { password throws(AdapterError) in
@@ -38,6 +38,21 @@ import Testing
     #expect(request.url == "https://id.example.com/api/login")
     #expect(request.headers == [Pair("Content-Type", "application/x-www-form-urlencoded")])
     #expect(request.body.text == "username=alice&password=%3C123%20456%3E")
+  }
+
+  @Test func loginSendsTheOneTimeCodeInTheOTPFieldOnly() throws {
+    let withCode = try request(session(.login, ["otp_field": "otp"], code: "287082"))
+    #expect(withCode.body.text == "username=alice&password=%3C123%20456%3E&otp=287082")
+    let unset = try request(session(.login, code: "287082"))
+    #expect(unset.body.text == "username=alice&password=%3C123%20456%3E", "no otp_field, no code sent")
+    let query = try request(session(.login, ["otp_field": "totp code", "method": "GET"], code: "12345678"))
+    #expect(query.url == "https://id.example.com/api/login?username=alice&password=%3C123%20456%3E&totp%20code=12345678")
+    #expect(
+      errorMessage { () throws(AdapterError) in try session(.login, ["otp_field": "otp"]).start() }?
+        .contains("needs a one-time code in field \"otp\"") == true)
+    #expect(
+      errorMessage { () throws(AdapterError) in try session(.login, ["otp_field": "username"]) }
+        == "setting otp_field has the value \"username\", a field the login already sends; choose another field name")
   }
 
   @Test func loginWithGetPutsTheFieldsInTheQuery() throws {

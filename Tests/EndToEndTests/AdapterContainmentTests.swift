@@ -40,7 +40,7 @@ import Testing
     for (name, path) in broken {
       #expect(listed.standardOutput.contains("\(name)  \(path)\n  refused: \(Self.reasons[name]!)\n"), "\(name): \(listed)")
     }
-    for loaded in ["example 1.0.0  ABI 1.0", "hmac 1.0.0", "plain 1.0.0", "signed 1.0.0"] {
+    for loaded in ["example 1.0.0  ABI 1.1", "hmac 1.0.0", "plain 1.0.0", "signed 1.0.0"] {
       #expect(listed.standardOutput.contains(loaded), "\(loaded): \(listed)")
     }
     #expect(listed.standardError == "4 adapters refused; the others work\n")
@@ -55,7 +55,7 @@ import Testing
       if let reason = Self.reasons[name] {
         #expect(entry["refused"] as? String == reason && entry["path"] as? String == broken[name], "\(entry)")
       } else {
-        #expect(entry["refused"] is NSNull && entry["abi"] as? String == "1.0", "\(entry)")
+        #expect(entry["refused"] is NSNull && entry["abi"] as? String == "1.1", "\(entry)")
       }
     }
 

@@ -44,7 +44,7 @@ import Testing
       sandbox, [("MODE_FORGE_ON_PIPE", "forge")], defines: ["FORGED_PATH=\"\(directory)/example.so\""])
     let result = try sandbox.run(["adapters"], timeout: 60)
     #expect(result.status == 0, "\(result)")
-    #expect(result.standardOutput.contains("example 1.0.0  ABI 1.0  \(example)\n"), "\(result)")
+    #expect(result.standardOutput.contains("example 1.0.0  ABI 1.1  \(example)\n"), "\(result)")
     #expect(result.standardOutput.contains("forge  \(paths["forge"]!)\n  refused: \(Self.protocolReason)\n"), "\(result)")
     #expect(!result.standardOutput.contains("FAKE") && !result.standardOutput.contains("curl"), "\(result)")
     #expect(!result.standardOutput.contains("\u{1b}"), "no escape reaches the terminal")

@@ -3,23 +3,31 @@ import Foundation
 /// Builds adapters from the C fixtures in Tests/Fixtures/adapters with the system C compiler
 /// and nothing but the ABI header: what a third party does.
 public enum CAdapterCompiler {
+  /// The ABI header's directory: the current one, or a copy of version 1.0's.
+  public enum Header: String, Sendable {
+    case current = "Sources/CAccountsAdapter/include"
+    case version1_0 = "Tests/Fixtures/adapters/abi-1.0"
+  }
+
   /// Compiles `source` (a file name under Tests/Fixtures/adapters) into `directory/NAME.so`;
   /// `linkerArguments` come after the source (libraries to link, `-Wl,-rpath,...`).
   @discardableResult
   public static func build(
     _ source: String, name: String, defines: [String] = [], linkerArguments: [String] = [],
-    into directory: String
+    header: Header = .current, into directory: String
   ) throws -> String {
     try library(
-      source, at: "\(directory)/\(name).so", defines: defines, linkerArguments: linkerArguments)
+      source, at: "\(directory)/\(name).so", defines: defines, linkerArguments: linkerArguments,
+      header: header)
   }
 
   /// Compiles `source` into the shared library `output`, whatever its name.
   @discardableResult
   public static func library(
-    _ source: String, at output: String, defines: [String] = [], linkerArguments: [String] = []
+    _ source: String, at output: String, defines: [String] = [], linkerArguments: [String] = [],
+    header: Header = .current
   ) throws -> String {
-    let include = PackagePaths.root.appendingPathComponent("Sources/CAccountsAdapter/include").path
+    let include = PackagePaths.root.appendingPathComponent(header.rawValue).path
     let file = PackagePaths.root.appendingPathComponent("Tests/Fixtures/adapters/\(source)").path
     let result = try runProcess(
       "/usr/bin/cc",

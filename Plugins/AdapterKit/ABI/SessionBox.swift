@@ -86,7 +86,9 @@ final class SessionBox {
         sessionValues: config.field(\.session_values)?.pairs ?? [],
         method: config.field(\.method)?.text ?? "",
         path: config.field(\.path)?.text ?? "",
-        parameters: config.field(\.parameters)?.pairs ?? []))
+        parameters: config.field(\.parameters)?.pairs ?? [],
+        // Only as far as the host's size covers it: a 1.0 host's configuration ends before it.
+        oneTimeCode: config.field(\.one_time_code)?.secret ?? .empty))
   }
 
   private static func response(_ response: SizedStruct<acc_response>) throws(AdapterError)

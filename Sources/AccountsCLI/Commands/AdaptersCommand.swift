@@ -76,7 +76,10 @@ enum AdaptersCommand {
       return "\(heading)\n  refused: \(printable(entry.refusal ?? "unknown reason"))\n"
     }
     let settings = description.settings.map { setting in
-      let notes = [setting.isSecret ? "secret" : nil, setting.isOptional ? nil : "required"].compactMap { $0 }
+      let notes = [
+        setting.isSecret ? "secret" : nil, setting.isOptional ? nil : "required",
+        setting.isOneTimeCode ? "one-time code" : nil,
+      ].compactMap { $0 }
       let value = setting.isOptional && !setting.defaultValue.isEmpty ? "=\(setting.defaultValue)" : ""
       return setting.name + value + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
     }
@@ -102,8 +105,10 @@ enum AdaptersCommand {
       """
     var rows = [["SETTING", "KIND", "DEFAULT", "MEANING"]]
     for setting in description.settings {
-      let kind = [setting.isSecret ? "secret" : nil, setting.isOptional ? "optional" : "required"]
-        .compactMap { $0 }.joined(separator: ", ")
+      let kind = [
+        setting.isSecret ? "secret" : nil, setting.isOptional ? "optional" : "required",
+        setting.isOneTimeCode ? "one-time code" : nil,
+      ].compactMap { $0 }.joined(separator: ", ")
       rows.append([
         printable(setting.name), kind, setting.defaultValue.isEmpty ? "-" : printable(setting.defaultValue),
         printable(setting.label),
@@ -134,6 +139,7 @@ enum AdaptersCommand {
       "secret": .bool(setting.isSecret),
       "optional": .bool(setting.isOptional),
       "per_account": .bool(setting.isPerAccount),
+      "one_time_code": .bool(setting.isOneTimeCode),
       "default": setting.defaultValue.isEmpty ? .null : .string(setting.defaultValue),
     ])
   }

@@ -22,6 +22,12 @@ enum LoginCommand {
       rejects the password, 6 when it wants a newer client, 8 when it cannot be reached. \
       Then the login hooks run (`accounts hooks`) unless --no-hooks.
 
+      A backend that sets otp_field (plain, hmac) or otp_param (signed) also needs a one-time \
+      code at every login: the current one from the account's TOTP seed (`accounts otp set`), \
+      else asked for without echo on a terminal (6 to 8 digits; anything else exits 2); \
+      without either it exits 3 ("needs a one-time code"). A rejected code exits 4 like a \
+      rejected password, and the remembered password is kept.
+
       When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
       on a terminal the picker of `accounts switch` chooses one.
 

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import AccountsJSON
 
 /// What the session commands share: `--timeout`, the flow they run on, where a password comes
@@ -21,7 +22,17 @@ extension Environment {
     return SessionFlow(
       ledger: ledger, host: { [unowned self] in try self.adapterHost() }, searchPath: adapterSearchPath,
       timeout: try timeout(invocation),
-      now: now, notice: { output.message($0) })
+      now: now, notice: { output.message($0) }, oneTimeCodes: oneTimeCodeSource())
+  }
+
+  /// The stored code (`storedOneTimeCode`), else the no-echo prompt when there is a terminal
+  /// to ask on; a typed answer that is not a code is a usage error (exit 2), never asked again.
+  func oneTimeCodeSource() -> OneTimeCodeSource {
+    let terminal = terminal
+    return OneTimeCodeSource(stored: storedOneTimeCode) { id in
+      guard terminal.canPrompt else { return nil }
+      return try OneTimeCode.checked(terminal.promptSecret("one-time code for \(id): ", what: "one-time code"))
+    }
   }
 
   /// `--timeout`, else ACCOUNTS_NETWORK_TIMEOUT, else 20 s.

@@ -61,7 +61,7 @@ enum StatusCommand {
 
   static func name(_ failure: SessionFailure) -> String {
     switch failure {
-    case .loginRequired: "login_required"
+    case .loginRequired, .oneTimeCodeRequired: "login_required"
     case .expired, .expiredAgain: "expired"
     case .signedInElsewhere: "signed_in_elsewhere"
     case .credentialsRejected: "rejected"

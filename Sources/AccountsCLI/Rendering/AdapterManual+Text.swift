@@ -84,7 +84,7 @@ extension AdapterManual {
       needs no library but libc.
       """),
     .text("""
-      The ABI is the header `accounts_adapter.h`, version 1.0; its comments are the reference \
+      The ABI is the header `accounts_adapter.h`, version 1.1; its comments are the reference \
       and this page states its rules. Strings are `acc_string`: a pointer and a length in \
       bytes, UTF-8, not NUL-terminated (the host happens to NUL-terminate what it hands over; \
       do not rely on it). An empty string may have a NULL pointer. `acc_pairs` is a list of \
@@ -102,6 +102,13 @@ extension AdapterManual {
     .text("""
       The host refuses a descriptor of another major version, or of a newer minor version \
       than its own: an adapter built with header 1.0 works with every 1.x host.
+      """),
+    .text("""
+      Version 1.1 added `one_time_code` at the end of `acc_session_config` and the flag \
+      `ACC_SETTING_ONE_TIME_CODE`. An adapter built with header 1.0 keeps working: the host \
+      ignores that flag on a 1.0 descriptor and never gets a one-time code for it. An adapter \
+      built with 1.1 that returns its descriptor to a 1.0 host reads `one_time_code` only when \
+      `config->size` covers it.
       """),
     .text("""
       Within a major version structs only grow at the end, and every struct that grows starts \
@@ -132,7 +139,14 @@ extension AdapterManual {
         `--set` and never prints it.
         """),
       ("`ACC_SETTING_OPTIONAL`", "May be left out; the adapter then uses its documented default."),
-      ("`ACC_SETTING_PER_ACCOUNT`", "May differ per account. Reserved: 1.0 hosts treat it as per backend."),
+      ("`ACC_SETTING_PER_ACCOUNT`", "May differ per account. Reserved: hosts up to 1.1 treat it as per backend."),
+      ("`ACC_SETTING_ONE_TIME_CODE`", """
+        (1.1) When the backend gives this setting a value, LOGIN needs a one-time code: the \
+        host computes the current one from the seed kept for the account, else asks for it on \
+        a terminal, else fails with status 3 without calling the adapter; it hands the code \
+        over in `one_time_code`. The value is the adapter's to use, e.g. the name of the \
+        field the code goes in. This is how the host knows, without knowing the adapter.
+        """),
     ]),
     .text("""
       A session gets only the declared settings the backend gives, as the user gave them: the \
@@ -167,8 +181,9 @@ extension AdapterManual {
         """),
       ("`ACC_STEP_OK`", "The operation succeeded (0)."),
       ("`ACC_STEP_WRONG_PASSWORD`", """
-        The backend rejected the user name or password (4). The host forgets the remembered \
-        password, so return it only when the backend said so.
+        The backend rejected the user name or password (4), or the one-time code. The host \
+        forgets the remembered password (not when the login carried a code, which may have \
+        been the wrong part), so return it only when the backend said so.
         """),
       ("`ACC_STEP_SESSION_EXPIRED`", """
         The token is no longer good (5). The host deletes it and may log in again, once, with \
@@ -206,7 +221,9 @@ extension AdapterManual {
       """),
     .terms([
       ("`ACC_OP_LOGIN`", """
-        Gets `password`; wipe your copy when the session is freed. Log in; on OK return \
+        Gets `password`, and (1.1) `one_time_code`: the current code (6 to 8 digits) when a \
+        setting flagged `ACC_SETTING_ONE_TIME_CODE` has a value, else empty; wipe your copies \
+        when the session is freed. Log in; on OK return \
         `token` (printable ASCII without spaces, kept in the keyring), `expires_in` (seconds \
         the token stays valid, 0 when unknown) and `session_values`: values to keep with the \
         session and hand back later, such as userId (names [A-Za-z0-9_]; the values are not \
@@ -357,6 +374,11 @@ extension AdapterManual {
         The reply's fields: user id, token, lifetime in seconds.
         """),
       ("`token_header` (AuthorisedToken)", "The request header that carries the token."),
+      ("`otp_field`", """
+        The form field that carries the login's current one-time (TOTP) code, e.g. otp. \
+        Flagged `ACC_SETTING_ONE_TIME_CODE`: when it is set, every login needs a code. Unset, \
+        no code is sent.
+        """),
       ("`allow_insecure_transport` (false)", """
         plain and base64 put a recoverable password on the wire: over http:// they are \
         refused unless this is true.
@@ -367,7 +389,8 @@ extension AdapterManual {
       As plain, but the password field carries a proof, so the password never leaves the \
       machine: *k = md5hex(hmac_key)*, *base = hmac_md5hex(key=k, msg=password)*, *minute* \
       the current minute in `time_zone` as yyyy-MM-ddHH:mm, *proof = hmac_md5hex(key=k, \
-      msg=base + minute)*. No `encoding`, `salt` or `allow_insecure_transport`; instead:
+      msg=base + minute)*. `otp_field` as in plain. No `encoding`, `salt` or \
+      `allow_insecure_transport`; instead:
       """),
     .terms([
       ("`hmac_key`", "Secret, required: the key shared with the backend."),
@@ -389,6 +412,10 @@ extension AdapterManual {
       ("`ver`", "Required: the client version sent as ver, e.g. 1.0."),
       ("`user_param` (phoneNo)", "The login field carrying the user name."),
       ("`password_encoding` (plain)", "plain, or md5 to send *md5hex(password)*."),
+      ("`otp_param`", """
+        The login parameter that carries the current one-time (TOTP) code, e.g. otp; signed \
+        like every other parameter. As `otp_field` of plain.
+        """),
     ]),
   ]
 

@@ -5,6 +5,9 @@
 public enum SessionFailure: UserFacingError, Equatable {
   /// No valid session, no remembered password, and no way to ask for one (exit 3).
   case loginRequired(AccountID)
+  /// The backend needs a one-time code, and there is no seed to compute it from and nobody to
+  /// ask for it (exit 3). `name`: how `accounts otp set` names the account.
+  case oneTimeCodeRequired(AccountID, name: String)
   /// The session expired and there is nothing to log in again with (exit 5).
   case expired(subject: String, message: String)
   /// The session expired again right after the one automatic re-login (exit 5).
@@ -58,7 +61,7 @@ public enum SessionFailure: UserFacingError, Equatable {
 
   public var status: ExitStatus {
     switch self {
-    case .loginRequired: .loginRequired
+    case .loginRequired, .oneTimeCodeRequired: .loginRequired
     case .expired, .expiredAgain, .signedInElsewhere: .sessionEnded
     case .credentialsRejected: .credentialsRejected
     case .upgradeRequired: .upgradeRequired
@@ -71,6 +74,8 @@ public enum SessionFailure: UserFacingError, Equatable {
     switch self {
     case .loginRequired(let id):
       "\(id): login required: no valid session, no remembered password, and no terminal to ask for one"
+    case .oneTimeCodeRequired(let id, let name):
+      "\(id) needs a one-time code: `accounts otp set \(name)`"
     case .expired(let subject, let message):
       "\(subject): the session expired\(Self.quoting(message)); login required"
     case .expiredAgain(let subject, let message):
@@ -97,6 +102,8 @@ public enum SessionFailure: UserFacingError, Equatable {
     switch self {
     case .loginRequired(let id):
       "run `accounts login \(id)` on a terminal, or pipe the password to `accounts login \(id) --password-stdin`"
+    case .oneTimeCodeRequired:
+      "it keeps the account's TOTP seed for later logins; or log in on a terminal and type the code"
     case .expired(let subject, _), .signedInElsewhere(let subject, _):
       "`accounts login \(subject)` starts a new session"
     case .expiredAgain:

@@ -50,7 +50,7 @@ extension SessionFlow {
         // would take its session over.
         if let fresh = try fresh(id, withinSeconds: withinSeconds) { return fresh }
         let session = try flow.logIn(
-          id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend)
+          id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend, asking: false)
         return .loggedIn(session)
       }
     } catch {

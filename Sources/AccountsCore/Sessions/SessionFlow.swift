@@ -67,11 +67,14 @@ public struct SessionFlow: @unchecked Sendable {
   /// The accounts of this flow are held by a lease (`accounts lease`): a take-over logs in
   /// again once with the remembered password (`SessionRules`, `leased`).
   public var leased = false
+  /// Where the one-time code of a backend that needs one comes from (`OneTimeCode.swift`).
+  let oneTimeCodes: OneTimeCodeSource
 
   public init(
     ledger: Ledger, host: @escaping () throws -> any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,
-    now: @escaping () -> Timestamp, notice: @escaping (String) -> Void
+    now: @escaping () -> Timestamp, notice: @escaping (String) -> Void, oneTimeCodes: OneTimeCodeSource = .none
   ) {
+    self.oneTimeCodes = oneTimeCodes
     self.ledger = ledger
     self.host = host
     // A login waits for another command's login of the same account: its two deadlines at most.
@@ -90,7 +93,9 @@ public struct SessionFlow: @unchecked Sendable {
     let backend = try prepare(id.backend)
     let (password, remembered) = try password(for: id, source)
     return try locks.exclusive(id) {
-      try logIn(id, password, rememberedOne: remembered, remember: remember && !remembered, takeSlot: takeSlot, backend)
+      try logIn(
+        id, password, rememberedOne: remembered, remember: remember && !remembered, takeSlot: takeSlot, backend,
+        asking: source.mayAsk)
     }
   }
 
@@ -106,7 +111,9 @@ public struct SessionFlow: @unchecked Sendable {
     return try locks.exclusive(id) {
       // Another command may have logged the account in while this one waited.
       if let reused = try reuse(id) { return (reused, true) }
-      return (try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: true, backend).summary, false)
+      let session = try logIn(
+        id, password, rememberedOne: remembered, remember: false, takeSlot: true, backend, asking: source.mayAsk)
+      return (session.summary, false)
     }
   }
 
@@ -136,27 +143,32 @@ public struct SessionFlow: @unchecked Sendable {
   /// `session(for:)`, with the token already read when `read` has it (`status` reads them all at
   /// once).
   func session(for id: AccountID, prove: Bool, password source: PasswordSource, read: ReadTokens?) throws -> ActiveSession {
-    if let stored = try storedSession(id, read: read) { return try use(stored, prove: prove) }
+    if let stored = try storedSession(id, read: read) { return try use(stored, prove: prove, asking: source.mayAsk) }
     let backend = try prepare(id.backend)
     let (password, remembered) = try password(for: id, source)
     return try locks.exclusive(id) {
       // Another command may have logged the account in while this one waited.
-      if let stored = try storedSession(id) { return try use(stored, prove: prove) }
-      return try logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend)
+      if let stored = try storedSession(id) { return try use(stored, prove: prove, asking: source.mayAsk) }
+      return try logIn(
+        id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend, asking: source.mayAsk)
     }
   }
 
-  /// A stored session, trusted by its expiry or proved with the backend.
-  private func use(_ stored: ActiveSession, prove: Bool) throws -> ActiveSession {
+  /// A stored session, trusted by its expiry or proved with the backend. `asking`: a login
+  /// again may ask a person for a one-time code.
+  private func use(_ stored: ActiveSession, prove: Bool, asking: Bool) throws -> ActiveSession {
     let id = stored.id
     guard case .valid = tokenState(stored) else {
       let backend = try prepare(id.backend)
-      return try react(to: .sessionExpired(message: "its expiry passed"), on: stored, backend, mayLogInAgain: true)
+      return try react(
+        to: .sessionExpired(message: "its expiry passed"), on: stored, backend, mayLogInAgain: true, asking: asking)
     }
     guard prove else { return stored }
     let backend = try prepare(id.backend)
     let outcome = try run(.check(token: stored.token), for: stored, backend)
-    guard case .ok = outcome else { return try react(to: outcome, on: stored, backend, mayLogInAgain: true) }
+    guard case .ok = outcome else {
+      return try react(to: outcome, on: stored, backend, mayLogInAgain: true, asking: asking)
+    }
     var proved = stored
     proved.origin = .proved
     return proved
@@ -172,7 +184,8 @@ public struct SessionFlow: @unchecked Sendable {
     while true {
       let outcome = try run(.call(token: session.token, method: method, path: path, parameters: parameters), for: session, backend)
       if case .ok(let success) = outcome { return success }
-      session = try react(to: outcome, on: session, backend, mayLogInAgain: session.origin == .stored)
+      session = try react(
+        to: outcome, on: session, backend, mayLogInAgain: session.origin == .stored, asking: source.mayAsk)
     }
   }
 
@@ -256,7 +269,8 @@ public struct SessionFlow: @unchecked Sendable {
     let backend = try prepare(backendName)
     let id = AccountID(user: user, backend: backendName)
     let (password, _) = try password(for: id, source)
-    let outcome = try run(.login(password: password), user: user, sessionValues: [:], backend)
+    let code = try oneTimeCode(for: id, backend, asking: source.mayAsk)
+    let outcome = try run(.login(password: password, oneTimeCode: code), user: user, sessionValues: [:], backend)
     guard case .ok(let success) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
     guard let token = success.token else { return (success, .ok(AdapterSuccess())) }
     return (success, try run(.logout(token: token), user: user, sessionValues: success.sessionValues, backend))
@@ -302,14 +316,17 @@ public struct SessionFlow: @unchecked Sendable {
   }
 
   /// One LOGIN, and its verdict carried out. A rejected password clears what is remembered only
-  /// when it was the remembered one (changed elsewhere); a mistyped one changes nothing.
+  /// when it was the remembered one (changed elsewhere); a mistyped one changes nothing. When
+  /// the backend needs a one-time code, it is got right before the LOGIN (asking a person only
+  /// when `asking`); a rejection then may be the code's, so it forgets nothing.
   func logIn(
     _ id: AccountID, _ password: SecretBytes, rememberedOne: Bool, remember: Bool, takeSlot: Bool,
-    _ backend: PreparedBackend, again: Bool = false
+    _ backend: PreparedBackend, asking: Bool, again: Bool = false
   ) throws -> ActiveSession {
-    let outcome = try run(.login(password: password), user: id.user, sessionValues: [:], backend)
+    let code = try oneTimeCode(for: id, backend, asking: asking)
+    let outcome = try run(.login(password: password, oneTimeCode: code), user: id.user, sessionValues: [:], backend)
     guard case .ok(let success) = outcome else {
-      if case .wrongPassword = outcome, rememberedOne {
+      if case .wrongPassword = outcome, rememberedOne, code == nil {
         if case .applied(let transition) = try ledger.record(.passwordRejected, for: id, at: now()) {
           throw SessionFailure(outcome, subject: id.description, next: transition.next)!
         }
@@ -344,7 +361,8 @@ public struct SessionFlow: @unchecked Sendable {
   /// to go on with when the rules log in again (at most once: `mayLogInAgain`), else throws
   /// the verdict's failure.
   private func react(
-    to outcome: AdapterOutcome, on session: ActiveSession, _ backend: PreparedBackend, mayLogInAgain: Bool
+    to outcome: AdapterOutcome, on session: ActiveSession, _ backend: PreparedBackend, mayLogInAgain: Bool,
+    asking: Bool
   ) throws -> ActiveSession {
     let id = session.id
     let event: SessionEvent
@@ -378,7 +396,8 @@ public struct SessionFlow: @unchecked Sendable {
         }
         let what = event == .takenOver ? "was taken over by another login (the account is leased)" : "expired"
         notice("\(id): the session \(what); logging in again with the remembered password")
-        return try logIn(id, password, rememberedOne: true, remember: false, takeSlot: false, backend, again: true)
+        return try logIn(
+          id, password, rememberedOne: true, remember: false, takeSlot: false, backend, asking: asking, again: true)
       case .applied(let transition):
         throw SessionFailure(outcome, subject: id.description, next: transition.next)!
       }

@@ -1,5 +1,5 @@
 /*
- * accounts_adapter.h: the adapter ABI of `accounts`, version 1.0.
+ * accounts_adapter.h: the adapter ABI of `accounts`, version 1.1.
  *
  * An adapter teaches `accounts` one backend's login protocol. It is a shared library that
  * exports one function, ACC_ADAPTER_ENTRY (accounts_adapter_v1), returning a static
@@ -38,6 +38,12 @@
  * it): read a field only when `size` covers it. A change that is not a growth renames the
  * entry symbol (accounts_adapter_v2).
  *
+ * 1.1 added, at the end of acc_session_config, `one_time_code` (LOGIN's current one-time code)
+ * and the setting flag ACC_SETTING_ONE_TIME_CODE. An adapter built against 1.0 keeps loading
+ * and working: its descriptor says 1.0, so the host ignores that flag on its settings (a 1.0
+ * adapter never declared it) and never asks anyone for a code on its behalf. An adapter built
+ * against 1.1 that may run on a 1.0 host reads `one_time_code` only when `size` covers it.
+ *
  * STRINGS are acc_string: a pointer and a length in bytes, UTF-8, not NUL-terminated (the host
  * happens to NUL-terminate what it hands over, but do not rely on it). An empty string may
  * have a NULL pointer.
@@ -72,7 +78,7 @@ extern "C" {
 #endif
 
 #define ACC_ADAPTER_ABI_MAJOR 1
-#define ACC_ADAPTER_ABI_MINOR 0
+#define ACC_ADAPTER_ABI_MINOR 1
 #define ACC_ADAPTER_ABI_VERSION ((uint32_t)((ACC_ADAPTER_ABI_MAJOR << 16) | ACC_ADAPTER_ABI_MINOR))
 /** The entry symbol's name as a string, for dlsym: its name carries the major version. */
 #define ACC_ADAPTER_ENTRY_NAME "accounts_adapter_v1"
@@ -112,8 +118,13 @@ typedef struct acc_pairs {
 #define ACC_SETTING_SECRET 0x1u
 /** The setting may be left out; the adapter then uses its documented default. */
 #define ACC_SETTING_OPTIONAL 0x2u
-/** The setting may differ per account (reserved: version 1.0 hosts treat it as per backend). */
+/** The setting may differ per account (reserved: hosts up to 1.1 treat it as per backend). */
 #define ACC_SETTING_PER_ACCOUNT 0x4u
+/** (1.1) When the backend gives this setting a value, LOGIN needs a one-time code: the host gets
+ *  the current one (from the seed kept for the account, else by asking on a terminal) and hands
+ *  it over in acc_session_config.one_time_code. The setting's value is the adapter's to use
+ *  (e.g. the form field the code goes in). Ignored on the settings of a 1.0 descriptor. */
+#define ACC_SETTING_ONE_TIME_CODE 0x8u
 
 /** One setting a backend using this adapter can (or must) have. */
 typedef struct acc_setting {
@@ -128,7 +139,8 @@ typedef struct acc_setting {
 } acc_setting;
 
 /* Operations: what a session is asked to do. */
-/** Log in with user and password; on OK return token, expires_in and session values. */
+/** Log in with user and password (and a one-time code when one is needed); on OK return
+ *  token, expires_in and session values. */
 #define ACC_OP_LOGIN 1
 /** Prove that the token is still good (OK), or say why not. */
 #define ACC_OP_CHECK 2
@@ -145,7 +157,7 @@ typedef struct acc_setting {
 #define ACC_STEP_SEND 1
 /** The operation succeeded. */
 #define ACC_STEP_OK 2
-/** The backend rejected the user name or password (exit 4). */
+/** The backend rejected the user name, password or one-time code (exit 4). */
 #define ACC_STEP_WRONG_PASSWORD 3
 /** The token expired (exit 5; the host may log in again with a remembered password). */
 #define ACC_STEP_SESSION_EXPIRED 4
@@ -212,6 +224,10 @@ typedef struct acc_session_config {
   acc_pairs parameters;
   /** The host's services, valid for the life of the session. */
   const acc_host *host;
+  /** (1.1; read only when `size` covers it) LOGIN: the current one-time code (digits), when a
+   *  setting flagged ACC_SETTING_ONE_TIME_CODE has a value. Empty otherwise. A secret: wipe
+   *  your copy when the session is freed. */
+  acc_string one_time_code;
 } acc_session_config;
 
 /** An HTTP request for the host to perform. The host adds no cookies, follows no redirects,

@@ -88,7 +88,8 @@ typedef struct accounts_private {
   int32_t (*_Nonnull secret_abandoned)(void);
 
   /* The adapter host: requests and answers are JSON texts (AdapterWire); secrets travel as
-   * acc_pairs named "password", "token" or "setting:NAME". */
+   * acc_pairs named "password", "one_time_code" (a LOGIN's, when it has one), "token" or
+   * "setting:NAME". */
 
   /** From now on a crash or exit() inside adapter code ends the process with exit status 9
    * and one line on `descriptor` (the command's own stderr). */

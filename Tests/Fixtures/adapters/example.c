@@ -6,6 +6,8 @@
  * It logs in with a form POST of username and password to BASE_URL/login and reads userId,
  * token and expiresIn from the JSON reply (a deliberately tiny scanner: a real adapter should
  * use a JSON parser). CHECK and LOGOUT trust the local state; CALL is not supported.
+ * With otp_field set (ABI 1.1), the login also sends the one-time code the host hands over.
+ * It builds against a 1.0 header too (then without otp_field), as the tests check.
  * The tests compile it and log in against the project's test backend.
  */
 #include <accounts_adapter.h>
@@ -19,6 +21,11 @@ static const acc_setting settings[] = {
      ACC_STRING("")},
     {ACC_STRING("login_path"), ACC_STRING("Path of the login endpoint"), ACC_SETTING_OPTIONAL,
      ACC_STRING("login")},
+#ifdef ACC_SETTING_ONE_TIME_CODE
+    /* When a backend sets it, the host hands LOGIN the current one-time code. */
+    {ACC_STRING("otp_field"), ACC_STRING("Form field for the one-time code, e.g. otp"),
+     ACC_SETTING_OPTIONAL | ACC_SETTING_ONE_TIME_CODE, ACC_STRING("")},
+#endif
 };
 
 typedef struct session {
@@ -88,10 +95,23 @@ static void *session_new(const acc_session_config *config) {
   memcpy(s->url + base.length + 1, path.bytes, path.length);
   s->url[base.length + 1 + path.length] = '\0';
   if (config->operation == ACC_OP_LOGIN) {
-    s->body = malloc(32 + 3 * (config->user.length + config->password.length));
+    acc_string code = {NULL, 0};
+    char field[64] = "";
+#ifdef ACC_SETTING_ONE_TIME_CODE
+    /* one_time_code came with 1.1: read it only when the host's struct is that long. */
+    acc_string otp_field = setting(config, "otp_field", "");
+    if (otp_field.length > 0 && otp_field.length < sizeof field &&
+        config->size >= offsetof(acc_session_config, one_time_code) + sizeof(acc_string)) {
+      memcpy(field, otp_field.bytes, otp_field.length);
+      field[otp_field.length] = '\0';
+      code = config->one_time_code;
+    }
+#endif
+    s->body = malloc(48 + sizeof field + 3 * (config->user.length + config->password.length + code.length));
     if (s->body == NULL) { free(s->url); free(s); return NULL; }
     s->body_length = append_field(s->body, 0, "username", config->user);
     s->body_length = append_field(s->body, s->body_length, "password", config->password);
+    if (field[0] != '\0') s->body_length = append_field(s->body, s->body_length, field, code);
   }
   return s;
 }

@@ -57,6 +57,10 @@
 #define MODE_SEGV_IN_CHECK 34      /* LOGIN gives a token; CHECK writes through a NULL pointer */
 #define MODE_SEGV_IN_LOGOUT 35     /* LOGIN gives a token; LOGOUT writes through a NULL pointer */
 #define MODE_EXIT_ON_THREAD 36     /* LOGIN calls exit(0) on a thread it starts, and waits for it */
+/* Not hostile, only old: */
+#define MODE_OLD_CODE_BIT 37  /* descriptor of ABI 1.0 with bit 0x8 (ONE_TIME_CODE since 1.1) on
+                                 its setting otp_field; LOGIN gives a token and the session value
+                                 code: "absent" or "given" (what one_time_code held) */
 
 #ifndef MODE
 #error "define MODE"
@@ -153,10 +157,18 @@ static acc_pair echoed_pair[1];
 static int32_t operation;
 static const acc_host *host;
 
+/* MODE_OLD_CODE_BIT: whether the session was handed a one-time code. */
+static const char *code_seen = "absent";
+static acc_pair code_pair[1];
+
 static void *session_new(const acc_session_config *config) {
   if (MODE == MODE_NO_SESSION) return NULL;
   operation = config->operation;
   host = config->host;
+  if (MODE == MODE_OLD_CODE_BIT) {
+    int covered = config->size >= offsetof(acc_session_config, one_time_code) + sizeof(acc_string);
+    code_seen = covered && config->one_time_code.length > 0 ? "given" : "absent";
+  }
   if (MODE == MODE_ECHO_SETTINGS) {
     strcpy(echoed, "absent");
     for (size_t i = 0; i < config->settings.count; i++) {
@@ -256,6 +268,14 @@ __attribute__((unused)) static int32_t step(void *session, const acc_response *r
     }
     if (operation == ACC_OP_LOGIN) out->token = (acc_string)ACC_STRING("hostile-token");
     return ACC_STEP_OK;
+  case MODE_OLD_CODE_BIT:
+    if (operation != ACC_OP_LOGIN) return ACC_STEP_OK;
+    code_pair[0].name = (acc_string)ACC_STRING("code");
+    code_pair[0].value = (acc_string){code_seen, strlen(code_seen)};
+    out->token = (acc_string)ACC_STRING("old-adapter-token");
+    out->session_values.items = code_pair;
+    out->session_values.count = 1;
+    return ACC_STEP_OK;
   case MODE_ECHO_SETTINGS:
     echoed_pair[0].name = (acc_string)ACC_STRING("api_key");
     echoed_pair[0].value = (acc_string){echoed, strlen(echoed)};
@@ -274,11 +294,19 @@ __attribute__((unused)) static const acc_setting echo_settings[] = {
     {ACC_STRING("api_key"), ACC_STRING("A secret key"), ACC_SETTING_SECRET, ACC_STRING("")},
 };
 
+__attribute__((unused)) static const acc_setting old_code_bit_settings[] = {
+    {ACC_STRING("base_url"), ACC_STRING("Base URL"), ACC_SETTING_OPTIONAL, ACC_STRING("")},
+    {ACC_STRING("otp_field"), ACC_STRING("A field, with a bit 1.0 did not define"),
+     ACC_SETTING_OPTIONAL | 0x8u, ACC_STRING("")},
+};
+
 static const acc_adapter descriptor = {
 #if MODE == MODE_ABI2
     2u << 16,
 #elif MODE == MODE_NEWER_MINOR
     1u << 16 | 99,
+#elif MODE == MODE_OLD_CODE_BIT
+    1u << 16,
 #else
     ACC_ADAPTER_ABI_VERSION,
 #endif
@@ -296,6 +324,9 @@ static const acc_adapter descriptor = {
 #if MODE == MODE_ECHO_SETTINGS
     echo_settings,
     sizeof echo_settings / sizeof echo_settings[0],
+#elif MODE == MODE_OLD_CODE_BIT
+    old_code_bit_settings,
+    sizeof old_code_bit_settings / sizeof old_code_bit_settings[0],
 #else
     NULL,
     0,
