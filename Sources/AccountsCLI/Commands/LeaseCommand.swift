@@ -157,7 +157,7 @@ enum LeaseCommand {
     }
     // A shared store's keeper has forked off by now (it was started when the lease was taken).
     // Without it nobody renews the lease, which would end under CMD: CMD does not run.
-    guard LeaseKeeperCommand.awaitLaunched() else {
+    guard HelperProcess.awaitLaunched() else {
       let accounts = grant.accounts.map(\.description).joined(separator: ", ")
       throw CommandError(
         .failure, "cannot start the lease keeper of \(accounts): it could not fork",
