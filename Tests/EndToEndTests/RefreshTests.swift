@@ -178,6 +178,68 @@ import Testing
     #expect(world.refreshers().isEmpty)
   }
 
+  @Test func aSessionTakenOverIsNotLoggedInAgainUnderExec() throws {
+    let world = try World(lifetime: 3600)
+    defer { world.close() }
+    let script = """
+      : > "$0"
+      i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
+      """
+    let ready = world.root + "/ready"
+    let running = try BackgroundAccounts(
+      world.sandbox,
+      ["exec", "alice", "--refresh", "--refresh-check", "1s", "--", "/bin/sh", "-c", script, ready, world.root + "/go"])
+    #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: ready) })
+    try world.backend.control("takeover", ["name": "alice", "family": "plain"])
+    // The next check hears it, and the rules end the session here (SPEC §4).
+    let ended = waitUntil(seconds: 20) {
+      let listed = (try? world.sandbox.json(["list", "--json"]) as? [[String: Any]]) ?? nil
+      return (listed?.first?["token"] as? [String: Any])?["state"] as? String == "none"
+    }
+    #expect(ended)
+    FileManager.default.createFile(atPath: world.root + "/go", contents: nil)
+    let result = try running.finish()
+    #expect(result.status == 0, "\(result)")
+    let lines = result.standardError.split(separator: "\n").filter { $0.hasPrefix("accounts: --refresh: ") }
+    #expect(lines.count == 1, "said once, never tried again: \(lines)")
+    #expect(lines.first?.contains("alice@corp: signed in elsewhere") == true, "\(lines)")
+    #expect(lines.first?.hasSuffix("its token file is no longer renewed") == true, "\(lines)")
+    let logins = try world.backend.requests().filter { ($0["path"] as? String)?.hasSuffix("/login") == true }
+    #expect(logins.count == 1, "exec's own login only")
+  }
+
+  @Test func aCommandKilledOutrightTakesItsFileAndTheRefresherWithIt() throws {
+    let world = try World(lifetime: 3600)
+    defer { world.close() }
+    let ready = world.root + "/ready"
+    // CMD is the process `accounts exec` became: its pid is the one started here.
+    let running = try BackgroundAccounts(
+      world.sandbox,
+      ["exec", "alice", "--refresh", "--", "/bin/sh", "-c", "printf %s \"$ACCOUNTS_TOKEN_FILE\" > \"$0\"; exec sleep 60", ready]
+    )
+    #expect(waitUntil(seconds: 30) { ((try? String(contentsOfFile: ready, encoding: .utf8)) ?? "").hasSuffix(".token") })
+    let file = try String(contentsOfFile: ready, encoding: .utf8)
+    #expect(FileManager.default.fileExists(atPath: file))
+    #expect(world.refreshers().count == 1)
+    running.kill()
+    #expect(waitUntil(seconds: 20) { !FileManager.default.fileExists(atPath: file) }, "SIGKILL ends CMD, and the file goes")
+    #expect(waitUntil(seconds: 20) { world.refreshers().isEmpty })
+  }
+
+  @Test func aTokenDirectoryOthersCouldChangeIsRefused() throws {
+    let world = try World(lifetime: 3600)
+    defer { world.close() }
+    try FileManager.default.createDirectory(atPath: world.tokenDirectory, withIntermediateDirectories: true)
+    chmod(world.tokenDirectory, 0o777)
+    let ran = world.root + "/ran"
+    let result = try world.sandbox.run(["exec", "alice", "--refresh", "--", "/bin/sh", "-c", "touch \"$0\"", ran])
+    #expect(result.status == 1, "\(result)")
+    #expect(result.standardError.contains("writable by group or others"), "\(result.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: ran), "CMD did not run")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: world.tokenDirectory).isEmpty, "no token written there")
+    #expect(world.refreshers().isEmpty)
+  }
+
   @Test func leaseRefreshKeepsEveryLeasedAccountLive() throws {
     let world = try World(lifetime: 3, users: ["qa1", "qa2"])
     defer { world.close() }
