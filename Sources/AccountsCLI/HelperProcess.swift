@@ -40,7 +40,7 @@ enum HelperProcess {
     let argv: [UnsafeMutablePointer<CChar>?] = [strdup("accounts"), strdup(command), nil]
     defer { argv.forEach { free($0) } }
     var child = pid_t()
-    let started = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, argv, environ)
+    let started = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, argv, environmentWithoutToken())
     guard started == 0 else {
       writing.close()
       throw CommandError(.failure, "cannot start \(what): \(Errno(started))")
@@ -53,6 +53,21 @@ enum HelperProcess {
       throw CommandError(.failure, "cannot start \(what): \(error)")
     }
     return writing
+  }
+
+  /// This process's environment without ACCOUNTS_TOKEN (an outer `exec` may have set it): a
+  /// helper has no use for a token of the environment, and keeps none. The strings are
+  /// `environ`'s own, which stays unchanged while the helper starts.
+  private static func environmentWithoutToken() -> [UnsafeMutablePointer<CChar>?] {
+    let prefix = Array((SessionVariables.tokenName + "=").utf8)
+    var kept: [UnsafeMutablePointer<CChar>?] = []
+    var index = 0
+    while let entry = environ[index] {
+      index += 1
+      let starts = prefix.indices.allSatisfy { entry[$0] == CChar(bitPattern: prefix[$0]) }
+      if !starts { kept.append(entry) }
+    }
+    return kept + [nil]
   }
 
   /// In the helper, first thing: lets go of what its starter had open and not close-on-exec

@@ -127,6 +127,13 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: ran), "CMD did not run")
     let misuse = try world.sandbox.run(["exec", "alice", "--refresh-check", "5s", "--", "true"])
     #expect(misuse.status == 2 && misuse.standardError.contains("add --refresh"), "\(misuse)")
+    let detached = try world.sandbox.run(["lease", "alice", "--ttl", "1m", "--refresh"])
+    #expect(detached.status == 2 && detached.standardError.contains("give the command to run"), "\(detached)")
+    // A lease skips an account it could not keep live, and takes another.
+    let leased = try world.sandbox.run(
+      ["lease", "bob", "alice", "--refresh", "--", "/bin/sh", "-c", "echo \"$ACCOUNTS_ACCOUNT\""])
+    #expect(leased.status == 0 && leased.standardOutput == "alice@corp\n", "\(leased)")
+    #expect(leased.standardError.contains("skipped bob@corp: --refresh needs the remembered password"), "\(leased)")
   }
 
   @Test func aFailedRenewalIsSaidOnStderrAndTheCommandKeepsRunning() throws {
@@ -215,12 +222,21 @@ import Testing
     // CMD is the process `accounts exec` became: its pid is the one started here.
     let running = try BackgroundAccounts(
       world.sandbox,
-      ["exec", "alice", "--refresh", "--", "/bin/sh", "-c", "printf %s \"$ACCOUNTS_TOKEN_FILE\" > \"$0\"; exec sleep 60", ready]
-    )
+      ["exec", "alice", "--refresh", "--", "/bin/sh", "-c", "printf %s \"$ACCOUNTS_TOKEN_FILE\" > \"$0\"; exec sleep 60", ready],
+      environment: ["ACCOUNTS_TOKEN": "an-outer-exec-s-token"])
     #expect(waitUntil(seconds: 30) { ((try? String(contentsOfFile: ready, encoding: .utf8)) ?? "").hasSuffix(".token") })
     let file = try String(contentsOfFile: ready, encoding: .utf8)
-    #expect(FileManager.default.fileExists(atPath: file))
-    #expect(world.refreshers().count == 1)
+    let token = try String(contentsOfFile: file, encoding: .utf8)
+    let refreshers = world.refreshers()
+    #expect(refreshers.count == 1)
+    // Told the account and the file, never a secret: not in its arguments, nor its environment.
+    for pid in refreshers {
+      let seen = ["cmdline", "environ"].map {
+        String(decoding: FileManager.default.contents(atPath: "/proc/\(pid)/\($0)") ?? Data(), as: UTF8.self)
+      }
+      #expect(!token.isEmpty && seen.allSatisfy { !$0.contains(token) && !$0.contains("an-outer-exec-s-token") })
+      #expect(seen[1].contains(world.root), "the environment was read")
+    }
     running.kill()
     #expect(waitUntil(seconds: 20) { !FileManager.default.fileExists(atPath: file) }, "SIGKILL ends CMD, and the file goes")
     #expect(waitUntil(seconds: 20) { world.refreshers().isEmpty })
