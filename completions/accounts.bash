@@ -135,11 +135,11 @@ _accounts_spec() {
       _accounts_arguments=('account') ;;
     'exec')
       _accounts_subcommands=()
-      _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--password-stdin' '--timeout' '--refresh' '--refresh-check' '--account' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account' 'none...') ;;
     'lease')
       _accounts_subcommands=()
-      _accounts_options=('--tag' '--count' '--wait' '--ttl' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--tag' '--count' '--wait' '--ttl' '--timeout' '--refresh' '--refresh-check' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account...' 'none...') ;;
     'release')
       _accounts_subcommands=()
@@ -275,6 +275,7 @@ _accounts_option_kind() {
     --within) _accounts_kind=none ;;
     --jobs|-j) _accounts_kind=none ;;
     --account) _accounts_kind=account ;;
+    --refresh-check) _accounts_kind=none ;;
     --count) _accounts_kind=none ;;
     --wait) _accounts_kind=none ;;
     --ttl) _accounts_kind=none ;;

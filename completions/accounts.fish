@@ -140,6 +140,8 @@ function __accounts_option_kind --argument-names option
             echo none
         case --account
             echo account
+        case --refresh-check
+            echo none
         case --count
             echo none
         case --wait
@@ -362,6 +364,8 @@ complete -c accounts -n '__accounts_at '\''token'\''' -l account -x -a '(__accou
 complete -c accounts -n '__accounts_argument_at '\''token'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''exec'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''exec'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
+complete -c accounts -n '__accounts_at '\''exec'\''' -l refresh -d 'keep the session live while CMD runs: renewed at 80% of its lifetime with the remembered password, its token always in the file $ACCOUNTS_TOKEN_FILE'
+complete -c accounts -n '__accounts_at '\''exec'\''' -l refresh-check -x -d 'with --refresh: how often the backend is asked whether the session still lives, between renewals (default 60s; at least 1s)'
 complete -c accounts -n '__accounts_at '\''exec'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
 complete -c accounts -n '__accounts_argument_at '\''exec'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''lease'\''' -l tag -x -a '(__accounts_names tags)' -d 'lease from the accounts with this tag; repeated, from those with every one'
@@ -369,6 +373,8 @@ complete -c accounts -n '__accounts_at '\''lease'\''' -l count -x -d 'lease N ac
 complete -c accounts -n '__accounts_at '\''lease'\''' -l wait -x -d 'wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0: only a moment'\''s contention)'
 complete -c accounts -n '__accounts_at '\''lease'\''' -l ttl -x -d 'without CMD (required then): the lease ends after DURATION unless released first; with CMD and a Redis store: how soon a holder killed with SIGKILL frees its accounts (default 30s)'
 complete -c accounts -n '__accounts_at '\''lease'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
+complete -c accounts -n '__accounts_at '\''lease'\''' -l refresh -d 'keep the session live while CMD runs: renewed at 80% of its lifetime with the remembered password, its token always in the file $ACCOUNTS_TOKEN_FILE'
+complete -c accounts -n '__accounts_at '\''lease'\''' -l refresh-check -x -d 'with --refresh: how often the backend is asked whether the session still lives, between renewals (default 60s; at least 1s)'
 complete -c accounts -n '__accounts_argument_at '\''lease'\'' 0 variadic' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''env'\''' -l shell -x -a 'bash zsh fish' -d 'write for bash, zsh or fish (default: the one $SHELL names, else bash)'
 complete -c accounts -n '__accounts_at '\''env'\''' -l check -d 'prove the session with the backend first'

@@ -43,6 +43,7 @@ enum CommandTable {
     GenerateCommand.spec,
     ProbeAdaptersCommand.spec,
     LeaseKeeperCommand.spec,
+    TokenRefresherCommand.spec,
   ]
 
   /// Every runnable command with its path, groups expanded, hidden ones included.

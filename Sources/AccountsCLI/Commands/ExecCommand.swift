@@ -19,25 +19,40 @@ enum ExecCommand {
 
       When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
       on a terminal the picker of `accounts switch` chooses one.
+
+      \(SessionRefresh.discussion) A session taken over by another login is not logged in \
+      again (that would take the other one over in turn): that is said, and the file keeps the \
+      last token.
       """,
     picksAccount: true, arguments: [command],
-    options: [SharedArguments.passwordStdin, SessionArguments.timeout],
-    examples: [("accounts exec bob -- ./integration-test.sh", "run the tests as bob")],
+    options: [SharedArguments.passwordStdin, SessionArguments.timeout, SessionRefresh.refresh, SessionRefresh.check],
+    examples: [
+      ("accounts exec bob -- ./integration-test.sh", "run the tests as bob"),
+      ("accounts exec bob --refresh -- ./four-hour-suite.sh", "$ACCOUNTS_TOKEN_FILE holds a live token all along"),
+    ],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let id = try environment.pickAccountOrChoose(invocation, in: try environment.index.load(), prompt: "run as> ")
+    let refresh = try SessionRefresh(invocation)
+    let book = try environment.index.load()
+    let id = try environment.pickAccountOrChoose(invocation, in: book, prompt: "run as> ")
+    if refresh != nil { try SessionRefresh.requireRemembered(id, in: book) }
     let words = invocation.arguments(command)
     let session = try environment.sessionFlow(invocation).session(
       for: id, prove: false, password: try environment.passwordSource(invocation))
     let variables = SessionVariables(session)
     try variables.checkCarriable()
+    // Started before the token is in this process's environment, which the refresher inherits.
+    let timeout = try environment.timeout(invocation)
+    let files = try refresh?.start([session], leased: false, timeout: timeout, environment) ?? []
+    SessionRefresh.exportToProcess(files, listAll: false)
     variables.exportToProcess()
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     AdapterStreams.restore()
     execvp(words[0], &argv)
     let code = errno
     SessionVariables.withdrawToken()
+    files.forEach { $0.remove() }
     throw cannotRun(words[0], errno: code, fix: "check the command name and PATH")
   }
 

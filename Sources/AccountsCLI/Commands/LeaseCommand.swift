@@ -59,13 +59,19 @@ enum LeaseCommand {
       whatever holds its descriptors have exited; a holder killed with SIGKILL frees its \
       accounts within one ttl. A store that cannot be reached or answers garbage: exit 8, \
       CMD not run. Losing it while CMD runs is said on stderr, and CMD keeps running.
+
+      \(SessionRefresh.discussion) Under a lease every leased account is kept live: \
+      ACCOUNTS_TOKEN_FILE is the first one's file, ACCOUNTS_TOKEN_FILES has each one's, one per \
+      line in the order of ACCOUNTS_LEASED, and a session taken over is logged in again. An \
+      account without a remembered password is skipped, like one that cannot log in.
       """,
     arguments: [users, command],
-    options: [tag, count, wait, ttl, SessionArguments.timeout],
+    options: [tag, count, wait, ttl, SessionArguments.timeout, SessionRefresh.refresh, SessionRefresh.check],
     examples: [
       ("accounts lease --tag qa -- ./run-tests.sh", "run the tests as one free qa account"),
       ("accounts lease --tag qa --count 4 --wait 10m -- ./shard.sh", "four accounts, waiting up to 10 minutes"),
       ("accounts lease --tag qa --ttl 30m --json", "a lease for a runner that manages its own processes"),
+      ("accounts lease --tag qa --refresh -- ./suite.sh", "$ACCOUNTS_TOKEN_FILE holds a live token all along"),
     ],
     handler: run)
 
@@ -105,6 +111,7 @@ enum LeaseCommand {
         var sessions: [ActiveSession] = []
         for id in grant.accounts {
           do {
+            if request.refresh != nil { try SessionRefresh.requireRemembered(id, in: try environment.index.load()) }
             sessions.append(try flow.session(for: id, prove: true, password: password))
           } catch let error as any UserFacingError {
             skipped.append(id)
@@ -157,7 +164,7 @@ enum LeaseCommand {
     }
     // A shared store's keeper has forked off by now (it was started when the lease was taken).
     // Without it nobody renews the lease, which would end under CMD: CMD does not run.
-    guard LeaseKeeperCommand.awaitLaunched() else {
+    guard HelperProcess.awaitLaunched() else {
       let accounts = grant.accounts.map(\.description).joined(separator: ", ")
       throw CommandError(
         .failure, "cannot start the lease keeper of \(accounts): it could not fork",
@@ -165,6 +172,11 @@ enum LeaseCommand {
     }
     let variables = SessionVariables(sessions[0])
     try variables.checkCarriable()
+    // Started before the token is in this process's environment, which the refresher inherits,
+    // and before the lease's descriptors are, which it must not hold.
+    let timeout = try environment.timeout(invocation)
+    let files = try request.refresh?.start(sessions, leased: true, timeout: timeout, environment) ?? []
+    SessionRefresh.exportToProcess(files, listAll: true)
     variables.exportToProcess()
     setenv("ACCOUNTS_LEASED", grant.accounts.map(\.description).joined(separator: "\n"), 1)
     setenv("ACCOUNTS_LEASE_FENCE", grant.records.map { String($0.fence) }.joined(separator: "\n"), 1)
@@ -179,6 +191,7 @@ enum LeaseCommand {
     execvp(request.command[0], &argv)
     let code = errno
     SessionVariables.withdrawToken()
+    files.forEach { $0.remove() }
     throw ExecCommand.cannotRun(request.command[0], errno: code, fix: "check the command name and PATH")
   }
 

@@ -13,12 +13,20 @@ struct LeaseRequest {
   /// --ttl with CMD, else 30 s (the keeper renews it every third of it).
   let heldTTLMilliseconds: Int64
   let command: [String]
+  /// `--refresh`: the leased sessions kept live while CMD runs.
+  let refresh: SessionRefresh?
 
   init(_ invocation: Invocation, _ environment: Environment) throws {
     command = invocation.arguments(LeaseCommand.command)
     let tags = invocation.values(LeaseCommand.tag)
     for tag in tags { try Tags.check(tag) }
     let named = invocation.arguments(LeaseCommand.users)
+    refresh = try SessionRefresh(invocation)
+    if refresh != nil, command.isEmpty {
+      throw CommandError.usage(
+        "--refresh keeps sessions live while a command runs, and a detached lease has none",
+        fix: "give the command to run after --, or refresh with `accounts login --stale`")
+    }
     if let text = invocation.value(LeaseCommand.count) {
       guard let number = Int(text), number >= 1, number <= 1000 else {
         throw CommandError.usage("--count \(Names.printable(text)) is not a number of accounts", fix: "give --count 1 or more")

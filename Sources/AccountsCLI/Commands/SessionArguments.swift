@@ -15,14 +15,18 @@ extension Environment {
   /// The session flow for one command: the ledger over a keyring reached one call at a time,
   /// the adapter host, and the command's network deadline.
   func sessionFlow(_ invocation: Invocation) throws -> SessionFlow {
+    let output = output
+    return try sessionFlow(timeout: try timeout(invocation), notice: { output.message($0) })
+  }
+
+  /// The session flow with `timeout` for the backend, telling progress to `notice`.
+  func sessionFlow(timeout: Double, notice: @escaping (String) -> Void) throws -> SessionFlow {
     let store = SerializedSecretStore(connect: { [unowned self] in try self.secretStore() })
     let ledger = ledger(secrets: { store })
     try ledger.adoptSecretServiceIfAsked()
-    let output = output
     return SessionFlow(
       ledger: ledger, host: { [unowned self] in try self.adapterHost() }, searchPath: adapterSearchPath,
-      timeout: try timeout(invocation),
-      now: now, notice: { output.message($0) }, oneTimeCodes: oneTimeCodeSource())
+      timeout: timeout, now: now, notice: notice, oneTimeCodes: oneTimeCodeSource())
   }
 
   /// The stored code (`storedOneTimeCode`), else the no-echo prompt when there is a terminal

@@ -153,6 +153,9 @@ enum Documentation {
     Secret Service only; where the kernel keyring is not available (containers often block \
     keyctl), accounts reads from the Secret Service without saying so.
     """,
+    """
+    Token files. Only while a command runs under exec --refresh or lease --refresh, its     session tokens are also in files, for that command: 0600, in $XDG_RUNTIME_DIR/accounts/tokens     (0700, yours, writable by nobody else, below directories only you or root can change; a     tmpfs cleared at logout), each replaced atomically at every renewal and removed when the     command ends. The refresher that renews them is told the accounts, never a secret; it     reads the remembered passwords from the Secret Service itself. Processes running as you     (and root) can read the files, as they can read the command's environment.
+    """,
   ]
 
   /// KeePassXC as the Secret Service: the man page's KEEPASSXC section.
@@ -203,9 +206,11 @@ enum Documentation {
     ("ACCOUNTS_DEBUG", "When set, adapters' log lines are shown on stderr."),
     ("ACCOUNTS_LEASED, ACCOUNTS_LEASE_FENCE, ACCOUNTS_LEASE_ID",
      "Set by lease for its command: every leased account and each one's fencing number (one per line, in the same order), and the lease's id."),
+    ("ACCOUNTS_TOKEN_FILE, ACCOUNTS_TOKEN_FILES",
+     "Set by exec --refresh and lease --refresh for their command: the file that always holds the session's live token (the token alone, no newline; replaced atomically, so read it at each use), and with lease every leased account's file, one per line in the order of ACCOUNTS_LEASED. Unset for a command run without --refresh."),
     ("ACCOUNTS_LEASE_STORE",
      "The lease store shared by several machines (CI runners), for every backend, over each backend's lease_store setting: redis://[USER@]HOST[:PORT][/DB] or unix:///PATH (a Redis server; its password is a backend's secret setting lease_store_password, never part of the address), or local (this machine's). A store that cannot be reached or answers what Redis would not is exit status 8, never a fall back to this machine's store. rediss:// (TLS) is refused: the hiredis of Debian stable has no TLS; reach Redis through a tunnel on 127.0.0.1."),
-    ("XDG_RUNTIME_DIR", "Leases are kept in $XDG_RUNTIME_DIR/accounts/leases (without it, in /run/user/UID/accounts/leases when that directory is yours and private, else in $XDG_STATE_HOME/accounts/leases); every worker of one pool must see the same directory."),
+    ("XDG_RUNTIME_DIR", "Leases are kept in $XDG_RUNTIME_DIR/accounts/leases and the token files of --refresh in $XDG_RUNTIME_DIR/accounts/tokens (without it, in /run/user/UID/accounts when that directory is yours and private, else in $XDG_STATE_HOME/accounts); every worker of one pool must see the same directory."),
     ("XDG_CONFIG_HOME", "config.json is in $XDG_CONFIG_HOME/accounts (default ~/.config/accounts)."),
     ("XDG_STATE_HOME", "The index is in $XDG_STATE_HOME/accounts (default ~/.local/state/accounts)."),
     ("TZ", "The time zone of the times `list` shows; --json always uses UTC."),
@@ -218,6 +223,8 @@ enum Documentation {
      "The backends and their non-secret settings. It may be a symbolic link (a dotfiles repository): accounts writes through the link."),
     ("$XDG_RUNTIME_DIR/accounts/leases",
      "The leases of this machine: per account a lock file, held by the processes of a lease held by a command (the kernel frees it when they exit), a record (lease id, holder, since, expiry, fence) and a fence counter, named by a hash of the account; no secrets. Files not private to you are refused, never followed."),
+    ("$XDG_RUNTIME_DIR/accounts/tokens",
+     "The token files of exec --refresh and lease --refresh (0600, in a 0700 directory that must be yours and writable by nobody else), each removed when its command ends; one whose refresher was killed stays until the runtime directory is cleared at logout."),
     ("$XDG_DATA_HOME/accounts/adapters",
      "Your own adapters, NAME.so, checked before loading: not writable by group or others, owned by you or root, reached and linked only through places only you or root can write (see accounts-adapter(7))."),
   ]

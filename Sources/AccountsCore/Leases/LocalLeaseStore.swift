@@ -38,22 +38,11 @@ public final class LocalLeaseStore: LeaseStore {
   /// `$XDG_RUNTIME_DIR/accounts/leases` (per user, gone at logout with the locks it held);
   /// without XDG_RUNTIME_DIR, the same under `/run/user/UID` when that is the user's own
   /// private directory; else `leases` in the state directory. Never /tmp, never the working
-  /// directory. Every worker of one pool must see the same directory.
+  /// directory (`RuntimeDirectory`). Every worker of one pool must see the same directory.
   public static func defaultDirectory(
     environment: [String: String], userID: uid_t = getuid(), systemRuntime: String = "/run/user"
   ) throws(CommandError) -> String {
-    if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/accounts/leases" }
-    // A worker started without the variable (env -i, cron, sudo -u) still shares the pool of
-    // the desktop session's workers: the system's runtime directory for this user, when it is
-    // there and private to the user, is the one XDG_RUNTIME_DIR would have named.
-    let own = "\(systemRuntime)/\(userID)"
-    var status = stat()
-    if lstat(own, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == userID,
-      status.st_mode & 0o077 == 0
-    {
-      return own + "/accounts/leases"
-    }
-    return try Paths(environment: environment).stateDirectory + "/leases"
+    try RuntimeDirectory.path(environment: environment, userID: userID, systemRuntime: systemRuntime) + "/leases"
   }
 
   public func tryAcquire(

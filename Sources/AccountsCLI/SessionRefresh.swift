@@ -1,0 +1,106 @@
+import AccountsCore
+import AccountsSystem
+import Glibc
+
+/// `--refresh` of `exec` and `lease`: while CMD runs, its sessions are kept live by the token
+/// refresher (`TokenRefresher`, a process of its own), and $ACCOUNTS_TOKEN_FILE always holds a
+/// live token. The options and the start-up, written once for both commands.
+struct SessionRefresh {
+  static let refresh = OptionSpec(
+    "refresh",
+    help: "keep the session live while CMD runs: renewed at 80% of its lifetime with the remembered password, "
+      + "its token always in the file $ACCOUNTS_TOKEN_FILE")
+  static let check = OptionSpec(
+    "refresh-check", value: "DURATION",
+    help: "with --refresh: how often the backend is asked whether the session still lives, between renewals "
+      + "(default 60s; at least 1s)")
+
+  /// The help's paragraph on `--refresh`, for both commands.
+  static let discussion = """
+    With --refresh, the session is kept live while CMD runs: a process of its own logs in \
+    again with the remembered password at 80% of the session's lifetime, and when the \
+    backend's session check (every --refresh-check, 60s by default; backends with a \
+    check_path) says it ended early, and writes the new token to the file $ACCOUNTS_TOKEN_FILE \
+    (the token alone, no newline; 0600, replaced atomically: read it at each use). The new \
+    session is recorded as any login's (`accounts token` prints it); ACCOUNTS_TOKEN keeps the \
+    first token. The file is in $XDG_RUNTIME_DIR/accounts/tokens and is removed when CMD (and \
+    whatever it started that keeps its descriptors) has exited; if the refresher itself is \
+    killed, it is left there until the runtime directory is cleared at logout. A failed \
+    renewal is said on stderr and tried again after 1s, 2s, 4s... up to a minute apart (and \
+    before the session ends); CMD is not killed. --refresh needs a remembered password: \
+    without one, exit 3 before CMD runs.
+    """
+
+  /// How often the backend is asked.
+  let checkMilliseconds: Int64
+
+  /// `--refresh` as given; nil without it.
+  init?(_ invocation: Invocation) throws {
+    let checkText = invocation.value(Self.check)
+    guard invocation.isSet(Self.refresh) else {
+      if checkText != nil { throw CommandError.usage("--refresh-check needs --refresh", fix: "add --refresh") }
+      return nil
+    }
+    checkMilliseconds = try checkText.map { try DurationArgument.parse($0, option: "--refresh-check") }
+      ?? RefreshSchedule.defaultCheckMilliseconds
+    guard checkMilliseconds >= 1000 else {
+      throw CommandError.usage("--refresh-check \(Names.printable(checkText ?? "")) is too often", fix: "give 1s or more")
+    }
+  }
+
+  /// Refuses an account whose password is not remembered (exit 3): nothing could log it in
+  /// again while CMD runs.
+  static func requireRemembered(_ id: AccountID, in book: AccountBook) throws(CommandError) {
+    guard book[id]?.remembered != true else { return }
+    throw CommandError(
+      .loginRequired, "--refresh needs the remembered password of \(id), to log in again while the command runs",
+      fix: "remember it with `accounts passwd \(id)` (or `accounts login \(id) --remember`)")
+  }
+
+  /// Writes each session's token file, starts the refresher and hands it the write end of its
+  /// pipe to the command this process becomes (kept across `exec`). Returns the files, in the
+  /// order of `sessions`; on a failure none is left.
+  func start(
+    _ sessions: [ActiveSession], leased: Bool, timeout: Double, _ environment: Environment
+  ) throws -> [TokenFile] {
+    var files: [TokenFile] = []
+    do {
+      for session in sessions {
+        let file = try TokenFile.create(environment: environment.variables)
+        files.append(file)
+        try file.write(session.token)
+      }
+      let order = TokenRefresher.Order(
+        entries: zip(sessions, files).map { TokenRefresher.Entry($0, file: $1) }, checkMilliseconds: checkMilliseconds,
+        timeoutMilliseconds: Int64(timeout * 1000), leased: leased)
+      let pipe = try HelperProcess.launch(
+        TokenRefresherCommand.spec.name, what: "the token refresher", order: order.encoded())
+      guard HelperProcess.awaitLaunched() else {
+        throw CommandError(
+          .failure, "cannot start the token refresher: it could not fork",
+          fix: "check the limit on processes (ulimit -u, the pids cgroup)")
+      }
+      do throws(Errno) {
+        try pipe.setInheritedAcrossExec(true)
+      } catch {
+        throw CommandError(.failure, "cannot start the token refresher: \(error)")
+      }
+    } catch {
+      files.forEach { $0.remove() }
+      throw error
+    }
+    return files
+  }
+
+  /// Sets ACCOUNTS_TOKEN_FILE to the first file (and ACCOUNTS_TOKEN_FILES to all, one per line,
+  /// with `listAll`), or unsets them without files: an outer `--refresh` never hands its file
+  /// on with another account's token.
+  static func exportToProcess(_ files: [TokenFile], listAll: Bool) {
+    if let first = files.first { setenv(TokenFile.variable, first.path, 1) } else { unsetenv(TokenFile.variable) }
+    if listAll, !files.isEmpty {
+      setenv(TokenFile.listVariable, files.map(\.path).joined(separator: "\n"), 1)
+    } else {
+      unsetenv(TokenFile.listVariable)
+    }
+  }
+}

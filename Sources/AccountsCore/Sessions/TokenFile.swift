@@ -1,0 +1,47 @@
+import AccountsSystem
+import Glibc
+
+/// The file `--refresh` keeps a session's current token in, for the command it runs
+/// ($ACCOUNTS_TOKEN_FILE): the token's bytes alone (no newline), 0600, replaced atomically at
+/// every renewal (a reader sees the old token or the new, never a mix), in `tokens` of the
+/// runtime directory (`RuntimeDirectory`: 0700, cleared at logout), and removed when the
+/// command ends.
+public struct TokenFile: Sendable, Equatable {
+  /// The variable that names the first (or only) file.
+  public static let variable = "ACCOUNTS_TOKEN_FILE"
+  /// `lease --refresh`: every leased account's file, one per line, in the order of ACCOUNTS_LEASED.
+  public static let listVariable = "ACCOUNTS_TOKEN_FILES"
+
+  public let path: String
+
+  public init(path: String) { self.path = path }
+
+  /// A new name in the token directory of `environment`, the directory checked (and created
+  /// 0700): the user's own, writable by nobody else, below directories only the user or root
+  /// can change.
+  public static func create(environment: [String: String], userID: uid_t = getuid()) throws -> TokenFile {
+    let directory = try RuntimeDirectory.path(environment: environment, userID: userID) + "/tokens"
+    _ = try PrivateDirectory(path: directory, userID: userID).prepare(create: true)
+    let name = SessionFlow.newGeneration()  // 16 random hex digits
+    return TokenFile(path: directory + "/" + name + ".token")
+  }
+
+  /// Replaces the file's content with `token`: a temporary file beside it (0600), fsync, rename.
+  public func write(_ token: SecretBytes) throws(FileError) {
+    var bytes = token.withUnsafeBytes { Array($0) }
+    defer { wipe(&bytes) }
+    let temporary = path + ".tmp"
+    try writeDurably(bytes, to: temporary, reportingAs: path)
+    guard rename(temporary, path) == 0 else {
+      let code = errno
+      unlink(temporary)
+      throw .unwritable(path: path, errno: code)
+    }
+  }
+
+  /// Removes the file (and a temporary one a killed writer left); nothing there is fine.
+  public func remove() {
+    unlink(path + ".tmp")
+    unlink(path)
+  }
+}

@@ -1,0 +1,242 @@
+import AccountsJSON
+import AccountsSystem
+import Glibc
+
+/// The process that keeps sessions live under `exec --refresh` and `lease --refresh`
+/// (`accounts __token-refresher`, started like the lease keeper: see `HelperProcess`).
+///
+/// It reads its order (one line of JSON: the accounts, their token files, what it knows of each
+/// session; no secret) from its standard input, a pipe whose write end the command holds.
+/// Until that pipe ends (the command and whatever it started that holds the descriptor have
+/// exited, however) it renews each session at 80 % of its lifetime (`RefreshSchedule`) and
+/// checks it with the backend every `check` interval, logging in again when the backend says
+/// it expired; after every new session it writes the token to the account's file. A failure
+/// is said on stderr (one line, no secret) and tried again after a backoff; a session taken
+/// over by another login is not logged in again (SPEC §4), unless the account is leased. Then
+/// it removes the files and exits. It ignores the signals a terminal or a process group sends:
+/// Ctrl-C ends the command, which ends the refresher. Killed itself, it leaves the files in
+/// the runtime directory (cleared at logout).
+public enum TokenRefresher {
+  /// One account to keep live.
+  public struct Entry: Equatable, Sendable {
+    public var account: AccountID
+    public var file: TokenFile
+    /// The session whose token the file holds.
+    public var generation: String?
+    public var loggedInAt: Timestamp?
+    public var expiresAt: Timestamp?
+
+    public init(_ session: ActiveSession, file: TokenFile) {
+      account = session.id
+      self.file = file
+      generation = session.generation
+      loggedInAt = session.loggedInAt
+      expiresAt = session.expiresAt
+    }
+
+    init(account: AccountID, file: TokenFile, generation: String?, loggedInAt: Timestamp?, expiresAt: Timestamp?) {
+      self.account = account
+      self.file = file
+      self.generation = generation
+      self.loggedInAt = loggedInAt
+      self.expiresAt = expiresAt
+    }
+  }
+
+  /// What the refresher keeps, and how.
+  public struct Order: Equatable, Sendable {
+    public var entries: [Entry]
+    /// How often each session is checked with the backend.
+    public var checkMilliseconds: Int64
+    /// The command's `--timeout`, for each attempt.
+    public var timeoutMilliseconds: Int64
+    /// The accounts are leased: a take-over logs in again (`SessionFlow.leased`).
+    public var leased: Bool
+
+    public init(entries: [Entry], checkMilliseconds: Int64, timeoutMilliseconds: Int64, leased: Bool) {
+      self.entries = entries
+      self.checkMilliseconds = checkMilliseconds
+      self.timeoutMilliseconds = timeoutMilliseconds
+      self.leased = leased
+    }
+
+    /// One line of JSON.
+    public func encoded() -> [UInt8] {
+      let accounts: [JSONValue] = entries.map { entry in
+        var object: JSONObject = [
+          "user": .string(entry.account.user), "backend": .string(entry.account.backend),
+          "file": .string(entry.file.path),
+        ]
+        if let generation = entry.generation { object["generation"] = .string(generation) }
+        if let at = entry.loggedInAt { object["logged_in_at"] = .number(JSONNumber(at.secondsSince1970)) }
+        if let at = entry.expiresAt { object["expires_at"] = .number(JSONNumber(at.secondsSince1970)) }
+        return .object(object)
+      }
+      let object: JSONObject = [
+        "accounts": .array(accounts), "check_ms": .number(JSONNumber(checkMilliseconds)),
+        "timeout_ms": .number(JSONNumber(timeoutMilliseconds)), "leased": .bool(leased),
+      ]
+      return Array((JSON.serialize(.object(object), pretty: false) + "\n").utf8)
+    }
+
+    public static func decode(_ bytes: [UInt8]) -> Order? {
+      guard let reader = try? JSONReader(JSON.parse(bytes)),
+        let check = try? reader.int64("check_ms"), check > 0,
+        let timeout = try? reader.int64("timeout_ms"), timeout > 0,
+        let leased = try? reader.bool("leased"),
+        let accounts = try? reader.array("accounts"), !accounts.isEmpty
+      else { return nil }
+      var entries: [Entry] = []
+      for account in accounts {
+        do {
+          let file = try account.string("file")
+          guard file.hasPrefix("/") else { return nil }
+          entries.append(
+            Entry(
+              account: AccountID(user: try account.string("user"), backend: try account.string("backend")),
+              file: TokenFile(path: file), generation: try account.optionalString("generation"),
+              loggedInAt: try account.optionalInt64("logged_in_at").map(Timestamp.init(secondsSince1970:)),
+              expiresAt: try account.optionalInt64("expires_at").map(Timestamp.init(secondsSince1970:))))
+        } catch {
+          return nil
+        }
+      }
+      return Order(entries: entries, checkMilliseconds: check, timeoutMilliseconds: timeout, leased: leased)
+    }
+  }
+
+  /// Reads the order on `input` and keeps its sessions until `input` ends, with the flow
+  /// `makeFlow` builds for it; messages go to `say`. Returns the exit status.
+  public static func run(
+    input: FileDescriptor, makeFlow: (Order) throws -> SessionFlow, say: @escaping (String) -> Void
+  ) -> Int32 {
+    for signal in [SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE] { Glibc.signal(signal, SIG_IGN) }
+    guard let line = readLine(input), let order = Order.decode(line) else {
+      say("accounts: token refresher: no order, or a malformed one, on standard input")
+      return ExitStatus.usage.rawValue
+    }
+    defer { order.entries.forEach { $0.file.remove() } }
+    let flow: SessionFlow
+    do {
+      flow = try makeFlow(order)
+    } catch {
+      say("accounts: --refresh stops: \((error as? any UserFacingError)?.message ?? "\(error)")")
+      waitForEnd(input, until: nil)
+      return ExitStatus.failure.rawValue
+    }
+    var kept = order.entries.map { Kept($0, checkSeconds: Double(order.checkMilliseconds) / 1000) }
+    while true {
+      let due = kept.compactMap(\.due).min()
+      if waitForEnd(input, until: due) { return 0 }
+      let now = wallClock()
+      for index in kept.indices where kept[index].due.map({ $0 <= now }) ?? false {
+        kept[index].attempt(flow, leased: order.leased, now: now, say: say)
+      }
+    }
+  }
+
+  /// The first line on `input`, without its newline; nil when it ends first.
+  private static func readLine(_ input: FileDescriptor) -> [UInt8]? {
+    var line: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while !line.contains(10) {
+      let count = buffer.withUnsafeMutableBytes { Glibc.read(input.rawValue, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0, line.count < 16 << 20 else { return nil }
+      line += buffer[0..<count]
+    }
+    return Array(line[..<line.firstIndex(of: 10)!])
+  }
+
+  /// Waits until `input` ends (true) or the wall clock reaches `deadline` (false); for ever
+  /// without one. Bytes written to it are ignored.
+  @discardableResult
+  private static func waitForEnd(_ input: FileDescriptor, until deadline: Double?) -> Bool {
+    var scratch = [UInt8](repeating: 0, count: 4096)
+    while true {
+      var wait: Int32 = -1
+      if let deadline {
+        let left = deadline - wallClock()
+        if left <= 0 { return false }
+        wait = Int32(min(left * 1000 + 1, Double(Int32.max)))
+      }
+      var watched = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
+      guard poll(&watched, 1, wait) > 0 else { continue }  // timed out (looked at above) or interrupted
+      let count = scratch.withUnsafeMutableBytes { Glibc.read(input.rawValue, $0.baseAddress, $0.count) }
+      if count > 0 || (count < 0 && errno == EINTR) { continue }
+      return true
+    }
+  }
+
+  /// The wall clock in seconds since 1970, with its fraction (sessions end by the wall clock).
+  static func wallClock() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+  }
+}
+
+extension TokenRefresher {
+  /// One account's session as the refresher follows it.
+  struct Kept {
+    var entry: Entry
+    let checkSeconds: Double
+    var nextCheck: Double
+    /// No attempt before this (a second after the last success: a backend that hands out
+    /// sessions of a second is not asked again at once).
+    var notBefore = 0.0
+    var failures = 0
+    var retryAt: Double?
+    /// Taken over by another login: not logged in again (SPEC §4).
+    var stopped = false
+
+    init(_ entry: Entry, checkSeconds: Double) {
+      self.entry = entry
+      self.checkSeconds = checkSeconds
+      nextCheck = TokenRefresher.wallClock() + checkSeconds
+    }
+
+    var renewalTime: Double? { RefreshSchedule.renewalTime(loggedInAt: entry.loggedInAt, expiresAt: entry.expiresAt) }
+
+    /// When the next attempt is due; nil once stopped.
+    var due: Double? {
+      guard !stopped else { return nil }
+      return max(retryAt ?? min(renewalTime ?? .infinity, nextCheck), notBefore)
+    }
+
+    /// A renewal when its time has come, else a check; the file written when the session is a
+    /// new one.
+    mutating func attempt(_ flow: SessionFlow, leased: Bool, now: Double, say: (String) -> Void) {
+      let id = entry.account
+      do {
+        let renewing = renewalTime.map { $0 <= now } ?? false
+        let session = try renewing ? flow.renew(id, replacing: entry.generation, now: now) : flow.checkedSession(id)
+        if session.generation != entry.generation || session.generation == nil {
+          try entry.file.write(session.token)
+        }
+        if failures > 0 { say("accounts: --refresh: \(id) is live again") }
+        entry = Entry(session, file: entry.file)
+        failures = 0
+        retryAt = nil
+        let done = TokenRefresher.wallClock()
+        notBefore = done + 1
+        nextCheck = done + checkSeconds
+      } catch {
+        let failure = error as? any UserFacingError
+        var message = failure?.message ?? "\(error)"
+        if message.hasPrefix("\(id): ") { message.removeFirst("\(id): ".count) }
+        if case .signedInElsewhere? = error as? SessionFailure, !leased {
+          stopped = true
+          say("accounts: --refresh: \(id): \(message); its token file is no longer renewed")
+          return
+        }
+        failures += 1
+        let left = entry.expiresAt.map { Double($0.secondsSince1970) - now }
+        let wait = RefreshSchedule.backoff(failures: failures, secondsLeft: left)
+        retryAt = TokenRefresher.wallClock() + wait
+        let seconds = Int(wait.rounded(.up))
+        say("accounts: --refresh: cannot renew the session of \(id): \(message); trying again in \(seconds) s")
+      }
+    }
+  }
+}
