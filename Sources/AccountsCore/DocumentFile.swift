@@ -117,7 +117,13 @@ public struct DocumentFile: Sendable {
   }
 
   /// Waits for the exclusive lock, bounded: a writer that hangs must not hang every other one.
-  private func acquireLock() throws(FileError) -> FileDescriptor {
+  ///
+  /// Waiters queue at a turnstile first: an OFD write lock on the same lock file (independent
+  /// of the flock on Linux), held only while waiting for the flock. A writer that takes the
+  /// lock again straight after releasing it (`import`, one account at a time) must pass the
+  /// turnstile too, so a command already waiting gets the lock before it: without it, a
+  /// waiter polling every 20 ms almost never found the lock free, and gave up after 15 s.
+  private func acquireLock(limitSeconds: Int = 15) throws(FileError) -> FileDescriptor {
     let descriptor: FileDescriptor
     do {
       descriptor = try .open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
@@ -128,23 +134,32 @@ public struct DocumentFile: Sendable {
       descriptor.close()
       throw .refused(path: lockPath, reason: "not a regular file", fix: "remove it")
     }
-    let limitSeconds = 15
     let start = Timestamp.now()
-    var pause: Int = 1_000_000  // nanoseconds, doubling up to 20 ms
-    while flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
-      guard errno == EWOULDBLOCK || errno == EINTR else {
-        let code = errno
-        descriptor.close()
-        throw .unwritable(path: lockPath, errno: code)
+    func waitFor(_ taken: () throws(Errno) -> Bool) throws(FileError) {
+      var pause: Int = 1_000_000  // nanoseconds, doubling up to 20 ms
+      while true {
+        do {
+          if try taken() { return }
+        } catch {
+          descriptor.close()
+          throw .unwritable(path: lockPath, errno: error.code)
+        }
+        if Timestamp.now().secondsSince1970 - start.secondsSince1970 >= limitSeconds {
+          descriptor.close()
+          throw .busy(lockPath: lockPath, seconds: limitSeconds)
+        }
+        var request = timespec(tv_sec: 0, tv_nsec: pause)
+        nanosleep(&request, nil)
+        pause = min(pause * 2, 20_000_000)
       }
-      if Timestamp.now().secondsSince1970 - start.secondsSince1970 >= limitSeconds {
-        descriptor.close()
-        throw .busy(lockPath: lockPath, seconds: limitSeconds)
-      }
-      var request = timespec(tv_sec: 0, tv_nsec: pause)
-      nanosleep(&request, nil)
-      pause = min(pause * 2, 20_000_000)
     }
+    try waitFor { () throws(Errno) in try descriptor.tryLockWholeFile() }
+    try waitFor { () throws(Errno) in
+      if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0 { return true }
+      guard errno == EWOULDBLOCK || errno == EINTR else { throw .current }
+      return false
+    }
+    try? descriptor.unlockWholeFile()  // the next waiter may queue for the flock now
     return descriptor
   }
 

@@ -23,6 +23,16 @@ extension FileDescriptor {
     }
   }
 
+  /// Drops the write lock `tryLockWholeFile` took through this open file description (the
+  /// descriptor stays open).
+  public func unlockWholeFile() throws(Errno) {
+    while true {
+      var type = Int16(F_UNLCK)
+      if accounts_open_file_lock(rawValue, F_OFD_SETLK, &type) == 0 { return }
+      if errno != EINTR { throw .current }
+    }
+  }
+
   /// Whether another open file description holds a lock on any part of the file. Takes
   /// nothing, so asking never makes anyone's `tryLockWholeFile` fail. A lock held through this
   /// very open file description does not count.

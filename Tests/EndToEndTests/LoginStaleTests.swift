@@ -219,3 +219,49 @@ import Testing
     #expect(try world.loginsSeen() == [], "nothing was tried")
   }
 }
+
+/// What `login --stale` does when every login on a backend fails the same way.
+@Suite(.serialized) struct LoginStaleBackendTests {
+  /// One wrong backend setting (a password encoding the backend does not use) rejects every
+  /// remembered password: the first login on the backend goes alone, its rejection forgets
+  /// that one password (SPEC §4), and the backend's other accounts are not tried, so their
+  /// passwords stay. Fixed, a second run logs them in.
+  @Test func aBackendThatRejectsItsFirstLoginIsNotTriedFurtherAndKeepsTheOtherPasswords() throws {
+    let world = try LoginStaleTests.World()
+    defer { world.close() }
+    try world.sandbox.ok(["backend", "set", "corp", "encoding=md5"])
+    let (result, entries) = try world.stale(["--tag", "qa"])
+    #expect(result.status == 4, "\(result)")
+    #expect(try world.loginsSeen() == ["qa1"], "only the first login was sent: \(result)")
+    #expect(entries["qa1@corp"]?["action"] as? String == "failed")
+    for user in ["qa2", "qa3", "qa4", "qa5"] {
+      let error = entries["\(user)@corp"]?["error"] as? String ?? ""
+      #expect(error.hasPrefix("not tried: the remembered password of qa1@corp was rejected"), "\(user): \(result)")
+      #expect(try world.remembered["\(user)@corp"] == true, "\(user)'s password is kept")
+    }
+    #expect(try world.remembered["qa1@corp"] == false, "SPEC §4: the rejected one is forgotten")
+    try world.sandbox.ok(["backend", "set", "corp", "--unset", "encoding"])
+    let (again, second) = try world.stale(["--tag", "qa"])
+    #expect(again.status == 0, "\(again)")
+    for user in ["qa2", "qa3", "qa4", "qa5"] {
+      #expect(second["\(user)@corp"]?["action"] as? String == "logged_in", "\(user): \(again)")
+    }
+    #expect(second["qa1@corp"]?["action"] as? String == "skipped")
+    #expect(try world.sandbox.invariantViolations().isEmpty)
+  }
+
+  /// One line per account on stderr, then the summary: no "using the remembered password"
+  /// lines, and a failure does not name its account twice.
+  @Test func itSaysOneLinePerAccountAndTheSummary() throws {
+    let world = try LoginStaleTests.World()
+    defer { world.close() }
+    try world.backend.control("password", ["name": "qa3", "password": "changed-elsewhere"])
+    let result = try world.sandbox.run(["login", "--stale", "--tag", "qa"])
+    #expect(result.status == 4, "\(result)")
+    let lines = result.standardError.split(separator: "\n").map(String.init)
+    #expect(lines.count == 7, "6 accounts and the summary: \(result)")
+    #expect(lines.last == "logged in 4, fresh 0, skipped 1, failed 1", "\(result)")
+    let qa3 = lines.first { $0.hasPrefix("qa3@corp: failed: ") } ?? ""
+    #expect(!qa3.dropFirst("qa3@corp: failed: ".count).contains("qa3@corp:"), "\(qa3)")
+  }
+}

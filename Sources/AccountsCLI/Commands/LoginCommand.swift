@@ -39,7 +39,9 @@ enum LoginCommand {
       refused. Prints one line per account (logged in, fresh, skipped or failed) and a summary \
       on stderr, then runs the login hooks of each account logged in. Exits 0 when every login \
       tried succeeded, else with the status of the first failure (4 rejected, 8 network, ...). \
-      With --json: an array of objects with the keys account, action (logged_in, fresh, \
+      The first login on each backend goes alone: when the backend rejects that remembered \
+      password, the backend's other accounts are not tried (one wrong backend setting must not \
+      wipe every remembered password). With --json: an array of objects with the keys account, action (logged_in, fresh, \
       skipped or failed), expires_at and error.
       """,
     arguments: [users],

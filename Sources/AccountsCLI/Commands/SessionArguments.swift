@@ -7,7 +7,7 @@ import AccountsJSON
 enum SessionArguments {
   static let timeout = OptionSpec(
     "timeout", value: "SECONDS",
-    help: "give up on the backend after SECONDS, all of the command's calls together (status: per account; "
+    help: "give up on the backend after SECONDS, all of the command's calls together (status and login --stale: per account; "
       + "default: ACCOUNTS_NETWORK_TIMEOUT, else 20)")
 }
 

@@ -1,4 +1,5 @@
 import AccountsSystem
+import Glibc
 
 /// One account of `login --stale`, and what was done with it.
 public struct StaleLoginEntry: Sendable {
@@ -23,19 +24,36 @@ extension SessionFlow {
   /// each through `logIn` (the rules of SPEC §4 in one place) with its own `--timeout`.
   /// Accounts without a remembered password are skipped, never asked for one. Entries come back
   /// in the order of `ids`.
+  ///
+  /// The first login on each backend goes alone: when the backend rejects that remembered
+  /// password, the backend's other accounts are not tried. SPEC §4 forgets a rejected
+  /// remembered password, which is right for one account whose password changed elsewhere,
+  /// but one wrong backend setting (an `encoding`) would otherwise wipe every remembered
+  /// password of the pool in one run. A run after the fix goes on with the rest.
   public func logInStale(_ ids: [AccountID], withinSeconds: Int64, jobs: Int) -> [StaleLoginEntry] {
     let results = StaleResults(count: ids.count)
-    forEachConcurrently(ids.count, width: jobs) { index in
+    // The first account of each backend (in the order of ids) that needs a login goes first.
+    var seen = Set<String>()
+    let firsts = ids.indices.filter { index in
       let id = ids[index]
-      results.set(index, refreshIfStale(id, withinSeconds: withinSeconds, silence: results))
+      guard !seen.contains(id.backend), needsLogin(id, withinSeconds: withinSeconds) else { return false }
+      seen.insert(id.backend)
+      return true
+    }
+    let rest = ids.indices.filter { !firsts.contains($0) }
+    for indices in [firsts, rest] {
+      forEachConcurrently(indices.count, width: jobs) { position in
+        let index = indices[position]
+        results.set(index, refreshIfStale(ids[index], withinSeconds: withinSeconds, shared: results))
+      }
     }
     return results.entries(ids)
   }
 
   /// One account of `logInStale`: left alone, skipped, or logged in.
-  private func refreshIfStale(_ id: AccountID, withinSeconds: Int64, silence: StaleResults) -> StaleLoginEntry.Outcome {
+  private func refreshIfStale(_ id: AccountID, withinSeconds: Int64, shared: StaleResults) -> StaleLoginEntry.Outcome {
     // A keyring that did not answer once is not asked again (each would wait its deadline).
-    if let silent = silence.keyringSilence {
+    if let silent = shared.keyringSilence {
       return .failed(status: silent.status, message: "not tried: \(silent.message)")
     }
     do {
@@ -43,27 +61,44 @@ extension SessionFlow {
       guard try ledger.index.load()[id]?.remembered == true else { return .skipped }
       var flow = self
       flow.budget = OperationBudget(seconds: timeout)  // each account its own --timeout
+      flow.notice = { _ in }  // one line per account: "using the remembered password" goes without saying
       let backend = try flow.prepare(id.backend)
+      let gate = shared.gate(id.backend)
+      if let refusal = gate.enter() { return .failed(status: .credentialsRejected, message: refusal) }
+      var rejected = false
+      defer { gate.leave(rejectedBy: rejected ? id : nil) }
       let (password, remembered) = try flow.password(for: id, .rememberedOnly)
-      return try flow.locks.exclusive(id) {
-        // Another command may have logged the account in while this one waited: a second login
-        // would take its session over.
-        if let fresh = try fresh(id, withinSeconds: withinSeconds) { return fresh }
-        let session = try flow.logIn(
-          id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend, asking: false)
-        return .loggedIn(session)
+      do {
+        return try flow.locks.exclusive(id) {
+          // Another command may have logged the account in while this one waited: a second
+          // login would take its session over.
+          if let fresh = try fresh(id, withinSeconds: withinSeconds) { return fresh }
+          let session = try flow.logIn(
+            id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend, asking: false)
+          return .loggedIn(session)
+        }
+      } catch {
+        rejected = (error as? any UserFacingError)?.status == .credentialsRejected
+        throw error
       }
     } catch {
       let failure = error as? any UserFacingError
       let status = failure?.status ?? .failure
-      let message = failure?.message ?? "\(error)"
-      if mayStillLand(error) { silence.keyringSilence = (status, message) }
+      var message = failure?.message ?? "\(error)"
+      if message.hasPrefix("\(id): ") { message.removeFirst("\(id): ".count) }  // the line names it already
+      if mayStillLand(error) { shared.keyringSilence = (status, message) }
       return .failed(status: status, message: message)
     }
   }
 }
 
 extension SessionFlow {
+  /// Whether `refreshIfStale` would log `id` in, as the index says now.
+  fileprivate func needsLogin(_ id: AccountID, withinSeconds: Int64) -> Bool {
+    guard (try? ledger.index.load()[id]?.remembered) == true else { return false }
+    do { return try fresh(id, withinSeconds: withinSeconds) == nil } catch { return false }
+  }
+
   /// `.fresh` when the index has a session of `id` that lasts beyond `withinSeconds` from now
   /// (or has no expiry), else nil. Read at each look, not when the command started.
   fileprivate func fresh(_ id: AccountID, withinSeconds: Int64) throws -> StaleLoginEntry.Outcome? {
@@ -78,11 +113,63 @@ extension SessionFlow {
   }
 }
 
+/// One backend's logins under `login --stale`: the first goes alone; the rest follow once it
+/// was not rejected, and are not tried when it was.
+private final class BackendGate: @unchecked Sendable {
+  private enum State {
+    case untried, probing, open
+    case closed(AccountID)
+  }
+  private var state = State.untried
+  private let lock = Lock()
+
+  /// Nil: go on (as the backend's first login, or after it); else why not.
+  func enter() -> String? {
+    while true {
+      let verdict: String?? = lock.locked {
+        switch state {
+        case .untried:
+          state = .probing
+          return .some(nil)
+        case .probing: return nil  // wait for the first login's verdict
+        case .open: return .some(nil)
+        case .closed(let first):
+          return .some(
+            "not tried: the remembered password of \(first) was rejected; "
+              + "if every login on \(first.backend) fails, check its settings (`accounts backend show \(first.backend)`) and run again")
+        }
+      }
+      if let verdict { return verdict }
+      var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+      nanosleep(&pause, nil)
+    }
+  }
+
+  /// After a login that `enter` let through: the first one opens or closes the gate.
+  func leave(rejectedBy id: AccountID?) {
+    lock.locked {
+      guard case .probing = state else { return }
+      state = id.map { .closed($0) } ?? .open
+    }
+  }
+}
+
 /// The entries of `logInStale`, filled in by its threads.
 private final class StaleResults: @unchecked Sendable {
   private var slots: [StaleLoginEntry.Outcome?]
   private var silence: (status: ExitStatus, message: String)?
+  private var gates: [String: BackendGate] = [:]
   private let lock = Lock()
+
+  /// The gate of `backend`'s logins.
+  func gate(_ backend: String) -> BackendGate {
+    lock.locked {
+      if let gate = gates[backend] { return gate }
+      let gate = BackendGate()
+      gates[backend] = gate
+      return gate
+    }
+  }
 
   init(count: Int) { slots = Array(repeating: nil, count: count) }
 

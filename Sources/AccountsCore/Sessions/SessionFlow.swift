@@ -61,7 +61,7 @@ public struct SessionFlow: @unchecked Sendable {
   var budget: OperationBudget
   let now: () -> Timestamp
   /// Progress a person may want to know ("logging in again"), for stderr.
-  let notice: (String) -> Void
+  var notice: (String) -> Void
   private let prepared = PreparedBackends()
   let locks: SessionLocks
   /// The accounts of this flow are held by a lease (`accounts lease`): a take-over logs in
