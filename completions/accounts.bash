@@ -19,6 +19,9 @@ _accounts_next() {
     ':forget') _accounts_path='remove' ;;
     ':password') _accounts_path='password' ;;
     ':passwd') _accounts_path='passwd' ;;
+    ':otp') _accounts_path='otp' ;;
+    'otp:code') _accounts_path='otp code' ;;
+    'otp:set') _accounts_path='otp set' ;;
     ':tag') _accounts_path='tag' ;;
     ':untag') _accounts_path='untag' ;;
     ':import') _accounts_path='import' ;;
@@ -74,7 +77,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'tag' 'untag' 'import' 'export' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'lease' 'release' 'leases' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'otp' 'tag' 'untag' 'import' 'export' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'lease' 'release' 'leases' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -96,6 +99,18 @@ _accounts_spec() {
     'passwd')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'otp')
+      _accounts_subcommands=('code' 'set')
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
+    'otp code')
+      _accounts_subcommands=()
+      _accounts_options=('--at' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'otp set')
+      _accounts_subcommands=()
+      _accounts_options=('--remove' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'tag')
       _accounts_subcommands=()
@@ -271,10 +286,11 @@ _accounts_option_kind() {
   case "$1" in
     --backend) _accounts_kind=backend ;;
     --tag) _accounts_kind=tag ;;
+    --at) _accounts_kind=none ;;
+    --account) _accounts_kind=account ;;
     --timeout) _accounts_kind=none ;;
     --within) _accounts_kind=none ;;
     --jobs|-j) _accounts_kind=none ;;
-    --account) _accounts_kind=account ;;
     --count) _accounts_kind=none ;;
     --wait) _accounts_kind=none ;;
     --ttl) _accounts_kind=none ;;

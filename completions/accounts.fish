@@ -23,6 +23,12 @@ function __accounts_next --argument-names command_path word
             echo 'password'
         case ':passwd'
             echo 'passwd'
+        case ':otp'
+            echo 'otp'
+        case 'otp:code'
+            echo 'otp code'
+        case 'otp:set'
+            echo 'otp set'
         case ':tag'
             echo 'tag'
         case ':untag'
@@ -119,7 +125,7 @@ end
 # Succeeds for a command path that takes a subcommand.
 function __accounts_is_group --argument-names command_path
     switch "$command_path"
-        case '' 'hook' 'rule' 'backend'
+        case '' 'otp' 'hook' 'rule' 'backend'
             return 0
     end
     return 1
@@ -132,14 +138,16 @@ function __accounts_option_kind --argument-names option
             echo backend
         case --tag
             echo tag
+        case --at
+            echo none
+        case --account
+            echo account
         case --timeout
             echo none
         case --within
             echo none
         case --jobs -j
             echo none
-        case --account
-            echo account
         case --count
             echo none
         case --wait
@@ -176,7 +184,7 @@ end
 # Succeeds when argument INDEX of the command at the path given names an account.
 function __accounts_is_account_argument --argument-names command_path index
     switch "$command_path:$index"
-        case 'remove:0' 'password:0' 'passwd:0' 'tag:0' 'untag:0' 'login:0' 'switch:0' 'logout:0' 'token:0' 'exec:0' 'lease:0' 'env:0' 'shell:0' 'request:0' 'rule add:1'
+        case 'remove:0' 'password:0' 'passwd:0' 'otp code:0' 'otp set:0' 'tag:0' 'untag:0' 'login:0' 'switch:0' 'logout:0' 'token:0' 'exec:0' 'lease:0' 'env:0' 'shell:0' 'request:0' 'rule add:1'
             return 0
     end
     return 1
@@ -283,6 +291,7 @@ complete -c accounts -n '__accounts_at '\'''\''' -a add -d 'save an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a remove -d 'forget an account and every secret of it'
 complete -c accounts -n '__accounts_at '\'''\''' -a password -d 'print the remembered password (autofill)'
 complete -c accounts -n '__accounts_at '\'''\''' -a passwd -d 'replace the remembered password'
+complete -c accounts -n '__accounts_at '\'''\''' -a otp -d 'print the current one-time code (TOTP), or set the seed'
 complete -c accounts -n '__accounts_at '\'''\''' -a tag -d 'add tags to an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a untag -d 'remove tags from an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a import -d 'save accounts from a CSV file'
@@ -322,6 +331,13 @@ complete -c accounts -n '__accounts_argument_at '\''remove'\'' 0' -a '(__account
 complete -c accounts -n '__accounts_argument_at '\''password'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''passwd'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_argument_at '\''passwd'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_at '\''otp'\''' -a code -d 'print the current one-time code'
+complete -c accounts -n '__accounts_at '\''otp'\''' -a set -d 'store or remove an account'\''s one-time code seed'
+complete -c accounts -n '__accounts_at '\''otp code'\''' -l at -x -d 'the code at this moment (seconds since 1970) instead of now, e.g. to check clocks'
+complete -c accounts -n '__accounts_at '\''otp code'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
+complete -c accounts -n '__accounts_argument_at '\''otp code'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_at '\''otp set'\''' -l remove -d 'delete the account'\''s seed instead of storing one'
+complete -c accounts -n '__accounts_argument_at '\''otp set'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_argument_at '\''tag'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_argument_at '\''tag'\'' 1 variadic' -a '(__accounts_names tags)'
 complete -c accounts -n '__accounts_argument_at '\''untag'\'' 0' -a '(__accounts_names accounts)'

@@ -1,0 +1,51 @@
+import AccountsSystem
+
+/// RFC 6238 time-based one-time codes. The HMAC is handed in (`HMAC`): the command line passes
+/// GLib's (GHmac, through the private library), tests a pure one of their own.
+public enum TOTP {
+  /// HMAC of `message` under `key` with `algorithm`: the digest's bytes.
+  public typealias HMAC = (_ algorithm: OTPAlgorithm, _ key: SecretBytes, _ message: [UInt8]) throws -> [UInt8]
+
+  /// The code of `seed` at `unixSeconds` (not before 1970), as many digits as the seed says,
+  /// zeros in front kept: RFC 4226's dynamic truncation of HMAC(key, T), T the number of
+  /// periods since 1970 as 8 big-endian bytes.
+  public static func code(_ seed: OTPSeed, at unixSeconds: Int64, hmac: HMAC) throws -> String {
+    let counter = UInt64(max(unixSeconds, 0)) / UInt64(seed.period)
+    let message = (0..<8).map { UInt8(truncatingIfNeeded: counter >> UInt64(56 - 8 * $0)) }
+    var digest = try hmac(seed.algorithm, seed.key, message)
+    defer { wipe(&digest) }
+    guard digest.count >= 20 else { throw TOTPError.shortDigest(digest.count) }
+    let offset = Int(digest[digest.count - 1] & 0x0F)
+    let binary =
+      UInt32(digest[offset] & 0x7F) << 24 | UInt32(digest[offset + 1]) << 16 | UInt32(digest[offset + 2]) << 8
+      | UInt32(digest[offset + 3])
+    var modulus: UInt32 = 1
+    for _ in 0..<seed.digits { modulus *= 10 }
+    let number = String(binary % modulus)
+    return String(repeating: "0", count: seed.digits - number.count) + number
+  }
+
+  /// Seconds from `unixSeconds` until the code changes (1...period).
+  public static func secondsLeft(_ seed: OTPSeed, at unixSeconds: Int64) -> Int {
+    let period = Int64(seed.period)
+    return Int(period - ((unixSeconds % period) + period) % period)
+  }
+
+  /// When the code of `unixSeconds` stops being the current one.
+  public static func expiry(_ seed: OTPSeed, at unixSeconds: Int64) -> Int64 {
+    unixSeconds + Int64(secondsLeft(seed, at: unixSeconds))
+  }
+}
+
+/// The HMAC gave fewer bytes than any of SHA-1, SHA-256, SHA-512 (the library failed).
+public enum TOTPError: UserFacingError, Equatable {
+  case shortDigest(Int)
+
+  public var status: ExitStatus { .failure }
+  public var message: String {
+    switch self {
+    case .shortDigest(let count): "the HMAC gave \(count) bytes, too few for a one-time code"
+    }
+  }
+  public var fix: String? { "reinstall accounts (`make install`): its private library is not the one it was built with" }
+}
