@@ -66,6 +66,7 @@ enum OTPCodeCommand {
     }
     environment.output.write(code + "\n")
     if moment == nil, environment.terminal.errorIsTerminal {
+      try environment.output.flush()  // the code first, then the talk about it
       environment.output.message("(\(TOTP.secondsLeft(seed, at: now)) s left)")
     }
   }

@@ -36,24 +36,50 @@ struct OTPAuthURI {
     let question = rest.firstIndex(of: 0x3F) ?? rest.endIndex
     label = String(decoding: try Self.percentDecoded(rest[..<question], plusIsSpace: false, what: "the label"), as: UTF8.self)
     secret = []
-    var seen: Set<String> = []
     let query = question == rest.endIndex ? rest[question...] : rest[rest.index(after: question)...]
+    try read(query, names: Self.uriNames)
+  }
+
+  /// KeeOTP's form, which KeePassXC keeps for seeds it imported from it:
+  /// `key=BASE32&size=6&step=30&otpHashMode=SHA256`.
+  init(keeOTP text: [UInt8]) throws(OTPSeedError) {
+    label = ""
+    secret = []
+    try read(text[...], names: ["key": "secret", "size": "digits", "step": "period", "otphashmode": "algorithm"])
+  }
+
+  static let uriNames = [
+    "secret": "secret", "issuer": "issuer", "algorithm": "algorithm", "digits": "digits", "period": "period",
+    "encoder": "encoder",
+  ]
+
+  /// Whether `text` starts like KeeOTP's form (`key=`, any case).
+  static func looksLikeKeeOTP(_ text: some Collection<UInt8>) -> Bool {
+    text.count > 4 && zip(text, Array("key=".utf8)).allSatisfy { lowercase($0) == $1 }
+  }
+
+  /// The parameters of `query` (`&`-separated); `names` maps each one taken (in lower case) to
+  /// its meaning, the others are ignored.
+  private mutating func read(_ query: ArraySlice<UInt8>, names: [String: String]) throws(OTPSeedError) {
+    var seen: Set<String> = []
     for pair in query.split(separator: 0x26, omittingEmptySubsequences: true) {
       let equals = pair.firstIndex(of: 0x3D) ?? pair.endIndex
-      let name = String(decoding: pair[..<equals].map(Self.lowercase), as: UTF8.self)
-      let known = ["secret", "issuer", "algorithm", "digits", "period"]
-      guard known.contains(name) else { continue }
+      let given = String(decoding: pair[..<equals].map(Self.lowercase), as: UTF8.self)
+      guard let name = names[given] else { continue }
       guard seen.insert(name).inserted else {
         wipe(&secret)
-        throw .uri("it gives the parameter '\(name)' twice")
+        throw .uri("it gives the parameter '\(given)' twice")
       }
       let rawValue = equals == pair.endIndex ? pair[equals...] : pair[pair.index(after: equals)...]
-      var value = try Self.percentDecoded(rawValue, plusIsSpace: true, what: "the parameter '\(name)'")
+      var value = try Self.percentDecoded(rawValue, plusIsSpace: true, what: "the parameter '\(given)'")
       switch name {
       case "secret":
         secret = value
         continue
       case "issuer": issuer = String(decoding: value, as: UTF8.self)
+      case "encoder":
+        // KeePassXC's `encoder=steam`: Steam's codes are letters, not RFC 6238's digits.
+        guard value.isEmpty else { throw .uri("its encoder (\(Names.printable(String(decoding: value, as: UTF8.self), limit: 20))) is not RFC 6238's") }
       case "algorithm":
         switch String(decoding: value, as: UTF8.self).uppercased() {
         case "SHA1": algorithm = .sha1

@@ -33,8 +33,9 @@ public struct OTPSeed: Sendable {
     self.issuer = issuer
   }
 
-  /// Reads `text`: an `otpauth://totp/...` URI or a bare base32 seed, with spaces, tabs and
-  /// line ends around it ignored. The errors never quote the text.
+  /// Reads `text`: an `otpauth://totp/...` URI, KeeOTP's `key=BASE32&size=6&step=30` (as
+  /// KeePassXC may keep it) or a bare base32 seed, with spaces, tabs and line ends around it
+  /// ignored. The errors never quote the text.
   public init(parsing text: SecretBytes) throws(OTPSeedError) {
     var bytes = text.withUnsafeBytes { Array($0) }
     defer { wipe(&bytes) }
@@ -44,15 +45,22 @@ public struct OTPSeed: Sendable {
     }
     var trimmed = Array(bytes[first...last])
     defer { wipe(&trimmed) }
-    if OTPAuthURI.looksLikeURI(trimmed) {
-      var uri = try OTPAuthURI(trimmed)
-      defer { wipe(&uri.secret) }
-      try self.init(base32: uri.secret)
-      algorithm = uri.algorithm
-      digits = uri.digits
-      period = uri.period
-      label = uri.label
-      issuer = uri.issuer
+    var uri: OTPAuthURI? =
+      if OTPAuthURI.looksLikeURI(trimmed) {
+        try OTPAuthURI(trimmed)
+      } else if OTPAuthURI.looksLikeKeeOTP(trimmed) {
+        try OTPAuthURI(keeOTP: trimmed)
+      } else {
+        nil
+      }
+    defer { if uri != nil { wipe(&uri!.secret) } }
+    if let parts = uri {
+      try self.init(base32: parts.secret)
+      algorithm = parts.algorithm
+      digits = parts.digits
+      period = parts.period
+      label = parts.label
+      issuer = parts.issuer
     } else {
       try self.init(base32: trimmed)
     }
@@ -98,6 +106,6 @@ public enum OTPSeedError: UserFacingError, Equatable {
   }
 
   public var fix: String? {
-    "give the otpauth://totp/... URI of the site's QR code, or its base32 seed (A-Z, 2-7, e.g. JBSWY3DPEHPK3PXP)"
+    "give the otpauth://totp/... URI of the site's QR code, or its base32 seed (letters A-Z and digits 2-7)"
   }
 }
