@@ -9,7 +9,9 @@ extension Ledger {
     try adoptSecretServiceIfAsked()
     try index.withLock { index in
       var book = index.content
-      guard let account = book[id] else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
+      guard let account = book[id] else {
+        throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
+      }
       let store = try secrets()
       // Rule 6 before the old seed is read to be kept: never another provider's item.
       _ = try checkProvider(store, book)
@@ -41,7 +43,9 @@ extension Ledger {
     try adoptSecretServiceIfAsked()
     return try index.withLock { index in
       var book = index.content
-      guard let account = book[id] else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
+      guard let account = book[id] else {
+        throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
+      }
       guard account.otp else { return false }
       let store = try secrets()
       _ = try checkProvider(store, book)

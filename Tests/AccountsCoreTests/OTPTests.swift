@@ -1,6 +1,7 @@
-@testable import AccountsCore
 import AccountsSystem
 import Testing
+
+@testable import AccountsCore
 
 /// One-time codes (issue 18): strict base32, the otpauth:// URI, the canonical text the keyring
 /// keeps, and TOTP against RFC 6238 appendix B.
@@ -16,7 +17,8 @@ import Testing
   @Test(arguments: [
     ("", [UInt8]()), ("MY", Array("f".utf8)), ("MZXQ", Array("fo".utf8)), ("MZXW6", Array("foo".utf8)),
     ("MZXW6YQ", Array("foob".utf8)), ("MZXW6YTB", Array("fooba".utf8)), ("MZXW6YTBOI", Array("foobar".utf8)),
-    ("MZXW6YTBOI======", Array("foobar".utf8)), ("mzxw6ytboi", Array("foobar".utf8)), ("MZXW 6YTB OI", Array("foobar".utf8)),
+    ("MZXW6YTBOI======", Array("foobar".utf8)), ("mzxw6ytboi", Array("foobar".utf8)),
+    ("MZXW 6YTB OI", Array("foobar".utf8)),
     ("MY======", Array("f".utf8)),
   ])
   func decodesRFC4648Vectors(text: String, expected: [UInt8]) throws {
@@ -52,7 +54,8 @@ import Testing
   @Test func readsEveryParameter() throws {
     let seed = try OTPSeed(
       parsing: Self.secret(
-        "otpauth://totp/Big%20Corp:alice%40corp?secret=gezdgnbvgy3tqojq&issuer=Big+Corp&algorithm=sha256&digits=8&period=60&image=x\n"))
+        "otpauth://totp/Big%20Corp:alice%40corp?secret=gezdgnbvgy3tqojq&issuer=Big+Corp&algorithm=sha256&digits=8&period=60&image=x\n"
+      ))
     #expect(seed.key.withUnsafeBytes { Array($0) } == Self.bytes("1234567890"))
     #expect(seed.algorithm == .sha256)
     #expect(seed.digits == 8)
@@ -106,14 +109,16 @@ import Testing
 
   @Test func theCanonicalTextReadsBackTheSame() throws {
     let seed = try OTPSeed(
-      parsing: Self.secret("otpauth://TOTP/a%20b:c%26d?Secret=gezdgnbvgy3tqojq&issuer=x%26y&digits=7&algorithm=SHA512&period=45"))
+      parsing: Self.secret(
+        "otpauth://TOTP/a%20b:c%26d?Secret=gezdgnbvgy3tqojq&issuer=x%26y&digits=7&algorithm=SHA512&period=45"))
     let text = seed.canonicalText
     #expect(
       String(decoding: text.withUnsafeBytes { Array($0) }, as: UTF8.self)
         == "otpauth://totp/a%20b:c%26d?secret=GEZDGNBVGY3TQOJQ&issuer=x%26y&algorithm=SHA512&digits=7&period=45")
     let again = try OTPSeed(parsing: text)
     #expect(again.key.isEqual(to: seed.key))
-    #expect((again.algorithm, again.digits, again.period, again.label, again.issuer) == (.sha512, 7, 45, "a b:c&d", "x&y"))
+    #expect(
+      (again.algorithm, again.digits, again.period, again.label, again.issuer) == (.sha512, 7, 45, "a b:c&d", "x&y"))
   }
 
   // MARK: TOTP, RFC 6238 appendix B
@@ -121,11 +126,12 @@ import Testing
   /// The appendix's seeds are ASCII: 20, 32 and 64 bytes for SHA1, SHA256, SHA512.
   static func rfcSeed(_ algorithm: OTPAlgorithm) -> OTPSeed {
     let base = "1234567890"
-    let length = switch algorithm {
-    case .sha1: 20
-    case .sha256: 32
-    case .sha512: 64
-    }
+    let length =
+      switch algorithm {
+      case .sha1: 20
+      case .sha256: 32
+      case .sha512: 64
+      }
     var key = Array(String(repeating: base, count: 7).utf8.prefix(length))
     return OTPSeed(key: SecretBytes(consuming: &key), algorithm: algorithm, digits: 8)
   }

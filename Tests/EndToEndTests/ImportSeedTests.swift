@@ -47,7 +47,8 @@ import Testing
     #expect(try code(sandbox, "qa4") == "081804\n")
     #expect(
       try otpItems(sandbox)["qa1"]
-        == "otpauth://totp/Corp:qa1?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Corp&algorithm=SHA1&digits=8&period=30")
+        == "otpauth://totp/Corp:qa1?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Corp&algorithm=SHA1&digits=8&period=30"
+    )
     let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
     #expect(list.map { $0["otp"] as? Bool } == [true, true, false, true])
     #expect(try sandbox.invariantViolations() == [])
@@ -67,7 +68,9 @@ import Testing
     let lines = result.standardError.split(separator: "\n")
     #expect(lines.count == 3, "\(result)")
     #expect(lines.first?.hasPrefix("accounts: stdin: line 2, field login_totp: not a TOTP seed: character 6") == true)
-    #expect(lines.dropFirst().first?.hasPrefix("accounts: stdin: line 3, field login_totp: not a TOTP seed URI: its encoder") == true)
+    #expect(
+      lines.dropFirst().first?.hasPrefix("accounts: stdin: line 3, field login_totp: not a TOTP seed URI: its encoder")
+        == true)
     #expect(!result.standardError.contains("GEZDGNBV"))
     #expect(try sandbox.allKeyringItems() == [])
   }
@@ -94,7 +97,9 @@ import Testing
     try source.ok(["add", "carol"])
     try source.ok(
       ["otp", "set", "alice"],
-      stdin: "otpauth://totp/Big%20Corp:alice?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZA&issuer=Big%20Corp&algorithm=SHA256&digits=8&period=60\n")
+      stdin:
+        "otpauth://totp/Big%20Corp:alice?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQGEZA&issuer=Big%20Corp&algorithm=SHA256&digits=8&period=60\n"
+    )
     try source.ok(["otp", "set", "bob"], stdin: "JBSWY3DPEHPK3PXP\n")
 
     let plain = try source.ok(["export"]).standardOutput
@@ -116,7 +121,9 @@ import Testing
     for time: Int64 in [59, 1_234_567_890] {
       for user in ["alice", "bob"] { #expect(try code(target, user, at: time) == code(source, user, at: time)) }
     }
-    #expect(try code(target, "alice", at: 119) == "46119246\n", "RFC 6238's SHA256 vector of T=1, at 119 s with a 60 s period")
+    #expect(
+      try code(target, "alice", at: 119) == "46119246\n", "RFC 6238's SHA256 vector of T=1, at 119 s with a 60 s period"
+    )
     #expect(try target.run(["otp", "carol"]).status == 3)
     #expect(try target.invariantViolations() == [])
   }

@@ -6,8 +6,8 @@ import Testing
 /// 6238 appendix B vectors through GLib's HMAC, checked against oathtool; the seed in the
 /// keyring only; removal; a killed `otp set`; the no-echo prompt.
 @Suite struct OneTimeCodeTests {
-  func sandbox() throws -> Sandbox {
-    let sandbox = try Sandbox()
+  func sandbox(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
+    let sandbox = try Sandbox(provider: provider)
     try sandbox.addBackend("corp")
     try sandbox.ok(["add", "alice"])
     return sandbox
@@ -54,15 +54,17 @@ import Testing
       #expect(code.standardError == "", "no seconds left for another moment, nor off a terminal")
       #expect(try oathtool(algorithm, seed, at: time) == codes[algorithm]!, "oathtool at \(time)")
     }
-    let json = try #require(try sandbox.json(["otp", "code", "--at", "59", "--account", "alice", "--json"]) as? [String: Any])
+    let json = try #require(
+      try sandbox.json(["otp", "code", "--at", "59", "--account", "alice", "--json"]) as? [String: Any])
     #expect(json["account"] as? String == "alice@corp")
     #expect(json["code"] as? String == Self.appendixB[0].codes[algorithm])
     #expect(json["period"] as? Int == 30)
     #expect(json["expires_at"] as? String == "1970-01-01T00:01:00Z")
   }
 
-  @Test func theSeedIsInTheKeyringOnlyAndGoesWithRemoveOrRemoveAccount() throws {
-    let sandbox = try sandbox()
+  @Test(arguments: SecretServiceProvider.allCases)
+  func theSeedIsInTheKeyringOnlyAndGoesWithRemoveOrRemoveAccount(_ provider: SecretServiceProvider) throws {
+    let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     try sandbox.ok(["otp", "set", "alice"], stdin: "jbsw y3dp ehpk 3pxp\n")
     let items = try sandbox.allKeyringItems()
@@ -72,7 +74,8 @@ import Testing
           backend: "corp", account: "alice", kind: "otp",
           secret: "otpauth://totp/alice@corp?secret=JBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30")
       ])
-    #expect(filesContaining("JBSWY3DPEHPK3PXP", under: sandbox.keyring.root).allSatisfy { $0.hasSuffix(".keyring") })
+    #expect(filesContaining("JBSWY3DPEHPK3PXP", under: sandbox.keyring.root).allSatisfy { $0.hasSuffix(".keyring") || $0.hasSuffix(".kdbx") },
+      "only the keyring's own file may hold it")
     let index = try #require(try sandbox.indexJSON()["accounts"] as? [[String: Any]])
     #expect(index.first?["otp"] as? Bool == true)
     let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
@@ -90,7 +93,8 @@ import Testing
     #expect(again.standardError == "alice@corp has no one-time code seed: nothing to remove\n")
     let none = try sandbox.run(["otp", "alice"])
     #expect(none.status == 3)
-    #expect(none.standardError == "accounts: no one-time code seed for alice@corp; store one with `accounts otp set alice`\n")
+    #expect(
+      none.standardError == "accounts: no one-time code seed for alice@corp; store one with `accounts otp set alice`\n")
 
     try sandbox.ok(["otp", "set", "alice"], stdin: "JBSWY3DPEHPK3PXP\n")
     try sandbox.ok(["remove", "alice@corp"])
@@ -122,13 +126,16 @@ import Testing
     let sandbox = try sandbox()
     defer { sandbox.close() }
     let setter = try BackgroundAccounts(
-      sandbox, ["otp", "set", "alice"], stdin: "JBSWY3DPEHPK3PXP\n", environment: Interposer.environment(stop: "before:2"))
+      sandbox, ["otp", "set", "alice"], stdin: "JBSWY3DPEHPK3PXP\n",
+      environment: Interposer.environment(stop: "before:2"))
     defer { if setter.process.isRunning { setter.kill() } }
     try setter.waitUntilStopped()
     setter.kill()
     #expect(try sandbox.indexJSON()["unsettled"] as? [String] == ["alice@corp"])
     #expect(
-      try sandbox.invariantViolations() == ["the keyring holds an otp seed of alice@corp, which the index does not claim"])
+      try sandbox.invariantViolations() == [
+        "the keyring holds an otp seed of alice@corp, which the index does not claim"
+      ])
     #expect(try sandbox.run(["otp", "alice"]).status == 3, "an interrupted command's seed is not served")
     try sandbox.ok(["otp", "set", "alice"], stdin: "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n")
     #expect(try sandbox.invariantViolations() == [])
@@ -141,7 +148,8 @@ import Testing
     defer { if remover.process.isRunning { remover.kill() } }
     try remover.waitUntilStopped()
     remover.kill()
-    #expect(try sandbox.invariantViolations() == ["the index claims an otp seed of alice@corp, but the keyring has none"])
+    #expect(
+      try sandbox.invariantViolations() == ["the index claims an otp seed of alice@corp, but the keyring has none"])
     let gone = try sandbox.run(["otp", "alice"])
     #expect(gone.status == 3, "\(gone)")
     #expect(try sandbox.invariantViolations() == [])
@@ -161,6 +169,8 @@ import Testing
     #expect(try sandbox.ok(["otp", "alice", "--at", "1111111109"]).standardOutput == "081804\n")
     let shown = try runInTerminal(PackagePaths.accounts, ["otp", "alice"], environment: sandbox.environment, steps: [])
     #expect(shown.status == 0, "\(shown)")
-    #expect(shown.standardOutput.range(of: #"^\d{6}\r?\n\(([1-9]|[12][0-9]|30) s left\)"#, options: .regularExpression) != nil, "\(shown)")
+    #expect(
+      shown.standardOutput.range(of: #"^\d{6}\r?\n\(([1-9]|[12][0-9]|30) s left\)"#, options: .regularExpression)
+        != nil, "\(shown)")
   }
 }

@@ -18,7 +18,8 @@ enum OTPCommands {
 
 enum OTPCodeCommand {
   static let at = OptionSpec(
-    "at", value: "UNIX_SECONDS", help: "the code at this moment (seconds since 1970) instead of now, e.g. to check clocks")
+    "at", value: "UNIX_SECONDS",
+    help: "the code at this moment (seconds since 1970) instead of now, e.g. to check clocks")
 
   static let spec = CommandSpec(
     "code",
@@ -51,17 +52,19 @@ enum OTPCodeCommand {
     }
     guard let seed = try environment.ledger.claimedOTPSeed(of: id, in: book) else {
       throw CommandError(
-        .loginRequired, "the keyring has no one-time code seed for \(id) (deleted outside accounts, or a command that set it was interrupted)",
+        .loginRequired,
+        "the keyring has no one-time code seed for \(id) (deleted outside accounts, or a command that set it was interrupted)",
         fix: "store it again with `accounts otp set \(name)`")
     }
     let now = moment ?? environment.now().secondsSince1970
     let code = try TOTP.code(seed, at: now, hmac: PrivateLibrary.hmac)
     if invocation.json {
-      environment.output.writeJSON(.object([
-        "account": .string(id.description), "code": .string(code),
-        "period": .number(JSONNumber(Int64(seed.period))),
-        "expires_at": .string(Timestamp(secondsSince1970: TOTP.expiry(seed, at: now)).iso8601),
-      ]))
+      environment.output.writeJSON(
+        .object([
+          "account": .string(id.description), "code": .string(code),
+          "period": .number(JSONNumber(Int64(seed.period))),
+          "expires_at": .string(Timestamp(secondsSince1970: TOTP.expiry(seed, at: now)).iso8601),
+        ]))
       return
     }
     environment.output.write(code + "\n")

@@ -34,7 +34,8 @@ struct OTPAuthURI {
     rest = rest[rest.index(after: slash)...]
     if let hash = rest.firstIndex(of: 0x23) { rest = rest[..<hash] }  // a fragment means nothing here
     let question = rest.firstIndex(of: 0x3F) ?? rest.endIndex
-    label = String(decoding: try Self.percentDecoded(rest[..<question], plusIsSpace: false, what: "the label"), as: UTF8.self)
+    label = String(
+      decoding: try Self.percentDecoded(rest[..<question], plusIsSpace: false, what: "the label"), as: UTF8.self)
     secret = []
     let query = question == rest.endIndex ? rest[question...] : rest[rest.index(after: question)...]
     try read(query, names: Self.uriNames)
@@ -79,7 +80,10 @@ struct OTPAuthURI {
       case "issuer": issuer = String(decoding: value, as: UTF8.self)
       case "encoder":
         // KeePassXC's `encoder=steam`: Steam's codes are letters, not RFC 6238's digits.
-        guard value.isEmpty else { throw .uri("its encoder (\(Names.printable(String(decoding: value, as: UTF8.self), limit: 20))) is not RFC 6238's") }
+        guard value.isEmpty else {
+          throw .uri(
+            "its encoder (\(Names.printable(String(decoding: value, as: UTF8.self), limit: 20))) is not RFC 6238's")
+        }
       case "algorithm":
         switch String(decoding: value, as: UTF8.self).uppercased() {
         case "SHA1": algorithm = .sha1
@@ -148,7 +152,8 @@ struct OTPAuthURI {
     var output = ""
     for byte in text.utf8 {
       switch byte {
-      case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: output.unicodeScalars.append(Unicode.Scalar(byte))
+      case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E:
+        output.unicodeScalars.append(Unicode.Scalar(byte))
       case 0x3A where label, 0x40 where label: output.unicodeScalars.append(Unicode.Scalar(byte))
       default:
         let digits = Array("0123456789ABCDEF".unicodeScalars)

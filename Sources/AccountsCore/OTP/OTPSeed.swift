@@ -24,7 +24,10 @@ public struct OTPSeed: Sendable {
   /// The longest key taken (a SHA-512 key of RFC 6238 is 64 bytes; sites use 10 to 32).
   public static let maximumKeyLength = 1024
 
-  public init(key: SecretBytes, algorithm: OTPAlgorithm = .sha1, digits: Int = 6, period: Int = 30, label: String = "", issuer: String? = nil) {
+  public init(
+    key: SecretBytes, algorithm: OTPAlgorithm = .sha1, digits: Int = 6, period: Int = 30, label: String = "",
+    issuer: String? = nil
+  ) {
     self.key = key
     self.algorithm = algorithm
     self.digits = digits

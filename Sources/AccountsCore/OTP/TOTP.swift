@@ -47,5 +47,7 @@ public enum TOTPError: UserFacingError, Equatable {
     case .shortDigest(let count): "the HMAC gave \(count) bytes, too few for a one-time code"
     }
   }
-  public var fix: String? { "reinstall accounts (`make install`): its private library is not the one it was built with" }
+  public var fix: String? {
+    "reinstall accounts (`make install`): its private library is not the one it was built with"
+  }
 }
