@@ -101,6 +101,18 @@ import Testing
     }
   }
 
+  @Test func readsKeeOTPsForm() throws {
+    let seed = try OTPSeed(parsing: Self.secret("key=GEZDGNBVGY3TQOJQ&size=8&step=60&otpHashMode=Sha512"))
+    #expect(seed.key.withUnsafeBytes { Array($0) } == Self.bytes("1234567890"))
+    #expect((seed.algorithm, seed.digits, seed.period) == (.sha512, 8, 60))
+    #expect(throws: OTPSeedError.uri("it gives the parameter 'key' twice")) {
+      try OTPSeed(parsing: Self.secret("key=GEZDGNBVGY3TQOJQ&key=GEZDGNBVGY3TQOJQ"))
+    }
+    #expect(throws: OTPSeedError.uri("its encoder (steam) is not RFC 6238's")) {
+      try OTPSeed(parsing: Self.secret("otpauth://totp/x?secret=GEZDGNBVGY3TQOJQ&encoder=steam"))
+    }
+  }
+
   @Test func aBadSecretInAURIIsABase32Error() {
     #expect(throws: OTPSeedError.base32(.invalidCharacter(position: 5))) {
       try OTPSeed(parsing: Self.secret("otpauth://totp/x?secret=JBSW0Y3DPEHPK3PXP"))

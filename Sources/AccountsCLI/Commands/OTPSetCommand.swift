@@ -11,7 +11,8 @@ enum OTPSetCommand {
     discussion: """
       Stores a TOTP seed for the account in the Secret Service (kind otp), replacing the one it \
       had: an otpauth://totp/LABEL?secret=...&issuer=...&algorithm=...&digits=...&period=... \
-      URI (the text of the site's QR code) or a bare base32 seed (then SHA1, 6 digits, 30 s). \
+      URI (the text of the site's QR code), KeeOTP's key=...&size=...&step=... (as KeePassXC \
+      may keep it) or a bare base32 seed (then SHA1, 6 digits, 30 s). \
       It is read from stdin when stdin is not a terminal (its first line), else asked for \
       without echo; never from the command line. Base32 is read strictly: upper or lower case, \
       '=' padding at the end and spaces between groups are taken, anything else is refused \

@@ -82,12 +82,18 @@ public struct OTPSeed: Sendable {
   /// `otpauth://totp/LABEL?secret=BASE32&issuer=...&algorithm=SHA1&digits=6&period=30`: what
   /// the keyring keeps and `export --with-passwords` writes.
   public var canonicalText: SecretBytes {
-    var text = Array("otpauth://totp/\(OTPAuthURI.percentEncoded(label, label: true))?secret=".utf8)
+    let head = Array("otpauth://totp/\(OTPAuthURI.percentEncoded(label, label: true))?secret=".utf8)
+    let tail = Array(
+      ((issuer.map { "&issuer=\(OTPAuthURI.percentEncoded($0, label: false))" } ?? "")
+        + "&algorithm=\(algorithm.rawValue)&digits=\(digits)&period=\(period)").utf8)
+    // One buffer of the final size: growing it would leave copies of the secret behind.
+    var text: [UInt8] = []
+    text.reserveCapacity(head.count + (key.count * 8 + 4) / 5 + tail.count)
+    text += head
     var secret = key.withUnsafeBytes { Base32.encode($0) }
     text += secret
     wipe(&secret)
-    if let issuer { text += Array("&issuer=\(OTPAuthURI.percentEncoded(issuer, label: false))".utf8) }
-    text += Array("&algorithm=\(algorithm.rawValue)&digits=\(digits)&period=\(period)".utf8)
+    text += tail
     return SecretBytes(consuming: &text)
   }
 }
