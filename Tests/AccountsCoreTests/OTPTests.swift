@@ -168,6 +168,8 @@ import Testing
     #expect(try TOTP.code(seed, at: 1_111_111_109, hmac: ReferenceHMAC.code) == "081804")
     seed.digits = 7
     #expect(try TOTP.code(seed, at: 1_111_111_109, hmac: ReferenceHMAC.code) == "7081804")
+    seed.digits = 10  // not from a URI (6 to 8), but never a trap: 31 bits, zeros in front
+    #expect(try TOTP.code(seed, at: 1_111_111_109, hmac: ReferenceHMAC.code).count == 10)
   }
 
   @Test func theCodeChangesAtThePeriodsEnd() throws {

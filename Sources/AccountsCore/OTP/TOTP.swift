@@ -10,7 +10,7 @@ public enum TOTP {
   /// zeros in front kept: RFC 4226's dynamic truncation of HMAC(key, T), T the number of
   /// periods since 1970 as 8 big-endian bytes.
   public static func code(_ seed: OTPSeed, at unixSeconds: Int64, hmac: HMAC) throws -> String {
-    let counter = UInt64(max(unixSeconds, 0)) / UInt64(seed.period)
+    let counter = UInt64(max(unixSeconds, 0)) / UInt64(period(seed))
     let message = (0..<8).map { UInt8(truncatingIfNeeded: counter >> UInt64(56 - 8 * $0)) }
     var digest = try hmac(seed.algorithm, seed.key, message)
     defer { wipe(&digest) }
@@ -19,17 +19,22 @@ public enum TOTP {
     let binary =
       UInt32(digest[offset] & 0x7F) << 24 | UInt32(digest[offset + 1]) << 16 | UInt32(digest[offset + 2]) << 8
       | UInt32(digest[offset + 3])
-    var modulus: UInt32 = 1
-    for _ in 0..<seed.digits { modulus *= 10 }
-    let number = String(binary % modulus)
-    return String(repeating: "0", count: seed.digits - number.count) + number
+    // RFC 4226 reads 31 bits: past 9 digits the code is the whole number, zeros in front.
+    let digits = min(max(seed.digits, 1), 10)
+    var modulus: UInt64 = 1
+    for _ in 0..<digits { modulus *= 10 }
+    let number = String(UInt64(binary) % modulus)
+    return String(repeating: "0", count: digits - number.count) + number
   }
 
   /// Seconds from `unixSeconds` until the code changes (1...period).
   public static func secondsLeft(_ seed: OTPSeed, at unixSeconds: Int64) -> Int {
-    let period = Int64(seed.period)
+    let period = Int64(period(seed))
     return Int(period - ((unixSeconds % period) + period) % period)
   }
+
+  /// The seed's period, at least a second (a URI's is checked; a seed built in code may not be).
+  private static func period(_ seed: OTPSeed) -> Int { max(seed.period, 1) }
 
   /// When the code of `unixSeconds` stops being the current one.
   public static func expiry(_ seed: OTPSeed, at unixSeconds: Int64) -> Int64 {
