@@ -25,6 +25,8 @@ function __accounts_next --argument-names command_path word
             echo 'passwd'
         case ':otp'
             echo 'otp'
+        case 'otp:'
+            echo 'otp code'
         case 'otp:code'
             echo 'otp code'
         case 'otp:set'
@@ -228,9 +230,16 @@ function __accounts_walk
         end
         if __accounts_is_group "$command_path"
             set -l next (__accounts_next "$command_path" $word)
+            if test -n "$next"
+                set command_path $next
+                continue
+            end
+            # A word that names no subcommand is the default subcommand's (otp alice).
+            set next (__accounts_next "$command_path" '')
             test -n "$next"; or return 1
             set command_path $next
-        else if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
+        end
+        if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
             set positional (math $positional + 2)
         else
             if __accounts_is_account_argument "$command_path" $positional
@@ -333,6 +342,7 @@ complete -c accounts -n '__accounts_at '\''passwd'\''' -l password-stdin -d 'rea
 complete -c accounts -n '__accounts_argument_at '\''passwd'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''otp'\''' -a code -d 'print the current one-time code'
 complete -c accounts -n '__accounts_at '\''otp'\''' -a set -d 'store or remove an account'\''s one-time code seed'
+complete -c accounts -n '__accounts_argument_at '\''otp'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''otp code'\''' -l at -x -d 'the code at this moment (seconds since 1970) instead of now, e.g. to check clocks'
 complete -c accounts -n '__accounts_at '\''otp code'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
 complete -c accounts -n '__accounts_argument_at '\''otp code'\'' 0' -a '(__accounts_names accounts)'
