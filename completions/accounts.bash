@@ -19,6 +19,10 @@ _accounts_next() {
     ':forget') _accounts_path='remove' ;;
     ':password') _accounts_path='password' ;;
     ':passwd') _accounts_path='passwd' ;;
+    ':otp') _accounts_path='otp' ;;
+    'otp:') _accounts_path='otp code' ;;
+    'otp:code') _accounts_path='otp code' ;;
+    'otp:set') _accounts_path='otp set' ;;
     ':tag') _accounts_path='tag' ;;
     ':untag') _accounts_path='untag' ;;
     ':import') _accounts_path='import' ;;
@@ -74,7 +78,7 @@ _accounts_next() {
 _accounts_spec() {
   case "$1" in
     '')
-      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'tag' 'untag' 'import' 'export' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'lease' 'release' 'leases' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
+      _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'otp' 'tag' 'untag' 'import' 'export' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'lease' 'release' 'leases' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
@@ -96,6 +100,18 @@ _accounts_spec() {
     'passwd')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'otp')
+      _accounts_subcommands=('code' 'set')
+      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=() ;;
+    'otp code')
+      _accounts_subcommands=()
+      _accounts_options=('--at' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_arguments=('account') ;;
+    'otp set')
+      _accounts_subcommands=()
+      _accounts_options=('--remove' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'tag')
       _accounts_subcommands=()
@@ -271,10 +287,11 @@ _accounts_option_kind() {
   case "$1" in
     --backend) _accounts_kind=backend ;;
     --tag) _accounts_kind=tag ;;
+    --at) _accounts_kind=none ;;
+    --account) _accounts_kind=account ;;
     --timeout) _accounts_kind=none ;;
     --within) _accounts_kind=none ;;
     --jobs|-j) _accounts_kind=none ;;
-    --account) _accounts_kind=account ;;
     --refresh-check) _accounts_kind=none ;;
     --count) _accounts_kind=none ;;
     --wait) _accounts_kind=none ;;
@@ -461,9 +478,16 @@ _accounts() {
     fi
     _accounts_spec "$command_path"
     if ((${#_accounts_subcommands[@]})); then
-      _accounts_next "$command_path" "$word" || return 0
+      if _accounts_next "$command_path" "$word"; then
+        command_path=$_accounts_path
+        continue
+      fi
+      # A word that names no subcommand is the default subcommand's (otp alice).
+      _accounts_next "$command_path" '' || return 0
       command_path=$_accounts_path
-    elif [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
+      _accounts_spec "$command_path"
+    fi
+    if [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
       positional=$((positional + 2))
     else
       # The account argument, for completions that depend on it (untag's tags).
@@ -484,6 +508,12 @@ _accounts() {
     _accounts_offer "$cur" "${_accounts_options[@]}"
   elif ((${#_accounts_subcommands[@]})); then
     _accounts_offer "$cur" "${_accounts_subcommands[@]}"
+    # A group whose default subcommand takes words: its first argument too (otp USER).
+    if _accounts_next "$command_path" ''; then
+      _accounts_spec "$_accounts_path"
+      kind=${_accounts_arguments[0]}
+      [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account"
+    fi
   else
     if ((positional < ${#_accounts_arguments[@]})); then
       kind=${_accounts_arguments[positional]}

@@ -23,6 +23,14 @@ function __accounts_next --argument-names command_path word
             echo 'password'
         case ':passwd'
             echo 'passwd'
+        case ':otp'
+            echo 'otp'
+        case 'otp:'
+            echo 'otp code'
+        case 'otp:code'
+            echo 'otp code'
+        case 'otp:set'
+            echo 'otp set'
         case ':tag'
             echo 'tag'
         case ':untag'
@@ -119,7 +127,7 @@ end
 # Succeeds for a command path that takes a subcommand.
 function __accounts_is_group --argument-names command_path
     switch "$command_path"
-        case '' 'hook' 'rule' 'backend'
+        case '' 'otp' 'hook' 'rule' 'backend'
             return 0
     end
     return 1
@@ -132,14 +140,16 @@ function __accounts_option_kind --argument-names option
             echo backend
         case --tag
             echo tag
+        case --at
+            echo none
+        case --account
+            echo account
         case --timeout
             echo none
         case --within
             echo none
         case --jobs -j
             echo none
-        case --account
-            echo account
         case --refresh-check
             echo none
         case --count
@@ -178,7 +188,7 @@ end
 # Succeeds when argument INDEX of the command at the path given names an account.
 function __accounts_is_account_argument --argument-names command_path index
     switch "$command_path:$index"
-        case 'remove:0' 'password:0' 'passwd:0' 'tag:0' 'untag:0' 'login:0' 'switch:0' 'logout:0' 'token:0' 'exec:0' 'lease:0' 'env:0' 'shell:0' 'request:0' 'rule add:1'
+        case 'remove:0' 'password:0' 'passwd:0' 'otp code:0' 'otp set:0' 'tag:0' 'untag:0' 'login:0' 'switch:0' 'logout:0' 'token:0' 'exec:0' 'lease:0' 'env:0' 'shell:0' 'request:0' 'rule add:1'
             return 0
     end
     return 1
@@ -222,9 +232,16 @@ function __accounts_walk
         end
         if __accounts_is_group "$command_path"
             set -l next (__accounts_next "$command_path" $word)
+            if test -n "$next"
+                set command_path $next
+                continue
+            end
+            # A word that names no subcommand is the default subcommand's (otp alice).
+            set next (__accounts_next "$command_path" '')
             test -n "$next"; or return 1
             set command_path $next
-        else if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
+        end
+        if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
             set positional (math $positional + 2)
         else
             if __accounts_is_account_argument "$command_path" $positional
@@ -285,6 +302,7 @@ complete -c accounts -n '__accounts_at '\'''\''' -a add -d 'save an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a remove -d 'forget an account and every secret of it'
 complete -c accounts -n '__accounts_at '\'''\''' -a password -d 'print the remembered password (autofill)'
 complete -c accounts -n '__accounts_at '\'''\''' -a passwd -d 'replace the remembered password'
+complete -c accounts -n '__accounts_at '\'''\''' -a otp -d 'print the current one-time code (TOTP), or set the seed'
 complete -c accounts -n '__accounts_at '\'''\''' -a tag -d 'add tags to an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a untag -d 'remove tags from an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a import -d 'save accounts from a CSV file'
@@ -324,17 +342,25 @@ complete -c accounts -n '__accounts_argument_at '\''remove'\'' 0' -a '(__account
 complete -c accounts -n '__accounts_argument_at '\''password'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_at '\''passwd'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_argument_at '\''passwd'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_at '\''otp'\''' -a code -d 'print the current one-time code'
+complete -c accounts -n '__accounts_at '\''otp'\''' -a set -d 'store or remove an account'\''s one-time code seed'
+complete -c accounts -n '__accounts_argument_at '\''otp'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_at '\''otp code'\''' -l at -x -d 'the code at this moment (seconds since 1970) instead of now, e.g. to check clocks'
+complete -c accounts -n '__accounts_at '\''otp code'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'
+complete -c accounts -n '__accounts_argument_at '\''otp code'\'' 0' -a '(__accounts_names accounts)'
+complete -c accounts -n '__accounts_at '\''otp set'\''' -l remove -d 'delete the account'\''s seed instead of storing one'
+complete -c accounts -n '__accounts_argument_at '\''otp set'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_argument_at '\''tag'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_argument_at '\''tag'\'' 1 variadic' -a '(__accounts_names tags)'
 complete -c accounts -n '__accounts_argument_at '\''untag'\'' 0' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_argument_at '\''untag'\'' 1 variadic' -a '(__accounts_account_tags)'
 complete -c accounts -n '__accounts_at '\''import'\''' -l tag -x -a '(__accounts_names tags)' -d 'give every account of the file this tag too; repeated, every one'
 complete -c accounts -n '__accounts_at '\''import'\''' -l dry-run -d 'check the file and say what would happen; write nothing'
-complete -c accounts -n '__accounts_at '\''import'\''' -l update -d 'replace the password and tags of accounts saved already, instead of skipping them'
+complete -c accounts -n '__accounts_at '\''import'\''' -l update -d 'replace the password, tags and OTP seed of accounts saved already, instead of skipping them'
 complete -c accounts -n '__accounts_at '\''import'\''' -l partial -d 'import the good rows even when others have problems (then exit 1)'
 complete -c accounts -n '__accounts_argument_at '\''import'\'' 0' -a '(__fish_complete_path (commandline -ct))'
 complete -c accounts -n '__accounts_at '\''export'\''' -l tag -x -a '(__accounts_names tags)' -d 'only accounts with this tag; repeated, only those with every one'
-complete -c accounts -n '__accounts_at '\''export'\''' -l with-passwords -d 'add the remembered passwords, read from the Secret Service (a warning on stderr)'
+complete -c accounts -n '__accounts_at '\''export'\''' -l with-passwords -d 'add the remembered passwords and OTP seeds, read from the Secret Service (a warning on stderr)'
 complete -c accounts -n '__accounts_at '\''current'\''' -l check -d 'prove the session with the backend, logging in again once if it expired'
 complete -c accounts -n '__accounts_at '\''current'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''current'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status and login --stale: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'

@@ -20,6 +20,7 @@ enum AccountPresentation {
       "backend": .string(account.id.backend),
       "auto_login": .bool(book.autoLogin == account.id),
       "remembered": .bool(account.remembered),
+      "otp": .bool(account.otp),
       "token": .object(token),
       "last_login": account.lastLogin.map { .string($0.iso8601) } ?? .null,
       "tags": .array(account.tags.map { .string($0) }),
@@ -55,7 +56,7 @@ enum AccountPresentation {
       rows.append([
         (book.autoLogin == account.id ? "* " : "  ") + account.id.user,
         account.id.backend,
-        account.remembered ? "remembered" : "-",
+        account.remembered ? (account.otp ? "remembered+otp" : "remembered") : (account.otp ? "otp" : "-"),
         token,
         account.lastLogin.map { LocalTime.format($0) } ?? "never",
       ] + (tagged ? [account.tags.isEmpty ? "-" : account.tags.joined(separator: ",")] : [])

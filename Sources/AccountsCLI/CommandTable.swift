@@ -8,6 +8,7 @@ enum CommandTable {
     RemoveCommand.spec,
     PasswordCommand.spec,
     PasswdCommand.spec,
+    OTPCommands.spec,
     TagCommand.spec,
     UntagCommand.spec,
     ImportCommand.spec,

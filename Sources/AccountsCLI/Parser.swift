@@ -39,6 +39,13 @@ struct Parser {
         continue
       }
       if !onlyPositionals, argument.hasPrefix("-"), argument != "-" {
+        // `otp --at T`: an option of the default subcommand of a group that runs one with words.
+        if let group = command, let sub = defaultSubcommandTakingWords(group),
+          sub.options.contains(where: { argument == "--" + $0.long || argument.hasPrefix("--" + $0.long + "=") })
+        {
+          groups.append(group)
+          command = sub
+        }
         let (spec, inline) = try option(argument, of: command, groups: groups, context: context())
         var value: String?
         if spec.takesValue {
@@ -64,6 +71,13 @@ struct Parser {
       // A word: the command, a subcommand, or an argument.
       if command == nil {
         command = try lookup(argument, in: commands, context: "accounts")
+      } else if let group = command, group.subcommand(named: argument) == nil,
+        let sub = defaultSubcommandTakingWords(group)
+      {
+        // `otp alice` is `otp code alice`: a word that names no subcommand is the default one's.
+        groups.append(group)
+        command = sub
+        positionals.append(argument)
       } else if let group = command, group.isGroup {
         let groupContext = context()
         groups.append(group)
@@ -96,6 +110,16 @@ struct Parser {
         fix: "usage: \(path.usage)")
     }
     return .run(Invocation(path: path, optionValues: options, argumentValues: values))
+  }
+
+  /// The default subcommand of `group` when it takes arguments (`otp` runs `otp code [USER]`):
+  /// then words and its options after the group's name are its own. Nil for a group whose
+  /// default takes none (`backend` runs `backend list`), where any other word is a mistake.
+  private func defaultSubcommandTakingWords(_ group: CommandSpec) -> CommandSpec? {
+    guard group.isGroup, let name = group.defaultSubcommand, let sub = group.subcommand(named: name),
+      !sub.arguments.isEmpty
+    else { return nil }
+    return sub
   }
 
   private func option(

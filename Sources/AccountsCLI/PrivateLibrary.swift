@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import CAccountsPrivate
 import Glibc
 import Synchronization
@@ -76,5 +77,36 @@ final class PrivateLibrary: @unchecked Sendable {
     guard let answer else { return nil }
     defer { calls.release(answer, -1) }
     return String(cString: answer)
+  }
+}
+
+extension PrivateLibrary {
+  /// TOTP's HMAC (`TOTP.HMAC`): GLib's GHmac in the library, so the executable carries no
+  /// SHA-1 or SHA-512 of its own. Loads the library the first time.
+  static func hmac(_ algorithm: OTPAlgorithm, key: SecretBytes, message: [UInt8]) throws -> [UInt8] {
+    let library: PrivateLibrary
+    do throws(InstalledFiles.Missing) {
+      library = try shared()
+    } catch {
+      throw CommandError(.failure, "cannot load accounts' private library: \(error.text)", fix: error.fix)
+    }
+    let code: Int32 =
+      switch algorithm {
+      case .sha1: ACCOUNTS_HMAC_SHA1
+      case .sha256: ACCOUNTS_HMAC_SHA256
+      case .sha512: ACCOUNTS_HMAC_SHA512
+      }
+    var digest = [UInt8](repeating: 0, count: 64)
+    let written = key.withUnsafeBytes { key in
+      message.withUnsafeBufferPointer { message in
+        digest.withUnsafeMutableBufferPointer { out in
+          library.calls.hmac(
+            code, key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count, message.baseAddress, message.count,
+            out.baseAddress!, out.count)
+        }
+      }
+    }
+    digest.removeLast(digest.count - written)
+    return digest
   }
 }

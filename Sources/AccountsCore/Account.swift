@@ -9,6 +9,8 @@ public struct Account: Sendable, Equatable {
   public var remembered: Bool
   /// Item (5): a token is stored; nil when there is none.
   public var token: TokenRecord?
+  /// A TOTP seed is stored (kind `otp`): `accounts otp` prints its codes.
+  public var otp: Bool
   public var lastLogin: Timestamp?
   public var addedAt: Timestamp
   /// Non-secret values the adapter returned at login (e.g. `userId`) and wants back later.
@@ -22,9 +24,10 @@ public struct Account: Sendable, Equatable {
   public init(
     id: AccountID, remembered: Bool = false, token: TokenRecord? = nil,
     lastLogin: Timestamp? = nil, addedAt: Timestamp, session: [String: String] = [:],
-    tags: [String] = [], unknownFields: JSONObject = [:]
+    tags: [String] = [], otp: Bool = false, unknownFields: JSONObject = [:]
   ) {
     self.id = id
+    self.otp = otp
     self.remembered = remembered
     self.token = token
     self.lastLogin = lastLogin
@@ -33,6 +36,9 @@ public struct Account: Sendable, Equatable {
     self.tags = Tags.normalised(tags)
     self.unknownFields = unknownFields
   }
+
+  /// Whether the index says the keyring holds a secret of this account.
+  public var claimsSecrets: Bool { remembered || token != nil || otp }
 
   /// What `list` shows about the token at `now`.
   public func tokenState(at now: Timestamp) -> TokenState {

@@ -21,9 +21,9 @@ public struct AccountBook: Sendable, Equatable {
   /// whose secrets are gone.
   public var secretService: String?
 
-  /// Whether the index claims any secret (a remembered password, a token): only then does the
-  /// provider that keeps them matter (an empty book moves to another one on its own).
-  public var claimsSecrets: Bool { accounts.contains { $0.remembered || $0.token != nil } }
+  /// Whether the index claims any secret (a remembered password, a token, a TOTP seed): only
+  /// then does the provider that keeps them matter (an empty book moves to another one on its own).
+  public var claimsSecrets: Bool { accounts.contains { $0.claimsSecrets } }
   /// Top-level members of the index that this version does not know, kept as they were.
   public var unknownFields: JSONObject
 

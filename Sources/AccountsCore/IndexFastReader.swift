@@ -78,6 +78,7 @@ struct IndexFastReader {
     var token: TokenRecord??
     var session: [String: String]?
     var tags: [String]?
+    var otp: Bool?
     let complete = members { key, reader in
       switch reader.known(key) {
       case .user where user == nil:
@@ -104,6 +105,9 @@ struct IndexFastReader {
       case .tags where tags == nil:
         tags = reader.literal("null") ? [] : reader.elements { $0.string().flatMap { Tags.isValid($0) ? $0 : nil } }
         return tags != nil
+      case .otp where otp == nil:
+        otp = reader.literal("true") ? true : reader.literal("false") ? false : nil
+        return otp != nil
       default:
         return false
       }
@@ -111,7 +115,7 @@ struct IndexFastReader {
     guard complete, let user, let backend, let remembered, let addedAt = addedAt ?? nil else { return nil }
     return Account(
       id: AccountID(user: user, backend: backend), remembered: remembered, token: token ?? nil,
-      lastLogin: lastLogin ?? nil, addedAt: addedAt, session: session ?? [:], tags: tags ?? [])
+      lastLogin: lastLogin ?? nil, addedAt: addedAt, session: session ?? [:], tags: tags ?? [], otp: otp ?? false)
   }
 
   private mutating func token() -> TokenRecord? {
@@ -146,7 +150,7 @@ struct IndexFastReader {
 
   /// The members the index has, by name.
   private enum Key: String, CaseIterable {
-    case version, accounts, unsettled, user, backend, remembered, token, session, generation, tags
+    case version, accounts, unsettled, user, backend, remembered, token, session, generation, tags, otp
     case autoLogin = "auto_login", previousAutoLogin = "previous_auto_login", secretService = "secret_service"
     case addedAt = "added_at", lastLogin = "last_login", expiresAt = "expires_at"
 

@@ -56,7 +56,8 @@ public struct IndexStore: Sendable {
 ///           "added_at": "2026-11-22T07:00:00Z", "last_login": null,
 ///           "token": { "expires_at": "2026-11-23T07:00:00Z" },   // or null: no token
 ///           "session": { "userId": "42" },
-///           "tags": [ "qa", "smoke" ] }      // optional: none when absent; sorted, each once
+///           "tags": [ "qa", "smoke" ],       // optional: none when absent; sorted, each once
+///           "otp": true }                    // optional: a TOTP seed is stored; only when true
 ///       ],
 ///       "unsettled": [ "bob@corp" ],         // optional: see AccountBook.unsettled
 ///       "secret_service": "keepassxc"        // optional: see AccountBook.secretService
@@ -98,6 +99,7 @@ enum IndexFormat {
     object["session"] = .object(session)
     // Only when there are some: the index of someone who never tags stays as it was.
     if !account.tags.isEmpty { object["tags"] = .array(account.tags.map { .string($0) }) }
+    if account.otp { object["otp"] = .bool(true) }
     keep(account.unknownFields, in: &object)
     return .object(object)
   }
@@ -175,6 +177,7 @@ enum IndexFormat {
     var token: TokenRecord?
     var session: [String: String] = [:]
     var tags: [String] = []
+    var otp = false
     var unknown = JSONObject()
     for (key, value) in try object.asObject() {
       switch (key, value) {
@@ -215,6 +218,8 @@ enum IndexFormat {
           tags.append(text)
         }
       case ("tags", .null): break
+      case ("otp", .bool(let flag)): otp = flag
+      case ("otp", _): _ = try object.bool(key)
       case ("user", _), ("backend", _): _ = try object.string(key)
       case ("remembered", _): _ = try object.bool(key)
       case ("token", _), ("session", _): _ = try object.object(key)
@@ -235,7 +240,7 @@ enum IndexFormat {
     guard let addedAt else { throw JSONShapeError(path: join(object.path, "added_at"), problem: "missing") }
     return Account(
       id: AccountID(user: user, backend: backend), remembered: remembered, token: token,
-      lastLogin: lastLogin, addedAt: addedAt, session: session, tags: tags, unknownFields: unknown)
+      lastLogin: lastLogin, addedAt: addedAt, session: session, tags: tags, otp: otp, unknownFields: unknown)
   }
 
   /// The time `text` names; `path` (built only for the error) is where it is.

@@ -29,10 +29,13 @@ extension Ledger {
     let kinds = Set(try store.kinds(backend: id.backend, account: id.user))
     let hasPassword = kinds.contains(.password)
     let hasToken = kinds.contains(.token)
+    let hasOTP = kinds.contains(.otp)
     if !account.remembered, hasPassword { try store.delete(SecretKey(id, .password)) }
     if account.token == nil, hasToken { try store.delete(SecretKey(id, .token)) }
+    if !account.otp, hasOTP { try store.delete(SecretKey(id, .otp)) }
     book.update(id) { account in
       if !hasPassword { account.remembered = false }
+      if !hasOTP { account.otp = false }
       if !hasToken {
         account.token = nil
         account.session = [:]
@@ -114,6 +117,7 @@ extension Ledger {
       switch key.kind {
       case .password: return !account.remembered
       case .token: return account.token == nil
+      case .otp: return !account.otp
       case .setting: return false
       }
     }

@@ -69,7 +69,7 @@ public struct Ledger {
   public func claimedSecret(_ key: SecretKey, recorded: String?) throws -> SecretBytes? {
     let store = try secrets()
     try checkRecordedProvider(store, recorded: recorded)
-    if key.kind == .password || key.kind == .token {
+    if key.kind == .password || key.kind == .token || key.kind == .otp {
       try settleIfUnsettled([AccountID(user: key.account, backend: key.backend)])
     }
     return try store.lookup(key)
@@ -108,7 +108,7 @@ public struct Ledger {
           configuration.secretService = current
         }
         if moveIndex {
-          for account in book.accounts where account.remembered || account.token != nil { book.markUnsettled(account.id) }
+          for account in book.accounts where account.claimsSecrets { book.markUnsettled(account.id) }
           for id in book.unsettled { try settle(id, &book, store) }
           book.secretService = current
         }
@@ -118,38 +118,42 @@ public struct Ledger {
     }
   }
 
-  /// Saves a new account; with `password`, remembers it. Throws `alreadySaved` when another
+  /// Saves a new account; with `password`, remembers it; with `otp`, keeps its TOTP seed (both
+  /// stored before the index claims them, or neither). Throws `alreadySaved` when another
   /// process saved it first, and `unknownBackend` when its backend was removed meanwhile.
-  public func add(_ account: Account, password: SecretBytes?) throws {
-    if password != nil { try adoptSecretServiceIfAsked() }
+  public func add(_ account: Account, password: SecretBytes?, otp: OTPSeed? = nil) throws {
+    if password != nil || otp != nil { try adoptSecretServiceIfAsked() }
     try index.withLock { index in
       var book = index.content
       guard book[account.id] == nil else { throw AccountBookError.alreadySaved(account.id) }
       // Checked under the index lock: `removeBackend` holds it while it removes a backend.
       _ = try config.load().backend(named: account.id.backend)
-      guard let password else {
+      let id = account.id
+      var secrets: [(key: SecretKey, secret: SecretBytes)] = []
+      if let password { secrets.append((SecretKey(id, .password), password)) }
+      if let otp { secrets.append((SecretKey(id, .otp), otp.canonicalText)) }
+      guard !secrets.isEmpty else {
         try book.add(account)
         try index.save(book)
         return
       }
-      let id = account.id
       let (store, carried, provider) = try begin(id, &book, &index)
-      let key = SecretKey(id, .password)
       do {
-        try store.store(password, for: key)
+        for (key, secret) in secrets { try store.store(secret, for: key) }
       } catch {
         recover(id, after: error, &book, &index, store)
         throw error
       }
-      var remembered = account
-      remembered.remembered = true
-      try book.add(remembered)
+      var saved = account
+      saved.remembered = password != nil
+      saved.otp = otp != nil
+      try book.add(saved)
       if !carried { book.markSettled(id) }
       book.secretService = provider ?? book.secretService
       do {
         try index.save(book)
       } catch {
-        try? store.delete(key)  // the index could not take the claim: the password goes too
+        for (key, _) in secrets { try? store.delete(key) }  // the index could not take the claims: they go too
         throw error
       }
     }
@@ -244,7 +248,7 @@ public struct Ledger {
     try index.save(book)
     for id in targets {
       let account = book[id]!
-      let claimed = account.remembered || account.token != nil
+      let claimed = account.claimsSecrets
       if result.failure == nil, let store {
         do {
           try store.deleteAll(backend: id.backend, account: id.user)

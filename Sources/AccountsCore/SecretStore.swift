@@ -3,6 +3,8 @@ import AccountsSystem
 public enum SecretKind: Hashable, Sendable {
   case password
   case token
+  /// The account's TOTP seed, as `OTPSeed.canonicalText` (an otpauth:// URI).
+  case otp
   /// A secret backend setting such as `private_key`.
   case setting(String)
 
@@ -11,6 +13,7 @@ public enum SecretKind: Hashable, Sendable {
     switch self {
     case .password: "password"
     case .token: "token"
+    case .otp: "otp"
     case .setting(let name): "setting:\(name)"
     }
   }
@@ -20,6 +23,7 @@ public enum SecretKind: Hashable, Sendable {
     switch attributeValue {
     case "password": self = .password
     case "token": self = .token
+    case "otp": self = .otp
     case let value where value.hasPrefix("setting:") && value.count > 8:
       self = .setting(String(value.dropFirst(8)))
     default: return nil
@@ -53,7 +57,7 @@ public struct SecretKey: Hashable, Sendable {
   /// The label shown in Seahorse or KeePassXC, e.g. "accounts: alice@corp password".
   public var label: String {
     switch kind {
-    case .password, .token: "accounts: \(account)@\(backend) \(kind.attributeValue)"
+    case .password, .token, .otp: "accounts: \(account)@\(backend) \(kind.attributeValue)"
     case .setting(let name) where account.isEmpty: "accounts: backend \(backend) \(name)"
     case .setting(let name): "accounts: \(account)@\(backend) \(name)"
     }

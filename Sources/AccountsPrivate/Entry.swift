@@ -32,7 +32,18 @@ private struct Table: @unchecked Sendable {
         secret_abandoned: secretCallAbandoned,
         adapter_contain: accountsAdapterHostContain, adapter_probe: accountsAdapterHostProbe,
         adapter_describe: accountsAdapterHostDescribe, adapter_run: accountsAdapterHostRun,
-        release: releaseSecretMemory))
+        release: releaseSecretMemory,
+        hmac: { algorithm, key, keyLength, data, length, out, capacity in
+          let type: HostServices.HMACAlgorithm? =
+            switch algorithm {
+            case ACCOUNTS_HMAC_SHA1: .sha1
+            case ACCOUNTS_HMAC_SHA256: .sha256
+            case ACCOUNTS_HMAC_SHA512: .sha512
+            default: nil
+            }
+          guard let type else { return 0 }
+          return HostServices.hmac(type, key, keyLength, data, length, out, capacity)
+        }))
     pointer = UnsafePointer(table)
   }
 }

@@ -78,7 +78,36 @@ public enum HostServices {
     _ algorithm: Int32, _ key: UnsafePointer<UInt8>?, _ keyLength: Int, _ data: UnsafePointer<UInt8>?,
     _ length: Int, _ out: UnsafeMutablePointer<UInt8>?, _ capacity: Int
   ) -> Int {
-    guard let type = checksumType(algorithm), let out else { return 0 }
+    guard let type = checksumType(algorithm) else { return 0 }
+    return hmac(type, key, keyLength, data, length, out, capacity)
+  }
+
+  /// The HMACs the host computes for itself (one-time codes): SHA-512 too, which the adapter
+  /// ABI does not offer.
+  public enum HMACAlgorithm: Sendable {
+    case sha1, sha256, sha512
+
+    var checksumType: GChecksumType {
+      switch self {
+      case .sha1: G_CHECKSUM_SHA1
+      case .sha256: G_CHECKSUM_SHA256
+      case .sha512: G_CHECKSUM_SHA512
+      }
+    }
+  }
+
+  public static func hmac(
+    _ algorithm: HMACAlgorithm, _ key: UnsafePointer<UInt8>?, _ keyLength: Int, _ data: UnsafePointer<UInt8>?,
+    _ length: Int, _ out: UnsafeMutablePointer<UInt8>?, _ capacity: Int
+  ) -> Int {
+    hmac(algorithm.checksumType, key, keyLength, data, length, out, capacity)
+  }
+
+  private static func hmac(
+    _ type: GChecksumType, _ key: UnsafePointer<UInt8>?, _ keyLength: Int, _ data: UnsafePointer<UInt8>?,
+    _ length: Int, _ out: UnsafeMutablePointer<UInt8>?, _ capacity: Int
+  ) -> Int {
+    guard let out else { return 0 }
     let size = Int(g_checksum_type_get_length(type))
     guard capacity >= size else { return 0 }
     // g_hmac_new wants a non-NULL key even when it is empty.

@@ -26,7 +26,8 @@ import Testing
     #expect(list.count == 2)
     for entry in list {
       #expect(
-        Set(entry.keys) == ["account", "user", "backend", "auto_login", "remembered", "token", "last_login", "tags", "lease"])
+        Set(entry.keys) == ["account", "user", "backend", "auto_login", "remembered", "otp", "token", "last_login", "tags", "lease"])
+      #expect(entry["otp"] as? Bool == false, "otp is always there, false without a seed")
       #expect(entry["tags"] as? [String] == [], "tags is always there, [] when none")
       #expect(entry["lease"] is NSNull, "lease is always there, null when none")
       let token = try #require(entry["token"] as? [String: Any])

@@ -191,10 +191,10 @@ extension Sandbox {
 
   private func accountViolations() throws -> [String] {
     let index = try indexJSON()
-    var claims: [String: (remembered: Bool, token: Bool)] = [:]
+    var claims: [String: (remembered: Bool, token: Bool, otp: Bool)] = [:]
     for case let account as [String: Any] in index["accounts"] as? [Any] ?? [] {
       let id = "\(account["user"] as? String ?? "?")@\(account["backend"] as? String ?? "?")"
-      claims[id] = (account["remembered"] as? Bool == true, account["token"] is [String: Any])
+      claims[id] = (account["remembered"] as? Bool == true, account["token"] is [String: Any], account["otp"] as? Bool == true)
     }
     var violations: [String] = []
     let items = try allKeyringItems().filter { !$0.account.isEmpty }  // backend settings aside
@@ -206,6 +206,8 @@ extension Sandbox {
         violations.append("the keyring holds a password of \(id), which the index says is not remembered")
       case (let claim?, "token") where !claim.token:
         violations.append("the keyring holds a token of \(id), which the index does not record")
+      case (let claim?, "otp") where !claim.otp:
+        violations.append("the keyring holds an otp seed of \(id), which the index does not claim")
       default: break
       }
     }
@@ -215,6 +217,9 @@ extension Sandbox {
       }
       if claim.token, !items.contains(where: { "\($0.account)@\($0.backend)" == id && $0.kind == "token" }) {
         violations.append("the index records a token of \(id), but the keyring has none")
+      }
+      if claim.otp, !items.contains(where: { "\($0.account)@\($0.backend)" == id && $0.kind == "otp" }) {
+        violations.append("the index claims an otp seed of \(id), but the keyring has none")
       }
     }
     return violations.sorted()

@@ -8,7 +8,8 @@ enum ExportCommand {
     "tag", value: "TAG", repeatable: true, completion: .tag,
     help: "only accounts with this tag; repeated, only those with every one")
   static let withPasswords = OptionSpec(
-    "with-passwords", help: "add the remembered passwords, read from the Secret Service (a warning on stderr)")
+    "with-passwords",
+    help: "add the remembered passwords and OTP seeds, read from the Secret Service (a warning on stderr)")
 
   static let spec = CommandSpec(
     "export",
@@ -18,14 +19,14 @@ enum ExportCommand {
       with every tag given) as CSV on stdout, in the format `accounts import` reads: the \
       header \(ImportFormat.accounts.headerRow), then one row per account (account as \
       USER@BACKEND, tags space-separated), fields quoted as RFC 4180 needs. Without \
-      --with-passwords the password column is empty: the output holds no secret. With it, \
-      each remembered password is read from the Secret Service and printed, with a warning on \
-      stderr; `accounts export --with-passwords | accounts import -` into an empty book gives \
-      back the same accounts, backends, tags and passwords. OTP seeds are not kept yet, so the \
-      otp column is empty.
+      --with-passwords the password and otp columns are empty: the output holds no secret. \
+      With it, each remembered password and TOTP seed (as an otpauth://totp/ URI) is read \
+      from the Secret Service and printed, with a warning on stderr; `accounts export \
+      --with-passwords | accounts import -` into an empty book gives back the same accounts, \
+      backends, tags, passwords and OTP seeds.
 
       With --json: an array of objects with the keys account, user, backend, tags and, with \
-      --with-passwords, password (null when none is remembered).
+      --with-passwords, password and otp (null when none is kept).
       """,
     options: [tag, withPasswords],
     examples: [
@@ -48,13 +49,14 @@ enum ExportCommand {
     if !tags.isEmpty { accounts = accounts.filter { $0.hasTags(tags) } }
     if passwords {
       environment.output.message(
-        "accounts: warning: the output holds passwords in clear text; keep it where only you can read it")
+        "accounts: warning: the output holds passwords and OTP seeds in clear text; keep it where only you can read it")
     }
     let output = environment.output
     if !invocation.json { output.write(ImportFormat.accounts.headerRow + "\r\n") }
     var first = true
     for account in accounts {
       let password = passwords ? try remembered(account, book, environment) : nil
+      let seed = passwords ? try otpSeed(account, book, environment) : nil
       if invocation.json {
         output.write((first ? "[\n" : ",\n") + "  {\n    ")
         let fields: [(String, JSONValue)] = [
@@ -67,13 +69,17 @@ enum ExportCommand {
         if passwords {
           output.write(",\n    \"password\": ")
           if let password { output.writeQuotedJSON(password) } else { output.write("null") }
+          output.write(",\n    \"otp\": ")
+          if let seed { output.writeQuotedJSON(seed) } else { output.write("null") }
         }
         output.write("\n  }")
       } else {
         output.write(csvField(account.id.description) + ",")
         if let password { output.writeSecret { csvField(password, into: &$0) } }
         let rest = [account.id.backend, account.tags.joined(separator: " ")].map(csvField)
-        output.write("," + rest.joined(separator: ",") + ",\r\n")
+        output.write("," + rest.joined(separator: ",") + ",")
+        if let seed { output.writeSecret { csvField(seed, into: &$0) } }
+        output.write("\r\n")
       }
       first = false
     }
@@ -95,6 +101,15 @@ enum ExportCommand {
         fix: "store it again with `accounts passwd \(book.shortestName(for: account.id))`")
     }
     return password
+  }
+
+  /// The TOTP seed of `account` as the keyring keeps it (an otpauth://totp/ URI); nil when
+  /// none is kept.
+  private static func otpSeed(_ account: Account, _ book: AccountBook, _ environment: Environment) throws
+    -> SecretBytes?
+  {
+    guard account.otp else { return nil }
+    return try environment.ledger.claimedOTPSeed(of: account.id, in: book)?.canonicalText
   }
 
   /// A CSV field as RFC 4180 writes it: in double quotes, with each quote doubled, when it

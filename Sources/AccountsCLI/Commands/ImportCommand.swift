@@ -11,7 +11,7 @@ enum ImportCommand {
     help: "give every account of the file this tag too; repeated, every one")
   static let dryRun = OptionSpec("dry-run", help: "check the file and say what would happen; write nothing")
   static let update = OptionSpec(
-    "update", help: "replace the password and tags of accounts saved already, instead of skipping them")
+    "update", help: "replace the password, tags and OTP seed of accounts saved already, instead of skipping them")
   static let partial = OptionSpec(
     "partial", help: "import the good rows even when others have problems (then exit 1)")
 
@@ -20,20 +20,22 @@ enum ImportCommand {
     summary: "save accounts from a CSV file",
     discussion: """
       Reads FILE (or stdin for -), a CSV file of at most 64 MiB, and saves each account in it \
-      as `accounts add --remember` does: the password in the Secret Service, the account in \
-      the index, either both or neither, even when the import is killed half-way (running it \
-      again completes it). The file is only read. The format is told by its header row \
-      (case and surrounding spaces ignored): \(ImportFormat.accounts.headerRow) (accounts' own, \
-      as `accounts export` writes it; account may be USER@BACKEND, tags space-separated), or \
-      the CSV export of KeePassXC, Bitwarden, Chrome or Firefox.
+      as `accounts add --remember` does: the password (and the TOTP seed) in the Secret \
+      Service, the account in the index, either all or none, even when the import is killed \
+      half-way (running it again completes it). The file is only read. The format is told by \
+      its header row (case and surrounding spaces ignored): \(ImportFormat.accounts.headerRow) \
+      (accounts' own, as `accounts export` writes it; account may be USER@BACKEND, tags \
+      space-separated, otp an otpauth://totp/ URI or a base32 seed), or the CSV export of \
+      KeePassXC (its TOTP column: an otpauth:// URI or KeeOTP's key=...&step=...), Bitwarden \
+      (login_totp: a URI or a base32 seed), Chrome or Firefox.
 
       A row without a backend goes to --backend, or to the only backend. Every --tag is added \
       to the row's tags. The whole file is checked before anything is written: a row that \
       cannot be saved (a bad user name, an unknown backend, the same account twice, an OTP \
-      seed, which this version does not keep yet) is reported by line and field, never with \
-      its password, and nothing is written (exit 2), unless --partial: then the other rows are \
+      seed that is no TOTP seed) is reported by line and field, never with its password or \
+      seed, and nothing is written (exit 2), unless --partial: then the other rows are \
       imported and the command exits 1. An account saved already is skipped, unless --update: \
-      then its password (when the row has one) and its tags are replaced.
+      then its password and OTP seed (when the row has them) and its tags are replaced.
 
       Prints each skipped or failed row and a summary (imported N, updated N, skipped N, \
       failed N) on stderr, and progress on a terminal when it takes more than a second. With \
@@ -99,12 +101,13 @@ enum ImportCommand {
       do {
         if plan.entries[index].action == .imported {
           do {
-            try ledger.add(Account(id: id, addedAt: now, tags: tags), password: row.password)
+            try ledger.add(Account(id: id, addedAt: now, tags: tags), password: row.password, otp: plan.entries[index].otp)
           } catch AccountBookError.alreadySaved {  // saved by another process meanwhile
             plan.entries[index].skip("\(id) was saved meanwhile by another command")
           }
         } else {
           if let password = row.password { try ledger.replacePassword(of: id, with: password) }
+          if let seed = plan.entries[index].otp { try ledger.setOTPSeed(of: id, to: seed) }
           _ = try environment.index.update { book in
             book.update(id) { account in
               account.untag(account.tags)
@@ -113,6 +116,7 @@ enum ImportCommand {
           }
         }
         plan.entries[index].row = nil
+        plan.entries[index].otp = nil
       } catch {
         for rest in plan.entries.indices[index...] where plan.entries[rest].row != nil {
           plan.entries[rest].fail(

@@ -13,6 +13,8 @@ struct ImportEntry {
   /// The row to write; nil once it is known not to be written.
   var row: ImportRow?
   var tags: [String] = []
+  /// The row's TOTP seed, read and checked.
+  var otp: OTPSeed?
   var action: Action
   /// Why it failed (never a password), one line each.
   var problems: [ImportProblem] = []
@@ -43,9 +45,6 @@ struct ImportPlan {
 
   var failures: [ImportEntry] { entries.filter { $0.action == .failed } }
 
-  /// The message for a row with an OTP seed: this version keeps none.
-  static let otpProblem = "OTP seeds are not kept yet (issue 18)"
-
   init(
     _ file: ImportFile, tags extraTags: [String], update: Bool, backend: String?,
     book: AccountBook, configuration: Configuration, environment: Environment
@@ -68,11 +67,14 @@ struct ImportPlan {
       } catch {
         entry.fail(ImportPlan.problem(row.line, nil, error))
       }
-      if row.otp != nil {
-        entry.fail(
-          ImportProblem(
-            line: row.line, field: file.otpField, message: Self.otpProblem,
-            fix: "leave the column empty, or import with --partial to take the other rows"))
+      if let text = row.otp {
+        do throws(OTPSeedError) {
+          var seed = try OTPSeed(parsing: text)
+          if seed.label.isEmpty, let id = entry.id { seed.label = id.description }
+          entry.otp = seed
+        } catch {
+          entry.fail(ImportProblem(line: row.line, field: file.otpField, message: error.message, fix: error.fix))
+        }
       }
       if let id = entry.id {
         lines[id, default: []].append(row.line)
@@ -80,7 +82,7 @@ struct ImportPlan {
           if update {
             entry.action = .updated
           } else {
-            entry.skip("\(id) is saved already (--update replaces its password and tags)")
+            entry.skip("\(id) is saved already (--update replaces its password, tags and one-time code seed)")
           }
         }
       }

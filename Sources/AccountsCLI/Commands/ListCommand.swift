@@ -11,14 +11,15 @@ enum ListCommand {
     "list", aliases: ["ls"],
     summary: "show every saved account (the default command)",
     discussion: """
-      Shows each saved account with its backend, whether its password is remembered, its \
+      Shows each saved account with its backend, whether its password is remembered (and \
+      +otp, or otp alone, when a one-time code seed is kept: `accounts otp`), its \
       token (valid until when, expired, or none) and its last login. The account in the \
       auto-login slot is marked with *. When any account shown has tags, a last column, \
       TAGS, lists them separated by commas (- for none). Reads only the index: no keyring, \
       no network.
 
       With --json: an array of objects with the keys account, user, backend, auto_login, \
-      remembered, token ({"state": "valid"|"expired"|"none", "expires_at": ISO-8601 or \
+      remembered, otp (a one-time code seed is kept), token ({"state": "valid"|"expired"|"none", "expires_at": ISO-8601 or \
       null}), last_login, tags (an array, [] for none) and lease (null, or {"lease", "holder", \
       "expires_at", "fence"} while a lease holds it; a LEASED column then shows the holder). \
       With --backend NAME: only that \

@@ -238,9 +238,16 @@ enum BashCompletion {
           fi
           _accounts_spec "$command_path"
           if ((${#_accounts_subcommands[@]})); then
-            _accounts_next "$command_path" "$word" || return 0
+            if _accounts_next "$command_path" "$word"; then
+              command_path=$_accounts_path
+              continue
+            fi
+            # A word that names no subcommand is the default subcommand's (otp alice).
+            _accounts_next "$command_path" '' || return 0
             command_path=$_accounts_path
-          elif [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
+            _accounts_spec "$command_path"
+          fi
+          if [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
             positional=$((positional + 2))
           else
             # The account argument, for completions that depend on it (untag's tags).
@@ -261,6 +268,12 @@ enum BashCompletion {
           _accounts_offer "$cur" "${_accounts_options[@]}"
         elif ((${#_accounts_subcommands[@]})); then
           _accounts_offer "$cur" "${_accounts_subcommands[@]}"
+          # A group whose default subcommand takes words: its first argument too (otp USER).
+          if _accounts_next "$command_path" ''; then
+            _accounts_spec "$_accounts_path"
+            kind=${_accounts_arguments[0]}
+            [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account"
+          fi
         else
           if ((positional < ${#_accounts_arguments[@]})); then
             kind=${_accounts_arguments[positional]}

@@ -20,7 +20,9 @@ struct CompletionModel {
   }
 
   let nodes: [Node]
-  /// How a word moves from one path to the next (names and aliases).
+  /// How a word moves from one path to the next (names and aliases). A step with the empty
+  /// word leads from a group to its default subcommand when that takes words (`otp alice` is
+  /// `otp code alice`): the scripts take it for a word that names no subcommand.
   let steps: [Step]
   /// Every option that takes a value, once per name: scripts must skip its value when walking.
   let valueOptions: [OptionSpec]
@@ -33,6 +35,9 @@ struct CompletionModel {
     func visit(_ command: CommandSpec, under parent: String) {
       let path = parent.isEmpty ? command.name : "\(parent) \(command.name)"
       for word in [command.name] + command.aliases { steps.append(Step(from: parent, word: word, to: path)) }
+      if let name = command.defaultSubcommand, let sub = command.subcommand(named: name), !sub.arguments.isEmpty {
+        steps.append(Step(from: path, word: "", to: "\(path) \(sub.name)"))
+      }
       nodes.append(
         Node(
           path: path, subcommands: command.visibleSubcommands, options: command.options,

@@ -114,9 +114,16 @@ enum FishCompletion {
               end
               if __accounts_is_group "$command_path"
                   set -l next (__accounts_next "$command_path" $word)
+                  if test -n "$next"
+                      set command_path $next
+                      continue
+                  end
+                  # A word that names no subcommand is the default subcommand's (otp alice).
+                  set next (__accounts_next "$command_path" '')
                   test -n "$next"; or return 1
                   set command_path $next
-              else if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
+              end
+              if __accounts_method_after "$command_path" $positional; and __accounts_is_method $word
                   set positional (math $positional + 2)
               else
                   if __accounts_is_account_argument "$command_path" $positional
@@ -181,6 +188,16 @@ enum FishCompletion {
       }
       for option in node.options {
         out += "complete -c accounts -n \(condition) \(optionFlags(option)) -d \(shellQuoted(option.help))\n"
+      }
+      // A group whose default subcommand takes words: that one's first argument where the
+      // subcommand would go (otp USER).
+      if let step = model.steps.first(where: { $0.from == node.path && $0.word.isEmpty }),
+        let target = model.nodes.first(where: { $0.path == step.to }), let first = target.arguments.first
+      {
+        let position = "__accounts_argument_at \(shellQuoted(node.path)) 0"
+        for candidates in [first.completion].compactMap(candidates) {
+          out += "complete -c accounts -n \(shellQuoted(position)) -a \(shellQuoted(candidates))\n"
+        }
       }
       for (index, argument) in node.arguments.enumerated() {
         let position = "__accounts_argument_at \(shellQuoted(node.path)) \(index)" + (argument.variadic ? " variadic" : "")

@@ -179,9 +179,16 @@ enum ZshCompletion {
           fi
           _accounts_spec "$command_path"
           if (( ${#_accounts_subcommands} )); then
-            _accounts_next "$command_path" "$word" || return 1
+            if _accounts_next "$command_path" "$word"; then
+              command_path=$_accounts_path
+              continue
+            fi
+            # A word that names no subcommand is the default subcommand's (otp alice).
+            _accounts_next "$command_path" '' || return 1
             command_path=$_accounts_path
-          elif [[ ${_accounts_arguments[positional+1]} == *'|method'* ]] && _accounts_is_method "${(Q)word}"; then
+            _accounts_spec "$command_path"
+          fi
+          if [[ ${_accounts_arguments[positional+1]} == *'|method'* ]] && _accounts_is_method "${(Q)word}"; then
             ((positional += 2))
           else
             # The account argument, for completions that depend on it (untag's tags).
@@ -203,6 +210,12 @@ enum ZshCompletion {
           _describe -t options 'option' _accounts_options
         elif (( ${#_accounts_subcommands} )); then
           _describe -t commands 'command' _accounts_subcommands
+          # A group whose default subcommand takes words: its first argument too (otp USER).
+          if _accounts_next "$command_path" ''; then
+            _accounts_spec "$_accounts_path"
+            kind=${_accounts_arguments[1]}
+            [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$program" "$backend" "$account"
+          fi
         else
           if (( positional < ${#_accounts_arguments} )); then
             kind=${_accounts_arguments[positional+1]}

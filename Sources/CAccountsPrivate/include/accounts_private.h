@@ -106,7 +106,21 @@ typedef struct accounts_private {
 
   /** Wipes `length` bytes (-1: a NUL-terminated string) of what the library returned, and frees it. */
   void (*_Nonnull release)(void *_Nullable pointer, ptrdiff_t length);
+
+  /* Added after version 1's first table (the size tells): */
+
+  /** HMAC of `data` under `key` with GLib's GHmac, for one-time codes (TOTP): `algorithm` is an
+   * ACCOUNTS_HMAC_ value. Writes the digest to `out` and returns its length; 0 for another
+   * algorithm or a `capacity` too small (64 bytes hold any). */
+  size_t (*_Nonnull hmac)(
+    int32_t algorithm, const uint8_t *_Nullable key, size_t key_length, const uint8_t *_Nullable data, size_t length,
+    uint8_t *out, size_t capacity);
 } accounts_private;
+
+/** The algorithms of `hmac` (not the adapter ABI's ACC_DIGEST_ codes: SHA-512 is the host's only). */
+#define ACCOUNTS_HMAC_SHA1 1
+#define ACCOUNTS_HMAC_SHA256 2
+#define ACCOUNTS_HMAC_SHA512 3
 
 /** The type of ACCOUNTS_PRIVATE_ENTRY_NAME: the table, or NULL for another version. */
 typedef const accounts_private *_Nullable (*_Nonnull accounts_private_entry)(uint32_t host_version);
