@@ -23,19 +23,14 @@ final class Environment {
   private let adapterHostCache = Mutex(Cached<AdapterHosting>())
   /// Tokens kept outside the Secret Service for fast reads (the kernel keyring); nil: none.
   let tokenCache: TokenCache?
-  /// The current one-time code of an account from what is kept for it (its TOTP seed), for a
-  /// login whose backend needs a code; nil when nothing is kept (then a terminal is asked).
-  let storedOneTimeCode: @Sendable (AccountID) throws -> SecretBytes?
 
   init(
     variables: [String: String], paths: Paths, terminal: Terminal, output: Output,
     now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore,
     makeAdapterHost: @escaping () throws -> AdapterHosting = { try PrivateAdapterHost() },
-    tokenCache: TokenCache? = nil, currentDirectory: (() -> WorkingDirectory)? = nil,
-    storedOneTimeCode: @escaping @Sendable (AccountID) throws -> SecretBytes? = { _ in nil }
+    tokenCache: TokenCache? = nil, currentDirectory: (() -> WorkingDirectory)? = nil
   ) {
     self.tokenCache = tokenCache
-    self.storedOneTimeCode = storedOneTimeCode
     self.currentDirectory = currentDirectory ?? { WorkingDirectory.current(pwd: variables["PWD"]) }
     self.variables = variables
     self.paths = paths

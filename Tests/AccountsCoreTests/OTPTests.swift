@@ -182,6 +182,18 @@ import Testing
     #expect(try TOTP.code(seed, at: 59, hmac: ReferenceHMAC.code) != TOTP.code(seed, at: 60, hmac: ReferenceHMAC.code))
   }
 
+  /// A login sends the current code, or the next period's with less than 2 s of this one left
+  /// (the backend accepts a period of skew; a code sent at 29.5 s would turn stale on its way).
+  @Test func aLoginNearThePeriodsEndSendsTheNextPeriodsCode() throws {
+    let seed = Self.rfcSeed(.sha1)
+    let code = { (time: Int64) in try TOTP.code(seed, at: time, hmac: ReferenceHMAC.code) }
+    #expect(try TOTP.loginCode(seed, at: 30, hmac: ReferenceHMAC.code) == code(30))
+    #expect(try TOTP.loginCode(seed, at: 57, hmac: ReferenceHMAC.code) == code(57), "3 s left: this period's")
+    #expect(try TOTP.loginCode(seed, at: 58, hmac: ReferenceHMAC.code) == code(58), "2 s left: this period's")
+    #expect(try TOTP.loginCode(seed, at: 59, hmac: ReferenceHMAC.code) == code(60), "1 s left: the next one's")
+    #expect(try code(59) != code(60))
+  }
+
   @Test func aShortDigestIsAnError() {
     #expect(throws: TOTPError.shortDigest(0)) { try TOTP.code(Self.rfcSeed(.sha1), at: 59, hmac: { _, _, _ in [] }) }
   }

@@ -43,7 +43,7 @@ import Testing
         ledger: ledger, host: { [host] in host }, searchPath: AdapterSearchPath(directories: []), timeout: 5,
         now: { OneTimeCodeFlowTests.start }, notice: { _ in },
         oneTimeCodes: OneTimeCodeSource(
-          stored: { [self] _ in stored.map(secret) },
+          stored: { [self] _, _, _ in stored.map(secret) },
           ask: { [self] _ in
             asked += 1
             return answer.map(secret)

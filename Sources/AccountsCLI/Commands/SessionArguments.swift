@@ -29,14 +29,22 @@ extension Environment {
       timeout: timeout, now: now, notice: notice, oneTimeCodes: oneTimeCodeSource())
   }
 
-  /// The stored code (`storedOneTimeCode`), else the no-echo prompt when there is a terminal
-  /// to ask on; a typed answer that is not a code is a usage error (exit 2), never asked again.
+  /// The code from the account's TOTP seed when one is kept (`TOTP.loginCode`), else the
+  /// no-echo prompt when there is a terminal to ask on; a typed answer that is not a code is a
+  /// usage error (exit 2), never asked again.
   func oneTimeCodeSource() -> OneTimeCodeSource {
     let terminal = terminal
-    return OneTimeCodeSource(stored: storedOneTimeCode) { id in
-      guard terminal.canPrompt else { return nil }
-      return try OneTimeCode.checked(terminal.promptSecret("one-time code for \(id): ", what: "one-time code"))
-    }
+    return OneTimeCodeSource(
+      stored: { id, ledger, now in
+        let book = try ledger.index.load()
+        guard book[id]?.otp == true, let seed = try ledger.claimedOTPSeed(of: id, in: book) else { return nil }
+        var code = Array(try TOTP.loginCode(seed, at: now.secondsSince1970, hmac: PrivateLibrary.hmac).utf8)
+        return SecretBytes(consuming: &code)
+      },
+      ask: { id in
+        guard terminal.canPrompt else { return nil }
+        return try OneTimeCode.checked(terminal.promptSecret("one-time code for \(id): ", what: "one-time code"))
+      })
   }
 
   /// `--timeout`, else ACCOUNTS_NETWORK_TIMEOUT, else 20 s.

@@ -36,6 +36,18 @@ public enum TOTP {
   /// The seed's period, at least a second (a URI's is checked; a seed built in code may not be).
   private static func period(_ seed: OTPSeed) -> Int { max(seed.period, 1) }
 
+  /// Less than this many seconds left in a period, a login sends the next period's code.
+  public static let loginMargin = 2
+
+  /// The code to send in a login at `unixSeconds`: the current one, or the next period's when
+  /// fewer than `loginMargin` seconds of this one are left, so the code does not turn stale
+  /// on its way to the backend (backends accept a period of skew, RFC 6238 section 5.2). A
+  /// login sends one code and is never retried across a boundary.
+  public static func loginCode(_ seed: OTPSeed, at unixSeconds: Int64, hmac: HMAC) throws -> String {
+    let left = secondsLeft(seed, at: unixSeconds)
+    return try code(seed, at: left < loginMargin ? unixSeconds + Int64(left) : unixSeconds, hmac: hmac)
+  }
+
   /// When the code of `unixSeconds` stops being the current one.
   public static func expiry(_ seed: OTPSeed, at unixSeconds: Int64) -> Int64 {
     unixSeconds + Int64(secondsLeft(seed, at: unixSeconds))

@@ -5,15 +5,16 @@ import AccountsSystem
 /// plain and hmac, `otp_param` of signed). Asked in order: `stored`, then `ask` when the
 /// command may ask a person; with neither, the login fails with exit 3.
 public struct OneTimeCodeSource: Sendable {
-  /// The current code from what is kept for the account (its TOTP seed); nil when nothing is
-  /// kept. Asked first, right before each LOGIN that needs a code.
-  public var stored: @Sendable (AccountID) throws -> SecretBytes?
+  /// The current code from what is kept for the account (its TOTP seed, read through the
+  /// flow's ledger at the flow's now); nil when nothing is kept. Asked first, right before
+  /// each LOGIN that needs a code.
+  public var stored: @Sendable (AccountID, Ledger, Timestamp) throws -> SecretBytes?
   /// A person's answer (a terminal prompt), checked by `OneTimeCode.checked`; nil when nobody
   /// can be asked. Never asked by the commands that never prompt (`status`, `login --stale`).
   public var ask: @Sendable (AccountID) throws -> SecretBytes?
 
   public init(
-    stored: @escaping @Sendable (AccountID) throws -> SecretBytes?,
+    stored: @escaping @Sendable (AccountID, Ledger, Timestamp) throws -> SecretBytes?,
     ask: @escaping @Sendable (AccountID) throws -> SecretBytes?
   ) {
     self.stored = stored
@@ -21,7 +22,7 @@ public struct OneTimeCodeSource: Sendable {
   }
 
   /// Nothing kept, nobody asked: a backend that needs a code cannot be logged in to.
-  public static let none = OneTimeCodeSource(stored: { _ in nil }, ask: { _ in nil })
+  public static let none = OneTimeCodeSource(stored: { _, _, _ in nil }, ask: { _ in nil })
 }
 
 /// The rule for a one-time code a person types: 6 to 8 ASCII digits (RFC 4226/6238 codes).
@@ -55,7 +56,7 @@ extension SessionFlow {
   /// one, else a person's answer when `asking`; with neither, `oneTimeCodeRequired` (exit 3).
   func oneTimeCode(for id: AccountID, _ backend: PreparedBackend, asking: Bool) throws -> SecretBytes? {
     guard backend.needsOneTimeCode else { return nil }
-    if let code = try oneTimeCodes.stored(id) { return code }
+    if let code = try oneTimeCodes.stored(id, ledger, now()) { return code }
     if asking, let code = try oneTimeCodes.ask(id) { return code }
     let name = (try? ledger.index.load().shortestName(for: id)) ?? id.description
     throw SessionFailure.oneTimeCodeRequired(id, name: name)
