@@ -118,11 +118,13 @@ public struct DocumentFile: Sendable {
 
   /// Waits for the exclusive lock, bounded: a writer that hangs must not hang every other one.
   ///
-  /// Waiters queue at a turnstile first: an OFD write lock on the same lock file (independent
-  /// of the flock on Linux), held only while waiting for the flock. A writer that takes the
-  /// lock again straight after releasing it (`import`, one account at a time) must pass the
-  /// turnstile too, so a command already waiting gets the lock before it: without it, a
-  /// waiter polling every 20 ms almost never found the lock free, and gave up after 15 s.
+  /// A writer that waits says so with a second lock on the same file (an OFD write lock, which
+  /// Linux keeps apart from the flock), and a writer that finds another one waiting lets it go
+  /// first, for a quarter of a second at most. So a writer that takes the lock again straight
+  /// after releasing it (`import`, one account at a time) lets a waiting command in between
+  /// its turns: without it, a waiter polling every 20 ms almost never found the lock free and
+  /// gave up after 15 s. The signal is no gate: a stopped waiter costs the others a quarter
+  /// second, never the lock.
   private func acquireLock(limitSeconds: Int = 15) throws(FileError) -> FileDescriptor {
     let descriptor: FileDescriptor
     do {
@@ -135,31 +137,30 @@ public struct DocumentFile: Sendable {
       throw .refused(path: lockPath, reason: "not a regular file", fix: "remove it")
     }
     let start = Timestamp.now()
-    func waitFor(_ taken: () throws(Errno) -> Bool) throws(FileError) {
-      var pause: Int = 1_000_000  // nanoseconds, doubling up to 20 ms
-      while true {
-        do {
-          if try taken() { return }
-        } catch {
+    let politeUntil = monotonicNanoseconds() + 250_000_000
+    var waiting = false  // this writer holds the signal
+    var pause: Int = 1_000_000  // nanoseconds, doubling up to 20 ms
+    while true {
+      if !waiting { waiting = (try? descriptor.tryLockWholeFile()) ?? false }
+      let yielding =
+        !waiting && monotonicNanoseconds() < politeUntil && ((try? descriptor.isLockedElsewhere()) ?? false)
+      if !yielding {
+        if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0 { break }
+        guard errno == EWOULDBLOCK || errno == EINTR else {
+          let code = errno
           descriptor.close()
-          throw .unwritable(path: lockPath, errno: error.code)
+          throw .unwritable(path: lockPath, errno: code)
         }
-        if Timestamp.now().secondsSince1970 - start.secondsSince1970 >= limitSeconds {
-          descriptor.close()
-          throw .busy(lockPath: lockPath, seconds: limitSeconds)
-        }
-        var request = timespec(tv_sec: 0, tv_nsec: pause)
-        nanosleep(&request, nil)
-        pause = min(pause * 2, 20_000_000)
       }
+      if Timestamp.now().secondsSince1970 - start.secondsSince1970 >= limitSeconds {
+        descriptor.close()
+        throw .busy(lockPath: lockPath, seconds: limitSeconds)
+      }
+      var request = timespec(tv_sec: 0, tv_nsec: yielding ? 2_000_000 : pause)
+      nanosleep(&request, nil)
+      if !yielding { pause = min(pause * 2, 20_000_000) }
     }
-    try waitFor { () throws(Errno) in try descriptor.tryLockWholeFile() }
-    try waitFor { () throws(Errno) in
-      if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0 { return true }
-      guard errno == EWOULDBLOCK || errno == EINTR else { throw .current }
-      return false
-    }
-    try? descriptor.unlockWholeFile()  // the next waiter may queue for the flock now
+    if waiting { try? descriptor.unlockWholeFile() }
     return descriptor
   }
 

@@ -1,5 +1,7 @@
 @testable import AccountsCore
+import AccountsSystem
 import Foundation
+import Glibc
 import Synchronization
 import Testing
 
@@ -35,5 +37,21 @@ import Testing
       return turns.load(ordering: .relaxed)
     }
     #expect(seen < 10, "the waiter got in after \(seen) turns of the busy writer")
+  }
+
+  /// A waiter that stops (Ctrl-Z, SIGSTOP) while it says it waits costs the others a moment,
+  /// never the lock: the signal is no gate.
+  @Test func aStoppedWaiterDoesNotKeepTheOthersOut() throws {
+    let tree = try TemporaryTree()
+    let file = DocumentFile(path: tree.root + "/document.json")
+    try file.withLock { try $0.write(Array("{}".utf8)) }
+    // What a stopped waiter leaves: the signal, taken through its own open file description.
+    let stopped = try FileDescriptor.open(file.lockPath, O_RDWR, mode: 0o600)
+    defer { stopped.close() }
+    #expect(try stopped.tryLockWholeFile())
+    let start = monotonicNanoseconds()
+    try file.withLock { try $0.write(Array("[]".utf8)) }  // a gate would wait here for 15 s and fail
+    #expect(monotonicNanoseconds() - start < 5_000_000_000)
+    #expect(try file.read() == Array("[]".utf8))
   }
 }
