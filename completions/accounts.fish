@@ -356,7 +356,7 @@ complete -c accounts -n '__accounts_argument_at '\''untag'\'' 0' -a '(__accounts
 complete -c accounts -n '__accounts_argument_at '\''untag'\'' 1 variadic' -a '(__accounts_account_tags)'
 complete -c accounts -n '__accounts_at '\''import'\''' -l tag -x -a '(__accounts_names tags)' -d 'give every account of the file this tag too; repeated, every one'
 complete -c accounts -n '__accounts_at '\''import'\''' -l dry-run -d 'check the file and say what would happen; write nothing'
-complete -c accounts -n '__accounts_at '\''import'\''' -l update -d 'replace the password, tags and OTP seed of accounts saved already, instead of skipping them'
+complete -c accounts -n '__accounts_at '\''import'\''' -l update -d 'update accounts saved already from their rows instead of skipping them'
 complete -c accounts -n '__accounts_at '\''import'\''' -l partial -d 'import the good rows even when others have problems (then exit 1)'
 complete -c accounts -n '__accounts_argument_at '\''import'\'' 0' -a '(__fish_complete_path (commandline -ct))'
 complete -c accounts -n '__accounts_at '\''export'\''' -l tag -x -a '(__accounts_names tags)' -d 'only accounts with this tag; repeated, only those with every one'

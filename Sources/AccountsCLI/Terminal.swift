@@ -14,11 +14,11 @@ struct Terminal {
     Terminal(canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1)
   }
 
-  /// Reads a secret from stdin: the first line, without its line ending; at most 64 KiB of
-  /// UTF-8 text. It stops at the line's end (byte by byte, so nothing after it is taken from a
-  /// pipe that stays open), as `read` does.
+  /// Reads a secret from stdin: the first line, without its line ending; at most
+  /// `SecretLimits.bytes` of UTF-8 text. It stops at the line's end (byte by byte, so nothing
+  /// after it is taken from a pipe that stays open), as `read` does.
   func readSecretFromStandardInput(what: String) throws(CommandError) -> SecretBytes {
-    let limit = 65536
+    let limit = SecretLimits.bytes
     var bytes: [UInt8] = []
     defer { wipe(&bytes) }
     var byte: UInt8 = 0
@@ -35,7 +35,7 @@ struct Terminal {
       if count == 0 || byte == 10 { break }
       bytes.append(byte)
     }
-    guard bytes.count <= limit else { throw .usage("the \(what) on stdin is longer than 64 KiB") }
+    guard bytes.count <= limit else { throw .usage("the \(what) on stdin is longer than \(SecretLimits.text)") }
     if bytes.last == 13 { bytes.removeLast() }
     guard !bytes.isEmpty else {
       throw .usage("no \(what) on stdin", fix: "pipe it in, e.g. printf '%s\\n' \"$PASSWORD\" | accounts ...")

@@ -160,7 +160,7 @@ import Testing
   @Test func anUnknownHeaderIsRefusedListingTheKnownOnesWithoutEchoingIt() {
     let error = failure(reading: Array("alice,hunter2,corp\n".utf8))
     #expect(error == .unknownHeader(columns: 3))
-    #expect(error?.status == .failure)
+    #expect(error?.status == .usage, "bad input, as a bad row")
     for format in ImportFormat.allCases {
       #expect(error?.fix?.contains("\(format.headerRow) (\(format.name))") == true, "\(format)")
     }
@@ -197,16 +197,51 @@ import Testing
         + ",hunter2,,,\n"
         + "short,hunter2\n"
         + "\"multi\nline\",hunter2,,,,extra\n"
-        + "last,,,,\n")
+        + "last,,,,\n"
+        + "alone\n")
     try #require(file.rows.map(\.user) == ["good", "last"])
     #expect(file.rows[0].tags == ["ci", "qa", "smoke"] && file.rows[1].password == nil && file.rows[1].otp == nil)
     let found = file.problems.map { "\($0.line) \($0.field ?? "-")" }
     let expected = ["3 account", "4 account", "4 tags", "4 tags", "5 account", "6 account", "7 backend", "8 account"]
-    try #require(found == expected + ["9 -", "10 -"])
+    try #require(found == expected + ["9 -", "10 -", "13 -"])
     #expect(file.problems[0].description.hasPrefix("line 3, field account: the user name 'bad name' contains a space"))
     #expect(file.problems[8].description == "line 9: it has 2 fields, the header 5")
+    #expect(file.problems[8].fix == "every row needs the header's columns")
+    #expect(file.problems[10].description == "line 13: it has 1 field, the header 5")
+    #expect(file.named[3] == nil && file.named[4] == nil && file.named[7] == nil, "no valid account: \(file.named)")
     for problem in file.problems {
       #expect(!(problem.message + (problem.fix ?? "")).contains("hunter2"), "\(problem)")
     }
+  }
+
+  @Test func passwordManagerRowsWithoutAUserAreSkippedButAnEmptyAccountIsAProblem() throws {
+    let files = [
+      ImportFormat.keePassXC.headerRow + "\nRoot/Wi-Fi,Office,,wifi-key,,,,0,,\nRoot,Corp,qa1,pw,,,,0,,\n",
+      ImportFormat.bitwarden.headerRow + "\n,,login,site,,,0,https://x,,hunter2,\n,,login,Corp,,,0,,qa1,pw,\n",
+      "name,url,username,password\nsite,https://x, ,hunter2\ncorp,https://corp,qa1,pw\n",
+      ImportFormat.firefox.headerRow + "\nhttps://x,,hunter2,,https://x,{1},1,1,1\nhttps://corp,qa1,pw,,,{2},1,1,1\n",
+    ]
+    for text in files {
+      let file = try read(text)
+      #expect(file.skipped == [ImportSkip(line: 2, reason: "no user name")], "\(file.format)")
+      #expect(file.rows.map(\.user) == ["qa1"] && file.problems.isEmpty, "\(file.format)")
+    }
+    let own = try read("account,password\n,hunter2\n")
+    #expect(own.skipped.isEmpty && own.problems.map(\.description) == ["line 2, field account: the user name is empty"])
+  }
+
+  /// The limit `add` and `passwd --password-stdin` keep, for a password and a seed alike.
+  @Test func aPasswordOrSeedOverTheSecretLimitIsAProblemOfItsField() throws {
+    let atLimit = String(repeating: "p", count: SecretLimits.bytes)
+    let over = atLimit + "q"
+    let file = try read("account,password,otp\nalice,\(atLimit),\nbob,\(over),\ncarol,pw,\(over)\n")
+    #expect(file.rows.map(\.user) == ["alice"] && file.rows[0].password?.count == SecretLimits.bytes)
+    #expect(
+      file.problems.map(\.description) == [
+        "line 3, field password: the password is longer than 64 KiB",
+        "line 4, field otp: the OTP seed is longer than 64 KiB",
+      ])
+    #expect(file.named[3]?.user == "bob", "the account is known")
+    #expect(SecretLimits.bytes == 65536 && SecretLimits.text == "64 KiB")
   }
 }

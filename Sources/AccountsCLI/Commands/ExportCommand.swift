@@ -23,7 +23,12 @@ enum ExportCommand {
       With it, each remembered password and TOTP seed (as an otpauth://totp/ URI) is read \
       from the Secret Service and printed, with a warning on stderr; `accounts export \
       --with-passwords | accounts import -` into an empty book gives back the same accounts, \
-      backends, tags, passwords and OTP seeds.
+      tags, passwords and OTP seeds, once the same backends are added there with `accounts \
+      backend add` (export does not carry backends: they have secret settings and adapters). \
+      Every secret is read before anything is printed: when one cannot be (a locked keyring: \
+      exit 7; a password that is not UTF-8 text, which import could not read: exit 1), stdout \
+      stays empty. A remembered password missing from the keyring is warned about on stderr \
+      and left empty: the output is complete, and the exit status is 3.
 
       With --json: an array of objects with the keys account, user, backend, tags and, with \
       --with-passwords, password and otp (null when none is kept).
@@ -47,17 +52,40 @@ enum ExportCommand {
       if accounts.isEmpty { _ = try environment.config.load().backend(named: backend) }
     }
     if !tags.isEmpty { accounts = accounts.filter { $0.hasTags(tags) } }
+    // Every secret is read before anything is written: a keyring that fails, or a password
+    // import could not read back, leaves nothing on stdout.
+    var rows: [(account: Account, password: SecretBytes?, seed: SecretBytes?)] = []
+    var missing: [AccountID] = []
+    for account in accounts {
+      guard passwords else {
+        rows.append((account, nil, nil))
+        continue
+      }
+      let password = try remembered(account, book, environment)
+      if account.remembered, password == nil { missing.append(account.id) }
+      rows.append((account, password, try otpSeed(account, book, environment)))
+    }
     if passwords {
       environment.output.message(
         "accounts: warning: the output holds passwords and OTP seeds in clear text; keep it where only you can read it")
     }
-    let output = environment.output
-    if !invocation.json { output.write(ImportFormat.accounts.headerRow + "\r\n") }
+    for id in missing {
+      environment.output.message(
+        "accounts: warning: \(id)'s remembered password is not in the keyring; its password field is empty")
+    }
+    write(rows, passwords: passwords, json: invocation.json, environment.output)
+    // The output is whole, but a script must notice what it lacks: exit 3, as `accounts password`.
+    if !missing.isEmpty { throw QuietFailure(status: .loginRequired) }
+  }
+
+  private static func write(
+    _ rows: [(account: Account, password: SecretBytes?, seed: SecretBytes?)], passwords: Bool, json: Bool,
+    _ output: Output
+  ) {
+    if !json { output.write(ImportFormat.accounts.headerRow + "\r\n") }
     var first = true
-    for account in accounts {
-      let password = passwords ? try remembered(account, book, environment) : nil
-      let seed = passwords ? try otpSeed(account, book, environment) : nil
-      if invocation.json {
+    for (account, password, seed) in rows {
+      if json {
         output.write((first ? "[\n" : ",\n") + "  {\n    ")
         let fields: [(String, JSONValue)] = [
           ("account", .string(account.id.description)), ("user", .string(account.id.user)),
@@ -83,11 +111,12 @@ enum ExportCommand {
       }
       first = false
     }
-    if invocation.json { output.write(first ? "[]\n" : "\n]\n") }
+    if json { output.write(first ? "[]\n" : "\n]\n") }
   }
 
   /// The remembered password of `account`, read as `accounts password` reads it; nil when
-  /// none is remembered. Not UTF-8 text (stored by another program) cannot be CSV or JSON.
+  /// none is remembered or the keyring lost it. A password `import` cannot read back (not
+  /// UTF-8 text, or holding a NUL: stored by another program) is refused.
   private static func remembered(_ account: Account, _ book: AccountBook, _ environment: Environment) throws
     -> SecretBytes?
   {
@@ -95,9 +124,9 @@ enum ExportCommand {
       let password = try environment.ledger.claimedSecret(
         SecretKey(account.id, .password), recorded: book.secretService)
     else { return nil }
-    guard password.isUTF8Text else {
+    guard password.isUTF8Text, !password.withUnsafeBytes({ $0.contains(0) }) else {
       throw CommandError(
-        .failure, "the password of \(account.id) is not UTF-8 text, so it cannot be exported",
+        .failure, "the password of \(account.id) is not UTF-8 text without NUL bytes, so it cannot be exported",
         fix: "store it again with `accounts passwd \(book.shortestName(for: account.id))`")
     }
     return password

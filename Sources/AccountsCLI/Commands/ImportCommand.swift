@@ -11,7 +11,8 @@ enum ImportCommand {
     help: "give every account of the file this tag too; repeated, every one")
   static let dryRun = OptionSpec("dry-run", help: "check the file and say what would happen; write nothing")
   static let update = OptionSpec(
-    "update", help: "replace the password, tags and OTP seed of accounts saved already, instead of skipping them")
+    "update",
+    help: "update accounts saved already from their rows instead of skipping them")
   static let partial = OptionSpec(
     "partial", help: "import the good rows even when others have problems (then exit 1)")
 
@@ -29,16 +30,24 @@ enum ImportCommand {
       KeePassXC (its TOTP column: an otpauth:// URI or KeeOTP's key=...&step=...), Bitwarden \
       (login_totp: a URI or a base32 seed), Chrome or Firefox.
 
-      A row without a backend goes to --backend, or to the only backend. Every --tag is added \
-      to the row's tags. The whole file is checked before anything is written: a row that \
-      cannot be saved (a bad user name, an unknown backend, the same account twice, an OTP \
-      seed that is no TOTP seed) is reported by line and field, never with its password or \
-      seed, and nothing is written (exit 2), unless --partial: then the other rows are \
-      imported and the command exits 1. An account saved already is skipped, unless --update: \
-      then its password and OTP seed (when the row has them) and its tags are replaced.
+      A row without a backend goes to --backend, or to the only backend. The backends must \
+      exist already: `accounts export` does not carry them (they have secret settings and an \
+      adapter); add them with `accounts backend add`. Every --tag is added to the row's tags. \
+      A row of a password manager's export without a user name (a Wi-Fi key, a note) is \
+      skipped. The whole file is checked before anything is written: a row that cannot be \
+      saved (a bad user name, an unknown backend, the same account twice, an OTP seed that is \
+      no TOTP seed, a password or seed longer than \(SecretLimits.text), as for `accounts add`) \
+      is reported by line and field, never with its password or seed, and nothing is written \
+      (exit 2), unless --partial: then the other rows are imported and the command exits 1. A \
+      file that cannot be read as CSV of a known format is refused with exit 2 too. An account \
+      saved already is skipped, unless --update: then its password and OTP seed are replaced \
+      when the row has them (an empty field keeps them), and its tags are replaced by the \
+      row's (and the --tag values) when the file has a tags column; without one, the --tag \
+      values are added to its tags.
 
-      Prints each skipped or failed row and a summary (imported N, updated N, skipped N, \
-      failed N) on stderr, and progress on a terminal when it takes more than a second. With \
+      Prints each failed row, each row skipped for another reason than being saved already, \
+      and a summary (imported N, updated N, skipped N, failed N) on stderr, and progress on a \
+      terminal when it takes more than a second. With \
       --json: an array on stdout, one object per row: line, account (null for a row that \
       names none), action (imported, updated, skipped or failed), and error or reason; when the \
       file is refused, only the failed rows. An error of the keyring stops the import: the rows \
@@ -48,7 +57,10 @@ enum ImportCommand {
     examples: [
       ("accounts import accounts.csv --backend corp --tag qa", "save every account of the file on corp, tagged qa"),
       ("accounts import keepassxc.csv --backend corp --dry-run", "check a KeePassXC export and say what would happen"),
-      ("accounts export --with-passwords | ssh host accounts import -", "copy the accounts to another machine"),
+      (
+        "accounts export --with-passwords | ssh host accounts import -",
+        "copy the accounts to another machine (its backends added first)"
+      ),
     ],
     handler: run)
 
@@ -98,6 +110,7 @@ enum ImportCommand {
     for index in plan.entries.indices {
       guard let row = plan.entries[index].row, let id = plan.entries[index].id else { continue }
       let tags = plan.entries[index].tags
+      let replacesTags = plan.replacesTags
       do {
         if plan.entries[index].action == .imported {
           do {
@@ -110,7 +123,7 @@ enum ImportCommand {
           if let seed = plan.entries[index].otp { try ledger.setOTPSeed(of: id, to: seed) }
           _ = try environment.index.update { book in
             book.update(id) { account in
-              account.untag(account.tags)
+              if replacesTags { account.untag(account.tags) }
               account.tag(tags)
             }
           }
@@ -132,11 +145,12 @@ enum ImportCommand {
     return nil
   }
 
-  /// One line on stderr for each row skipped or failed; one for the rows an error stopped (the
-  /// error itself is the command's last line).
+  /// One line on stderr for each row failed or skipped for a reason other than being saved
+  /// already (a re-run of a finished import says nothing per row); one for the rows an error
+  /// stopped (the error itself is the command's last line).
   private static func report(_ entries: [ImportEntry], _ name: String, _ environment: Environment) {
     let stopped = entries.filter(\.stopped)
-    for entry in entries where !entry.stopped {
+    for entry in entries where !entry.stopped && !entry.savedAlready {
       if let reason = entry.reason {
         environment.output.message("accounts: \(name): line \(entry.line): skipped: \(reason)")
       }

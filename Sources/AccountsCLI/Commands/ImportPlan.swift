@@ -20,6 +20,9 @@ struct ImportEntry {
   var problems: [ImportProblem] = []
   /// Why it is skipped.
   var reason: String?
+  /// Skipped because the account is saved already (without --update): the expected outcome of
+  /// running an import again, so not reported row by row.
+  var savedAlready = false
   /// Not written because an error (the keyring's) stopped the import at this row or before.
   var stopped = false
 
@@ -42,6 +45,9 @@ struct ImportEntry {
 /// is imported, updated, skipped or failed.
 struct ImportPlan {
   var entries: [ImportEntry] = []
+  /// Whether an updated account's tags are replaced by the row's (the file has a tags column)
+  /// rather than given the --tag values too.
+  var replacesTags = false
 
   var failures: [ImportEntry] { entries.filter { $0.action == .failed } }
 
@@ -49,11 +55,15 @@ struct ImportPlan {
     _ file: ImportFile, tags extraTags: [String], update: Bool, backend: String?,
     book: AccountBook, configuration: Configuration, environment: Environment
   ) {
+    replacesTags = file.hasTags
     for problem in file.problems {
       if let last = entries.last, last.line == problem.line {
         entries[entries.count - 1].problems.append(problem)
       } else {
-        entries.append(ImportEntry(line: problem.line, action: .failed, problems: [problem]))
+        let id = file.named[problem.line].flatMap { named in
+          try? environment.newAccountID(user: named.user, requested: named.backend ?? backend, in: configuration)
+        }
+        entries.append(ImportEntry(line: problem.line, id: id, action: .failed, problems: [problem]))
       }
     }
     for skip in file.skipped {
@@ -82,7 +92,8 @@ struct ImportPlan {
           if update {
             entry.action = .updated
           } else {
-            entry.skip("\(id) is saved already (--update replaces its password, tags and one-time code seed)")
+            entry.skip("\(id) is saved already (--update updates it)")
+            entry.savedAlready = true
           }
         }
       }
@@ -100,7 +111,15 @@ struct ImportPlan {
   }
 
   /// A row's problem from an error of the rules `add` follows.
+  ///
+  /// An unknown backend is most likely one the file came with from another machine: `export`
+  /// does not carry backends (they have secret settings and adapters).
   static func problem(_ line: Int, _ field: String?, _ error: Error) -> ImportProblem {
+    if let unknown = error as? ConfigurationError, case .unknownBackend(let name, let suggestions) = unknown {
+      let add = "add it first with `accounts backend add \(name) --adapter A` (export does not carry backends)"
+      let fix = suggestions.isEmpty ? add : "did you mean \(Suggestions.phrase(suggestions))? else " + add
+      return ImportProblem(line: line, field: field, message: unknown.message, fix: fix)
+    }
     let reported = error as? UserFacingError
     return ImportProblem(line: line, field: field, message: reported?.message ?? "\(error)", fix: reported?.fix)
   }

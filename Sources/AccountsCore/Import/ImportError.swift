@@ -1,7 +1,7 @@
 /// Why an import file cannot be read at all (its rows' own problems are `ImportProblem`s).
-/// Exit status 1. Messages name the line and the field, never a field's content: any field may
-/// be a password, and so may any column of a first line that turns out to be no header. The
-/// command puts the file's name in front.
+/// Bad input: exit status 2, as for a bad row. Messages name the line and the field, never a
+/// field's content: any field may be a password, and so may any column of a first line that
+/// turns out to be no header. The command puts the file's name in front.
 public enum ImportError: UserFacingError, Equatable {
   case tooLarge(limit: Int)
   case tooManyFields(line: Int, limit: Int)
@@ -15,7 +15,7 @@ public enum ImportError: UserFacingError, Equatable {
   case unknownColumn(position: Int)
   case duplicateColumn(name: String)
 
-  public var status: ExitStatus { .failure }
+  public var status: ExitStatus { .usage }
 
   public var message: String {
     switch self {

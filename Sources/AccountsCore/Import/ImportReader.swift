@@ -51,8 +51,13 @@ public struct ImportFile: Sendable {
   /// problems the command finds in a row.
   public var userField = ""
   public var otpField: String?
+  /// Whether the file has a tags column: only then does `--update` replace an account's tags.
+  public var hasTags = false
   public var rows: [ImportRow] = []
   public var problems: [ImportProblem] = []
+  /// The account each row of `problems` names, by its line, when its user name (and backend)
+  /// are valid: the user and the backend the row gives, if any.
+  public var named: [Int: (user: String, backend: String?)] = [:]
   public var skipped: [ImportSkip] = []
 }
 
@@ -82,6 +87,7 @@ public enum ImportReader {
     var file = ImportFile(format: columns.format)
     file.userField = columns.names[columns.user]
     file.otpField = columns.otp.map { columns.names[$0] }
+    file.hasTags = columns.tags != nil
     while var record = try reader.next() {
       defer { record.wipe() }
       if record.isBlank { continue }
@@ -92,6 +98,7 @@ public enum ImportReader {
         file.rows.append(account)
       } else {
         file.problems += row.problems
+        file.named[record.line] = row.named
       }
     }
     return file
@@ -105,6 +112,8 @@ private struct RowReader {
   let columns: ImportColumns
   let backends: Set<String>
   var problems: [ImportProblem] = []
+  /// The account a row with problems names, when its user name and backend are valid.
+  var named: (user: String, backend: String?)?
 
   /// Why the row is no account, or nil when it should be one.
   func skip(_ record: CSVRecord) -> ImportSkip? {
@@ -117,15 +126,21 @@ private struct RowReader {
     if groups?.dropFirst().first == "Recycle Bin" {
       return ImportSkip(line: line, reason: "in KeePassXC's Recycle Bin")
     }
+    // A password manager keeps entries without a user name (Wi-Fi keys, notes, sites that ask
+    // only a password): no account. In accounts' own format an empty account is a mistake.
+    if columns.format != .accounts, ImportColumns.trimmed(text(record, columns.user) ?? "").isEmpty {
+      return ImportSkip(line: line, reason: "no user name")
+    }
     return nil
   }
 
   /// The row, or nil with `problems` saying why not. Takes the secrets out of `record`.
   mutating func read(_ record: inout CSVRecord) -> ImportRow? {
     guard record.fields.count == columns.names.count else {
+      let count = record.fields.count
       problem(
-        nil, "it has \(record.fields.count) fields, the header \(columns.names.count)",
-        fix: "put a field that holds a comma in double quotes")
+        nil, "it has \(count) \(count == 1 ? "field" : "fields"), the header \(columns.names.count)",
+        fix: "every row needs the header's columns")
       return nil
     }
     var (user, backend) = splitAccount(text(record, columns.user) ?? "")
@@ -146,6 +161,7 @@ private struct RowReader {
         problem(backendColumn, error.message, fix: error.fix)
       }
     }
+    if problems.isEmpty { named = (user, backend) }
     var tags: [String] = []
     for tag in (text(record, columns.tags) ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" }) {
       do throws(CommandError) {
@@ -153,6 +169,13 @@ private struct RowReader {
         tags.append(String(tag))
       } catch {
         problem(columns.tags, error.message, fix: error.fix)
+      }
+    }
+    for (column, what) in [(columns.password, "password"), (columns.otp, "OTP seed")] {
+      if let column, record.fields[column].count > SecretLimits.bytes {
+        problem(
+          column, "the \(what) is longer than \(SecretLimits.text)",
+          fix: "no \(what) may be longer (`accounts add` and `passwd` take at most \(SecretLimits.text) too)")
       }
     }
     guard problems.isEmpty else { return nil }
