@@ -36,8 +36,9 @@ extension Ledger {
     }
   }
 
-  /// Deletes the TOTP seed of a saved account. False when the index claims none (an item
-  /// nothing claims is settling's to delete).
+  /// Deletes the TOTP seed of a saved account. False when the index claims none. An account
+  /// a command left unsettled is settled first even then (rules 2 and 5): an `otp set` killed
+  /// before its claim left a seed nothing claims, and it is deleted here, not left behind.
   @discardableResult
   public func removeOTPSeed(of id: AccountID) throws -> Bool {
     try adoptSecretServiceIfAsked()
@@ -46,11 +47,12 @@ extension Ledger {
       guard let account = book[id] else {
         throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
       }
-      guard account.otp else { return false }
+      guard account.otp || book.unsettled.contains(id) else { return false }
       let store = try secrets()
       _ = try checkProvider(store, book)
       let key = SecretKey(id, .otp)
-      let previous = try store.lookup(key)  // put back if the index cannot record the change
+      // Put back if the index cannot record the change; an unclaimed one is not put back.
+      let previous = account.otp ? try store.lookup(key) : nil
       let (_, carried, provider) = try begin(id, &book, &index)
       do {
         try store.delete(key)
@@ -67,7 +69,7 @@ extension Ledger {
         if let previous { try? store.store(previous, for: key) }
         throw error
       }
-      return true
+      return account.otp
     }
   }
 

@@ -104,6 +104,21 @@ import Testing
     #expect(store.items.isEmpty, "the account goes with every secret of it")
   }
 
+  /// An `otp set` killed before its claim leaves the account unsettled with a seed nothing
+  /// claims: `--remove` settles it first, so the seed is gone afterwards, not left behind.
+  @Test func removingAfterAKilledSetDeletesTheUnclaimedSeed() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    try ledger.add(Account(id: alice, addedAt: now), password: secret("pw"))
+    try IndexStore(paths: tree.paths).update { $0.markUnsettled(alice) }
+    store.items[SecretKey(alice, .otp)] = Array("otpauth://totp/x?secret=JBSWY3DPEHPK3PXP".utf8)
+    #expect(try !ledger.removeOTPSeed(of: alice), "the index claimed none")
+    #expect(store.items.keys.map(\.kind) == [.password], "the unclaimed seed is gone, the password stays")
+    #expect(try book(tree).unsettled == [])
+    #expect(try book(tree)[alice]?.remembered == true && book(tree)[alice]?.otp == false)
+  }
+
   @Test func theIndexWritesOTPOnlyWhenTrueAndOlderIndexesReadFine() throws {
     var book = AccountBook()
     try book.add(Account(id: alice, addedAt: now, otp: true))
