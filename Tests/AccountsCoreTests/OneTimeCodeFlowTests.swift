@@ -122,6 +122,32 @@ import Testing
     #expect(try world.ledger.index.load()[alice]?.remembered == true)
   }
 
+  /// The backend cannot tell which part was wrong: the rejection of a login that carried a
+  /// code names the code and where it came from besides the password, never "the user name".
+  @Test func aRejectionWithACodeSaysToCheckTheCodeToo() throws {
+    let world = try World()
+    world.stored = "287082"
+    world.host.script = [.wrongPassword(message: "wrong username or password")]
+    let fromSeed = #expect(throws: SessionFailure.self) {
+      try world.flow.logIn(alice, password: mayAsk, remember: false, takeSlot: false)
+    }
+    #expect(fromSeed?.status == .credentialsRejected)
+    #expect(fromSeed?.message == "alice@corp: wrong username or password")
+    #expect(
+      fromSeed?.fix
+        == "check the password, the TOTP seed (`accounts otp alice` against your authenticator) and this machine's clock")
+
+    world.stored = nil
+    world.answer = "654321"
+    world.host.script = [.wrongPassword(message: "")]
+    let typed = #expect(throws: SessionFailure.self) {
+      try world.flow.logIn(alice, password: mayAsk, remember: false, takeSlot: false)
+    }
+    #expect(typed?.status == .credentialsRejected)
+    #expect(typed?.message == "alice@corp: the backend rejected the password or the one-time code")
+    #expect(typed?.fix == "check the password, and type the current code")
+  }
+
   @Test func aBackendThatDoesNotSetTheCodeSettingNeverAsks() throws {
     let world = try World(otpField: nil)
     world.stored = "287082"

@@ -41,6 +41,15 @@ import Testing
       #expect(try Self.acceptedCodes().isSuperset(of: sent), "\(name): \(sent)")
       #expect(!login.standardOutput.contains(sent.first ?? "-") && !login.standardError.contains(sent.first ?? "-"))
     }
+    // A wrong seed: the rejection says to check the seed and the clock, not "the user name".
+    try sandbox.ok(["otp", "set", "alice@p"], stdin: "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n")
+    let wrong = try sandbox.run(["login", "alice@p"])
+    #expect(wrong.status == 4, "\(wrong)")
+    #expect(
+      wrong.standardError.contains(
+        "check the password, the TOTP seed (`accounts otp alice@p` against your authenticator) and this machine's clock"),
+      "\(wrong)")
+    try sandbox.ok(["otp", "set", "alice@p"], stdin: "\(Self.seed)\n")
     // login --stale never asks, and needs none asked: the seeds give the codes.
     let stale = try sandbox.run(["login", "--stale", "--within", "3h", "alice@p", "alice@h", "alice@s"])
     #expect(stale.status == 0, "\(stale)")

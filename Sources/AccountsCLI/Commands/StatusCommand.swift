@@ -64,7 +64,7 @@ enum StatusCommand {
     case .loginRequired, .oneTimeCodeRequired: "login_required"
     case .expired, .expiredAgain: "expired"
     case .signedInElsewhere: "signed_in_elsewhere"
-    case .credentialsRejected: "rejected"
+    case .credentialsRejected, .codeRejected: "rejected"
     case .upgradeRequired: "upgrade_required"
     case .backendUnavailable, .unexportable: "backend_error"
     case .adapterFailed, .noToken: "adapter_failed"

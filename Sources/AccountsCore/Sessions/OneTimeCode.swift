@@ -25,6 +25,14 @@ public struct OneTimeCodeSource: Sendable {
   public static let none = OneTimeCodeSource(stored: { _, _, _ in nil }, ask: { _ in nil })
 }
 
+/// Where a login's one-time code came from, for what a rejection tells to check.
+public enum OneTimeCodeOrigin: Sendable, Equatable {
+  /// Computed from the account's TOTP seed; `name`: how `accounts otp` names the account.
+  case seed(name: String)
+  /// Typed by a person at the prompt.
+  case typed
+}
+
 /// The rule for a one-time code a person types: 6 to 8 ASCII digits (RFC 4226/6238 codes).
 public enum OneTimeCode {
   public static let digits = 6...8
@@ -52,14 +60,17 @@ extension PasswordSource {
 }
 
 extension SessionFlow {
-  /// The one-time code a LOGIN of `id` on `backend` needs, nil when it needs none: the stored
-  /// one, else a person's answer when `asking`; with neither, `oneTimeCodeRequired` (exit 3).
-  func oneTimeCode(for id: AccountID, _ backend: PreparedBackend, asking: Bool) throws -> SecretBytes? {
+  /// The one-time code a LOGIN of `id` on `backend` needs, and where it came from; nil when it
+  /// needs none: the stored one, else a person's answer when `asking`; with neither,
+  /// `oneTimeCodeRequired` (exit 3).
+  func oneTimeCode(
+    for id: AccountID, _ backend: PreparedBackend, asking: Bool
+  ) throws -> (code: SecretBytes, origin: OneTimeCodeOrigin)? {
     guard backend.needsOneTimeCode else { return nil }
-    if let code = try oneTimeCodes.stored(id, ledger, now()) { return code }
-    if asking, let code = try oneTimeCodes.ask(id) { return code }
-    let name = (try? ledger.index.load().shortestName(for: id)) ?? id.description
-    throw SessionFailure.oneTimeCodeRequired(id, name: name)
+    let name = { (try? ledger.index.load().shortestName(for: id)) ?? id.description }
+    if let code = try oneTimeCodes.stored(id, ledger, now()) { return (code, .seed(name: name())) }
+    if asking, let code = try oneTimeCodes.ask(id) { return (code, .typed) }
+    throw SessionFailure.oneTimeCodeRequired(id, name: name())
   }
 }
 

@@ -16,6 +16,9 @@ public enum SessionFailure: UserFacingError, Equatable {
   case signedInElsewhere(subject: String, message: String)
   /// The backend rejected the password (exit 4); `forgotten`: the remembered one was cleared.
   case credentialsRejected(subject: String, message: String, forgotten: Bool)
+  /// The backend rejected a login that carried a one-time code (exit 4): the password, the
+  /// code or the clock it was computed at may be wrong, so nothing is forgotten.
+  case codeRejected(subject: String, message: String, code: OneTimeCodeOrigin)
   /// The backend wants a newer client (exit 6): its message and the link it sent.
   case upgradeRequired(subject: String, message: String, link: String)
   /// The network or the backend failed (exit 8); nothing was changed.
@@ -32,6 +35,16 @@ public enum SessionFailure: UserFacingError, Equatable {
   /// test`); nil for `.ok`.
   public init?(_ outcome: AdapterOutcome, subject: String) {
     self.init(outcome, subject: subject, rulesForgotPassword: false)
+  }
+
+  /// The verdict of a LOGIN, which carried a one-time code from `oneTimeCode` unless nil: a
+  /// rejection of such a login may be the code's.
+  public init?(_ outcome: AdapterOutcome, subject: String, oneTimeCode: OneTimeCodeOrigin?) {
+    if case .wrongPassword(let message) = outcome, let oneTimeCode {
+      self = .codeRejected(subject: subject, message: message, code: oneTimeCode)
+    } else {
+      self.init(outcome, subject: subject)
+    }
   }
 
   /// The verdict after the session rules were carried out: `next` says what they did.
@@ -63,7 +76,7 @@ public enum SessionFailure: UserFacingError, Equatable {
     switch self {
     case .loginRequired, .oneTimeCodeRequired: .loginRequired
     case .expired, .expiredAgain, .signedInElsewhere: .sessionEnded
-    case .credentialsRejected: .credentialsRejected
+    case .credentialsRejected, .codeRejected: .credentialsRejected
     case .upgradeRequired: .upgradeRequired
     case .backendUnavailable, .unexportable: .backendUnavailable
     case .adapterFailed, .noToken: .adapterFailed
@@ -85,6 +98,8 @@ public enum SessionFailure: UserFacingError, Equatable {
     case .credentialsRejected(let subject, let message, let forgotten):
       "\(subject): \(message.isEmpty ? "the backend rejected the password" : message)"
         + (forgotten ? "; the remembered password is forgotten" : "")
+    case .codeRejected(let subject, let message, _):
+      "\(subject): \(message.isEmpty ? "the backend rejected the password or the one-time code" : message)"
     case .upgradeRequired(let subject, let message, _):
       "\(subject): the backend requires a newer client\(Self.quoting(message))"
     case .backendUnavailable(let subject, let message), .adapterFailed(let subject, let message):
@@ -112,6 +127,10 @@ public enum SessionFailure: UserFacingError, Equatable {
       "log in with the new password: `accounts login \(subject) --remember`"
     case .credentialsRejected:
       "check the user name and password"
+    case .codeRejected(_, _, .seed(let name)):
+      "check the password, the TOTP seed (`accounts otp \(name)` against your authenticator) and this machine's clock"
+    case .codeRejected(_, _, .typed):
+      "check the password, and type the current code"
     case .upgradeRequired(_, _, let link):
       link.isEmpty ? "update the client" : "get the update: \(link)"
     case .backendUnavailable, .adapterFailed:

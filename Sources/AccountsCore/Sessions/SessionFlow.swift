@@ -270,8 +270,10 @@ public struct SessionFlow: @unchecked Sendable {
     let id = AccountID(user: user, backend: backendName)
     let (password, _) = try password(for: id, source)
     let code = try oneTimeCode(for: id, backend, asking: source.mayAsk)
-    let outcome = try run(.login(password: password, oneTimeCode: code), user: user, sessionValues: [:], backend)
-    guard case .ok(let success) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
+    let outcome = try run(.login(password: password, oneTimeCode: code?.code), user: user, sessionValues: [:], backend)
+    guard case .ok(let success) = outcome else {
+      throw SessionFailure(outcome, subject: id.description, oneTimeCode: code?.origin)!
+    }
     guard let token = success.token else { return (success, .ok(AdapterSuccess())) }
     return (success, try run(.logout(token: token), user: user, sessionValues: success.sessionValues, backend))
   }
@@ -324,14 +326,15 @@ public struct SessionFlow: @unchecked Sendable {
     _ backend: PreparedBackend, asking: Bool, again: Bool = false
   ) throws -> ActiveSession {
     let code = try oneTimeCode(for: id, backend, asking: asking)
-    let outcome = try run(.login(password: password, oneTimeCode: code), user: id.user, sessionValues: [:], backend)
+    let outcome = try run(
+      .login(password: password, oneTimeCode: code?.code), user: id.user, sessionValues: [:], backend)
     guard case .ok(let success) = outcome else {
       if case .wrongPassword = outcome, rememberedOne, code == nil {
         if case .applied(let transition) = try ledger.record(.passwordRejected, for: id, at: now()) {
           throw SessionFailure(outcome, subject: id.description, next: transition.next)!
         }
       }
-      throw SessionFailure(outcome, subject: id.description)!
+      throw SessionFailure(outcome, subject: id.description, oneTimeCode: code?.origin)!
     }
     guard let token = success.token else { throw SessionFailure.noToken(id) }
     if let (variable, problem) = SessionExport.problem(token: token, userID: success.sessionValues["userId"]) {
