@@ -47,6 +47,7 @@ enum ArgumentBinding {
       }
     }
     if let extra = remaining.first {
+      if let secret = path.command.secretInput { throw secretOnTheCommandLine(secret, ordinary, path) }
       throw .usage(
         "unexpected argument '\(Names.printable(extra))' for `accounts \(path.name)`",
         fix: trailing == nil ? "usage: \(path.usage)" : putSeparatorFix(path))
@@ -60,6 +61,21 @@ enum ArgumentBinding {
       values[trailing.name] = Array(afterSeparator)
     }
     return values
+  }
+
+  /// A word too many for a command that reads a secret: perhaps the secret, so not repeated.
+  /// "`accounts otp set` takes one account; a seed is read from stdin or a prompt, never from
+  /// the command line"
+  private static func secretOnTheCommandLine(
+    _ secret: SecretInput, _ arguments: ArraySlice<ArgumentSpec>, _ path: CommandPath
+  ) -> CommandError {
+    let takes =
+      arguments.map(\.name) == ["USER"]
+      ? "one account" : arguments.isEmpty ? "no argument" : arguments.map(\.usage).joined(separator: " ")
+    return .usage(
+      "`accounts \(path.name)` takes \(takes); \(secret.noun) is read from \(secret.source), "
+        + "never from the command line",
+      fix: "usage: \(path.usage)")
   }
 
   /// The least number of words `arguments` take.

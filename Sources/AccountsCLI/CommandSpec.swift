@@ -139,6 +139,25 @@ enum HTTPMethod {
   }
 }
 
+/// The secret a command reads from stdin or a no-echo prompt. A word too many on its command
+/// line may be that secret typed there, so the parser reports it without repeating it.
+enum SecretInput: Sendable {
+  case password, seed, secretSetting, credential
+
+  /// "a password"
+  var noun: String {
+    switch self {
+    case .password: "a password"
+    case .seed: "a seed"
+    case .secretSetting: "a secret setting"
+    case .credential: "a credential"
+    }
+  }
+
+  /// Where the command reads it from: git-credential never prompts (git owns the terminal).
+  var source: String { self == .credential ? "stdin" : "stdin or a prompt" }
+}
+
 /// A command or a group of subcommands: its spelling, help, options and handler are written
 /// here once, and the parser, `--help`, the completion scripts and the man page all read them.
 struct CommandSpec: Sendable {
@@ -159,6 +178,8 @@ struct CommandSpec: Sendable {
   let defaultSubcommand: String?
   /// Internal commands (completion entry point, file generation): parsed, never listed.
   let hidden: Bool
+  /// The secret it reads, if any (a command with --password-stdin reads a password).
+  let secretInput: SecretInput?
   let handler: Handler?
 
   /// A command. With `picksAccount` it acts on one account chosen as SPEC §3 says: it takes
@@ -167,7 +188,8 @@ struct CommandSpec: Sendable {
   init(
     _ name: String, aliases: [String] = [], summary: String, discussion: String = "",
     picksAccount: Bool = false, arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
-    examples: [(String, String)] = [], hidden: Bool = false, handler: @escaping Handler
+    examples: [(String, String)] = [], hidden: Bool = false, secretInput: SecretInput? = nil,
+    handler: @escaping Handler
   ) {
     self.name = name
     self.aliases = aliases
@@ -179,6 +201,7 @@ struct CommandSpec: Sendable {
     self.subcommands = []
     self.defaultSubcommand = nil
     self.hidden = hidden
+    self.secretInput = secretInput ?? (self.options.contains(SharedArguments.passwordStdin) ? .password : nil)
     self.handler = handler
   }
 
@@ -197,6 +220,7 @@ struct CommandSpec: Sendable {
     self.subcommands = subcommands
     self.defaultSubcommand = defaultSubcommand
     self.hidden = false
+    self.secretInput = nil
     self.handler = nil
   }
 

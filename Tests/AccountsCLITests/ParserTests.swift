@@ -75,7 +75,8 @@ import Testing
       (["backend", "ad"], "unknown command 'ad' for `accounts backend`", "did you mean 'add'?"),
       (["add", "bob", "--rember"], "unknown option '--rember' for `accounts add`", "did you mean '--remember'?"),
       (["add"], "`accounts add` needs USER", "usage: accounts add USER [--remember] [--password-stdin]"),
-      (["add", "a", "b"], "unexpected argument 'b' for `accounts add`", "usage: accounts add USER [--remember] [--password-stdin]"),
+      (["add", "a", "b"], "`accounts add` takes one account; a password is read from stdin or a prompt, never from the command line", "usage: accounts add USER [--remember] [--password-stdin]"),
+      (["clear", "b"], "unexpected argument 'b' for `accounts clear`", "usage: accounts clear [--yes] [--force]"),
       (["backend", "add", "corp"], "`accounts backend add` needs --adapter ADAPTER", "usage: accounts backend add NAME --adapter ADAPTER [--set KEY=VALUE...] [--secret-stdin NAME] [--secret NAME...]"),
       (["list", "--backend"], "--backend needs a value (NAME)", "see `accounts list --help`"),
       (["list", "--json=yes"], "--json takes no value", "see `accounts list --help`"),
@@ -88,6 +89,26 @@ import Testing
       #expect(error?.message == message, "\(arguments)")
       #expect(error?.fix == fix, "\(arguments)")
     }
+  }
+
+  /// A word too many for a command that reads a secret may be that secret, typed on the
+  /// command line: the error says where the secret goes and never repeats the word (CI logs).
+  @Test(arguments: [
+    (["add", "zed@corp", "hunter2"], "`accounts add` takes one account; a password is read"),
+    (["passwd", "alice", "hunter2"], "`accounts passwd` takes one account; a password is read"),
+    (["otp", "set", "alice", "hunter2"], "`accounts otp set` takes one account; a seed is read"),
+    (["token", "alice", "hunter2"], "`accounts token` takes one account; a password is read"),
+    (["shell", "alice", "hunter2"], "`accounts shell` takes one account; a password is read"),
+    (["switch", "alice", "hunter2"], "`accounts switch` takes one account; a password is read"),
+    (["backend", "add", "corp", "hunter2", "--adapter", "plain"], "`accounts backend add` takes NAME; a secret setting is read"),
+    (["backend", "test", "corp", "alice", "hunter2"], "`accounts backend test` takes NAME USER; a password is read"),
+    (["git-credential", "get", "hunter2"], "`accounts git-credential` takes ACTION; a credential is read from stdin, never"),
+  ])
+  func aWordTooManyForACommandThatReadsASecretIsNotRepeated(arguments: [String], message: String) throws {
+    let error = usageError(arguments)
+    #expect(error?.status == .usage)
+    #expect(error?.message.hasPrefix(message) == true, "\(error?.message ?? "no error")")
+    #expect(error.map { !"\($0.message) \($0.fix ?? "")".contains("hunter2") } == true)
   }
 
   @Test func everyCommandHasHelpThatNamesItsOptions() throws {

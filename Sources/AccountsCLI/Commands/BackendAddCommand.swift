@@ -43,6 +43,7 @@ enum BackendAddCommand {
       ("printf '%s\\n' \"$PW\" | accounts backend add ci --adapter plain --set base_url=https://api.corp.example --set lease_store=redis://ci-redis:6379/2 --secret-stdin lease_store_password",
        "leases through a shared Redis, its password from stdin"),
     ],
+    secretInput: .secretSetting,
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {

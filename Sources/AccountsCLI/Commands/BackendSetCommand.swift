@@ -39,6 +39,7 @@ enum BackendSetCommand {
       ("printf '%s\\n' \"$KEY\" | accounts backend set sig --secret-stdin private_key", "a new private key, from stdin"),
       ("accounts backend set corp lease_store=redis://ci-redis:6379/2", "lease corp's accounts through a shared Redis"),
     ],
+    secretInput: .secretSetting,
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {

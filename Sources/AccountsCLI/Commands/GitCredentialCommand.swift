@@ -34,6 +34,7 @@ enum GitCredentialCommand {
       ("git config --global credential.https://git.corp.example.helper 'accounts git-credential'", "git asks accounts for git.corp.example"),
       ("printf 'protocol=https\\nhost=git.corp.example\\n\\n' | accounts git-credential get", "what git would be told here"),
     ],
+    secretInput: .credential,
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {

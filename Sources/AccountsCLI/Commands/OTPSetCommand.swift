@@ -29,6 +29,7 @@ enum OTPSetCommand {
       ),
       ("accounts otp set alice --remove", "forget it"),
     ],
+    secretInput: .seed,
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {

@@ -22,6 +22,7 @@ enum ShellCommand {
       """,
     picksAccount: true, options: [force, TokenCommand.check, SessionArguments.timeout],
     examples: [("accounts shell carol", "work as carol until exit")],
+    secretInput: .password,
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
