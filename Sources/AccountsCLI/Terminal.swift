@@ -38,7 +38,8 @@ struct Terminal {
     guard bytes.count <= limit else { throw .usage("the \(what) on stdin is longer than \(SecretLimits.text)") }
     if bytes.last == 13 { bytes.removeLast() }
     guard !bytes.isEmpty else {
-      throw .usage("no \(what) on stdin", fix: "pipe it in, e.g. printf '%s\\n' \"$PASSWORD\" | accounts ...")
+      let variable = Self.variableName(what)
+      throw .usage("no \(what) on stdin", fix: "pipe it in, e.g. printf '%s\\n' \"$\(variable)\" | accounts ...")
     }
     guard !bytes.contains(13) else {
       throw .usage("the \(what) on stdin holds a carriage return", fix: "give one line, ended by a newline")
@@ -51,12 +52,18 @@ struct Terminal {
   /// text, and C hands it on up to the first NUL.
   static func checkSecretText(_ bytes: [UInt8], what: String) throws(CommandError) {
     guard !bytes.contains(0) else {
-      throw .usage("the \(what) contains a NUL byte, which no password can hold", fix: "check what you piped in")
+      throw .usage("the \(what) contains a NUL byte, which no \(what) can hold", fix: "check what you piped in")
     }
     guard String(validating: bytes, as: UTF8.self) != nil else {
       throw .usage(
         "the \(what) is not UTF-8 text", fix: "give it as UTF-8 (check the encoding of your terminal or file)")
     }
+  }
+
+  /// How the example of a missing secret names its shell variable: "password" PASSWORD,
+  /// "seed" SEED, "private_key" PRIVATE_KEY.
+  static func variableName(_ what: String) -> String {
+    String(what.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
   }
 
   /// Asks for a secret on the terminal without echoing it. Ctrl-C restores the echo, Ctrl-Z
@@ -96,7 +103,13 @@ struct Terminal {
     var byte: UInt8 = 0
     while bytes.count < 65536 {
       let count = (try? withUnsafeMutableBytes(of: &byte) { try terminal.read(into: $0) }) ?? 0
-      if count == 0 || byte == 10 { break }
+      if count == 0 {
+        // End of input (Ctrl-D): no newline was echoed, so end the prompt's line here, or an
+        // error would be printed on it.
+        try? terminal.writeAll([10])
+        break
+      }
+      if byte == 10 { break }
       bytes.append(byte)
     }
     byte = 0

@@ -7,6 +7,14 @@ public func wallClockSeconds() -> Int64 {
   return Int64(spec.tv_sec)
 }
 
+/// The wall clock in milliseconds since 1970 (UTC), for what a second is too coarse for (the
+/// margin of a login's one-time code).
+public func wallClockMilliseconds() -> Int64 {
+  var spec = timespec()
+  clock_gettime(CLOCK_REALTIME, &spec)
+  return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+}
+
 /// The monotonic clock, in nanoseconds (for budgets: wall-clock changes do not move it).
 public func monotonicNanoseconds() -> UInt64 {
   var time = timespec()

@@ -183,15 +183,35 @@ import Testing
   }
 
   /// A login sends the current code, or the next period's with less than 2 s of this one left
-  /// (the backend accepts a period of skew; a code sent at 29.5 s would turn stale on its way).
+  /// (the backend accepts a period of skew; a code sent at 29.5 s would turn stale on its way),
+  /// counted in milliseconds: 1.8 s left is less than 2.
   @Test func aLoginNearThePeriodsEndSendsTheNextPeriodsCode() throws {
     let seed = Self.rfcSeed(.sha1)
     let code = { (time: Int64) in try TOTP.code(seed, at: time, hmac: ReferenceHMAC.code) }
-    #expect(try TOTP.loginCode(seed, at: 30, hmac: ReferenceHMAC.code) == code(30))
-    #expect(try TOTP.loginCode(seed, at: 57, hmac: ReferenceHMAC.code) == code(57), "3 s left: this period's")
-    #expect(try TOTP.loginCode(seed, at: 58, hmac: ReferenceHMAC.code) == code(58), "2 s left: this period's")
-    #expect(try TOTP.loginCode(seed, at: 59, hmac: ReferenceHMAC.code) == code(60), "1 s left: the next one's")
+    let login = { (milliseconds: Int64) in try TOTP.loginCode(seed, atMilliseconds: milliseconds, hmac: ReferenceHMAC.code) }
+    #expect(try login(30_000) == code(30))
+    #expect(try login(57_000) == code(57), "3 s left: this period's")
+    #expect(try login(58_000) == code(58), "2.0 s left: this period's")
+    #expect(try login(58_001) == code(60), "1.999 s left: the next one's")
+    #expect(try login(58_200) == code(60), "1.8 s left: the next one's")
+    #expect(try login(58_700) == code(60), "1.3 s left: the next one's")
+    #expect(try login(59_000) == code(60), "1 s left: the next one's")
+    #expect(try login(59_950) == code(60), "0.05 s left: the next one's")
+    #expect(try login(60_000) == code(60), "a new period: its own")
     #expect(try code(59) != code(60))
+  }
+
+  /// Keys under 80 bits (16 base32 characters) are refused: RFC 4226 asks for 128, common
+  /// authenticators use 80, and a shorter one is a seed copied in part.
+  @Test func aKeyShorterThanTenBytesIsRefused() throws {
+    for text in ["MZXW6YTB", "GEZDGNBVGY3TQOI=", "otpauth://totp/x?secret=GEZDGNBVGY3TQOI"] {
+      let error = #expect(throws: OTPSeedError.tooShort(minimum: 10)) { try OTPSeed(parsing: Self.secret(text)) }
+      #expect(error?.message == "not a TOTP seed: its key is shorter than 10 bytes (16 base32 characters), too short to be safe")
+      #expect(error?.fix?.contains("whole seed") == true)
+    }
+    #expect(try OTPSeed(parsing: Self.secret("GEZDGNBVGY3TQOJQ")).key.count == 10)
+    #expect(Base32Error.invalidLength(characters: 1).message == "a base32 seed cannot be 1 character long")
+    #expect(Base32Error.invalidLength(characters: 3).message == "a base32 seed cannot be 3 characters long")
   }
 
   @Test func aShortDigestIsAnError() {

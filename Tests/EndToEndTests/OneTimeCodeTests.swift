@@ -107,6 +107,8 @@ import Testing
     ("otpauth://hotp/corp:alice?secret=JBSWY3DPEHPK3PXP&counter=4", "it is an HOTP (counter) seed"),
     ("otpauth://totp/corp:alice?secret=JBSWY3DPEHPK3PXP&digits=9", "its digits are not 6, 7 or 8"),
     ("", "no seed on stdin"),
+    ("JBSWY3DP\u{0}EHPK3PXP", "the seed contains a NUL byte, which no seed can hold"),
+    ("GEZDGNBVGY3TQOI=", "its key is shorter than 10 bytes (16 base32 characters)"),
   ])
   func aBadSeedIsRefusedWithoutEchoingIt(seed: String, message: String) throws {
     let sandbox = try sandbox()
@@ -118,6 +120,49 @@ import Testing
     #expect(!result.standardError.contains("JBSW"), "the seed is never echoed")
     #expect(try sandbox.allKeyringItems() == [])
     #expect((try sandbox.indexJSON()["accounts"] as? [[String: Any]])?.first?["otp"] == nil)
+  }
+
+  /// With nothing on stdin, the example pipes a seed, not a password.
+  @Test func anEmptyStdinSaysToPipeASeed() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let result = try sandbox.run(["otp", "set", "alice"], stdin: "")
+    #expect(result.status == 2, "\(result)")
+    #expect(result.standardError.contains(#"printf '%s\n' "$SEED" | accounts"#), "\(result)")
+    #expect(!result.standardError.contains("PASSWORD"), "\(result)")
+  }
+
+  /// A seed typed on the command line is refused without being repeated (CI logs keep stderr).
+  @Test func aSeedOnTheCommandLineIsNotEchoed() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let result = try sandbox.run(["otp", "set", "alice", "JBSWY3DPEHPK3PXP"])
+    #expect(result.status == 2, "\(result)")
+    #expect(
+      result.standardError.contains(
+        "`accounts otp set` takes one account; a seed is read from stdin or a prompt, never from the command line"),
+      "\(result)")
+    #expect(!result.standardError.contains("JBSW"), "\(result)")
+    #expect(try sandbox.allKeyringItems() == [])
+  }
+
+  /// Issue 18: `otp set` killed between storing the seed and claiming it, then `--remove`: the
+  /// account is settled first, so the seed nothing claims is gone, not left in the keyring.
+  @Test func aRemoveAfterAKilledSetLeavesNoSeed() throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let setter = try BackgroundAccounts(
+      sandbox, ["otp", "set", "alice"], stdin: "JBSWY3DPEHPK3PXP\n",
+      environment: Interposer.environment(stop: "before:2"))
+    defer { if setter.process.isRunning { setter.kill() } }
+    try setter.waitUntilStopped()
+    setter.kill()
+    #expect(try sandbox.allKeyringItems().count == 1, "the seed was stored, the claim not written")
+    let removed = try sandbox.run(["otp", "set", "alice", "--remove"])
+    #expect(removed.status == 0, "\(removed)")
+    #expect(try sandbox.allKeyringItems() == [], "\(removed)")
+    #expect(try sandbox.invariantViolations() == [])
+    #expect(try sandbox.indexJSON()["unsettled"] == nil)
   }
 
   /// `otp set` writes the index twice (the intent, then the claim): killed in between, the
@@ -167,6 +212,12 @@ import Testing
     #expect(!result.standardOutput.contains(seed), "echoed: \(result.standardOutput)")
     #expect(result.standardOutput.contains("stored the one-time code seed of alice@corp (SHA1, 6 digits, 30 s)"))
     #expect(try sandbox.ok(["otp", "alice", "--at", "1111111109"]).standardOutput == "081804\n")
+    // Ctrl-D at the prompt: the error starts a line of its own.
+    let ended = try runInTerminal(
+      PackagePaths.accounts, ["otp", "set", "alice"], environment: sandbox.environment,
+      steps: [("One-time code seed for alice@corp (otpauth:// URI or base32): ", "\u{4}")])
+    #expect(ended.status == 2, "\(ended)")
+    #expect(ended.standardOutput.contains("(otpauth:// URI or base32): \r\naccounts: no seed given"), "\(ended)")
     let shown = try runInTerminal(PackagePaths.accounts, ["otp", "alice"], environment: sandbox.environment, steps: [])
     #expect(shown.status == 0, "\(shown)")
     #expect(

@@ -26,7 +26,8 @@ enum LoginCommand {
       code at every login: the current one from the account's TOTP seed (`accounts otp set`), \
       else asked for without echo on a terminal (6 to 8 digits; anything else exits 2); \
       without either it exits 3 ("needs a one-time code"). A rejected code exits 4 like a \
-      rejected password, and the remembered password is kept.
+      rejected password, and the remembered password is kept; the message says to check the \
+      seed and the clock too.
 
       When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
       on a terminal the picker of `accounts switch` chooses one.

@@ -16,8 +16,10 @@ enum OTPSetCommand {
       It is read from stdin when stdin is not a terminal (its first line), else asked for \
       without echo; never from the command line. Base32 is read strictly: upper or lower case, \
       '=' padding at the end and spaces between groups are taken, anything else is refused \
-      (exit 2, without repeating the seed). otpauth://hotp (counter) seeds are refused. \
-      With --remove the seed is deleted instead (an account without one: said, exit 0). \
+      (exit 2, without repeating the seed), and so is a key shorter than 80 bits (16 base32 \
+      characters). otpauth://hotp (counter) seeds are refused. \
+      With --remove the seed is deleted instead (an account without one: said, exit 0; a seed \
+      left by an interrupted `otp set` is deleted too). \
       `accounts remove` deletes it with the account. With --json: {"account": ..., "otp": \
       true or false}.
       """,

@@ -29,16 +29,18 @@ extension Environment {
       timeout: timeout, now: now, notice: notice, oneTimeCodes: oneTimeCodeSource())
   }
 
-  /// The code from the account's TOTP seed when one is kept (`TOTP.loginCode`), else the
+  /// The code from the account's TOTP seed when one is kept (`TOTP.loginCode`, at the wall
+  /// clock read to the millisecond: the flow's `now` has whole seconds only), else the
   /// no-echo prompt when there is a terminal to ask on; a typed answer that is not a code is a
   /// usage error (exit 2), never asked again.
   func oneTimeCodeSource() -> OneTimeCodeSource {
     let terminal = terminal
     return OneTimeCodeSource(
-      stored: { id, ledger, now in
+      stored: { id, ledger, _ in
         let book = try ledger.index.load()
         guard book[id]?.otp == true, let seed = try ledger.claimedOTPSeed(of: id, in: book) else { return nil }
-        var code = Array(try TOTP.loginCode(seed, at: now.secondsSince1970, hmac: PrivateLibrary.hmac).utf8)
+        let now = wallClockMilliseconds()
+        var code = Array(try TOTP.loginCode(seed, atMilliseconds: now, hmac: PrivateLibrary.hmac).utf8)
         return SecretBytes(consuming: &code)
       },
       ask: { id in

@@ -97,7 +97,8 @@ public enum Base32Error: Error, Equatable, Sendable {
     case .invalidCharacter(let position):
       "character \(position) of the seed is not base32 (A-Z, 2-7)"
     case .paddingInside(let position): "character \(position) of the seed follows '=' padding"
-    case .invalidLength(let characters): "a base32 seed cannot be \(characters) characters long"
+    case .invalidLength(let characters):
+      "a base32 seed cannot be \(characters) character\(characters == 1 ? "" : "s") long"
     case .wrongPadding: "the seed's '=' padding does not fit its length"
     }
   }

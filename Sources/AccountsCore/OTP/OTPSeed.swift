@@ -23,6 +23,10 @@ public struct OTPSeed: Sendable {
 
   /// The longest key taken (a SHA-512 key of RFC 6238 is 64 bytes; sites use 10 to 32).
   public static let maximumKeyLength = 1024
+  /// The shortest key taken: 80 bits, 16 base32 characters, what common authenticators use
+  /// (RFC 4226 section 4 asks for 128 and recommends 160). A shorter one is a seed copied in
+  /// part, or one weak enough to guess.
+  public static let minimumKeyLength = 10
 
   public init(
     key: SecretBytes, algorithm: OTPAlgorithm = .sha1, digits: Int = 6, period: Int = 30, label: String = "",
@@ -76,6 +80,10 @@ public struct OTPSeed: Sendable {
       wipe(&key)
       throw .tooLong(limit: Self.maximumKeyLength)
     }
+    guard key.count >= Self.minimumKeyLength else {
+      wipe(&key)
+      throw .tooShort(minimum: Self.minimumKeyLength)
+    }
     self.init(key: SecretBytes(consuming: &key))
   }
 
@@ -103,6 +111,7 @@ public enum OTPSeedError: UserFacingError, Equatable {
   case base32(Base32Error)
   case uri(String)
   case tooLong(limit: Int)
+  case tooShort(minimum: Int)
 
   public var status: ExitStatus { .usage }
 
@@ -111,10 +120,18 @@ public enum OTPSeedError: UserFacingError, Equatable {
     case .base32(let error): "not a TOTP seed: \(error.message)"
     case .uri(let problem): "not a TOTP seed URI: \(problem)"
     case .tooLong(let limit): "not a TOTP seed: its key is longer than \(limit) bytes"
+    case .tooShort(let minimum):
+      "not a TOTP seed: its key is shorter than \(minimum) bytes (\((minimum * 8 + 4) / 5) base32 characters), "
+        + "too short to be safe"
     }
   }
 
   public var fix: String? {
-    "give the otpauth://totp/... URI of the site's QR code, or its base32 seed (letters A-Z and digits 2-7)"
+    switch self {
+    case .tooShort:
+      "check that the whole seed was copied; a site whose seed is this short should issue a new one"
+    default:
+      "give the otpauth://totp/... URI of the site's QR code, or its base32 seed (letters A-Z and digits 2-7)"
+    }
   }
 }

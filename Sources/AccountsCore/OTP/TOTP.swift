@@ -36,16 +36,21 @@ public enum TOTP {
   /// The seed's period, at least a second (a URI's is checked; a seed built in code may not be).
   private static func period(_ seed: OTPSeed) -> Int { max(seed.period, 1) }
 
-  /// Less than this many seconds left in a period, a login sends the next period's code.
-  public static let loginMargin = 2
+  /// Less than this many milliseconds left in a period, a login sends the next period's code.
+  public static let loginMarginMilliseconds: Int64 = 2000
 
-  /// The code to send in a login at `unixSeconds`: the current one, or the next period's when
-  /// fewer than `loginMargin` seconds of this one are left, so the code does not turn stale
-  /// on its way to the backend (backends accept a period of skew, RFC 6238 section 5.2). A
-  /// login sends one code and is never retried across a boundary.
-  public static func loginCode(_ seed: OTPSeed, at unixSeconds: Int64, hmac: HMAC) throws -> String {
-    let left = secondsLeft(seed, at: unixSeconds)
-    return try code(seed, at: left < loginMargin ? unixSeconds + Int64(left) : unixSeconds, hmac: hmac)
+  /// The code to send in a login at `unixMilliseconds` (the wall clock with its fraction: at
+  /// 28.2 s into a 30 s period, 1.8 s are left, not 2): the current one, or the next period's
+  /// when less than `loginMarginMilliseconds` of this one are left, so the code does not turn
+  /// stale on its way to the backend (backends accept a period of skew, RFC 6238 section 5.2).
+  /// A login sends one code and is never retried across a boundary.
+  public static func loginCode(
+    _ seed: OTPSeed, atMilliseconds unixMilliseconds: Int64, hmac: HMAC
+  ) throws -> String {
+    let now = max(unixMilliseconds, 0)
+    let periodMilliseconds = Int64(period(seed)) * 1000
+    let left = periodMilliseconds - now % periodMilliseconds
+    return try code(seed, at: (left < loginMarginMilliseconds ? now + left : now) / 1000, hmac: hmac)
   }
 
   /// When the code of `unixSeconds` stops being the current one.
