@@ -47,7 +47,8 @@ enum ArgumentBinding {
       }
     }
     if let extra = remaining.first {
-      if let secret = path.command.secretInput { throw secretOnTheCommandLine(secret, ordinary, path) }
+      // A word before `exec`'s or `lease`'s -- is the command put in the wrong place.
+      if trailing == nil, let secret = path.command.secretInput { throw secretOnTheCommandLine(secret, ordinary, path) }
       throw .usage(
         "unexpected argument '\(Names.printable(extra))' for `accounts \(path.name)`",
         fix: trailing == nil ? "usage: \(path.usage)" : putSeparatorFix(path))

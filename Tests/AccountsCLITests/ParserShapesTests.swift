@@ -168,7 +168,9 @@ enum Shapes {
         "usage: " + CommandPath(groups: [], command: Shapes.exec).usage
       ),
       (
-        ["token", "a", "b"], "unexpected argument 'b' for `accounts token`",
+        // token logs in when it must: the word may be a password, so it is not repeated
+        ["token", "a", "b"],
+        "`accounts token` takes one account; a password is read from stdin or a prompt, never from the command line",
         "usage: " + CommandPath(groups: [], command: Shapes.token).usage
       ),
       (
