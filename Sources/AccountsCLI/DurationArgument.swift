@@ -34,11 +34,13 @@ enum DurationArgument {
   }
 
   /// `milliseconds(text)`, or the usage error for `option` that names the forms.
-  static func parse(_ text: String, option: String) throws(CommandError) -> Int64 {
+  /// `forms`: examples of what `option` accepts, for the fix.
+  static func parse(
+    _ text: String, option: String, forms: String = "0, 500ms, 30s, 10m, 1h or 1h30m"
+  ) throws(CommandError) -> Int64 {
     guard let value = milliseconds(text) else {
       throw CommandError.usage(
-        "\(option) \(Names.printable(text)) is not a duration",
-        fix: "write it as 0, 500ms, 30s, 10m, 1h or 1h30m (at most 366 days)")
+        "\(option) \(Names.printable(text)) is not a duration", fix: "write it as \(forms) (at most 366 days)")
     }
     return value
   }

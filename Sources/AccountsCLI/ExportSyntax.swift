@@ -23,9 +23,11 @@ enum ExportSyntax: String, CaseIterable, Sendable {
     out.append(10)
   }
 
-  /// Appends a line that removes NAME from the shell and its environment.
+  /// Appends a line that removes NAME from the shell and its environment. fish's `set -e`
+  /// fails (status 4) when NAME is not set, and a later `set -gx` keeps that status, which
+  /// would become `source`'s: `or true` makes a missing variable no failure.
   func appendUnset(_ name: String, to out: inout [UInt8]) {
-    out.append(contentsOf: (self == .fish ? "set -e \(name)\n" : "unset \(name)\n").utf8)
+    out.append(contentsOf: (self == .fish ? "set -e \(name); or true\n" : "unset \(name)\n").utf8)
   }
 
   /// Appends VALUE in single quotes, byte by byte (a secret is never made into a String).

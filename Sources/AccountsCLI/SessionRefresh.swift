@@ -23,12 +23,16 @@ struct SessionRefresh {
     check_path) says it ended early, and writes the new token to the file $ACCOUNTS_TOKEN_FILE \
     (the token alone, no newline; 0600, replaced atomically: read it at each use). The new \
     session is recorded as any login's (`accounts token` prints it); ACCOUNTS_TOKEN keeps the \
-    first token. The file is in $XDG_RUNTIME_DIR/accounts/tokens and is removed when CMD (and \
-    whatever it started that keeps its descriptors) has exited; if the refresher itself is \
-    killed, it is left there until the runtime directory is cleared at logout. A failed \
-    renewal is said on stderr and tried again after 1s, 2s, 4s... up to a minute apart (and \
-    before the session ends); CMD is not killed. --refresh needs a remembered password: \
-    without one, exit 3 before CMD runs.
+    first token; each renewal uses the backend's settings as they are then. The file is in \
+    $XDG_RUNTIME_DIR/accounts/tokens (which must be 0700: one open to others is refused, \
+    checked before any login) and is removed as soon as CMD (and whatever it started that keeps \
+    its descriptors) has ended, a moment after; if the refresher itself is killed, it is left \
+    there until the runtime directory is cleared at logout. A failed renewal is said on stderr \
+    and tried again after 1s, 2s, 4s... up to a minute apart (and before the session ends); CMD \
+    is not killed. A login the backend rejects is not sent again (lockouts): one line names \
+    what to check, and the account is no longer renewed; nor is an account removed meanwhile. \
+    --refresh needs a remembered password, and for a backend that asks for a one-time code a \
+    kept TOTP seed (`accounts otp set`): without them, exit 3 before the login and CMD.
     """
 
   /// How often the backend is asked.
@@ -41,20 +45,38 @@ struct SessionRefresh {
       if checkText != nil { throw CommandError.usage("--refresh-check needs --refresh", fix: "add --refresh") }
       return nil
     }
-    checkMilliseconds = try checkText.map { try DurationArgument.parse($0, option: "--refresh-check") }
+    checkMilliseconds =
+      try checkText.map { try DurationArgument.parse($0, option: "--refresh-check", forms: "1s, 30s, 10m or 1h") }
       ?? RefreshSchedule.defaultCheckMilliseconds
     guard checkMilliseconds >= 1000 else {
       throw CommandError.usage("--refresh-check \(Names.printable(checkText ?? "")) is too often", fix: "give 1s or more")
     }
   }
 
-  /// Refuses an account whose password is not remembered (exit 3): nothing could log it in
-  /// again while CMD runs.
-  static func requireRemembered(_ id: AccountID, in book: AccountBook) throws(CommandError) {
-    guard book[id]?.remembered != true else { return }
-    throw CommandError(
-      .loginRequired, "--refresh needs the remembered password of \(id), to log in again while the command runs",
-      fix: "remember it with `accounts passwd \(id)` (or `accounts login \(id) --remember`)")
+  /// `exec`, before its login: the account can be renewed and the token files have a place.
+  func prepare(_ id: AccountID, in book: AccountBook, _ flow: SessionFlow, _ environment: Environment) throws {
+    try requireRenewable(id, in: book, flow)
+    try prepareDirectory(environment)
+  }
+
+  /// Refuses an account nothing could log in again while CMD runs (exit 3): its password is not
+  /// remembered, or its backend wants a one-time code and no TOTP seed is kept to compute it.
+  func requireRenewable(_ id: AccountID, in book: AccountBook, _ flow: SessionFlow) throws {
+    guard let account = book[id], account.remembered else {
+      throw CommandError(
+        .loginRequired, "--refresh needs the remembered password of \(id), to log in again while the command runs",
+        fix: "remember it with `accounts passwd \(id)` (or `accounts login \(id) --remember`)")
+    }
+    if !account.otp, try flow.prepare(id.backend).needsOneTimeCode {
+      throw CommandError(
+        .loginRequired, "--refresh logs in again on its own: \(id) needs a kept TOTP seed",
+        fix: "`accounts otp set \(book.shortestName(for: id))`")
+    }
+  }
+
+  /// Checks (and creates 0700) the directory of the token files, before any login.
+  func prepareDirectory(_ environment: Environment) throws {
+    try TokenFile.prepareDirectory(environment: environment.variables)
   }
 
   /// Writes each session's token file, starts the refresher and hands it the write end of its
@@ -90,17 +112,5 @@ struct SessionRefresh {
       throw error
     }
     return files
-  }
-
-  /// Sets ACCOUNTS_TOKEN_FILE to the first file (and ACCOUNTS_TOKEN_FILES to all, one per line,
-  /// with `listAll`), or unsets them without files: an outer `--refresh` never hands its file
-  /// on with another account's token.
-  static func exportToProcess(_ files: [TokenFile], listAll: Bool) {
-    if let first = files.first { setenv(TokenFile.variable, first.path, 1) } else { unsetenv(TokenFile.variable) }
-    if listAll, !files.isEmpty {
-      setenv(TokenFile.listVariable, files.map(\.path).joined(separator: "\n"), 1)
-    } else {
-      unsetenv(TokenFile.listVariable)
-    }
   }
 }

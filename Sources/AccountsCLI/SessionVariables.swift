@@ -2,8 +2,9 @@ import AccountsCore
 import AccountsSystem
 import Glibc
 
-/// The session as `exec`, `env` and `shell` hand it on: ACCOUNTS_ACCOUNT (USER@BACKEND),
-/// ACCOUNTS_TOKEN and ACCOUNTS_USER_ID, written once so the three cannot drift apart.
+/// The session as `exec`, `lease`, `env` and `shell` hand it on: ACCOUNTS_ACCOUNT
+/// (USER@BACKEND), ACCOUNTS_TOKEN, ACCOUNTS_USER_ID and the token files of `--refresh`
+/// (ACCOUNTS_TOKEN_FILE, ACCOUNTS_TOKEN_FILES), written once so they cannot drift apart.
 struct SessionVariables {
   static let accountName = AccountChoice.environmentVariable
   static let tokenName = SessionExport.tokenVariable
@@ -14,6 +15,11 @@ struct SessionVariables {
   /// The backend's userId; nil when it gave none, and then ACCOUNTS_USER_ID is unset rather
   /// than left over from another account.
   let userID: String?
+  /// `--refresh`'s files, the first for ACCOUNTS_TOKEN_FILE; without any both variables are
+  /// unset: an outer `--refresh`'s file holds another account's token.
+  var tokenFiles: [TokenFile] = []
+  /// ACCOUNTS_TOKEN_FILES lists every file, one per line (`lease`); else it is unset.
+  var listsTokenFiles = false
 
   init(_ session: ActiveSession) {
     self.init(account: session.id.description, token: session.token, userID: session.sessionValues["userId"])
@@ -44,6 +50,12 @@ struct SessionVariables {
     setenv(Self.accountName, account, 1)
     token.withUnsafeCString { _ = setenv(Self.tokenName, $0, 1) }
     if let userID { setenv(Self.userIDName, userID, 1) } else { unsetenv(Self.userIDName) }
+    if let first = tokenFiles.first { setenv(TokenFile.variable, first.path, 1) } else { unsetenv(TokenFile.variable) }
+    if listsTokenFiles, !tokenFiles.isEmpty {
+      setenv(TokenFile.listVariable, tokenFiles.map(\.path).joined(separator: "\n"), 1)
+    } else {
+      unsetenv(TokenFile.listVariable)
+    }
   }
 
   /// Takes the token out of this process's environment again when the program did not start.
@@ -52,8 +64,8 @@ struct SessionVariables {
   }
 
   /// The lines that set the variables in `syntax`'s shell: the account, the user id (or its
-  /// removal), then the token, so that the last command, and with it the status of `eval` or
-  /// fish's `source`, succeeds.
+  /// removal), the removal of the token files (a shell has none of its own), then the token,
+  /// so that the last command, and with it the status of `eval` or fish's `source`, succeeds.
   func appendExports(_ syntax: ExportSyntax, to out: inout [UInt8]) {
     syntax.appendExport(Self.accountName, account.utf8, to: &out)
     if let userID {
@@ -61,6 +73,8 @@ struct SessionVariables {
     } else {
       syntax.appendUnset(Self.userIDName, to: &out)
     }
+    syntax.appendUnset(TokenFile.variable, to: &out)
+    syntax.appendUnset(TokenFile.listVariable, to: &out)
     token.withUnsafeBytes { syntax.appendExport(Self.tokenName, $0, to: &out) }
   }
 }

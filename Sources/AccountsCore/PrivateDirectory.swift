@@ -8,6 +8,8 @@ import Glibc
 struct PrivateDirectory {
   let path: String
   let userID: uid_t
+  /// Also refused when group or others may read or enter it (the token files' directory).
+  var closed = false
 
   /// Checks the directory, creating it (and what is missing above it) 0700 when `create`.
   /// False when it does not exist and `create` is false.
@@ -25,6 +27,11 @@ struct PrivateDirectory {
     }
     if let reason = problem(status) {
       throw .refused(path: path, reason: reason, fix: "move it away: accounts creates its own")
+    }
+    if closed, status.st_mode & 0o077 != 0 {
+      throw .refused(
+        path: path, reason: "group or others have access to it (mode \(octalMode(status.st_mode)))",
+        fix: "`chmod 700 \(path)`, or move it away: accounts creates its own")
     }
     return true
   }

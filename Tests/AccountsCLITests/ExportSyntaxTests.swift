@@ -145,7 +145,7 @@ import Testing
     ExportSyntax.fish.appendExport("A", Array("it's \\".utf8), to: &fish)
     ExportSyntax.fish.appendUnset("B", to: &fish)
     #expect(String(decoding: bash, as: UTF8.self) == "export A='it'\\''s \\'\nunset B\n")
-    #expect(String(decoding: fish, as: UTF8.self) == "set -gx A 'it\\'s \\\\'\nset -e B\n")
+    #expect(String(decoding: fish, as: UTF8.self) == "set -gx A 'it\\'s \\\\'\nset -e B; or true\n")
   }
 
   @Test func theDefaultIsTheShellSHELLNamesElseBash() {

@@ -32,7 +32,11 @@ import Testing
     }
     #expect(try world.seen().isEmpty, "env trusts the stored token's expiry, as token does")
     let printed = try sandbox.ok(["env", "bob", "--shell", "fish"])
-    #expect(printed.standardOutput == "set -gx ACCOUNTS_ACCOUNT 'bob@corp'\nset -gx ACCOUNTS_USER_ID '1002'\nset -gx ACCOUNTS_TOKEN '\(token)'\n")
+    let unsetFish = "set -e ACCOUNTS_TOKEN_FILE; or true\nset -e ACCOUNTS_TOKEN_FILES; or true\n"
+    #expect(
+      printed.standardOutput
+        == "set -gx ACCOUNTS_ACCOUNT 'bob@corp'\nset -gx ACCOUNTS_USER_ID '1002'\n\(unsetFish)"
+        + "set -gx ACCOUNTS_TOKEN '\(token)'\n")
     let unknown = try sandbox.run(["env", "bob", "--shell", "tcsh"])
     #expect(unknown.status == 2 && unknown.standardOutput.isEmpty, "\(unknown)")
     #expect(try world.seen().isEmpty)
@@ -46,7 +50,10 @@ import Testing
     let token = try #require(try world.keyringToken("bob"))
     for shell in [nil, "/bin/dash", "/usr/bin/tcsh"] {
       let result = try world.sandbox.ok(["env", "bob"], environment: shell.map { ["SHELL": $0] } ?? [:])
-      #expect(result.standardOutput == "export ACCOUNTS_ACCOUNT='bob@corp'\nexport ACCOUNTS_USER_ID='1002'\nexport ACCOUNTS_TOKEN='\(token)'\n")
+      #expect(
+        result.standardOutput
+          == "export ACCOUNTS_ACCOUNT='bob@corp'\nexport ACCOUNTS_USER_ID='1002'\nunset ACCOUNTS_TOKEN_FILE\n"
+          + "unset ACCOUNTS_TOKEN_FILES\nexport ACCOUNTS_TOKEN='\(token)'\n")
       #expect(result.standardError.isEmpty)
     }
   }

@@ -12,7 +12,9 @@ enum EnvCommand {
     discussion: """
       Gets the account's session the way `accounts token` does and prints commands that set \
       ACCOUNTS_ACCOUNT (USER@BACKEND), ACCOUNTS_TOKEN and ACCOUNTS_USER_ID (the backend's \
-      userId; unset when it gave none) in the shell that evaluates them: `export` lines for \
+      userId; unset when it gave none) in the shell that evaluates them, and unset \
+      ACCOUNTS_TOKEN_FILE and ACCOUNTS_TOKEN_FILES (an outer `exec --refresh`'s files hold \
+      another session's token): `export` lines for \
       bash and zsh, `set -gx` for fish. Every value is single-quoted for that shell, so the \
       shell gets its exact bytes and runs nothing in it. The token goes to stdout only: keep \
       the output out of files and logs. ACCOUNTS_ACCOUNT then picks the account for every later \

@@ -36,23 +36,24 @@ enum ExecCommand {
     let refresh = try SessionRefresh(invocation)
     let book = try environment.index.load()
     let id = try environment.pickAccountOrChoose(invocation, in: book, prompt: "run as> ")
-    if refresh != nil { try SessionRefresh.requireRemembered(id, in: book) }
+    let flow = try environment.sessionFlow(invocation)
+    // Before the login: a command whose session could not be kept live, or whose token file
+    // has no safe place, does not run, and no session is got for it.
+    if let refresh { try refresh.prepare(id, in: book, flow, environment) }
     let words = invocation.arguments(command)
-    let session = try environment.sessionFlow(invocation).session(
-      for: id, prove: false, password: try environment.passwordSource(invocation))
-    let variables = SessionVariables(session)
+    let session = try flow.session(for: id, prove: false, password: try environment.passwordSource(invocation))
+    var variables = SessionVariables(session)
     try variables.checkCarriable()
     // Started before the token is in this process's environment, which the refresher inherits.
     let timeout = try environment.timeout(invocation)
-    let files = try refresh?.start([session], leased: false, timeout: timeout, environment) ?? []
-    SessionRefresh.exportToProcess(files, listAll: false)
+    variables.tokenFiles = try refresh?.start([session], leased: false, timeout: timeout, environment) ?? []
     variables.exportToProcess()
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     AdapterStreams.restore()
     execvp(words[0], &argv)
     let code = errno
     SessionVariables.withdrawToken()
-    files.forEach { $0.remove() }
+    variables.tokenFiles.forEach { $0.remove() }
     throw cannotRun(words[0], errno: code, fix: "check the command name and PATH")
   }
 

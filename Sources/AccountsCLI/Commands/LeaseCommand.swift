@@ -63,7 +63,8 @@ enum LeaseCommand {
       \(SessionRefresh.discussion) Under a lease every leased account is kept live: \
       ACCOUNTS_TOKEN_FILE is the first one's file, ACCOUNTS_TOKEN_FILES has each one's, one per \
       line in the order of ACCOUNTS_LEASED, and a session taken over is logged in again. An \
-      account without a remembered password is skipped, like one that cannot log in.
+      account without a remembered password (or a kept TOTP seed its backend needs) is skipped, \
+      like one that cannot log in.
       """,
     arguments: [users, command],
     options: [tag, count, wait, ttl, SessionArguments.timeout, SessionRefresh.refresh, SessionRefresh.check],
@@ -80,6 +81,8 @@ enum LeaseCommand {
     let store = try LeaseStores(environment, heldTTLMilliseconds: request.heldTTLMilliseconds).store(for: request.candidates)
     var flow = try environment.sessionFlow(invocation)
     flow.leased = true
+    // Before any login: token files with no safe place make every account useless.
+    try request.refresh?.prepareDirectory(environment)
     // A pool's accounts log in with their remembered passwords: nobody is asked, and one
     // password for several accounts would make no sense.
     let password = PasswordSource.rememberedOnly
@@ -111,7 +114,7 @@ enum LeaseCommand {
         var sessions: [ActiveSession] = []
         for id in grant.accounts {
           do {
-            if request.refresh != nil { try SessionRefresh.requireRemembered(id, in: try environment.index.load()) }
+            try request.refresh?.requireRenewable(id, in: try environment.index.load(), flow)
             sessions.append(try flow.session(for: id, prove: true, password: password))
           } catch let error as any UserFacingError {
             skipped.append(id)
@@ -170,13 +173,13 @@ enum LeaseCommand {
         .failure, "cannot start the lease keeper of \(accounts): it could not fork",
         fix: "check the limit on processes (ulimit -u, the pids cgroup); the lease ends by itself within its ttl")
     }
-    let variables = SessionVariables(sessions[0])
+    var variables = SessionVariables(sessions[0])
     try variables.checkCarriable()
     // Started before the token is in this process's environment, which the refresher inherits,
     // and before the lease's descriptors are, which it must not hold.
     let timeout = try environment.timeout(invocation)
-    let files = try request.refresh?.start(sessions, leased: true, timeout: timeout, environment) ?? []
-    SessionRefresh.exportToProcess(files, listAll: true)
+    variables.tokenFiles = try request.refresh?.start(sessions, leased: true, timeout: timeout, environment) ?? []
+    variables.listsTokenFiles = true
     variables.exportToProcess()
     setenv("ACCOUNTS_LEASED", grant.accounts.map(\.description).joined(separator: "\n"), 1)
     setenv("ACCOUNTS_LEASE_FENCE", grant.records.map { String($0.fence) }.joined(separator: "\n"), 1)
@@ -191,7 +194,7 @@ enum LeaseCommand {
     execvp(request.command[0], &argv)
     let code = errno
     SessionVariables.withdrawToken()
-    files.forEach { $0.remove() }
+    variables.tokenFiles.forEach { $0.remove() }
     throw ExecCommand.cannotRun(request.command[0], errno: code, fix: "check the command name and PATH")
   }
 

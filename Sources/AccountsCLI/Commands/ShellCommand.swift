@@ -14,7 +14,8 @@ enum ShellCommand {
     discussion: """
       Gets the account's session the way `accounts token` does, then replaces itself with \
       $SHELL (/bin/sh when SHELL is unset or empty) with ACCOUNTS_ACCOUNT, ACCOUNTS_TOKEN, \
-      ACCOUNTS_USER_ID (as `accounts env` sets them) and ACCOUNTS_SHELL=1 in its environment: \
+      ACCOUNTS_USER_ID (as `accounts env` sets them; ACCOUNTS_TOKEN_FILE and \
+      ACCOUNTS_TOKEN_FILES unset) and ACCOUNTS_SHELL=1 in its environment: \
       every command in it uses that account until `exit`, which returns to the shell you came \
       from with the shell's exit status. Inside such a shell (ACCOUNTS_SHELL set) it refuses to \
       start another with exit status 2, unless --force: to change the account of the shell you \

@@ -42,10 +42,11 @@ extension SessionFlow {
   /// password through `logIn` (SPEC §4 in one place; the index and keyring record it as any
   /// login), unless another command renewed the session since `generation` and its renewal
   /// time is still ahead (then that session is taken: another login would take it over).
-  /// Each call has its own `--timeout`.
+  /// Each call has its own `--timeout`, and the backend's configuration as it is now.
   public func renew(_ id: AccountID, replacing generation: String?, now seconds: Double) throws -> ActiveSession {
     var flow = self
     flow.budget = OperationBudget(seconds: timeout)
+    flow.forgetPreparedBackends()
     let backend = try flow.prepare(id.backend)
     let (password, remembered) = try flow.password(for: id, .rememberedOnly)
     return try flow.locks.exclusive(id) {
@@ -60,10 +61,11 @@ extension SessionFlow {
 
   /// `--refresh`, between renewals: the session checked with the backend (CHECK), SPEC §4
   /// applied to its verdict (an expired session is logged in again with the remembered
-  /// password), with its own `--timeout`.
+  /// password), with its own `--timeout` and the backend's configuration as it is now.
   public func checkedSession(_ id: AccountID) throws -> ActiveSession {
     var flow = self
     flow.budget = OperationBudget(seconds: timeout)
+    flow.forgetPreparedBackends()
     return try flow.session(for: id, prove: true, password: .rememberedOnly)
   }
 }

@@ -464,6 +464,12 @@ public struct SessionFlow: @unchecked Sendable {
     prepared.set(name, ready)
     return ready
   }
+
+  /// Forgets the backends prepared so far: the next `prepare` reads the configuration and the
+  /// keyring again (`--refresh`, whose flow lasts as long as a command runs).
+  func forgetPreparedBackends() {
+    prepared.clear()
+  }
 }
 
 /// The backends a flow has prepared, shared by its threads.
@@ -473,6 +479,7 @@ private final class PreparedBackends: @unchecked Sendable {
 
   func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.locked { backends[name] } }
   func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.locked { backends[name] = backend } }
+  func clear() { lock.locked { backends = [:] } }
 }
 
 /// One line of `status`.

@@ -11,8 +11,8 @@ import Glibc
 /// exited, however) it renews each session at 80 % of its lifetime (`RefreshSchedule`) and
 /// checks it with the backend every `check` interval, logging in again when the backend says
 /// it expired; after every new session it writes the token to the account's file. A failure
-/// is said on stderr (one line, no secret) and tried again after a backoff; a session taken
-/// over by another login is not logged in again (SPEC §4), unless the account is leased. Then
+/// is said on stderr (one line, no secret) and tried again after a backoff, unless trying again
+/// could not help or would do harm (`RenewalFailure`): then that account is no longer renewed. Then
 /// it removes the files and exits. It ignores the signals a terminal or a process group sends:
 /// Ctrl-C ends the command, which ends the refresher. Killed itself, it leaves the files in
 /// the runtime directory (cleared at logout).
@@ -222,12 +222,10 @@ extension TokenRefresher {
         notBefore = done + 1
         nextCheck = done + checkSeconds
       } catch {
-        let failure = error as? any UserFacingError
-        var message = failure?.message ?? "\(error)"
-        if message.hasPrefix("\(id): ") { message.removeFirst("\(id): ".count) }
-        if case .signedInElsewhere? = error as? SessionFailure, !leased {
+        let failure = RenewalFailure(error, id, flow, leased: leased)
+        if let last = failure.lastWords {
           stopped = true
-          say("accounts: --refresh: \(id): \(message); its token file is no longer renewed")
+          say("accounts: --refresh: \(id)\(last)")
           return
         }
         failures += 1
@@ -235,7 +233,7 @@ extension TokenRefresher {
         let wait = RefreshSchedule.backoff(failures: failures, secondsLeft: left)
         retryAt = TokenRefresher.wallClock() + wait
         let seconds = Int(wait.rounded(.up))
-        say("accounts: --refresh: cannot renew the session of \(id): \(message); trying again in \(seconds) s")
+        say("accounts: --refresh: cannot renew the session of \(id): \(failure.reason); trying again in \(seconds) s")
       }
     }
   }
