@@ -21,7 +21,7 @@ extension TokenRefresher {
       }
       let name = book?.shortestName(for: id) ?? id.description
       switch error as? SessionFailure {
-      case .credentialsRejected?:
+      case .credentialsRejected?, .codeRejected?:
         // The same password and seed would be rejected again, and each try counts towards a
         // lockout; with a one-time code the remembered password is kept (either may be wrong).
         let needsCode = (try? flow.prepare(id.backend))?.needsOneTimeCode ?? false
