@@ -12,26 +12,8 @@ extension Ledger {
       guard let account = book[id] else {
         throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
       }
-      let store = try secrets()
-      // Rule 6 before the old seed is read to be kept: never another provider's item.
-      _ = try checkProvider(store, book)
-      let key = SecretKey(id, .otp)
-      let previous = account.otp ? try store.lookup(key) : nil
-      let (_, carried, provider) = try begin(id, &book, &index)
-      do {
-        try store.store(seed.canonicalText, for: key)
-      } catch {
-        recover(id, after: error, &book, &index, store)
-        throw error
-      }
-      book.update(id) { $0.otp = true }
-      if !carried { book.markSettled(id) }
-      book.secretService = provider ?? book.secretService
-      do {
-        try index.save(book)
-      } catch {
-        if let previous { try? store.store(previous, for: key) } else { try? store.delete(key) }
-        throw error
+      try changeSecret(SecretKey(id, .otp), claimed: account.otp, to: seed.canonicalText, &book, &index) {
+        $0.otp = true
       }
     }
   }
@@ -48,27 +30,8 @@ extension Ledger {
         throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
       }
       guard account.otp || book.unsettled.contains(id) else { return false }
-      let store = try secrets()
-      _ = try checkProvider(store, book)
-      let key = SecretKey(id, .otp)
-      // Put back if the index cannot record the change; an unclaimed one is not put back.
-      let previous = account.otp ? try store.lookup(key) : nil
-      let (_, carried, provider) = try begin(id, &book, &index)
-      do {
-        try store.delete(key)
-      } catch {
-        recover(id, after: error, &book, &index, store)
-        throw error
-      }
-      book.update(id) { $0.otp = false }
-      if !carried { book.markSettled(id) }
-      book.secretService = provider ?? book.secretService
-      do {
-        try index.save(book)
-      } catch {
-        if let previous { try? store.store(previous, for: key) }
-        throw error
-      }
+      // An unclaimed seed (a killed `otp set`) is deleted and not put back.
+      try changeSecret(SecretKey(id, .otp), claimed: account.otp, to: nil, &book, &index) { $0.otp = false }
       return account.otp
     }
   }

@@ -164,29 +164,43 @@ public struct Ledger {
     try adoptSecretServiceIfAsked()
     try index.withLock { index in
       var book = index.content
-      guard book[id] != nil else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
-      let store = try secrets()
-      // Rule 6 before the old password is read to be kept: never another provider's item.
-      _ = try checkProvider(store, book)
-      // Kept to be put back if the index cannot record the change.
-      let previous = book[id]?.remembered == true ? try store.lookup(SecretKey(id, .password)) : nil
-      let (_, carried, provider) = try begin(id, &book, &index)
-      let key = SecretKey(id, .password)
-      do {
-        try store.store(password, for: key)
-      } catch {
-        recover(id, after: error, &book, &index, store)
-        throw error
+      guard let account = book[id] else {
+        throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
       }
-      book.update(id) { $0.remembered = true }
-      if !carried { book.markSettled(id) }
-      book.secretService = provider ?? book.secretService
-      do {
-        try index.save(book)
-      } catch {
-        if let previous { try? store.store(previous, for: key) } else { try? store.delete(key) }
-        throw error
+      try changeSecret(SecretKey(id, .password), claimed: account.remembered, to: password, &book, &index) {
+        $0.remembered = true
       }
+    }
+  }
+
+  /// Rules 1 to 4 for one secret of a saved account, stored (`value`) or deleted (nil) under
+  /// the index's lock: the provider checked (rule 6, before the old item is read to be kept),
+  /// the intent on disk, the keyring changed, then `claim` records it in the index; when the
+  /// index cannot be written, the old item is put back (a new one deleted). `claimed`: the
+  /// index claims the secret now, so there is an old item to keep.
+  func changeSecret(
+    _ key: SecretKey, claimed: Bool, to value: SecretBytes?, _ book: inout AccountBook,
+    _ index: inout LockedDocument<AccountBook>, claim: (inout Account) -> Void
+  ) throws {
+    let id = AccountID(user: key.account, backend: key.backend)
+    let store = try secrets()
+    _ = try checkProvider(store, book)
+    let previous = claimed ? try store.lookup(key) : nil
+    let (_, carried, provider) = try begin(id, &book, &index)
+    do {
+      if let value { try store.store(value, for: key) } else { try store.delete(key) }
+    } catch {
+      recover(id, after: error, &book, &index, store)
+      throw error
+    }
+    book.update(id, claim)
+    if !carried { book.markSettled(id) }
+    book.secretService = provider ?? book.secretService
+    do {
+      try index.save(book)
+    } catch {
+      if let previous { try? store.store(previous, for: key) } else if value != nil { try? store.delete(key) }
+      throw error
     }
   }
 
