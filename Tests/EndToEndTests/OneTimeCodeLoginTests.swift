@@ -124,7 +124,7 @@ import Testing
     // `status` and `login --stale` never prompt: with the remembered password, the same answer.
     let stale = try sandbox.run(["login", "--stale"])
     #expect(stale.status == 3, "\(stale)")
-    #expect(stale.standardError.contains("needs a one-time code"), "\(stale)")
+    #expect(stale.standardError.contains("alice@corp: failed: needs a one-time code"), "named once: \(stale)")
     #expect(try backend.requests().isEmpty, "no login without a code reached the backend")
     #expect(try sandbox.invariantViolations().isEmpty)
   }

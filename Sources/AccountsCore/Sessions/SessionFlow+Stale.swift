@@ -85,7 +85,9 @@ extension SessionFlow {
       let failure = error as? any UserFacingError
       let status = failure?.status ?? .failure
       var message = failure?.message ?? "\(error)"
-      if message.hasPrefix("\(id): ") { message.removeFirst("\(id): ".count) }  // the line names it already
+      for subject in ["\(id): ", "\(id) "] where message.hasPrefix(subject) {  // the line names it already
+        message.removeFirst(subject.count)
+      }
       if mayStillLand(error) { shared.keyringSilence = (status, message) }
       return .failed(status: status, message: message)
     }
