@@ -84,4 +84,32 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: "\(home)/work/copy/README"))
     #expect(Set(try world.sent()) == ["alice:\(token)"], "the clone went as alice, and only as alice")
   }
+
+  /// README's `accounts --erase-logs-out`: git's reject of the current token logs alice out.
+  @Test func theHelperTakesEraseLogsOutAsItsArgument() throws {
+    let world = try GitCredentialTests.World()
+    defer { world.close() }
+    let home = world.home
+    let host = "127.0.0.1:\(world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" })"
+    let links = "\(home)/bin"
+    try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: "\(links)/git-credential-accounts", withDestinationPath: PackagePaths.accounts)
+    let environment = [
+      "GIT_CONFIG_GLOBAL": "\(home)/documented-gitconfig", "PATH": "\(links):\(world.sandbox.environment["PATH"]!)",
+    ]
+    let configure = try world.git(
+      ["config", "--global", "credential.http://\(host).helper", "accounts --erase-logs-out"],
+      environment: environment, in: home)
+    #expect(configure.status == 0, "\(configure)")
+    let token = try world.sandbox.ok(["token", "alice"]).standardOutput.trimmingCharacters(in: .newlines)
+    let rejected = try world.git(
+      ["credential", "reject"], stdin: "protocol=http\nhost=\(host)\nusername=alice\npassword=\(token)\n\n",
+      environment: environment, in: "\(home)/work")
+    #expect(rejected.status == 0 && rejected.standardError.contains("alice@corp: logged out"), "\(rejected)")
+    let list = try #require(try world.sandbox.json(["list", "--json"]) as? [[String: Any]])
+    let state = list.first { $0["user"] as? String == "alice" }
+      .flatMap { ($0["token"] as? [String: Any])?["state"] as? String }
+    #expect(state == "none")
+  }
 }
