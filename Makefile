@@ -22,6 +22,7 @@ generate:
 
 install: build
 	install -Dm755 $(BIN)/accounts $(DESTDIR)$(PREFIX)/bin/accounts
+	ln -sf accounts $(DESTDIR)$(PREFIX)/bin/git-credential-accounts
 	install -Dm755 $(BIN)/libAccountsPrivate.so $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsPrivate.so
 	for adapter in $(ADAPTERS); do \
 	  install -Dm644 $(BIN)/lib$$adapter.so $(DESTDIR)$(PREFIX)/lib/accounts/adapters/$$adapter.so || exit 1; \
@@ -35,7 +36,7 @@ install: build
 
 # Also removes the two libraries installs before libAccountsPrivate.so put there.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/accounts \
+	rm -f $(DESTDIR)$(PREFIX)/bin/accounts $(DESTDIR)$(PREFIX)/bin/git-credential-accounts \
 	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsPrivate.so \
 	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsSecretService.so \
 	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsAdapterHost.so \

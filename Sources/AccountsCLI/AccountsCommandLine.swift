@@ -31,7 +31,7 @@ public enum AccountsCommandLine {
     let parser = Parser(commands: CommandTable.all, defaultCommand: "list")
     var output: Output?
     do {
-      switch try parser.parse(Array(arguments.dropFirst())) {
+      switch try parser.parse(commandArguments(arguments)) {
       case .version:
         try StandardStreams.writeToStandardOutput(Array("accounts \(version)\n".utf8))
       case .help(let path):
@@ -52,6 +52,15 @@ public enum AccountsCommandLine {
       }
       return report(error)
     }
+  }
+
+  /// The arguments after the program name, as `accounts` reads them. git runs a credential
+  /// helper named `accounts` as `git-credential-accounts ACTION` (gitcredentials(7)); that
+  /// program is a link to this one, installed beside it, and is `accounts git-credential ACTION`.
+  static func commandArguments(_ arguments: [String]) -> [String] {
+    let rest = Array(arguments.dropFirst())
+    let program = arguments.first?.split(separator: "/").last.map(String.init)
+    return program == GitCredentialCommand.program ? [GitCredentialCommand.spec.name] + rest : rest
   }
 
   /// Ends the process with `status`. When the library abandoned a Secret Service call (see

@@ -12,6 +12,17 @@ import Testing
     try GitCredentialRequest.parse(Array(text.utf8), limit: limit)
   }
 
+  /// git runs the helper `accounts` as git-credential-accounts, a link to accounts, by any path.
+  @Test func theProgramGitCredentialAccountsIsGitCredential() {
+    #expect(AccountsCommandLine.commandArguments(["git-credential-accounts", "get"]) == ["git-credential", "get"])
+    #expect(
+      AccountsCommandLine.commandArguments(["/usr/bin/git-credential-accounts", "--erase-logs-out", "erase"])
+        == ["git-credential", "--erase-logs-out", "erase"])
+    #expect(AccountsCommandLine.commandArguments(["/usr/bin/accounts", "get"]) == ["get"])
+    #expect(AccountsCommandLine.commandArguments(["/opt/git-credential-accounts/accounts", "list"]) == ["list"])
+    #expect(AccountsCommandLine.commandArguments(["xgit-credential-accounts", "get"]) == ["get"])
+  }
+
   @Test func readsKeyValueLinesUpToTheBlankLine() throws {
     let request = try parse("protocol=https\nhost=git.corp.example\npath=a=b.git\nusername=alice\n\nhost=evil.example\n")
     #expect(request.values == ["protocol": "https", "host": "git.corp.example", "path": "a=b.git", "username": "alice"])

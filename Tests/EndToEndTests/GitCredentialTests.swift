@@ -65,15 +65,18 @@ import Testing
       try gitConfig.write(toFile: "\(home)/gitconfig", atomically: true, encoding: .utf8)
     }
 
-    /// Runs git in `directory` with only our config, never prompting, bounded in time.
-    func git(_ arguments: [String], in directory: String) throws -> ProcessResult {
+    /// Runs git in `directory` with only our config (or `extra`'s GIT_CONFIG_GLOBAL), never
+    /// prompting, bounded in time.
+    func git(
+      _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], in directory: String
+    ) throws -> ProcessResult {
       try runProcess(
         "/usr/bin/git", arguments,
         environment: sandbox.environment.merging([
           "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": "\(home)/gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
           "GIT_HTTP_LOW_SPEED_LIMIT": "1", "GIT_HTTP_LOW_SPEED_TIME": "20",
-        ]) { $1 },
-        timeout: 60, currentDirectory: directory)
+        ]) { $1 }.merging(extra) { $1 },
+        standardInput: stdin, timeout: 60, currentDirectory: directory)
     }
 
     /// The USER:TOKEN pairs the server was sent since the last call.

@@ -3,6 +3,8 @@ import AccountsCore
 /// `accounts git-credential get|store|erase`: git's credential helper (gitcredentials(7)), so
 /// that git sends the session token of the account this directory uses.
 enum GitCredentialCommand {
+  /// The program git runs for the helper `accounts` (gitcredentials(7)): a link to accounts.
+  static let program = "git-credential-accounts"
   /// What git asks a helper to do (git-credential(1)).
   static let actions = ["get", "store", "erase"]
   static let action = ArgumentSpec(
@@ -15,6 +17,9 @@ enum GitCredentialCommand {
     summary: "git's credential helper: the token of the account this directory uses",
     discussion: """
       git runs this with get, store or erase and a request on stdin (`man git-credential`). \
+      git turns the helper `accounts` into the program git-credential-accounts (gitcredentials(7)), \
+      which is installed beside accounts as a link to it and is `accounts git-credential`; \
+      `!accounts git-credential` is the same helper where that link is not on PATH. \
       For a host that a backend names with its git_host setting (`accounts backend set corp \
       git_host=git.corp.example`; the host as git names it, with :PORT when not the default), \
       get prints username= and password= lines: the user name and the session token of the \
@@ -31,7 +36,10 @@ enum GitCredentialCommand {
       """,
     arguments: [action], options: [eraseLogsOut, SessionArguments.timeout],
     examples: [
-      ("git config --global credential.https://git.corp.example.helper 'accounts git-credential'", "git asks accounts for git.corp.example"),
+      ("git config --global credential.https://git.corp.example.helper accounts",
+       "git asks accounts for git.corp.example"),
+      ("git config --global credential.https://git.corp.example.helper '!accounts git-credential'",
+       "the same, without git-credential-accounts on PATH"),
       ("printf 'protocol=https\\nhost=git.corp.example\\n\\n' | accounts git-credential get", "what git would be told here"),
     ],
     secretInput: .credential,
