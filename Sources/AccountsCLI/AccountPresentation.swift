@@ -77,13 +77,14 @@ func counted(_ count: Int, _ noun: String) -> String {
 /// Written as bytes into one buffer, a column's width in characters: `list` renders a row per
 /// saved account, tens of thousands of cells.
 enum TextTable {
-  static func render(_ rows: [[String]]) -> String {
+  /// `rows` in columns two spaces apart, each as wide as its widest cell or `minimumWidths`.
+  static func render(_ rows: [[String]], minimumWidths: [Int] = []) -> String {
     guard let columns = rows.first?.count else { return "" }
     var cells: [String] = []
     var cellWidths: [Int] = []
     cells.reserveCapacity(rows.count * columns)
     cellWidths.reserveCapacity(rows.count * columns)
-    var widths = [Int](repeating: 0, count: columns)
+    var widths = (0..<columns).map { $0 < minimumWidths.count ? minimumWidths[$0] : 0 }
     var size = 0
     for row in rows {
       for (column, cell) in row.enumerated() {

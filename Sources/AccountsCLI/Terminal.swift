@@ -9,9 +9,11 @@ struct Terminal {
   var canPrompt: Bool
   /// True when stderr is a terminal.
   var errorIsTerminal: Bool
+  /// True when stdout is a terminal: `status` then prints each row as its check ends.
+  var outputIsTerminal = false
 
   static func current() -> Terminal {
-    Terminal(canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1)
+    Terminal(canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1, outputIsTerminal: isatty(1) == 1)
   }
 
   /// Reads a secret from stdin: the first line, without its line ending; at most

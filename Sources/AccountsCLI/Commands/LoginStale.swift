@@ -42,7 +42,7 @@ enum LoginStale {
     let milliseconds =
       try invocation.value(within).map { try DurationArgument.parse($0, option: "--within") } ?? 600_000
     let ids = try chosen(invocation, environment)
-    let flow = try environment.sessionFlow(invocation)
+    let flow = try environment.sessionFlow(invocation, concurrent: true)
     let entries = ids.isEmpty ? [] : flow.logInStale(ids, withinSeconds: (milliseconds + 999) / 1000, jobs: width)
     for entry in entries { environment.output.message("\(entry.id): \(line(entry.outcome))") }
     if invocation.json { environment.output.writeJSON(.array(entries.map(json))) }

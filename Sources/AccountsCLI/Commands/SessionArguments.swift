@@ -13,19 +13,26 @@ enum SessionArguments {
 
 extension Environment {
   /// The session flow for one command: the ledger over a keyring reached one call at a time,
-  /// the adapter host, and the command's network deadline.
-  func sessionFlow(_ invocation: Invocation) throws -> SessionFlow {
+  /// the adapter host, and the command's network deadline. On a terminal, a call that waits
+  /// for its backend more than a second says so on stderr, unless the command checks several
+  /// accounts at once (`concurrent`: `status`, `login --stale`), which show their own progress.
+  func sessionFlow(_ invocation: Invocation, concurrent: Bool = false) throws -> SessionFlow {
     let output = output
-    return try sessionFlow(timeout: try timeout(invocation), notice: { output.message($0) })
+    return try sessionFlow(
+      timeout: try timeout(invocation), notice: { output.message($0) },
+      announcesWaits: terminal.errorIsTerminal && !concurrent)
   }
 
   /// The session flow with `timeout` for the backend, telling progress to `notice`.
-  func sessionFlow(timeout: Double, notice: @escaping (String) -> Void) throws -> SessionFlow {
+  func sessionFlow(timeout: Double, notice: @escaping (String) -> Void, announcesWaits: Bool = false) throws -> SessionFlow {
     let store = SerializedSecretStore(connect: { [unowned self] in try self.secretStore() })
     let ledger = ledger(secrets: { store })
     try ledger.adoptSecretServiceIfAsked()
+    let host: () throws -> any AdapterHosting =
+      announcesWaits
+      ? { [unowned self] in NoticingAdapterHost(try self.adapterHost()) } : { [unowned self] in try self.adapterHost() }
     return SessionFlow(
-      ledger: ledger, host: { [unowned self] in try self.adapterHost() }, searchPath: adapterSearchPath,
+      ledger: ledger, host: host, searchPath: adapterSearchPath,
       timeout: timeout, now: now, notice: notice, oneTimeCodes: oneTimeCodeSource())
   }
 

@@ -26,18 +26,41 @@ enum StatusCommand {
     let book = try environment.index.load()
     if let backend = invocation.backend { _ = try environment.config.load().backend(named: backend) }
     let ids = book.accounts.map(\.id).filter { invocation.backend == nil || $0.backend == invocation.backend }
-    let entries = ids.isEmpty ? [] : try environment.sessionFlow(invocation).status(of: ids, jobs: width)
+    let terminal = environment.terminal
+    let progress = ProgressLine(enabled: terminal.errorIsTerminal)
+    // On a terminal each row is printed as its check ends; elsewhere the table comes whole, in
+    // the index's order.
+    let rows = !invocation.json && terminal.outputIsTerminal ? StreamedRows(ids, progress: progress) : nil
+    try rows?.start()
+    if !ids.isEmpty { progress.show("checking 0/\(ids.count)") }
+    let entries: [StatusEntry]
+    do {
+      defer { progress.clear() }
+      entries =
+        ids.isEmpty
+        ? []
+        : try environment.sessionFlow(invocation, concurrent: true).status(of: ids, jobs: width) { entry, done in
+          rows?.print(entry)
+          progress.show("checking \(done)/\(ids.count)")
+        }
+    }
+    if let failed = rows?.failure { throw failed }
     if invocation.json {
       environment.output.writeJSON(.array(entries.map(json)))
-    } else {
-      let rows = entries.map { [$0.id.description, $0.id.backend, outcome($0), detail($0)] }
-      environment.output.writeText(TextTable.render([["ACCOUNT", "BACKEND", "SESSION", "DETAIL"]] + rows))
+    } else if rows == nil {
+      environment.output.writeText(TextTable.render([header] + entries.map(row)))
     }
     let failures = entries.compactMap(failure)
     if let first = failures.first {
       let sessions = entries.filter { if case .noSession = $0.outcome { false } else { true } }.count
       throw CommandError(first.status, "\(failures.count) of \(sessions) sessions could not be confirmed; first: \(first.message)")
     }
+  }
+
+  static let header = ["ACCOUNT", "BACKEND", "SESSION", "DETAIL"]
+
+  static func row(_ entry: StatusEntry) -> [String] {
+    [entry.id.description, entry.id.backend, outcome(entry), detail(entry)]
   }
 
   /// --jobs (of `status`, or `option` of another command): 1 to 64, default 4.

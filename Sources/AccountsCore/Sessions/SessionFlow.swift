@@ -220,9 +220,12 @@ public struct SessionFlow: @unchecked Sendable {
   /// `status`: every account's session proved with its backend, at most `jobs` operations at
   /// once, SPEC §4 applied to each (an expired session is logged in again with the remembered
   /// password; nobody is asked for one). Accounts without a session are not contacted.
-  public func status(of ids: [AccountID], jobs: Int) throws -> [StatusEntry] {
+  /// `each` is told every entry as its check ends, with how many have ended, one at a time.
+  public func status(
+    of ids: [AccountID], jobs: Int, each: @escaping @Sendable (StatusEntry, _ done: Int) -> Void = { _, _ in }
+  ) throws -> [StatusEntry] {
     var book = try ledger.index.load()
-    let results = StatusResults(count: ids.count)
+    let results = StatusResults(count: ids.count, each: each)
     // Every token in one read, not one read per account; an account whose token was renewed
     // since is read again on its own.
     var tokens = ReadTokens(secrets: [:], book: book)
@@ -510,9 +513,22 @@ private final class StatusResults: @unchecked Sendable {
     set { lock.locked { if silence == nil { silence = newValue } } }
   }
 
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
+  private var done = 0
+  private let each: @Sendable (StatusEntry, Int) -> Void
 
-  func set(_ index: Int, _ entry: StatusEntry) { lock.locked { slots[index] = entry.outcome } }
+  init(count: Int, each: @escaping @Sendable (StatusEntry, Int) -> Void) {
+    slots = Array(repeating: nil, count: count)
+    self.each = each
+  }
+
+  /// Keeps `entry` and tells `each` under the lock, so that it is told one entry at a time.
+  func set(_ index: Int, _ entry: StatusEntry) {
+    lock.locked {
+      slots[index] = entry.outcome
+      done += 1
+      each(entry, done)
+    }
+  }
 
   func entries(_ ids: [AccountID]) -> [StatusEntry] {
     lock.locked { zip(ids, slots).map { StatusEntry(id: $0, outcome: $1 ?? .noSession) } }

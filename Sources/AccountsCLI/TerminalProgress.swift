@@ -1,0 +1,131 @@
+import AccountsCore
+import AccountsSystem
+import Glibc
+
+/// A line of progress on the terminal's stderr ("checking 12/30"), rewritten in place and
+/// cleared at the end, as gh's and apt's are. It never reaches a file or a pipe: when stderr is
+/// no terminal, every call does nothing. Rows for stdout go through `print` so that a row never
+/// lands in the middle of the line when both streams are the same terminal.
+final class ProgressLine: @unchecked Sendable {
+  private let enabled: Bool
+  private var shown: String?
+  private let lock = Lock()
+
+  /// Moves to the start of the line and erases it.
+  private static let erase: [UInt8] = Array("\r\u{1B}[K".utf8)
+
+  init(enabled: Bool) { self.enabled = enabled }
+
+  /// Shows `text` in place of what the line showed.
+  func show(_ text: String) {
+    guard enabled else { return }
+    lock.locked {
+      shown = Names.printable(text, limit: .max)
+      Self.writeError(Self.erase + Array(shown!.utf8))
+    }
+  }
+
+  /// Writes `bytes` on stdout: the line is erased first and drawn again after them.
+  func print(_ bytes: [UInt8]) throws(OutputError) {
+    try lock.locked { () throws(OutputError) in
+      if enabled, shown != nil { Self.writeError(Self.erase) }
+      defer { if enabled, let shown { Self.writeError(Self.erase + Array(shown.utf8)) } }
+      try StandardStreams.writeToStandardOutput(bytes)
+    }
+  }
+
+  /// Erases the line for good.
+  func clear() {
+    guard enabled else { return }
+    lock.locked {
+      if shown != nil { Self.writeError(Self.erase) }
+      shown = nil
+    }
+  }
+
+  private static func writeError(_ bytes: [UInt8]) { try? StandardStreams.error.writeAll(bytes) }
+}
+
+/// "waiting for corp…" on the terminal's stderr while one call to a backend takes longer than
+/// `delay` seconds, erased when the answer comes (a spinner's way, as gh's): a call that
+/// answers in time shows nothing, and nothing is shown when stderr is no terminal.
+struct WaitNotice: Sendable {
+  var delay: Double = 1
+
+  /// Runs `body`, saying after `delay` seconds that `backend` is being waited for.
+  func around<Value, Failure: Error>(_ backend: String, _ body: () throws(Failure) -> Value) throws(Failure) -> Value {
+    let watch = Watch(text: "waiting for \(Names.printable(backend))…", until: monotonicSeconds() + delay)
+    guard watch.start() else { return try body() }
+    defer { watch.end() }
+    return try body()
+  }
+
+  /// The thread that waits for the delay, and what it showed.
+  private final class Watch: @unchecked Sendable {
+    let line = ProgressLine(enabled: true)
+    let text: String
+    let until: Double
+    let answered = Semaphore(value: 0)
+    let lock = Lock()
+    var ended = false
+
+    init(text: String, until: Double) {
+      self.text = text
+      self.until = until
+    }
+
+    /// Starts the waiting thread; false when none could be started (then nothing is shown).
+    func start() -> Bool {
+      var thread = pthread_t()
+      let context = Unmanaged.passRetained(self).toOpaque()
+      let started = pthread_create(&thread, nil, { context in
+        let watch = Unmanaged<Watch>.fromOpaque(context!).takeRetainedValue()
+        if !watch.answered.wait(until: watch.until) {
+          watch.lock.locked { if !watch.ended { watch.line.show(watch.text) } }
+        }
+        return nil
+      }, context)
+      guard started == 0 else {
+        Unmanaged<Watch>.fromOpaque(context).release()
+        return false
+      }
+      pthread_detach(thread)
+      return true
+    }
+
+    /// The answer came: the thread is woken, and what it showed is erased.
+    func end() {
+      lock.locked {
+        ended = true
+        line.clear()
+      }
+      answered.post()
+    }
+  }
+}
+
+/// The adapter host, with `WaitNotice` around each operation: the one place where a command
+/// that waits for one backend (`login`, `switch`, `request`, `token`, `exec`...) says so.
+final class NoticingAdapterHost: AdapterHosting {
+  private let host: any AdapterHosting
+  private let notice: WaitNotice
+
+  init(_ host: any AdapterHosting, notice: WaitNotice = WaitNotice()) {
+    self.host = host
+    self.notice = notice
+  }
+
+  func probe(_ path: String) -> AdapterEntry { host.probe(path) }
+
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+    try host.describe(name, in: searchPath)
+  }
+
+  func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
+    throws(AdapterError) -> AdapterOutcome
+  {
+    try notice.around(request.backend) { () throws(AdapterError) in
+      try host.run(request, secretSettings: secretSettings, in: searchPath)
+    }
+  }
+}

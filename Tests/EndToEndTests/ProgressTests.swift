@@ -1,0 +1,105 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Slow work on a terminal says so: `status` prints each row as its check ends, under a
+/// `checking N/M` line on stderr that is erased at the end, and a command waiting for its
+/// backend says `waiting for corp…`. Off a terminal, none of it.
+@Suite struct ProgressTests {
+  /// Erases the line the cursor is on.
+  static let erase = "\r\u{1B}[K"
+
+  final class World {
+    let sandbox: Sandbox
+    let backend: TestBackend
+
+    /// corp and slow on the test backend (check_path=check); alice remembered on both.
+    init() throws {
+      sandbox = try Sandbox()
+      backend = try TestBackend()
+      for name in ["corp", "slow"] {
+        try sandbox.ok([
+          "backend", "add", name, "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
+          "--set", "allow_insecure_transport=true", "--set", "check_path=check",
+        ])
+      }
+    }
+
+    func close() {
+      backend.stop()
+      sandbox.close()
+    }
+
+    func terminal(_ arguments: [String]) throws -> ProcessResult {
+      try runInTerminal(PackagePaths.accounts, arguments, environment: sandbox.environment, steps: [], timeout: 60)
+    }
+  }
+
+  /// alice@slow (first in the table) checks against an endpoint that never answers; bob@corp
+  /// answers at once and carol@corp has no session.
+  func statusWorld() throws -> World {
+    let world = try World()
+    try world.sandbox.ok(["login", "alice@slow", "--password-stdin"], stdin: "123456\n")
+    try world.sandbox.ok(["login", "bob@corp", "--password-stdin"], stdin: "hunter2\n")
+    try world.sandbox.ok(["add", "carol@corp"])
+    try world.sandbox.ok(["backend", "set", "slow", "base_url=\(world.backend.url)/hostile/slow"])
+    return world
+  }
+
+  @Test func statusOnATerminalPrintsEachRowAsItsCheckEnds() throws {
+    let world = try statusWorld()
+    defer { world.close() }
+    let run = try world.terminal(["status", "--timeout", "4"])
+    let shown = run.standardOutput
+    #expect(run.status == 8, "alice@slow's backend did not answer: \(shown)")
+    let fast = try #require(shown.range(of: "bob@corp"), "\(shown)")
+    let slow = try #require(shown.range(of: "alice@slow"), "\(shown)")
+    #expect(fast.lowerBound < slow.lowerBound, "the fast row before the slow one: \(shown)")
+    #expect(shown.contains("carol@corp"), "\(shown)")
+    #expect(shown.range(of: "checking 2/3")?.lowerBound ?? slow.lowerBound < slow.lowerBound, "\(shown)")
+    // Every progress line is erased before anything else is written after it, and the last
+    // one is erased for good before the error.
+    let lines = shown.components(separatedBy: "checking ").dropFirst()
+    #expect(!lines.isEmpty, "\(shown)")
+    for line in lines {
+      let rest = line.drop { $0.isNumber || $0 == "/" }
+      #expect(rest.hasPrefix(Self.erase), "\(line.debugDescription) in \(shown.debugDescription)")
+    }
+    let end = try #require(shown.range(of: "checking 3/3" + Self.erase, options: .backwards), "\(shown)")
+    #expect(shown[end.upperBound...].hasPrefix("accounts: 1 of 2 sessions could not be confirmed"), "\(shown)")
+    // The columns line up although the rows came one by one.
+    let rows = shown.replacingOccurrences(of: Self.erase, with: "\n").components(separatedBy: "\n")
+    let header = try #require(rows.first { $0.hasPrefix("ACCOUNT") }, "\(shown)")
+    let bob = try #require(rows.first { $0.hasPrefix("bob@corp") }, "\(shown)")
+    let column = { (text: String, word: String) in text.range(of: word).map { text.distance(from: text.startIndex, to: $0.lowerBound) } }
+    #expect(column(header, "SESSION") != nil && column(header, "SESSION") == column(bob, "valid"), "\(rows)")
+  }
+
+  @Test func statusOffATerminalIsUnchanged() throws {
+    let world = try statusWorld()
+    defer { world.close() }
+    let run = try world.sandbox.run(["status", "--timeout", "4"])
+    #expect(run.status == 8, "\(run)")
+    #expect(!run.standardError.contains("checking") && !run.standardError.contains("\u{1B}"), "\(run)")
+    let lines = run.standardOutput.split(separator: "\n").map(String.init)
+    #expect(lines.map { String($0.prefix { $0 != " " }) } == ["ACCOUNT", "alice@slow", "bob@corp", "carol@corp"], "\(run)")
+  }
+
+  @Test func aLoginWaitingForItsBackendSaysSoOnATerminal() throws {
+    let world = try World()
+    defer { world.close() }
+    try world.sandbox.ok(["add", "alice@corp", "--remember", "--password-stdin"], stdin: "123456\n")
+    let quick = try world.terminal(["login", "alice@corp"])
+    #expect(quick.status == 0 && !quick.standardOutput.contains("waiting for"), "\(quick)")
+    try world.backend.delay(seconds: 2.5)
+    for command in [["login", "alice@corp"], ["request", "alice@corp", "GET", "me"]] {
+      let slow = try world.terminal(command)
+      #expect(slow.status == 0, "\(command): \(slow)")
+      let waited = try #require(slow.standardOutput.range(of: "waiting for corp…"), "\(command): \(slow)")
+      #expect(slow.standardOutput[waited.upperBound...].hasPrefix(Self.erase), "erased when the answer came: \(slow)")
+    }
+    let piped = try world.sandbox.run(["login", "alice@corp"])
+    #expect(piped.status == 0, "\(piped)")
+    #expect(!piped.standardError.contains("waiting") && !piped.standardError.contains("\u{1B}"), "\(piped)")
+  }
+}
