@@ -15,7 +15,9 @@ enum StatusCommand {
       (nobody is asked for one), a session taken over or rejected is cleared. Accounts without \
       a session are listed, not contacted. --backend checks one backend's accounts. Exits 0 \
       when no check failed, else with the status of the first failure (3 to 9). With --json: \
-      an array of objects with keys account, backend, outcome, expires_at and message.
+      an array of objects with keys account, backend, outcome, expires_at and message. On a \
+      terminal each row is printed as its check ends, under a "checking N/M" line on stderr \
+      that is erased at the end; elsewhere the table comes whole, in the index's order.
       """,
     options: [jobs, SessionArguments.timeout],
     examples: [("accounts status --jobs 8", "check every session, 8 at a time")],
