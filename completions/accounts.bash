@@ -195,7 +195,7 @@ _accounts_spec() {
       _accounts_arguments=('account|method' 'method' 'none' 'none...') ;;
     'status')
       _accounts_subcommands=()
-      _accounts_options=('--jobs' '-j' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--jobs' '-j' '--json-lines' '--timeout' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'which')
       _accounts_subcommands=()

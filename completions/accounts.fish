@@ -426,6 +426,7 @@ complete -c accounts -n '__accounts_argument_at '\''request'\'' 0' -a '(__accoun
 complete -c accounts -n '__accounts_argument_at '\''request'\'' 0' -a 'GET HEAD POST PUT PATCH DELETE OPTIONS'
 complete -c accounts -n '__accounts_argument_at '\''request'\'' 1' -a 'GET HEAD POST PUT PATCH DELETE OPTIONS'
 complete -c accounts -n '__accounts_at '\''status'\''' -s j -l jobs -x -d 'check at most N accounts at once (default 4)'
+complete -c accounts -n '__accounts_at '\''status'\''' -l json-lines -d 'print one JSON object per line as each check ends (the objects of --json)'
 complete -c accounts -n '__accounts_at '\''status'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status and login --stale: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_at '\''which'\''' -l explain -d 'say which step decided and what the other steps hold'
 complete -c accounts -n '__accounts_at '\''which'\''' -l account -x -a '(__accounts_names accounts)' -d 'the account to use, as the USER argument would name it'

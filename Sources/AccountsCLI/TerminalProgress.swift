@@ -19,9 +19,10 @@ final class ProgressLine: @unchecked Sendable {
   /// Shows `text` in place of what the line showed.
   func show(_ text: String) {
     guard enabled else { return }
+    let printable = Names.printable(text, limit: .max)
     lock.locked {
-      shown = Names.printable(text, limit: .max)
-      Self.writeError(Self.erase + Array(shown!.utf8))
+      shown = printable
+      Self.writeError(Self.erase + Array(printable.utf8))
     }
   }
 
@@ -78,19 +79,24 @@ struct WaitNotice: Sendable {
     func start() -> Bool {
       var thread = pthread_t()
       let context = Unmanaged.passRetained(self).toOpaque()
-      let started = pthread_create(&thread, nil, { context in
-        let watch = Unmanaged<Watch>.fromOpaque(context!).takeRetainedValue()
-        if !watch.answered.wait(until: watch.until) {
-          watch.lock.locked { if !watch.ended { watch.line.show(watch.text) } }
-        }
-        return nil
-      }, context)
+      let started = pthread_create(
+        &thread, nil,
+        { context in
+          Unmanaged<Watch>.fromOpaque(context!).takeRetainedValue().showUnlessAnswered()
+          return nil
+        }, context)
       guard started == 0 else {
         Unmanaged<Watch>.fromOpaque(context).release()
         return false
       }
       pthread_detach(thread)
       return true
+    }
+
+    /// On the thread: shows the text when no answer came by `until`.
+    private func showUnlessAnswered() {
+      guard !answered.wait(until: until) else { return }
+      lock.locked { if !ended { line.show(text) } }
     }
 
     /// The answer came: the thread is woken, and what it showed is erased.

@@ -85,6 +85,24 @@ import Testing
     #expect(lines.map { String($0.prefix { $0 != " " }) } == ["ACCOUNT", "alice@slow", "bob@corp", "carol@corp"], "\(run)")
   }
 
+  /// `--json-lines`: the objects of `--json`, one per line, in the order the checks end, also
+  /// into a pipe.
+  @Test func statusJSONLinesStreamsAnObjectAsEachCheckEnds() throws {
+    let world = try statusWorld()
+    defer { world.close() }
+    let run = try world.sandbox.run(["status", "--timeout", "4", "--json-lines"])
+    #expect(run.status == 8, "\(run)")
+    let objects = try run.standardOutput.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
+    }
+    #expect(objects.count == 3 && objects.last?["account"] as? String == "alice@slow", "the slow one last: \(run)")
+    #expect(objects.last?["outcome"] as? String == "backend_error", "\(run)")
+    #expect(objects.allSatisfy { Set($0.keys) == ["account", "backend", "outcome", "expires_at", "message"] }, "\(run)")
+    let both = try world.sandbox.run(["status", "--json", "--json-lines"])
+    #expect(both.status == 2 && both.standardOutput.isEmpty, "\(both)")
+    #expect(both.standardError.hasPrefix("accounts: --json and --json-lines"), "\(both)")
+  }
+
   @Test func aLoginWaitingForItsBackendSaysSoOnATerminal() throws {
     let world = try World()
     defer { world.close() }

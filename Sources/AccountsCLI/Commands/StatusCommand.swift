@@ -4,6 +4,8 @@ import AccountsJSON
 /// `accounts status [--jobs N]`
 enum StatusCommand {
   static let jobs = OptionSpec("jobs", short: "j", value: "N", help: "check at most N accounts at once (default 4)")
+  static let jsonLines = OptionSpec(
+    "json-lines", help: "print one JSON object per line as each check ends (the objects of --json)")
 
   static let spec = CommandSpec(
     "status",
@@ -15,14 +17,20 @@ enum StatusCommand {
       (nobody is asked for one), a session taken over or rejected is cleared. Accounts without \
       a session are listed, not contacted. --backend checks one backend's accounts. Exits 0 \
       when no check failed, else with the status of the first failure (3 to 9). With --json: \
-      an array of objects with keys account, backend, outcome, expires_at and message.
+      an array of objects with keys account, backend, outcome, expires_at and message. On a \
+      terminal each row is printed as its check ends, under a "checking N/M" line on stderr \
+      that is erased at the end; elsewhere the table comes whole, in the index's order. With \
+      --json-lines: the same objects, one per line, each as its check ends (in that order).
       """,
-    options: [jobs, SessionArguments.timeout],
+    options: [jobs, jsonLines, SessionArguments.timeout],
     examples: [("accounts status --jobs 8", "check every session, 8 at a time")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let width = try jobCount(invocation)
+    if invocation.json && invocation.isSet(jsonLines) {
+      throw CommandError.usage("--json and --json-lines are two forms of the same output", fix: "give one of them")
+    }
     let book = try environment.index.load()
     if let backend = invocation.backend { _ = try environment.config.load().backend(named: backend) }
     let ids = book.accounts.map(\.id).filter { invocation.backend == nil || $0.backend == invocation.backend }
@@ -30,7 +38,10 @@ enum StatusCommand {
     let progress = ProgressLine(enabled: terminal.errorIsTerminal)
     // On a terminal each row is printed as its check ends; elsewhere the table comes whole, in
     // the index's order.
-    let rows = !invocation.json && terminal.outputIsTerminal ? StreamedRows(ids, progress: progress) : nil
+    let rows =
+      invocation.isSet(jsonLines)
+      ? StreamedRows(json: progress)
+      : !invocation.json && terminal.outputIsTerminal ? StreamedRows(ids, progress: progress) : nil
     try rows?.start()
     if !ids.isEmpty { progress.show("checking 0/\(ids.count)") }
     let entries: [StatusEntry]

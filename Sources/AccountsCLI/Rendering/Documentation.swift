@@ -20,6 +20,11 @@ enum Documentation {
     terminal. Passwords are read from a no-echo prompt or from stdin with --password-stdin, \
     never from the command line or the environment.
     """,
+    """
+    On a terminal, slow work says so on stderr and erases what it said when done: status shows \
+    "checking N/M" while its checks run, and a command that waits more than a second for its \
+    backend shows a "waiting for BACKEND" line. Nothing of it is written when stderr is no terminal.
+    """,
   ]
 
   /// What a name may hold and why: the man page's NAMES section.
