@@ -23,7 +23,7 @@ enum LogoutCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = try environment.pickAccountOrChoose(invocation, in: try environment.index.load(), prompt: "log out> ")
     let warnings = try environment.sessionFlow(invocation).logOut(id)
-    for warning in warnings { environment.output.message("warning: \(warning)") }
+    for warning in warnings { environment.output.warning("\(warning)") }
     environment.output.message("\(id): logged out")
     environment.runHooks(after: .logout, for: id, invocation)
   }
