@@ -152,11 +152,11 @@ _accounts_spec() {
     'exec')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--refresh' '--refresh-check' '--account' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('account' 'none...') ;;
+      _accounts_arguments=('account' 'command-line...') ;;
     'lease')
       _accounts_subcommands=()
       _accounts_options=('--tag' '--count' '--wait' '--ttl' '--timeout' '--refresh' '--refresh-check' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('account...' 'none...') ;;
+      _accounts_arguments=('account...' 'command-line...') ;;
     'release')
       _accounts_subcommands=()
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
@@ -403,6 +403,19 @@ _accounts_candidates() {
   return 0
 }
 
+# The words after exec's or lease's --, from word $1 of the line, the cursor on word $2
+# ($3 typed so far): a command name first (compgen -c), then file names.
+_accounts_command_line() {
+  local candidate
+  if (($1 == $2)); then
+    while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -c -- "$3" | sort -u)
+  else
+    compopt -o filenames 2>/dev/null
+    while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$3")
+  fi
+  return 0
+}
+
 # Sets _accounts_words to the words up to the cursor as the user sees them. bash also
 # splits COMP_WORDS at every COMP_WORDBREAKS character (by default @ : = among others), so
 # alice@corp arrives as alice, @, corp: pieces with no blank between them in COMP_LINE
@@ -451,7 +464,7 @@ _accounts() {
   local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
   # An opening quote is not part of the name: 'al completes like al (readline closes it).
   [[ $cur == [\'\"]* ]] && cur=${cur:1}
-  local command_path='' word kind backend='' account='' positional=0 arguments_only='' i
+  local command_path='' word kind backend='' account='' positional=0 arguments_only='' command_start='' i
   local _accounts_path _accounts_kind
   COMPREPLY=()
   # Quotes around a whole word before the cursor are the shell's, not the name's: the
@@ -465,7 +478,16 @@ _accounts() {
     word=${_accounts_words[i]}
     if [[ -z $arguments_only ]]; then
       case $word in
-        --) arguments_only=1 ; continue ;;
+        --)
+          arguments_only=1
+          # exec USER -- CMD...: the words from here on are a command line of their own.
+          _accounts_spec "$command_path"
+          if ((${#_accounts_arguments[@]})) &&
+            [[ ${_accounts_arguments[${#_accounts_arguments[@]} - 1]} == command-line... ]]; then
+            command_start=$((i + 1))
+            break
+          fi
+          continue ;;
         --backend=*) backend=${word#--backend=} ; continue ;;
         --*=*) continue ;;
         -*)
@@ -495,6 +517,10 @@ _accounts() {
       positional=$((positional + 1))
     fi
   done
+  if [[ -n $command_start ]]; then
+    _accounts_command_line "$command_start" "$cword" "$cur"
+    return 0
+  fi
   _accounts_spec "$command_path"
   if [[ -z $arguments_only ]] && ((cword > 1)) &&
     _accounts_option_kind "${_accounts_words[cword - 1]}"; then

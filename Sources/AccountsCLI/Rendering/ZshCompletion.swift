@@ -166,7 +166,18 @@ enum ZshCompletion {
           word=${words[i]}
           if [[ -z $arguments_only ]]; then
             case $word in
-              --) arguments_only=1 ; continue ;;
+              --)
+                arguments_only=1
+                # exec USER -- CMD...: the words from here on are a command line of their own,
+                # completed as zsh completes any command line.
+                _accounts_spec "$command_path"
+                if [[ ${_accounts_arguments[-1]} == command-line... ]]; then
+                  words=("${(@)words[i+1,-1]}")
+                  (( CURRENT -= i ))
+                  _normal
+                  return
+                fi
+                continue ;;
               --backend=*) backend=${(Q)word#--backend=} ; continue ;;
               --*=*) continue ;;
               -*)
