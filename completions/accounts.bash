@@ -248,7 +248,7 @@ _accounts_spec() {
     'backend set')
       _accounts_subcommands=()
       _accounts_options=('--unset' '--secret' '--secret-stdin' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('backend' 'none...') ;;
+      _accounts_arguments=('backend' 'setting...') ;;
     'backend test')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
@@ -384,6 +384,13 @@ _accounts_candidates() {
       compopt -o filenames 2>/dev/null
       while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
       return 0 ;;
+    # KEY= for backend set; nothing once a value is being typed.
+    setting)
+      [[ $2 == *=* ]] && return 0
+      _accounts_offer_lines "$2" < <("$3" __complete settings --backend "$4" -- "$2" 2>/dev/null)
+      ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/%/=}")
+      compopt -o nospace 2>/dev/null
+      return 0 ;;
     shell) _accounts_offer "$2" bash zsh fish ; return ;;
     event) _accounts_offer "$2" switch login logout ; return ;;
     method) _accounts_offer "${2^^}" GET HEAD POST PUT PATCH DELETE OPTIONS ; return ;;
@@ -394,6 +401,7 @@ _accounts_candidates() {
     command) word=commands ;;
     tag) word=tags ;;
     account-tag) word=tags ;;
+    setting) word=settings ;;
     *) return ;;
   esac
   arguments=(__complete "$word")
@@ -512,8 +520,12 @@ _accounts() {
     if [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
       positional=$((positional + 2))
     else
-      # The account argument, for completions that depend on it (untag's tags).
-      case ${_accounts_arguments[positional]} in account | 'account|'*) account=$word ;; esac
+      # The account argument, for completions that depend on it (untag's tags), and the
+      # backend argument, whose settings `backend set NAME` offers.
+      case ${_accounts_arguments[positional]} in
+        account | 'account|'*) account=$word ;;
+        backend) backend=$word ;;
+      esac
       positional=$((positional + 1))
     fi
   done

@@ -202,6 +202,14 @@ function __accounts_is_account_argument --argument-names command_path index
     return 1
 end
 
+# Succeeds when argument INDEX of the command at the path given names a backend.
+function __accounts_is_backend_argument --argument-names command_path index
+    switch "$command_path:$index"
+        case 'backend show:0' 'backend set:0' 'backend test:0' 'backend remove:0'
+            return 0
+    end
+    return 1
+end
 # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
 function __accounts_is_method --argument-names word
     string match -qr '^[a-zA-Z]+$' -- $word; or return 1
@@ -211,14 +219,15 @@ end
 # Walks the words before the cursor: prints how many arguments follow the command, the
 # command path (e.g. "backend add"), the account argument typed (or an empty line), then
 # where the command line after exec's or lease's -- starts among the words before the
-# cursor, from 1 (0: not after such a --). Fails at a word that is no command where a
-# command was expected.
+# cursor, from 1 (0: not after such a --), then the backend argument typed (or an empty
+# line). Fails at a word that is no command where a command was expected.
 function __accounts_walk
     set -l words (commandline -opc)
     set -e words[1]
     set -l index 0
     set -l command_path ''
     set -l account ''
+    set -l backend ''
     set -l positional 0
     set -l skip 0
     set -l arguments_only 0
@@ -233,7 +242,7 @@ function __accounts_walk
                 case --
                     set arguments_only 1
                     if __accounts_takes_command "$command_path"
-                        printf '%s\n' $positional "$command_path" "$account" (math $index + 2)
+                        printf '%s\n' $positional "$command_path" "$account" (math $index + 2) "$backend"
                         return 0
                     end
                     continue
@@ -262,11 +271,13 @@ function __accounts_walk
         else
             if __accounts_is_account_argument "$command_path" $positional
                 set account $word
+            else if __accounts_is_backend_argument "$command_path" $positional
+                set backend $word
             end
             set positional (math $positional + 1)
         end
     end
-    printf '%s\n' $positional "$command_path" "$account" 0
+    printf '%s\n' $positional "$command_path" "$account" 0 "$backend"
 end
 
 # Succeeds when the cursor is on the command at the path given.
@@ -312,6 +323,15 @@ function __accounts_account_tags
     __accounts_names tags --account "$state[3]"
 end
 
+# The settings of the backend named earlier on the line (backend set NAME), as KEY=;
+# nothing once a value is being typed.
+function __accounts_settings
+    string match -q -- '*=*' (commandline -ct); and return 0
+    set -l state (__accounts_walk); or return 1
+    test -n "$state[5]"; or return 0
+    set -l words (commandline -opc)
+    $words[1] __complete settings --backend $state[5] 2>/dev/null | string match -r -- '^[a-z0-9_]+$' | string replace -r -- '$' =
+end
 # Succeeds when the cursor is in the command line after exec's or lease's --.
 function __accounts_in_command_line
     set -l state (__accounts_walk); or return 1
@@ -486,6 +506,7 @@ complete -c accounts -n '__accounts_at '\''backend set'\''' -l unset -x -d 'remo
 complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret -x -d 'ask for a new value of the secret setting NAME without echo'
 complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret-stdin -x -d 'read the secret setting NAME from stdin (its first line) instead of asking for it'
 complete -c accounts -n '__accounts_argument_at '\''backend set'\'' 0' -a '(__accounts_names backends)'
+complete -c accounts -n '__accounts_argument_at '\''backend set'\'' 1 variadic' -a '(__accounts_settings)'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status and login --stale: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_argument_at '\''backend test'\'' 0' -a '(__accounts_names backends)'

@@ -86,6 +86,27 @@ import Testing
     try expect("accounts request bob pa", ["PATCH"])  // a method word in any case
   }
 
+  /// `backend set NAME` offers the settings of NAME's adapter as `KEY=`, with no space after
+  /// it, and nothing once a value is being typed.
+  @Test(arguments: Shell.allCases) func completesTheSettingsOfTheBackendBeingSet(_ shell: Shell) throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
+    defer { driver.close() }
+    func expect(_ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+      let offered = try driver.offered(shell, line)
+      #expect(offered == expected, "\(shell): \(line)", sourceLocation: sourceLocation)
+    }
+    try expect("accounts backend set corp lo", ["login_path=", "logout_path="])
+    try expect("accounts backend set test base_url=https://x.example check_p", ["check_path="])
+    try expect("accounts backend set corp lease_p", ["lease_prefix="])  // accounts' own
+    try expect("accounts backend set corp base_url=ht", [])
+    try expect("accounts backend set nowhere lo", [])
+    if shell != .fish {
+      #expect(try driver.ran(shell, "accounts backend set corp base_u") == ["backend", "set", "corp", "base_url="])
+    }
+  }
+
   /// After exec's or lease's `--` comes a command line of its own: a command name is offered
   /// there (the shell's own command completion), never an account name.
   @Test(arguments: Shell.allCases) func completesACommandAfterExecsSeparator(_ shell: Shell) throws {

@@ -141,6 +141,13 @@ enum BashCompletion {
             compopt -o filenames 2>/dev/null
             while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
             return 0 ;;
+          # KEY= for backend set; nothing once a value is being typed.
+          setting)
+            [[ $2 == *=* ]] && return 0
+            _accounts_offer_lines "$2" < <("$3" __complete settings --backend "$4" -- "$2" 2>/dev/null)
+            ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/%/=}")
+            compopt -o nospace 2>/dev/null
+            return 0 ;;
 
       """
     for kind in CompletionKind.allCases {
@@ -272,8 +279,12 @@ enum BashCompletion {
           if [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
             positional=$((positional + 2))
           else
-            # The account argument, for completions that depend on it (untag's tags).
-            case ${_accounts_arguments[positional]} in account | 'account|'*) account=$word ;; esac
+            # The account argument, for completions that depend on it (untag's tags), and the
+            # backend argument, whose settings `backend set NAME` offers.
+            case ${_accounts_arguments[positional]} in
+              account | 'account|'*) account=$word ;;
+              backend) backend=$word ;;
+            esac
             positional=$((positional + 1))
           fi
         done
