@@ -13,8 +13,7 @@ enum LogoutCommand {
       the command with exit 9, the session ended here all the same. Then the logout hooks run \
       (`accounts hooks`) unless --no-hooks.
 
-      When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
-      on a terminal the picker of `accounts switch` chooses one.
+      The account is, first match wins: \(AccountChoice.orderText). \(AccountChoice.pickerText)
       """,
     picksAccount: true, options: [SessionArguments.timeout, HookArguments.noHooks],
     examples: [("accounts logout", "log the auto-login account out")],
