@@ -124,6 +124,7 @@ import Testing
     #expect(contract.contains("explicit null"), "\(contract)")
     let commands = text("COMMANDS", in: sections)
     #expect(commands.contains("the whole login keyring"), "lock")
+    #expect(text("DESCRIPTION", in: sections).contains("a warning (something went wrong, but the command did its job"))
 
     let login = HelpRenderer.help(for: CommandTable.paths.first { $0.name == "login" }, in: CommandTable.all)
     let flat = login.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")

@@ -16,8 +16,10 @@ enum Documentation {
     account. A backend is a named login target served by an adapter.
     """,
     """
-    Data goes to stdout and messages to stderr. Nothing asks a question when stdin is not a \
-    terminal. Passwords are read from a no-echo prompt or from stdin with --password-stdin, \
+    Data goes to stdout and messages to stderr. An error is one line starting with \
+    "accounts:"; a warning (something went wrong, but the command did its job and its exit \
+    status is unchanged) is one line starting with "accounts: warning:". Nothing asks a \
+    question when stdin is not a terminal. Passwords are read from a no-echo prompt or from stdin with --password-stdin, \
     never from the command line or the environment.
     """,
   ]
