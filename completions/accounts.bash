@@ -152,11 +152,11 @@ _accounts_spec() {
     'exec')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--refresh' '--refresh-check' '--account' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('account' 'none...') ;;
+      _accounts_arguments=('account' 'command-line...') ;;
     'lease')
       _accounts_subcommands=()
       _accounts_options=('--tag' '--count' '--wait' '--ttl' '--timeout' '--refresh' '--refresh-check' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('account...' 'none...') ;;
+      _accounts_arguments=('account...' 'command-line...') ;;
     'release')
       _accounts_subcommands=()
       _accounts_options=('--json' '--backend' '--help' '-h' '--version')
@@ -248,7 +248,7 @@ _accounts_spec() {
     'backend set')
       _accounts_subcommands=()
       _accounts_options=('--unset' '--secret' '--secret-stdin' '--json' '--backend' '--help' '-h' '--version')
-      _accounts_arguments=('backend' 'none...') ;;
+      _accounts_arguments=('backend' 'setting...') ;;
     'backend test')
       _accounts_subcommands=()
       _accounts_options=('--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
@@ -384,6 +384,13 @@ _accounts_candidates() {
       compopt -o filenames 2>/dev/null
       while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
       return 0 ;;
+    # KEY= for backend set; nothing once a value is being typed.
+    setting)
+      [[ $2 == *=* ]] && return 0
+      _accounts_offer_lines "$2" < <("$3" __complete settings --backend "$4" -- "$2" 2>/dev/null)
+      ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/%/=}")
+      compopt -o nospace 2>/dev/null
+      return 0 ;;
     shell) _accounts_offer "$2" bash zsh fish ; return ;;
     event) _accounts_offer "$2" switch login logout ; return ;;
     method) _accounts_offer "${2^^}" GET HEAD POST PUT PATCH DELETE OPTIONS ; return ;;
@@ -394,12 +401,26 @@ _accounts_candidates() {
     command) word=commands ;;
     tag) word=tags ;;
     account-tag) word=tags ;;
+    setting) word=settings ;;
     *) return ;;
   esac
   arguments=(__complete "$word")
   [[ -n $4 ]] && arguments+=(--backend "$4")
   [[ $1 == account-tag ]] && arguments+=(--account "$5")
   _accounts_offer_lines "$2" < <("$3" "${arguments[@]}" -- "$2" 2>/dev/null)
+  return 0
+}
+
+# The words after exec's or lease's --, from word $1 of the line, the cursor on word $2
+# ($3 typed so far): a command name first (compgen -c), then file names.
+_accounts_command_line() {
+  local candidate
+  if (($1 == $2)); then
+    while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -c -- "$3" | sort -u)
+  else
+    compopt -o filenames 2>/dev/null
+    while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$3")
+  fi
   return 0
 }
 
@@ -451,7 +472,7 @@ _accounts() {
   local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
   # An opening quote is not part of the name: 'al completes like al (readline closes it).
   [[ $cur == [\'\"]* ]] && cur=${cur:1}
-  local command_path='' word kind backend='' account='' positional=0 arguments_only='' i
+  local command_path='' word kind backend='' account='' positional=0 arguments_only='' command_start='' i
   local _accounts_path _accounts_kind
   COMPREPLY=()
   # Quotes around a whole word before the cursor are the shell's, not the name's: the
@@ -465,7 +486,16 @@ _accounts() {
     word=${_accounts_words[i]}
     if [[ -z $arguments_only ]]; then
       case $word in
-        --) arguments_only=1 ; continue ;;
+        --)
+          arguments_only=1
+          # exec USER -- CMD...: the words from here on are a command line of their own.
+          _accounts_spec "$command_path"
+          if ((${#_accounts_arguments[@]})) &&
+            [[ ${_accounts_arguments[${#_accounts_arguments[@]} - 1]} == command-line... ]]; then
+            command_start=$((i + 1))
+            break
+          fi
+          continue ;;
         --backend=*) backend=${word#--backend=} ; continue ;;
         --*=*) continue ;;
         -*)
@@ -490,11 +520,19 @@ _accounts() {
     if [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
       positional=$((positional + 2))
     else
-      # The account argument, for completions that depend on it (untag's tags).
-      case ${_accounts_arguments[positional]} in account | 'account|'*) account=$word ;; esac
+      # The account argument, for completions that depend on it (untag's tags), and the
+      # backend argument, whose settings `backend set NAME` offers.
+      case ${_accounts_arguments[positional]} in
+        account | 'account|'*) account=$word ;;
+        backend) backend=$word ;;
+      esac
       positional=$((positional + 1))
     fi
   done
+  if [[ -n $command_start ]]; then
+    _accounts_command_line "$command_start" "$cword" "$cur"
+    return 0
+  fi
   _accounts_spec "$command_path"
   if [[ -z $arguments_only ]] && ((cword > 1)) &&
     _accounts_option_kind "${_accounts_words[cword - 1]}"; then

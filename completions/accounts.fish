@@ -185,6 +185,14 @@ function __accounts_method_after --argument-names command_path index
     return 1
 end
 
+# Succeeds for a command path whose last argument is a command line after -- (exec, lease).
+function __accounts_takes_command --argument-names command_path
+    switch "$command_path"
+        case 'exec' 'lease'
+            return 0
+    end
+    return 1
+end
 # Succeeds when argument INDEX of the command at the path given names an account.
 function __accounts_is_account_argument --argument-names command_path index
     switch "$command_path:$index"
@@ -194,6 +202,14 @@ function __accounts_is_account_argument --argument-names command_path index
     return 1
 end
 
+# Succeeds when argument INDEX of the command at the path given names a backend.
+function __accounts_is_backend_argument --argument-names command_path index
+    switch "$command_path:$index"
+        case 'backend show:0' 'backend set:0' 'backend test:0' 'backend remove:0'
+            return 0
+    end
+    return 1
+end
 # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
 function __accounts_is_method --argument-names word
     string match -qr '^[a-zA-Z]+$' -- $word; or return 1
@@ -201,17 +217,22 @@ function __accounts_is_method --argument-names word
 end
 
 # Walks the words before the cursor: prints how many arguments follow the command, the
-# command path (e.g. "backend add"), then the account argument typed (or an empty line).
-# Fails at a word that is no command where a command was expected.
+# command path (e.g. "backend add"), the account argument typed (or an empty line), then
+# where the command line after exec's or lease's -- starts among the words before the
+# cursor, from 1 (0: not after such a --), then the backend argument typed (or an empty
+# line). Fails at a word that is no command where a command was expected.
 function __accounts_walk
     set -l words (commandline -opc)
     set -e words[1]
+    set -l index 0
     set -l command_path ''
     set -l account ''
+    set -l backend ''
     set -l positional 0
     set -l skip 0
     set -l arguments_only 0
     for word in $words
+        set index (math $index + 1)
         if test $skip -eq 1
             set skip 0
             continue
@@ -220,6 +241,10 @@ function __accounts_walk
             switch $word
                 case --
                     set arguments_only 1
+                    if __accounts_takes_command "$command_path"
+                        printf '%s\n' $positional "$command_path" "$account" (math $index + 2) "$backend"
+                        return 0
+                    end
                     continue
                 case '--*=*'
                     continue
@@ -246,24 +271,26 @@ function __accounts_walk
         else
             if __accounts_is_account_argument "$command_path" $positional
                 set account $word
+            else if __accounts_is_backend_argument "$command_path" $positional
+                set backend $word
             end
             set positional (math $positional + 1)
         end
     end
-    printf '%s\n' $positional "$command_path" "$account"
+    printf '%s\n' $positional "$command_path" "$account" 0 "$backend"
 end
 
 # Succeeds when the cursor is on the command at the path given.
 function __accounts_at --argument-names expected
     set -l state (__accounts_walk); or return 1
-    test "$state[2]" = "$expected"
+    test $state[4] -eq 0; and test "$state[2]" = "$expected"
 end
 
 # Succeeds when the cursor is on argument INDEX (from 0) of the command at the path given;
 # with "variadic", on that argument or any after it.
 function __accounts_argument_at --argument-names expected index variadic
     set -l state (__accounts_walk); or return 1
-    test "$state[2]" = "$expected"; or return 1
+    test $state[4] -eq 0; and test "$state[2]" = "$expected"; or return 1
     test $state[1] -eq $index; or begin
         test -n "$variadic"; and test $state[1] -gt $index
     end
@@ -296,7 +323,32 @@ function __accounts_account_tags
     __accounts_names tags --account "$state[3]"
 end
 
+# The settings of the backend named earlier on the line (backend set NAME), as KEY=;
+# nothing once a value is being typed.
+function __accounts_settings
+    string match -q -- '*=*' (commandline -ct); and return 0
+    set -l state (__accounts_walk); or return 1
+    test -n "$state[5]"; or return 0
+    set -l words (commandline -opc)
+    $words[1] __complete settings --backend $state[5] 2>/dev/null | string match -r -- '^[a-z0-9_]+$' | string replace -r -- '$' =
+end
+# Succeeds when the cursor is in the command line after exec's or lease's --.
+function __accounts_in_command_line
+    set -l state (__accounts_walk); or return 1
+    test $state[4] -gt 0
+end
+# That command line, completed as fish completes any.
+function __accounts_command_line
+    set -l state (__accounts_walk); or return 1
+    set -l words (commandline -opc)
+    set -l command
+    for i in (seq $state[4] (count $words))
+        set -a command $words[$i]
+    end
+    __fish_complete_subcommand --commandline $command (commandline -ct)
+end
 complete -c accounts -f
+complete -c accounts -n __accounts_in_command_line -a '(__accounts_command_line)'
 complete -c accounts -n '__accounts_at '\'''\''' -a list -d 'show every saved account (the default command)'
 complete -c accounts -n '__accounts_at '\'''\''' -a add -d 'save an account'
 complete -c accounts -n '__accounts_at '\'''\''' -a remove -d 'forget an account and every secret of it'
@@ -455,6 +507,7 @@ complete -c accounts -n '__accounts_at '\''backend set'\''' -l unset -x -d 'remo
 complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret -x -d 'ask for a new value of the secret setting NAME without echo'
 complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret-stdin -x -d 'read the secret setting NAME from stdin (its first line) instead of asking for it'
 complete -c accounts -n '__accounts_argument_at '\''backend set'\'' 0' -a '(__accounts_names backends)'
+complete -c accounts -n '__accounts_argument_at '\''backend set'\'' 1 variadic' -a '(__accounts_settings)'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status and login --stale: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_argument_at '\''backend test'\'' 0' -a '(__accounts_names backends)'

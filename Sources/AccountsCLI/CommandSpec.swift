@@ -29,6 +29,13 @@ enum CompletionKind: String, Sendable, CaseIterable {
   /// A file, completed by the shell itself (bash `compgen -f`, zsh `_files`, fish
   /// `__fish_complete_path`).
   case file
+  /// A setting name of the backend named earlier on the line, offered as `NAME=` (`backend set
+  /// corp base_url=...`): read from its adapter's descriptor, loaded in a child process.
+  case setting
+  /// The command line after exec's or lease's `--`: a command name, then that command's own
+  /// words, completed by the shell itself (bash `compgen -c`, zsh `_normal`, fish
+  /// `__fish_complete_subcommand`), never account names.
+  case commandLine = "command-line"
 }
 
 /// One option of a command, or a global option.
@@ -114,7 +121,7 @@ struct ArgumentSpec: Sendable, Hashable {
 
   /// The words after `--`, e.g. `CMD...` of `exec`; `optional` for `[-- CMD...]`.
   static func trailingCommand(_ name: String = "CMD", optional: Bool = false, help: String) -> ArgumentSpec {
-    ArgumentSpec(name, kind: .trailingCommand, optional: optional, variadic: true, help: help)
+    ArgumentSpec(name, kind: .trailingCommand, completion: .commandLine, optional: optional, variadic: true, help: help)
   }
 
   /// "USER", "[USER]", "KEY=VALUE...", "-- CMD..."

@@ -33,7 +33,7 @@ extension Environment {
     do {
       hooks = try config.load().hooks(after: event, for: id)
     } catch {
-      output.message("warning: no hook was run: \(Self.describe(error))")
+      output.warning("no hook was run: \(Self.describe(error))")
       return
     }
     var fetched: SecretBytes??
@@ -45,14 +45,14 @@ extension Environment {
             fetched = .some(try token())
           } catch {
             fetched = .some(nil)
-            output.message("warning: the token for hooks could not be read: \(Self.describe(error))")
+            output.warning("the token for hooks could not be read: \(Self.describe(error))")
           }
         }
         secret = fetched ?? nil
         if let value = secret,
           let problem = value.withUnsafeBytes({ SessionExport.problem(SessionExport.tokenVariable, $0) })
         {
-          output.message("warning: hook \(numbered.number) (\(event.rawValue)) was not run: the token \(problem)")
+          output.warning("hook \(numbered.number) (\(event.rawValue)) was not run: the token \(problem)")
           continue
         }
       }
@@ -80,7 +80,7 @@ extension Environment {
           secret: token.map { (SessionVariables.tokenName, $0) }),
         readErrors: true)
     } catch {
-      output.message("warning: \(name) could not be started: \(error.errno)")
+      output.warning("\(name) could not be started: \(error.errno)")
       return
     }
     let deadline = ChildProcess.now() + UInt64(numbered.hook.timeout) * 1_000_000_000
@@ -102,10 +102,10 @@ extension Environment {
     }
     child.reap()  // kills its whole process group: nothing it started outlives it
     switch ending {
-    case nil: output.message("warning: \(name) did not finish within \(numbered.hook.timeout) s and was stopped")
+    case nil: output.warning("\(name) did not finish within \(numbered.hook.timeout) s and was stopped")
     case .exited(0): break
-    case .exited(let status): output.message("warning: \(name) exited \(status)")
-    case .signaled(let signal): output.message("warning: \(name) was killed by \(ChildProcess.signalName(signal))")
+    case .exited(let status): output.warning("\(name) exited \(status)")
+    case .signaled(let signal): output.warning("\(name) was killed by \(ChildProcess.signalName(signal))")
     }
   }
 

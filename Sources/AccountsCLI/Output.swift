@@ -66,6 +66,13 @@ final class Output {
     try? StandardStreams.error.writeAll(Array((Names.printable(text, limit: .max) + "\n").utf8))
   }
 
+  /// A warning on stderr: something went wrong but the command still did its work (exit status
+  /// unchanged). The one place that makes one, so that every warning reads
+  /// "...", as users and scripts grep for it.
+  func warning(_ text: String) {
+    message("accounts: warning: " + text)
+  }
+
   /// Writes what was collected to stdout; throws when it cannot.
   func flush() throws(OutputError) {
     guard !buffer.isEmpty else { return }

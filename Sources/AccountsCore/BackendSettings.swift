@@ -168,6 +168,12 @@ public enum BaseURL {
       host = host[..<colon]
     }
     guard host.count > (host.hasPrefix("[") ? 2 : 0) else { return "has no host" }
+    if !host.unicodeScalars.allSatisfy(\.isASCII) {
+      // curl and the adapters take the host as bytes; a resolver would not find this one.
+      let ascii = Punycode.asciiHost(host)
+      return "has a non-ASCII host '\(host)'; "
+        + "write it in its ASCII (punycode) form: \(scheme)\(ascii)\(url.dropFirst(scheme.count + host.count))"
+    }
     if !host.hasPrefix("["), host.contains(":") {
       return "has an invalid port '\(Names.printable(String(authority.drop { $0 != ":" }.dropFirst()), limit: 20))' (1 to 65535)"
     }

@@ -9,8 +9,11 @@
 #define SECRET_API_SUBJECT_TO_CHANGE 1
 #include <libsecret/secret.h>
 
-/// The one schema every accounts item uses: attributes backend, account and kind (SPEC §2).
-/// The schema name is stored with each item as `xdg:schema` and matched on every search.
+/// The one schema every accounts item uses: attributes backend, account and kind (SPEC §2),
+/// which every lookup uses. Password items also carry service ("accounts:BACKEND") and username,
+/// the attributes other tools (python keyring, secret-tool users) look items up by; they are
+/// declared so that libsecret accepts them. The schema name is stored with each item as
+/// `xdg:schema` and matched on every search.
 static inline const SecretSchema *accounts_secret_schema(void) {
   static const SecretSchema schema = {
     "io.accounts.Secret",
@@ -19,6 +22,8 @@ static inline const SecretSchema *accounts_secret_schema(void) {
       { "backend", SECRET_SCHEMA_ATTRIBUTE_STRING },
       { "account", SECRET_SCHEMA_ATTRIBUTE_STRING },
       { "kind", SECRET_SCHEMA_ATTRIBUTE_STRING },
+      { "service", SECRET_SCHEMA_ATTRIBUTE_STRING },
+      { "username", SECRET_SCHEMA_ATTRIBUTE_STRING },
       { NULL, 0 },
     },
   };

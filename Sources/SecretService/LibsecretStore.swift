@@ -31,6 +31,7 @@ public final class LibsecretStore: SecretStore {
     if let item = existing.first {
       if isLocked(item) { try unlockItems([item], key: key) }
       try replaceSecret(of: item, with: secret, label: key.label)
+      try completeAttributes(of: item, key: key)
       // Only one item may answer to a key: any other copy goes.
       for extra in existing.dropFirst() {
         _ = try withDeadline("delete a second copy of \(key.label)", seconds: timeout, tolerating: \.isNoSuchObject) {
@@ -42,7 +43,7 @@ public final class LibsecretStore: SecretStore {
     // libsecret would create a collection, which KeePassXC answers with its new-database wizard
     // and gnome-keyring with a password prompt: neither is a store.
     guard collection != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
-    try withAttributes(attributes(of: key)) { (table) throws(SecretStoreError) in
+    try withAttributes(storedAttributes(of: key)) { (table) throws(SecretStoreError) in
       let stored = try secret.withUnsafeCString { (password) throws(SecretStoreError) in
         try withDeadline("store \(key.label)", seconds: timeout) { cancellable, error in
           secret_password_storev_sync(
@@ -64,6 +65,27 @@ public final class LibsecretStore: SecretStore {
       secret_item_set_secret_sync(item.pointer, value, cancellable, &error)
     }
     if replaced == 0 { throw .failed(operation: "store \(label)", detail: "the keyring refused the new secret") }
+  }
+
+  /// Gives an item found by the schema's attributes the full set (`storedAttributes`) when it
+  /// lacks some: an item stored before password items carried `service` and `username`. Read
+  /// from the cached proxy first, so an item that has them costs no D-Bus call.
+  private func completeAttributes(of item: GObjectOwner<SecretItem>, key: SecretKey) throws(SecretStoreError) {
+    let wanted = storedAttributes(of: key)
+    if let table = secret_item_get_attributes(item.pointer) {
+      defer { g_hash_table_unref(table) }
+      let complete = wanted.allSatisfy { name, value in
+        name.withCString { g_hash_table_lookup(table, $0) }.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+          == value
+      }
+      if complete { return }
+    }
+    try withAttributes(wanted) { (table) throws(SecretStoreError) in
+      let set = try withDeadline("store \(key.label)", seconds: timeout) { cancellable, error in
+        secret_item_set_attributes_sync(item.pointer, accounts_secret_schema(), table, cancellable, &error)
+      }
+      if set == 0 { throw .failed(operation: "store \(key.label)", detail: "the keyring refused the attributes") }
+    }
   }
 
   /// One search by path and one read (Service.SearchItems, then Service.GetSecrets): the calls
@@ -252,8 +274,17 @@ public final class LibsecretStore: SecretStore {
     if count < 1 { throw .promptDismissed(operation: "\(asking) \(label)") }
   }
 
+  /// The schema's own attributes: what every lookup, replace and delete matches.
   private func attributes(of key: SecretKey) -> [(String, String)] {
     [("backend", key.backend), ("account", key.account), ("kind", key.kind.attributeValue)]
+  }
+
+  /// What every store writes (SPEC §2): the schema's own attributes and, on a password item,
+  /// `service=accounts:BACKEND` and `username=USER`, by which python keyring and other tools
+  /// find a password (`secret-tool lookup service accounts:corp username alice`).
+  private func storedAttributes(of key: SecretKey) -> [(String, String)] {
+    guard key.kind == .password else { return attributes(of: key) }
+    return attributes(of: key) + [("service", "accounts:\(key.backend)"), ("username", key.account)]
   }
 }
 

@@ -97,4 +97,38 @@ import Testing
     #expect(text.contains(Names.userRule), "NAMES: \(text)")
     #expect(text.contains("literal words"), "NAMES: \(text)")
   }
+
+  /// The whole text of a section, its lines joined and blanks collapsed.
+  func text(_ heading: String, in sections: [(heading: String, lines: [String])]) -> String {
+    (section(heading, in: sections) ?? []).joined(separator: " ").split(separator: " ").joined(separator: " ")
+  }
+
+  /// What people look for in a man page: which account a command uses (the one resolver's
+  /// order, directory rules and the picker included), every variable read, the files' keys,
+  /// what --json promises, and that `lock` locks more than accounts' own secrets.
+  @Test func saysWhichAccountTheFilesTheJSONContractAndWhatLockLocks() throws {
+    let sections = try sections()
+    let sessions = text("SESSIONS", in: sections)
+    #expect(sessions.contains("ACCOUNTS_ACCOUNT; the directory rule (`accounts rule add DIR USER`)"), "\(sessions)")
+    #expect(sessions.contains("the picker of `accounts switch`"), "\(sessions)")
+    let environment = text("ENVIRONMENT", in: sections)
+    for name in ["XDG_DATA_HOME", "SHELL", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] {
+      #expect(environment.contains(name), "ENVIRONMENT lacks \(name)")
+    }
+    let configuration = text("CONFIGURATION", in: sections)
+    for key in ["\"backends\"", "\"secret_settings\"", "\"rules\"", "\"hooks\"", "\"auto_login\"", "\"expires_at\""] {
+      #expect(configuration.contains(key), "CONFIGURATION lacks \(key)")
+    }
+    let contract = text("JSON CONTRACT", in: sections)
+    #expect(contract.contains("keys are only ever added"), "\(contract)")
+    #expect(contract.contains("explicit null"), "\(contract)")
+    let commands = text("COMMANDS", in: sections)
+    #expect(commands.contains("the whole login keyring"), "lock")
+    #expect(text("DESCRIPTION", in: sections).contains("a warning (something went wrong, but the command did its job"))
+
+    let login = HelpRenderer.help(for: CommandTable.paths.first { $0.name == "login" }, in: CommandTable.all)
+    let flat = login.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    #expect(flat.contains("the directory rule (`accounts rule add DIR USER`)"), "\(flat)")
+    #expect(flat.contains("picker"))
+  }
 }

@@ -75,6 +75,24 @@ import Testing
     #expect(problem("https://a.example/x y") == "base_url must not contain spaces or control characters")
   }
 
+  /// A non-ASCII host is refused naming its ASCII form, not left to fail at login as a host
+  /// that cannot be resolved.
+  @Test func aNonASCIIHostIsRefusedNamingItsPunycodeForm() {
+    let check = BackendSettingsCheck(adapter: signed)
+    func problem(_ url: String) -> String? {
+      check.problems(settings: ["base_url": url, "app_id": "a"], secretNames: ["private_key"]).first?.description
+    }
+    #expect(
+      problem("https://bücher.example:8443/api")
+        == "base_url has a non-ASCII host 'bücher.example'; write it in its ASCII (punycode) form: "
+        + "https://xn--bcher-kva.example:8443/api")
+    #expect(problem("https://api.Bücher.example")?.hasSuffix("form: https://api.xn--bcher-kva.example") == true)
+    // RFC 3492 §7.1's samples.
+    #expect(Punycode.asciiHost("他们为什么不说中文") == "xn--ihqwcrb4cv8a8dqg056pqjye")
+    #expect(Punycode.asciiHost("münchen.de") == "xn--mnchen-3ya.de")
+    #expect(Punycode.asciiHost("例え.テスト") == "xn--r8jz45g.xn--zckzah")
+  }
+
   @Test func requiredSecretsAreAskedAndOptionalOnesOnlyWhenWanted() {
     let check = BackendSettingsCheck(adapter: signed)
     #expect(check.secretsToAsk(wanted: []).map(\.name) == ["private_key"])

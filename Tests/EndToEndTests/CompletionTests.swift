@@ -86,6 +86,47 @@ import Testing
     try expect("accounts request bob pa", ["PATCH"])  // a method word in any case
   }
 
+  /// `backend set NAME` offers the settings of NAME's adapter as `KEY=`, with no space after
+  /// it, and nothing once a value is being typed.
+  @Test(arguments: Shell.allCases) func completesTheSettingsOfTheBackendBeingSet(_ shell: Shell) throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
+    defer { driver.close() }
+    func expect(_ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+      let offered = try driver.offered(shell, line)
+      #expect(offered == expected, "\(shell): \(line)", sourceLocation: sourceLocation)
+    }
+    try expect("accounts backend set corp lo", ["login_path=", "logout_path="])
+    try expect("accounts backend set test base_url=https://x.example check_p", ["check_path="])
+    try expect("accounts backend set corp lease_p", ["lease_prefix="])  // accounts' own
+    try expect("accounts backend set corp base_url=ht", [])
+    try expect("accounts backend set nowhere lo", [])
+    if shell != .fish {
+      #expect(try driver.ran(shell, "accounts backend set corp base_u") == ["backend", "set", "corp", "base_url="])
+    }
+  }
+
+  /// After exec's or lease's `--` comes a command line of its own: a command name is offered
+  /// there (the shell's own command completion), never an account name.
+  @Test(arguments: Shell.allCases) func completesACommandAfterExecsSeparator(_ shell: Shell) throws {
+    let sandbox = try sandbox()
+    defer { sandbox.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
+    defer { driver.close() }
+    func expect(_ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+      let offered = try driver.offered(shell, line)
+      #expect(offered == expected, "\(shell): \(line)", sourceLocation: sourceLocation)
+    }
+    try expect("accounts exec bob -- secret-too", ["secret-tool"])
+    try expect("accounts exec -- secret-too", ["secret-tool"])
+    try expect("accounts exec --account bob -- secret-too", ["secret-tool"])
+    try expect("accounts lease bob alice@corp -- secret-too", ["secret-tool"])
+    let afterSeparator = (try? driver.offered(shell, "accounts exec bob -- bo")) ?? []
+    #expect(!afterSeparator.contains("bobby"), "\(shell): \(afterSeparator)")
+    try expect("accounts exec bo", ["bob", "bobby"])  // before the --, still the account
+  }
+
   /// `__complete` prints only the names that start with the prefix after `--`, byte for byte,
   /// so that a shell never loops over every saved name.
   @Test func completeFiltersByPrefix() throws {

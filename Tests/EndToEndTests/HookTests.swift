@@ -70,7 +70,7 @@ import Testing
     try sandbox.ok(["hook", "add", "switch", "touch '\(out)/third'"])
     let result = try sandbox.run(["switch", "alice"])
     #expect(result.status == 0, "\(result)")
-    #expect(result.standardError.contains("warning: hook 2 (switch) exited 3"), "\(result)")
+    #expect(result.standardError.contains("accounts: warning: hook 2 (switch) exited 3\n"), "\(result)")
     #expect(result.standardError.contains("failing"))
     #expect(world.slot == "alice@corp", "a failing hook undoes nothing")
     #expect(FileManager.default.fileExists(atPath: out + "/first"))
@@ -86,7 +86,7 @@ import Testing
     let result = try sandbox.run(["switch", "alice"], timeout: 20)
     #expect(result.status == 0, "\(result)")
     #expect(result.seconds < 2.5, "stopped after its 1 s: \(result.seconds) s")
-    #expect(result.standardError.contains("warning: hook 1 (switch) did not finish within 1 s and was stopped"), "\(result)")
+    #expect(result.standardError.contains("accounts: warning: hook 1 (switch) did not finish within 1 s and was stopped"), "\(result)")
     #expect(world.slot == "alice@corp")
     let child = try #require(Int32((read(out + "/child") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))
     // Killed with its group; a zombie waiting for init to reap it is dead too.

@@ -155,6 +155,18 @@ import Testing
     #expect(filesContaining("Hunter2-x9", under: sandbox.keyring.root) == [])
   }
 
+  @Test func aNonASCIIHostIsRefusedNamingItsASCIIForm() throws {
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    let result = try sandbox.run(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=https://bücher.example/api"])
+    #expect(result.status == 2, "\(result)")
+    #expect(
+      result.standardError.hasPrefix(
+        "accounts: backend corp: base_url has a non-ASCII host 'bücher.example'; "
+          + "write it in its ASCII (punycode) form: https://xn--bcher-kva.example/api"), "\(result)")
+    #expect(try sandbox.ok(["backend", "list", "--json"]).standardOutput == "[]\n")
+  }
+
   @Test func aHugeTokenLifetimeIsClampedToTenYears() throws {
     let sandbox = try Sandbox()
     defer { sandbox.close() }

@@ -147,7 +147,7 @@ import Testing
     #expect(leases.status == 8 && leases.standardError.contains(world.redis.tcpURL()), "\(leases)")
     let list = try world.a.run(["list"])
     #expect(list.status == 0 && list.standardOutput.contains("qa1"), "\(list)")
-    #expect(list.standardError.contains("warning: leases not shown"), "\(list.standardError)")
+    #expect(list.standardError.contains("accounts: warning: leases not shown"), "\(list.standardError)")
   }
 
   /// Losing the store while the command runs is said, and the command keeps running: its exit

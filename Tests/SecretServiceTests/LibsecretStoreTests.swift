@@ -60,6 +60,32 @@ import Testing
     try store.delete(alice)  // already gone: success
   }
 
+  /// An item stored before password items carried `service` and `username` (only the schema's
+  /// own attributes) gets them at its next store, which replaces it in place: still one item.
+  /// Tokens get none: they are not passwords another tool should offer.
+  @Test func aStoreGivesAnOlderPasswordItemServiceAndUsername() throws {
+    let store = store()
+    let alice = SecretKey(backend: backend, account: "alice", kind: .password)
+    try store.store(secret("token"), for: SecretKey(backend: backend, account: "alice", kind: .token))
+    let table = accounts_attributes_new()!
+    defer { g_hash_table_unref(table) }
+    for (name, value) in [("backend", backend), ("account", "alice"), ("kind", "password")] {
+      g_hash_table_insert(table, g_strdup(name), g_strdup(value))
+    }
+    var error: UnsafeMutablePointer<GError>?
+    let stored = secret_password_storev_sync(
+      accounts_secret_schema(), table, nil, "accounts: alice@\(backend) password", "old", nil, &error)
+    #expect(stored != 0 && error == nil)
+    #expect(!(try itemsSeenBySecretTool()).contains("attribute.username"))
+
+    try store.store(secret("new"), for: alice)
+    let seen = try itemsSeenBySecretTool()
+    #expect(seen.components(separatedBy: "attribute.username = alice").count == 2, "one password item: \(seen)")
+    #expect(seen.components(separatedBy: "attribute.service = accounts:\(backend)").count == 2, "\(seen)")
+    #expect(text(try store.lookup(alice)) == "new")
+    try store.deleteAll(backend: backend, account: "alice")
+  }
+
   @Test func kindsAndAccountsAreSeparateItems() throws {
     let store = store()
     let password = SecretKey(backend: backend, account: "alice", kind: .password)

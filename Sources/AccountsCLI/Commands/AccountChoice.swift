@@ -17,6 +17,18 @@ struct AccountChoice: Sendable, Equatable {
     case slot
   }
 
+  /// `pick`'s order in words, for the help of the commands that take [USER] and the man
+  /// page's SESSIONS section: the one text, as there is one resolver.
+  static let orderText =
+    "USER; --account USER; ACCOUNTS_ACCOUNT; the directory rule (`accounts rule add DIR USER`) of the "
+    + "longest directory that contains the current one; the account in the auto-login slot"
+
+  /// What happens when `pick` finds nobody, for the same texts.
+  static let pickerText =
+    "When none of them names an account, login, logout and exec let you choose one with the picker of "
+    + "`accounts switch` on a terminal; otherwise the command exits 2. `accounts which --explain` says "
+    + "which step chose the account."
+
   /// The environment variable that names the account for one shell or script.
   static let environmentVariable = "ACCOUNTS_ACCOUNT"
 

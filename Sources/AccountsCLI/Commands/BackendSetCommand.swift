@@ -5,7 +5,7 @@ import AccountsSystem
 /// place, the result checked against the adapter's declaration as `backend add` checks a new one.
 enum BackendSetCommand {
   static let settings = ArgumentSpec(
-    "KEY=VALUE", optional: true, variadic: true,
+    "KEY=VALUE", completion: .setting, optional: true, variadic: true,
     help: "a non-secret setting to give a new value, e.g. check_path=me")
   static let unset = OptionSpec(
     "unset", value: "KEY", repeatable: true,

@@ -59,7 +59,7 @@ enum BackendTestCommand {
     }
     environment.output.message(report)
     if let failure = SessionFailure(logout, subject: "logout") {
-      environment.output.message("warning: \(failure.message); nothing was stored, the token expires by itself")
+      environment.output.warning("\(failure.message); nothing was stored, the token expires by itself")
     } else {
       environment.output.message("logged out again; nothing was stored")
     }

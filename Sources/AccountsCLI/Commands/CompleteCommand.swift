@@ -4,11 +4,12 @@ import AccountsSystem
 /// `accounts __complete KIND [-- PREFIX]`: the names the completion scripts offer, one per
 /// line; with PREFIX only those that start with it, byte for byte, so that a shell never loops
 /// over thousands of names. Reads only the index and the config: never D-Bus, never the
-/// network (see bench/list for its speed). Only names that could have been saved are printed
+/// network (see bench/list for its speed); `settings` alone loads an adapter, in a child
+/// process, bounded. Only names that could have been saved are printed
 /// (see `Names`; the index and config are refused when they hold another), and the scripts
 /// drop any other line too.
 enum CompleteCommand {
-  static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters, commands or tags")
+  static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters, settings (of --backend), commands or tags")
   static let account = OptionSpec(
     "account", value: "USER", help: "with tags: only the tags of this account (none when it names none)")
   static let prefix = ArgumentSpec(
@@ -41,6 +42,8 @@ enum CompleteCommand {
           return true
         }
         .map(\.name)
+    case "settings":
+      names = settings(invocation, environment)
     case "tags":
       names = try tags(invocation, environment)
     case "commands":
@@ -52,6 +55,25 @@ enum CompleteCommand {
     names = names.filter { $0.utf8.starts(with: typed.utf8) && Names.isValidUser($0) }
     environment.output.write(names.isEmpty ? "" : names.joined(separator: "\n") + "\n")
   }
+
+  /// The settings `backend set` takes as KEY=VALUE on backend `--backend`: its adapter's
+  /// settings that are not secret (those go through --secret), and accounts' own. The adapter
+  /// is the one thing completion loads, and only here: its descriptor is known only by loading
+  /// it, in a child process (AdapterProbe, as `accounts adapters NAME`) bounded by
+  /// `settingsLoadSeconds`, so that a broken or slow adapter costs TAB at most that and offers
+  /// nothing. The scripts add the '='.
+  private static func settings(_ invocation: Invocation, _ environment: Environment) -> [String] {
+    guard let name = invocation.backend, let backend = try? environment.config.load().backend(named: name) else {
+      return []
+    }
+    let timeout = min((try? environment.adapterLoadTimeout()) ?? settingsLoadSeconds, settingsLoadSeconds)
+    guard
+      let description = try? AdapterProbe(timeout: timeout).describe(backend.adapter, in: environment.adapterSearchPath)
+    else { return [] }
+    return description.settings.filter { !$0.isSecret }.map(\.name) + OwnBackendSetting.all
+  }
+
+  static let settingsLoadSeconds = 2.0
 
   /// Every tag of the accounts (on `--backend`), or those of the account `--account` names.
   private static func tags(_ invocation: Invocation, _ environment: Environment) throws -> [String] {

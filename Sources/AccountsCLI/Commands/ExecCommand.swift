@@ -17,8 +17,7 @@ enum ExecCommand {
       it was found but could not run (not executable, permission denied, wrong format), as \
       env(1) and shells do.
 
-      When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
-      on a terminal the picker of `accounts switch` chooses one.
+      The account is, first match wins: \(AccountChoice.orderText). \(AccountChoice.pickerText)
 
       \(SessionRefresh.discussion) A session taken over by another login is not logged in \
       again (that would take the other one over in turn): that is said, and the file keeps the \

@@ -66,12 +66,12 @@ enum ExportCommand {
       rows.append((account, password, try otpSeed(account, book, environment)))
     }
     if passwords {
-      environment.output.message(
-        "accounts: warning: the output holds passwords and OTP seeds in clear text; keep it where only you can read it")
+      environment.output.warning(
+        "the output holds passwords and OTP seeds in clear text; keep it where only you can read it")
     }
     for id in missing {
-      environment.output.message(
-        "accounts: warning: \(id)'s remembered password is not in the keyring; its password field is empty")
+      environment.output.warning(
+        "\(id)'s remembered password is not in the keyring; its password field is empty")
     }
     write(rows, passwords: passwords, json: invocation.json, environment.output)
     // The output is whole, but a script must notice what it lacks: exit 3, as `accounts password`.

@@ -73,7 +73,7 @@ enum GitCredentialCommand {
         current.isEqual(to: rejected)
       else { return }
       let warnings = try environment.sessionFlow(invocation).logOut(id)
-      for warning in warnings { environment.output.message("warning: \(warning)") }
+      for warning in warnings { environment.output.warning("\(warning)") }
       environment.output.message("\(id): logged out (git erased its credential)")
       environment.runHooks(after: .logout, for: id, invocation)
     default:

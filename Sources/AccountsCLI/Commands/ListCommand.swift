@@ -67,7 +67,7 @@ enum ListCommand {
   static func leasesShown(_ accounts: [AccountID], _ environment: Environment, now: Timestamp) -> [AccountID: LeaseRecord] {
     func warn(_ error: any Error) {
       let text = (error as? any UserFacingError).map { $0.message + ($0.fix.map { "; " + $0 } ?? "") } ?? "\(error)"
-      environment.output.message("accounts: warning: leases not shown: \(text)")
+      environment.output.warning("leases not shown: \(text)")
     }
     do {
       return try LeaseStores(environment, readsPasswords: false).leases(of: accounts, now: now, unread: warn)

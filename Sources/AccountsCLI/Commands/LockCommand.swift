@@ -11,7 +11,9 @@ enum LockCommand {
       (where new secrets go), and checks that each says it is locked. The next command that \
       needs a secret asks the keyring to unlock it (its own prompt, on a desktop) or exits 7 \
       saying that it is locked. `list`, `current` and completion keep working: they need no \
-      secret.
+      secret. A collection is locked for every application, not only for accounts: with \
+      gnome-keyring that is the whole login keyring, so the secrets of your browser, mail and \
+      other programs are locked too until it is unlocked again.
       """,
     examples: [("accounts lock", "lock the keyring before leaving the machine")],
     handler: run)

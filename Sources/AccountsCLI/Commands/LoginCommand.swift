@@ -29,8 +29,7 @@ enum LoginCommand {
       rejected password, and the remembered password is kept; the message says to check the \
       seed and the clock too.
 
-      When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
-      on a terminal the picker of `accounts switch` chooses one.
+      The account is, first match wins: \(AccountChoice.orderText). \(AccountChoice.pickerText)
 
       With --stale: of the named accounts, else those with every --tag, else every saved one \
       (--backend narrows), each whose session is missing, expired or ends within --within \

@@ -13,8 +13,7 @@ enum LogoutCommand {
       the command with exit 9, the session ended here all the same. Then the logout hooks run \
       (`accounts hooks`) unless --no-hooks.
 
-      When nothing names an account (no USER, --account, ACCOUNTS_ACCOUNT or slot holder), \
-      on a terminal the picker of `accounts switch` chooses one.
+      The account is, first match wins: \(AccountChoice.orderText). \(AccountChoice.pickerText)
       """,
     picksAccount: true, options: [SessionArguments.timeout, HookArguments.noHooks],
     examples: [("accounts logout", "log the auto-login account out")],
@@ -23,7 +22,7 @@ enum LogoutCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = try environment.pickAccountOrChoose(invocation, in: try environment.index.load(), prompt: "log out> ")
     let warnings = try environment.sessionFlow(invocation).logOut(id)
-    for warning in warnings { environment.output.message("warning: \(warning)") }
+    for warning in warnings { environment.output.warning("\(warning)") }
     environment.output.message("\(id): logged out")
     environment.runHooks(after: .logout, for: id, invocation)
   }

@@ -141,6 +141,13 @@ enum BashCompletion {
             compopt -o filenames 2>/dev/null
             while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
             return 0 ;;
+          # KEY= for backend set; nothing once a value is being typed.
+          setting)
+            [[ $2 == *=* ]] && return 0
+            _accounts_offer_lines "$2" < <("$3" __complete settings --backend "$4" -- "$2" 2>/dev/null)
+            ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/%/=}")
+            compopt -o nospace 2>/dev/null
+            return 0 ;;
 
       """
     for kind in CompletionKind.allCases {
@@ -163,47 +170,10 @@ enum BashCompletion {
         return 0
       }
 
-      # Sets _accounts_words to the words up to the cursor as the user sees them. bash also
-      # splits COMP_WORDS at every COMP_WORDBREAKS character (by default @ : = among others), so
-      # alice@corp arrives as alice, @, corp: pieces with no blank between them in COMP_LINE
-      # are joined again.
-      _accounts_line_words() {
-        local line=$COMP_LINE piece i
-        if [[ -z ${COMP_LINE+set} ]]; then
-          _accounts_words=("${COMP_WORDS[@]:0:COMP_CWORD+1}")
-          return
-        fi
-        _accounts_words=()
-        for ((i = 0; i <= COMP_CWORD; i++)); do
-          piece=${COMP_WORDS[i]}
-          if ((i == 0)) || [[ $line == [[:space:]]* ]]; then
-            line=${line#"${line%%[![:space:]]*}"}
-            _accounts_words+=("$piece")
-          else
-            _accounts_words[${#_accounts_words[@]} - 1]+=$piece
-          fi
-          # By length, not ${line#"$piece"}: that pattern match is slow on a long word.
-          [[ ${line:0:${#piece}} == "$piece" ]] && line=${line:${#piece}}
-        done
-        return 0
-      }
 
-      # readline replaces only the end of the current word ($1), from its last COMP_WORDBREAKS
-      # character on: after a ':' or '=', but from the '@' or '$' itself, which bash keeps in
-      # the word (its rl_special_prefixes). For alice@co that is "@co": cut "alice" from every
-      # candidate. One pattern match, not a loop over characters: a long word must not make TAB
-      # slow. Without COMP_WORDBREAKS readline still breaks at bash's defaults, spelled here.
-      _accounts_cut_at_wordbreaks() {
-        local breaks=${COMP_WORDBREAKS-$' \\t\\n"\\'@><=;|&(:'} before prefix
-        [[ -n $breaks ]] || return 0
-        before=${1%["$breaks"]*}  # up to the last break character (shortest suffix: fast)
-        [[ $before != "$1" ]] || return 0
-        prefix=${1:0:${#before}+1}
-        [[ $prefix == *[@\\$] ]] && prefix=$before
-        [[ -n $prefix ]] && COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
-        return 0
-      }
-
+      """
+    out += lineHelpers
+    out += """
       _accounts() {
         local -a _accounts_words _accounts_subcommands _accounts_options _accounts_arguments
         _accounts_line_words
@@ -211,7 +181,7 @@ enum BashCompletion {
         local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
         # An opening quote is not part of the name: 'al completes like al (readline closes it).
         [[ $cur == [\\'\\"]* ]] && cur=${cur:1}
-        local command_path='' word kind backend='' account='' positional=0 arguments_only='' i
+        local command_path='' word kind backend='' account='' positional=0 arguments_only='' command_start='' i
         local _accounts_path _accounts_kind
         COMPREPLY=()
         # Quotes around a whole word before the cursor are the shell's, not the name's: the
@@ -225,7 +195,16 @@ enum BashCompletion {
           word=${_accounts_words[i]}
           if [[ -z $arguments_only ]]; then
             case $word in
-              --) arguments_only=1 ; continue ;;
+              --)
+                arguments_only=1
+                # exec USER -- CMD...: the words from here on are a command line of their own.
+                _accounts_spec "$command_path"
+                if ((${#_accounts_arguments[@]})) &&
+                  [[ ${_accounts_arguments[${#_accounts_arguments[@]} - 1]} == command-line... ]]; then
+                  command_start=$((i + 1))
+                  break
+                fi
+                continue ;;
               --backend=*) backend=${word#--backend=} ; continue ;;
               --*=*) continue ;;
               -*)
@@ -250,11 +229,19 @@ enum BashCompletion {
           if [[ ${_accounts_arguments[positional]} == *'|method'* ]] && _accounts_is_method "$word"; then
             positional=$((positional + 2))
           else
-            # The account argument, for completions that depend on it (untag's tags).
-            case ${_accounts_arguments[positional]} in account | 'account|'*) account=$word ;; esac
+            # The account argument, for completions that depend on it (untag's tags), and the
+            # backend argument, whose settings `backend set NAME` offers.
+            case ${_accounts_arguments[positional]} in
+              account | 'account|'*) account=$word ;;
+              backend) backend=$word ;;
+            esac
             positional=$((positional + 1))
           fi
         done
+        if [[ -n $command_start ]]; then
+          _accounts_command_line "$command_start" "$cword" "$cur"
+          return 0
+        fi
         _accounts_spec "$command_path"
         if [[ -z $arguments_only ]] && ((cword > 1)) &&
           _accounts_option_kind "${_accounts_words[cword - 1]}"; then

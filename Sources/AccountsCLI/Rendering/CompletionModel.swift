@@ -89,10 +89,11 @@ struct CompletionModel {
     case .account: "accounts"
     case .backend: "backends"
     case .adapter: "adapters"
+    case .setting: "settings"
     case .command: "commands"
     // account-tag: the scripts add `--account` and the account word from the line.
     case .tag, .accountTag: "tags"
-    case .shell, .hookEvent, .method, .credentialAction, .directory, .file, .none: nil
+    case .shell, .hookEvent, .method, .credentialAction, .directory, .file, .commandLine, .none: nil
     }
   }
 
@@ -105,7 +106,8 @@ struct CompletionModel {
     case .hookEvent: HookEvent.allCases.map(\.rawValue)
     case .method: HTTPMethod.all
     case .credentialAction: GitCredentialCommand.actions
-    case .account, .backend, .adapter, .command, .tag, .accountTag, .directory, .file, .none: nil
+    case .account, .backend, .adapter, .setting, .command, .tag, .accountTag, .directory, .file, .commandLine, .none:
+      nil
     }
   }
 }

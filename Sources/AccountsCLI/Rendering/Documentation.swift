@@ -16,8 +16,10 @@ enum Documentation {
     account. A backend is a named login target served by an adapter.
     """,
     """
-    Data goes to stdout and messages to stderr. Nothing asks a question when stdin is not a \
-    terminal. Passwords are read from a no-echo prompt or from stdin with --password-stdin, \
+    Data goes to stdout and messages to stderr. An error is one line starting with \
+    "accounts:"; a warning (something went wrong, but the command did its job and its exit \
+    status is unchanged) is one line starting with "accounts: warning:". Nothing asks a \
+    question when stdin is not a terminal. Passwords are read from a no-echo prompt or from stdin with --password-stdin, \
     never from the command line or the environment.
     """,
     """
@@ -53,10 +55,7 @@ enum Documentation {
   /// Which account a command uses and what a backend's verdict does to it: the man page's
   /// SESSIONS section (SPEC §3 and §4).
   static let sessions = [
-    """
-    A command that takes [USER] uses, first match wins: USER; --account USER; \
-    ACCOUNTS_ACCOUNT; the account in the auto-login slot. Without any of them it exits 2.
-    """,
+    "A command that takes [USER] uses, first match wins: \(AccountChoice.orderText). \(AccountChoice.pickerText)",
     """
     A login stores the session token and its expiry in the keyring and the index; --remember \
     also keeps the password, --auto (and switch) also takes the auto-login slot, whose previous \
@@ -217,6 +216,10 @@ enum Documentation {
      "The lease store shared by several machines (CI runners), for every backend, over each backend's lease_store setting: redis://[USER@]HOST[:PORT][/DB] or unix:///PATH (a Redis server; its password is a backend's secret setting lease_store_password, never part of the address), or local (this machine's). A store that cannot be reached or answers what Redis would not is exit status 8, never a fall back to this machine's store. rediss:// (TLS) is refused: the hiredis of Debian stable has no TLS; reach Redis through a tunnel on 127.0.0.1."),
     ("XDG_RUNTIME_DIR", "Leases are kept in $XDG_RUNTIME_DIR/accounts/leases and the token files of --refresh in $XDG_RUNTIME_DIR/accounts/tokens (without it, in /run/user/UID/accounts when that directory is yours and private, else in $XDG_STATE_HOME/accounts); every worker of one pool must see the same directory."),
     ("XDG_CONFIG_HOME", "config.json is in $XDG_CONFIG_HOME/accounts (default ~/.config/accounts)."),
+    ("XDG_DATA_HOME",
+     "Your own adapters are in $XDG_DATA_HOME/accounts/adapters (default ~/.local/share/accounts/adapters)."),
+    ("SHELL",
+     "The shell `accounts shell` starts (default /bin/sh), and the syntax `accounts env` writes when --shell is not given (bash unless SHELL names zsh or fish)."),
     ("XDG_STATE_HOME", "The index is in $XDG_STATE_HOME/accounts (default ~/.local/state/accounts)."),
     ("TZ", "The time zone of the times `list` shows; --json always uses UTC."),
   ]

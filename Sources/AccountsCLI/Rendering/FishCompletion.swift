@@ -48,9 +48,14 @@ enum FishCompletion {
       node.arguments.indices.filter { node.arguments[$0].completion == .account }
         .map { shellQuoted("\(node.path):\($0)") }
     }
+    let backendArguments = model.nodes.flatMap { node in
+      node.arguments.indices.filter { node.arguments[$0].completion == .backend }
+        .map { shellQuoted("\(node.path):\($0)") }
+    }
     let methodSkips = model.nodes.flatMap { node in
       node.arguments.indices.filter { model.methodAfter(node, $0) != nil }.map { shellQuoted("\(node.path):\($0)") }
     }
+    let commandPaths = model.nodes.filter { $0.arguments.last?.completion == .commandLine }.map { shellQuoted($0.path) }
     out += """
               case '*'
                   return 1
@@ -67,6 +72,14 @@ enum FishCompletion {
           return 1
       end
 
+      # Succeeds for a command path whose last argument is a command line after -- (exec, lease).
+      function __accounts_takes_command --argument-names command_path
+          switch "$command_path"
+              case \(commandPaths.isEmpty ? "''" : commandPaths.joined(separator: " "))
+                  return 0
+          end
+          return 1
+      end
       # Succeeds when argument INDEX of the command at the path given names an account.
       function __accounts_is_account_argument --argument-names command_path index
           switch "$command_path:$index"
@@ -76,6 +89,14 @@ enum FishCompletion {
           return 1
       end
 
+      # Succeeds when argument INDEX of the command at the path given names a backend.
+      function __accounts_is_backend_argument --argument-names command_path index
+          switch "$command_path:$index"
+              case \(backendArguments.isEmpty ? "''" : backendArguments.joined(separator: " "))
+                  return 0
+          end
+          return 1
+      end
       # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
       function __accounts_is_method --argument-names word
           string match -qr '^[a-zA-Z]+$' -- $word; or return 1
@@ -83,17 +104,22 @@ enum FishCompletion {
       end
 
       # Walks the words before the cursor: prints how many arguments follow the command, the
-      # command path (e.g. "backend add"), then the account argument typed (or an empty line).
-      # Fails at a word that is no command where a command was expected.
+      # command path (e.g. "backend add"), the account argument typed (or an empty line), then
+      # where the command line after exec's or lease's -- starts among the words before the
+      # cursor, from 1 (0: not after such a --), then the backend argument typed (or an empty
+      # line). Fails at a word that is no command where a command was expected.
       function __accounts_walk
           set -l words (commandline -opc)
           set -e words[1]
+          set -l index 0
           set -l command_path ''
           set -l account ''
+          set -l backend ''
           set -l positional 0
           set -l skip 0
           set -l arguments_only 0
           for word in $words
+              set index (math $index + 1)
               if test $skip -eq 1
                   set skip 0
                   continue
@@ -102,6 +128,10 @@ enum FishCompletion {
                   switch $word
                       case --
                           set arguments_only 1
+                          if __accounts_takes_command "$command_path"
+                              printf '%s\\n' $positional "$command_path" "$account" (math $index + 2) "$backend"
+                              return 0
+                          end
                           continue
                       case '--*=*'
                           continue
@@ -128,24 +158,26 @@ enum FishCompletion {
               else
                   if __accounts_is_account_argument "$command_path" $positional
                       set account $word
+                  else if __accounts_is_backend_argument "$command_path" $positional
+                      set backend $word
                   end
                   set positional (math $positional + 1)
               end
           end
-          printf '%s\\n' $positional "$command_path" "$account"
+          printf '%s\\n' $positional "$command_path" "$account" 0 "$backend"
       end
 
       # Succeeds when the cursor is on the command at the path given.
       function __accounts_at --argument-names expected
           set -l state (__accounts_walk); or return 1
-          test "$state[2]" = "$expected"
+          test $state[4] -eq 0; and test "$state[2]" = "$expected"
       end
 
       # Succeeds when the cursor is on argument INDEX (from 0) of the command at the path given;
       # with "variadic", on that argument or any after it.
       function __accounts_argument_at --argument-names expected index variadic
           set -l state (__accounts_walk); or return 1
-          test "$state[2]" = "$expected"; or return 1
+          test $state[4] -eq 0; and test "$state[2]" = "$expected"; or return 1
           test $state[1] -eq $index; or begin
               test -n "$variadic"; and test $state[1] -gt $index
           end
@@ -178,7 +210,32 @@ enum FishCompletion {
           __accounts_names tags --account "$state[3]"
       end
 
+      # The settings of the backend named earlier on the line (backend set NAME), as KEY=;
+      # nothing once a value is being typed.
+      function __accounts_settings
+          string match -q -- '*=*' (commandline -ct); and return 0
+          set -l state (__accounts_walk); or return 1
+          test -n "$state[5]"; or return 0
+          set -l words (commandline -opc)
+          $words[1] __complete settings --backend $state[5] 2>/dev/null | string match -r -- '^[a-z0-9_]+$' | string replace -r -- '$' =
+      end
+      # Succeeds when the cursor is in the command line after exec's or lease's --.
+      function __accounts_in_command_line
+          set -l state (__accounts_walk); or return 1
+          test $state[4] -gt 0
+      end
+      # That command line, completed as fish completes any.
+      function __accounts_command_line
+          set -l state (__accounts_walk); or return 1
+          set -l words (commandline -opc)
+          set -l command
+          for i in (seq $state[4] (count $words))
+              set -a command $words[$i]
+          end
+          __fish_complete_subcommand --commandline $command (commandline -ct)
+      end
       complete -c accounts -f
+      complete -c accounts -n __accounts_in_command_line -a '(__accounts_command_line)'
 
       """
     for node in model.nodes {
@@ -228,6 +285,7 @@ enum FishCompletion {
     if kind == .directory { return "(__fish_complete_directories (commandline -ct))" }
     if kind == .file { return "(__fish_complete_path (commandline -ct))" }
     if kind == .accountTag { return "(__accounts_account_tags)" }
+    if kind == .setting { return "(__accounts_settings)" }
     return CompletionModel.completeWord(kind).map { "(__accounts_names \($0))" }
   }
 }

@@ -33,6 +33,10 @@ enum ManRenderer {
     for (name, text) in Documentation.files {
       out += [".TP", ".I \(escape(name))", escape(text)]
     }
+    out.append(".SH CONFIGURATION")
+    out += paragraphs(Documentation.configuration)
+    out.append(".SH JSON CONTRACT")
+    out += paragraphs(Documentation.jsonContract)
     out.append(".SH SAFETY")
     out += paragraphs(Documentation.safety)
     out.append(".SH SECURITY")

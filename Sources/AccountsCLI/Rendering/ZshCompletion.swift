@@ -149,6 +149,13 @@ enum ZshCompletion {
             done
           fi
         fi
+        # KEY= for backend set, with no space after it; nothing once a value is being typed.
+        if [[ $1 == setting ]]; then
+          [[ $PREFIX == *=* ]] && return 1
+          names=("${(@)names/%/=}")
+          compadd -S '' -a names
+          return
+        fi
         # A method word may be typed in any case: get completes to GET.
         if [[ $1 == method ]]; then compadd -M 'm:{a-z}={A-Z}' -a names; else compadd -a names; fi
       }
@@ -166,7 +173,18 @@ enum ZshCompletion {
           word=${words[i]}
           if [[ -z $arguments_only ]]; then
             case $word in
-              --) arguments_only=1 ; continue ;;
+              --)
+                arguments_only=1
+                # exec USER -- CMD...: the words from here on are a command line of their own,
+                # completed as zsh completes any command line.
+                _accounts_spec "$command_path"
+                if [[ ${_accounts_arguments[-1]} == command-line... ]]; then
+                  words=("${(@)words[i+1,-1]}")
+                  (( CURRENT -= i ))
+                  _normal
+                  return
+                fi
+                continue ;;
               --backend=*) backend=${(Q)word#--backend=} ; continue ;;
               --*=*) continue ;;
               -*)
@@ -191,8 +209,12 @@ enum ZshCompletion {
           if [[ ${_accounts_arguments[positional+1]} == *'|method'* ]] && _accounts_is_method "${(Q)word}"; then
             ((positional += 2))
           else
-            # The account argument, for completions that depend on it (untag's tags).
-            case ${_accounts_arguments[positional+1]} in account | 'account|'*) account=${(Q)word} ;; esac
+            # The account argument, for completions that depend on it (untag's tags), and the
+            # backend argument, whose settings `backend set NAME` offers.
+            case ${_accounts_arguments[positional+1]} in
+              account | 'account|'*) account=${(Q)word} ;;
+              backend) backend=${(Q)word} ;;
+            esac
             ((positional++))
           fi
         done
