@@ -19,12 +19,15 @@ BIN = $(SCRATCH)/release
 ADAPTERS = plain hmac signed
 ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
 LIBDIR = $(PREFIX)/lib/accounts
+# `sudo make deb` (or `sudo make`) builds as the user who ran sudo: a build directory root owns
+# is one its user cannot rebuild, and a build runs package code.
+AS_USER = $(if $(SUDO_USER),$(if $(filter 0,$(shell id -u)),sudo -u $(SUDO_USER) env PATH="$(PATH)"))
 
 .PHONY: build test demo generate install uninstall deb check-package
 
 build:
-	ACCOUNTS_LAYOUT=installed swift build -c release --scratch-path $(SCRATCH)
-	scripts/swift-runtime $(BIN)/runtime $(BIN)/accounts $(BIN)/libAccountsPrivate.so $(ADAPTERS:%=$(BIN)/lib%.so)
+	$(AS_USER) env ACCOUNTS_LAYOUT=installed swift build -c release --scratch-path $(SCRATCH)
+	$(AS_USER) scripts/swift-runtime $(BIN)/runtime $(BIN)/accounts $(BIN)/libAccountsPrivate.so $(ADAPTERS:%=$(BIN)/lib%.so)
 
 test:
 	scripts/test
