@@ -1,15 +1,34 @@
-# make install PREFIX=/usr/local installs the binary, its private library (the Secret Service
-# and the adapter host), the built-in adapters, the ABI header, the completions and the man pages where a
-# system finds them. `make test` and `make demo` are the README's two commands.
+# make                     builds, as you, what an install ships: the release build linked for the
+#                          installed layout (no file names the toolchain) and the Swift runtime
+#                          it needs (scripts/swift-runtime).
+# make install PREFIX=/usr/local   (sudo if need be) copies what `make` built, never builds: the
+#                          binary, its private library (the Secret Service and the adapter host)
+#                          and the Swift runtime in PREFIX/lib/accounts, the built-in adapters, the
+#                          adapter ABI header and its pkg-config file, the completions and the man
+#                          pages, where a system finds them.
+# make deb                 builds accounts_VERSION_ARCH.deb (scripts/deb); its last line is its path.
+# make check-package       builds the package and proves it self-contained (scripts/check-package).
+# make test, make demo     the README's two commands.
+# VERSION is the one version: its first line is the version, its second the release date (the
+# binary's --version, the man pages' .TH and the package take them from there).
 PREFIX ?= /usr/local
 DESTDIR ?=
-BIN = $(shell swift build -c release --show-bin-path)
+# The installed layout's build has a directory of its own: SwiftPM keeps a build directory's
+# plan while Package.swift is unchanged, so one directory cannot switch between the layouts.
+SCRATCH = .build/installed
+BIN = $(SCRATCH)/release
 ADAPTERS = plain hmac signed
+ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
+LIBDIR = $(PREFIX)/lib/accounts
+# `sudo make deb` (or `sudo make`) builds as the user who ran sudo: a build directory root owns
+# is one its user cannot rebuild, and a build runs package code.
+AS_USER = $(if $(SUDO_USER),$(if $(filter 0,$(shell id -u)),sudo -u $(SUDO_USER) env PATH="$(PATH)"))
 
-.PHONY: build test demo generate install uninstall
+.PHONY: build test demo generate install uninstall deb check-package
 
 build:
-	swift build -c release
+	$(AS_USER) env ACCOUNTS_LAYOUT=installed swift build -c release --scratch-path $(SCRATCH)
+	$(AS_USER) scripts/swift-runtime $(BIN)/runtime $(BIN)/accounts $(BIN)/libAccountsPrivate.so $(ADAPTERS:%=$(BIN)/lib%.so)
 
 test:
 	scripts/test
@@ -20,31 +39,46 @@ demo:
 generate:
 	scripts/generate
 
-install: build
+deb: build
+	scripts/deb
+
+check-package:
+	scripts/check-package
+
+# Installs only what `make` built (so `sudo make install` never builds as root), and refuses a
+# build linked against the toolchain.
+install:
+	@readelf -d $(BIN)/accounts 2>/dev/null | grep -q 'RUNPATH.*\$$ORIGIN/\.\./lib/accounts' && [ -d $(BIN)/runtime ] \
+	  || { echo "make install: no build to install in $(BIN); run make first (as yourself, not root)" >&2; exit 1; }
 	install -Dm755 $(BIN)/accounts $(DESTDIR)$(PREFIX)/bin/accounts
 	ln -sf accounts $(DESTDIR)$(PREFIX)/bin/git-credential-accounts
-	install -Dm755 $(BIN)/libAccountsPrivate.so $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsPrivate.so
+	install -Dm644 -t $(DESTDIR)$(LIBDIR) $(BIN)/libAccountsPrivate.so $(BIN)/runtime/*.so
 	for adapter in $(ADAPTERS); do \
-	  install -Dm644 $(BIN)/lib$$adapter.so $(DESTDIR)$(PREFIX)/lib/accounts/adapters/$$adapter.so || exit 1; \
+	  install -Dm644 $(BIN)/lib$$adapter.so $(DESTDIR)$(LIBDIR)/adapters/$$adapter.so || exit 1; \
 	done
-	install -Dm644 Sources/CAccountsAdapter/include/accounts_adapter.h $(DESTDIR)$(PREFIX)/include/accounts_adapter.h
+	install -Dm644 Sources/CAccountsAdapter/include/accounts_adapter.h $(DESTDIR)$(PREFIX)/include/accounts/accounts_adapter.h
+	mkdir -p $(DESTDIR)$(PREFIX)/share/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 1p VERSION)|" scripts/accounts-adapter.pc.in \
+	  > $(DESTDIR)$(PREFIX)/share/pkgconfig/accounts-adapter.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/share/pkgconfig/accounts-adapter.pc
 	install -Dm644 completions/accounts.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/accounts
-	install -Dm644 completions/_accounts $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_accounts
+	install -Dm644 completions/_accounts $(DESTDIR)$(ZSH_COMPLETIONS)/_accounts
 	install -Dm644 completions/accounts.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/accounts.fish
 	install -Dm644 man/accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1
 	install -Dm644 man/accounts-adapter.7 $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7
 
-# Also removes the two libraries installs before libAccountsPrivate.so put there.
+# Also removes what earlier installs put elsewhere: the two libraries before
+# libAccountsPrivate.so, and the header in PREFIX/include.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/accounts $(DESTDIR)$(PREFIX)/bin/git-credential-accounts \
-	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsPrivate.so \
-	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsSecretService.so \
-	  $(DESTDIR)$(PREFIX)/lib/accounts/libAccountsAdapterHost.so \
-	  $(ADAPTERS:%=$(DESTDIR)$(PREFIX)/lib/accounts/adapters/%.so) \
+	  $(DESTDIR)$(LIBDIR)/*.so \
+	  $(ADAPTERS:%=$(DESTDIR)$(LIBDIR)/adapters/%.so) \
+	  $(DESTDIR)$(PREFIX)/include/accounts/accounts_adapter.h \
 	  $(DESTDIR)$(PREFIX)/include/accounts_adapter.h \
+	  $(DESTDIR)$(PREFIX)/share/pkgconfig/accounts-adapter.pc \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/accounts \
-	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_accounts \
+	  $(DESTDIR)$(ZSH_COMPLETIONS)/_accounts \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/accounts.fish \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7
-	-rmdir $(DESTDIR)$(PREFIX)/lib/accounts/adapters $(DESTDIR)$(PREFIX)/lib/accounts
+	-rmdir $(DESTDIR)$(LIBDIR)/adapters $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/accounts

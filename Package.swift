@@ -135,3 +135,24 @@ for target in package.targets where shipped.contains(target.name) {
     ])
   ]
 }
+
+// The installed layout (`make` sets ACCOUNTS_LAYOUT=installed, and builds in .build/installed:
+// SwiftPM keeps a build directory's plan while this file is unchanged, so one directory cannot
+// switch layouts): no file names the toolchain; each finds the Swift runtime `make install`
+// copies to PREFIX/lib/accounts through an $ORIGIN-relative RUNPATH, and the adapters load the
+// host's runtime (same sonames, so one runtime in the process). Without it (tests, benches) the
+// build directory runs against the toolchain's runtime as SwiftPM links it. SwiftPM adds
+// $ORIGIN to each RUNPATH either way.
+let runtimeSearchPaths = [
+  "accounts": "$ORIGIN/../lib/accounts",  // PREFIX/bin/accounts
+  "AccountsPrivate": "$ORIGIN",  // PREFIX/lib/accounts/libAccountsPrivate.so
+  "plain": "$ORIGIN/..", "hmac": "$ORIGIN/..", "signed": "$ORIGIN/..",  // PREFIX/lib/accounts/adapters/
+]
+if Context.environment["ACCOUNTS_LAYOUT"] == "installed" {
+  for target in package.targets {
+    guard let path = runtimeSearchPaths[target.name] else { continue }
+    target.linkerSettings = (target.linkerSettings ?? []) + [
+      .unsafeFlags(["-no-toolchain-stdlib-rpath", "-Xlinker", "-rpath=\(path)"])
+    ]
+  }
+}

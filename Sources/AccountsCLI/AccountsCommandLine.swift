@@ -4,8 +4,6 @@ import Glibc
 /// The whole command line tool: parses argv against the command table, runs the command, and
 /// turns any error into one line on stderr and the documented exit status.
 public enum AccountsCommandLine {
-  public static let version = "0.1.0"
-
   /// Runs `accounts` with the process's own argv, refusing arguments that are not UTF-8: read
   /// as Swift strings they would turn into U+FFFD, and two different names into one account.
   public static func main() -> Int32 {

@@ -24,7 +24,7 @@ enum GeneratedFiles {
       ("completions/_accounts", CompletionScripts.script(for: "zsh")!),
       ("completions/accounts.fish", CompletionScripts.script(for: "fish")!),
       ("man/accounts.1", ManRenderer.accounts1(CommandTable.all)),
-      ("man/accounts-adapter.7", AdapterManual.roff(example: String(decoding: example, as: UTF8.self), version: AccountsCommandLine.version)),
+      ("man/accounts-adapter.7", AdapterManual.roff(example: String(decoding: example, as: UTF8.self))),
     ]
   }
 }

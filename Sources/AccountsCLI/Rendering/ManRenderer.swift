@@ -1,12 +1,12 @@
 import AccountsCore
 
-/// man/accounts.1, from the command table. No date in the header, so the file changes only when
-/// the commands do.
+/// man/accounts.1, from the command table. The header's date and version are VERSION's, so the
+/// file changes only when the commands or the release do.
 enum ManRenderer {
   static func accounts1(_ commands: [CommandSpec]) -> String {
     var out = [
       ".\\\" Generated from the command table by `accounts __generate`; do not edit.",
-      ".TH ACCOUNTS 1 \"\" \"accounts \(AccountsCommandLine.version)\" \"User Commands\"",
+      ".TH ACCOUNTS 1 \"\(AccountsCommandLine.releaseDate)\" \"accounts \(AccountsCommandLine.version)\" \"User Commands\"",
       ".SH NAME",
       "accounts \\- \(escape(Documentation.tagline))",
       ".SH SYNOPSIS",
