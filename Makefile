@@ -65,6 +65,7 @@ install:
 	install -Dm644 completions/_accounts $(DESTDIR)$(ZSH_COMPLETIONS)/_accounts
 	install -Dm644 completions/accounts.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/accounts.fish
 	install -Dm644 man/accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1
+	ln -sf accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/git-credential-accounts.1
 	install -Dm644 man/accounts-adapter.7 $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7
 
 # Also removes what earlier installs put elsewhere: the two libraries before
@@ -79,6 +80,6 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/accounts \
 	  $(DESTDIR)$(ZSH_COMPLETIONS)/_accounts \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/accounts.fish \
-	  $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/git-credential-accounts.1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7
 	-rmdir $(DESTDIR)$(LIBDIR)/adapters $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/accounts
