@@ -11,6 +11,8 @@ final class FakeSecretStore: SecretStore {
   /// The error the next call of an operation ("store", "delete", "deleteAll", "exists", "lookup",
   /// "lookupAll") throws, once.
   var failNext: [String: SecretStoreError] = [:]
+  /// The error every call of an operation throws (a keyring that stays silent), after `failNext`.
+  var failAlways: [String: SecretStoreError] = [:]
   /// A store that times out but lands anyway (what a provider that was slow does).
   var storeTimesOutButLands = false
   /// Called during each store, after the item is in place: a test sabotages the index here.
@@ -21,7 +23,7 @@ final class FakeSecretStore: SecretStore {
   func text(_ key: SecretKey) -> String? { items[key].map { String(decoding: $0, as: UTF8.self) } }
 
   private func fault(_ operation: String) throws(SecretStoreError) {
-    if let error = failNext.removeValue(forKey: operation) { throw error }
+    if let error = failNext.removeValue(forKey: operation) ?? failAlways[operation] { throw error }
   }
 
   private func describe(_ key: SecretKey) -> String { "\(key.account)@\(key.backend) \(key.kind.attributeValue)" }
