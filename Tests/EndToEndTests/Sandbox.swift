@@ -52,15 +52,28 @@ final class Sandbox: @unchecked Sendable {
     return (result, loaded)
   }
 
-  /// Runs `accounts ARGUMENTS` and fails the test unless it exits 0.
+  /// Runs `accounts ARGUMENTS` and fails the test unless it exits 0: the failure is recorded,
+  /// then `CheckFailed` thrown, so the test stops there (its next lines would read output that
+  /// is not there).
   @discardableResult
   func ok(
     _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:],
     in directory: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> ProcessResult {
     let result = try run(arguments, stdin: stdin, environment: extra, in: directory)
-    #expect(result.status == 0, "accounts \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
+    guard result.status == 0 else {
+      let command = "accounts \(arguments.joined(separator: " "))"
+      Issue.record("\(command): \(result)", sourceLocation: sourceLocation)
+      throw CheckFailed(command: command, status: result.status)
+    }
     return result
+  }
+
+  /// A command `ok` ran did not exit 0 (the failure is recorded already).
+  struct CheckFailed: Error, CustomStringConvertible {
+    let command: String
+    let status: Int32
+    var description: String { "\(command) exited \(status)" }
   }
 
   /// Parses stdout as JSON.
