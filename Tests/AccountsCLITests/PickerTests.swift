@@ -20,6 +20,15 @@ import Testing
     #expect(!Picker.matches("alice@corp", filter: "alice@corpx"))
   }
 
+  @Test func theFilterIgnoresCapitalsInTheName() {
+    #expect(Picker.matches("Alice@Corp", filter: "ali"), "a name with capitals, typed in lower case")
+    #expect(Picker.matches("Alice@Corp", filter: "ac"))
+    #expect(Picker.matches("ALICE@CORP", filter: "aLi@c"))
+    var picker = picker(["Alice@corp", "bob@corp"])
+    picker.type("ali")
+    #expect(picker.matches == [0])
+  }
+
   @Test func typingFiltersAndStartsAtTheFirstMatch() {
     var picker = picker(["alice@corp", "bob@corp", "carol@gh", "al@gh"])
     picker.move(2)

@@ -193,6 +193,43 @@ import Testing
     #expect(try sandbox.invariantViolations().isEmpty)
   }
 
+  /// On a full request (protocol= and host=, as git writes it), git's username= decides: the
+  /// rule's account answers only for its own user, never for another one, saved or not. A token
+  /// that is not one line (changed in the keyring behind accounts' back) never reaches git.
+  @Test func gitsUsernameIsHonouredAndATokenThatIsNotOneLineIsNeverGiven() throws {
+    let world = try World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let work = "\(world.home)/work"
+    let port = world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+    let request = "protocol=https\nhost=127.0.0.1:\(port)\n"
+    let asAlice = try sandbox.ok(["git-credential", "get"], stdin: request + "username=alice\n\n", in: work)
+    let token = try sandbox.ok(["token", "alice"]).standardOutput
+    #expect(asAlice.standardOutput == "username=alice\npassword=\(token)", "\(asAlice)")
+    for other in ["bob", "carol"] {
+      let answer = try sandbox.ok(["git-credential", "get"], stdin: request + "username=\(other)\n\n", in: work)
+      #expect(answer.standardOutput.isEmpty, "git asked for \(other), under alice's rule: \(answer)")
+    }
+
+    for notOneLine in ["first\nsecond", "first\rsecond"] {
+      let plant = try runProcess(
+        "/usr/bin/secret-tool",
+        [
+          "store", "--label", "planted", "xdg:schema", "io.accounts.Secret",
+          "backend", "corp", "account", "alice", "kind", "token",
+        ],
+        environment: sandbox.environment, standardInput: notOneLine, timeout: 20)
+      #expect(plant.status == 0, "\(plant)")
+      // Read from the keyring itself: the kernel's token cache still holds the copy it was given.
+      let refused = try sandbox.run(
+        ["git-credential", "get"], stdin: request + "\n", environment: ["ACCOUNTS_TOKEN_CACHE": "0"], in: work)
+      #expect(refused.status == 1 && refused.standardOutput.isEmpty, "\(refused)")
+      #expect(
+        refused.standardError
+          == "accounts: git-credential: the token of alice@corp cannot be given to git: it is empty or not one line\n")
+    }
+  }
+
   @Test func anExpiredTokenIsRenewedWithTheRememberedPasswordAndNothingIsEverAsked() throws {
     let world = try World(backendArguments: ["--token-lifetime", "1"])
     defer { world.close() }

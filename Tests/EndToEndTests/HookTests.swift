@@ -60,6 +60,37 @@ import Testing
     #expect(read(out + "/token") != token)
   }
 
+  /// A token holding a NUL byte (changed in the keyring behind accounts' back) cannot be an
+  /// environment variable: the hook that asks for it is not run, never run with the token cut
+  /// at the NUL; a warning says why, the other hooks run and the switch stands.
+  @Test func aTokenWithANulByteIsNotGivenToAHook() throws {
+    let world = try World()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let out = try outputDirectory(world)
+    try sandbox.ok(["hook", "add", "switch", "printf %s \"${ACCOUNTS_TOKEN-unset}\" > '\(out)/token'", "--with-token"])
+    try sandbox.ok(["hook", "add", "switch", "touch '\(out)/plain'"])
+    try sandbox.ok(["login", "bob", "--no-hooks"])
+    let plant = try runProcess(
+      "/bin/sh",
+      [
+        "-c",
+        #"printf 'first\000second' | secret-tool store --label=x xdg:schema io.accounts.Secret "#
+          + "backend corp account bob kind token",
+      ],
+      environment: sandbox.environment, timeout: 20)
+    #expect(plant.status == 0, "\(plant)")
+
+    let switched = try sandbox.ok(["switch", "bob"])
+    #expect(
+      switched.standardError.contains(
+        "hook 1 (switch) was not run: the token contains a NUL byte, which no environment variable can hold"),
+      "\(switched)")
+    #expect(read(out + "/token") == nil, "the hook that asked for the token never ran")
+    #expect(FileManager.default.fileExists(atPath: out + "/plain"), "the other hook ran")
+    #expect(!switched.standardError.contains("first") && !switched.standardError.contains("second"))
+  }
+
   @Test func aFailingHookWarnsAndTheSwitchStands() throws {
     let world = try World()
     defer { world.close() }
