@@ -169,11 +169,7 @@ public enum TokenRefresher {
   }
 
   /// The wall clock in seconds since 1970, with its fraction (sessions end by the wall clock).
-  static func wallClock() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-  }
+  static func wallClock() -> Double { Double(wallClockMilliseconds()) / 1000 }
 }
 
 extension TokenRefresher {
