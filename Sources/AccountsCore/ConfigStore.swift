@@ -37,13 +37,7 @@ public enum ConfigFormat: DocumentFormat {
 
   public static func emptyContent() throws -> Configuration { try Configuration() }
 
-  public static func content(of bytes: [UInt8], in file: DocumentFile) throws -> Configuration {
-    try decode(bytes, file: file)
-  }
-
-  public static func bytes(of configuration: Configuration) -> [UInt8] { Array(encode(configuration).utf8) }
-
-  static func encode(_ configuration: Configuration) -> String {
+  public static func encode(_ configuration: Configuration) -> String {
     var backends = JSONObject()
     for backend in configuration.backends {
       var settings = JSONObject()
@@ -69,7 +63,7 @@ public enum ConfigFormat: DocumentFormat {
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
 
-  static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> Configuration {
+  public static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> Configuration {
     func malformed(_ detail: String) -> FileError {
       .malformed(
         path: file.path, detail: detail,

@@ -1,14 +1,14 @@
 import AccountsSystem
 
-/// How a document's content is kept in its file: what it is before the file exists, and its
-/// bytes both ways. `IndexFormat` (accounts.json) and `ConfigFormat` (config.json).
+/// How a document's content is kept in its file, as text: what it is before the file exists,
+/// and the text both ways. `IndexFormat` (accounts.json) and `ConfigFormat` (config.json).
 public protocol DocumentFormat {
   associatedtype Content: Equatable & Sendable
   /// The content while there is no file yet.
   static func emptyContent() throws -> Content
   /// The content `bytes` hold; the errors name `file`.
-  static func content(of bytes: [UInt8], in file: DocumentFile) throws -> Content
-  static func bytes(of content: Content) -> [UInt8]
+  static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> Content
+  static func encode(_ content: Content) -> String
 }
 
 /// A document several `accounts` processes may read and change at once, kept in a
@@ -33,7 +33,7 @@ public struct DocumentStore<Format: DocumentFormat>: Sendable {
   ) throws -> Result {
     try file.withLock { transaction in
       var document = LockedDocument(
-        content: try decode(transaction.bytes), transaction: transaction, encode: Format.bytes(of:))
+        content: try decode(transaction.bytes), transaction: transaction, encode: { Array(Format.encode($0).utf8) })
       return try body(&document)
     }
   }
@@ -52,7 +52,7 @@ public struct DocumentStore<Format: DocumentFormat>: Sendable {
 
   private func decode(_ bytes: [UInt8]?) throws -> Format.Content {
     guard let bytes else { return try Format.emptyContent() }
-    return try Format.content(of: bytes, in: file)
+    return try Format.decode(bytes, file: file)
   }
 }
 

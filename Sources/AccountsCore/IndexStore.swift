@@ -36,13 +36,7 @@ public enum IndexFormat: DocumentFormat {
 
   public static func emptyContent() -> AccountBook { AccountBook() }
 
-  public static func content(of bytes: [UInt8], in file: DocumentFile) throws -> AccountBook {
-    try decode(bytes, file: file)
-  }
-
-  public static func bytes(of book: AccountBook) -> [UInt8] { Array(encode(book).utf8) }
-
-  static func encode(_ book: AccountBook) -> String {
+  public static func encode(_ book: AccountBook) -> String {
     var root = JSONObject()
     root["version"] = .number(JSONNumber(version))
     root["auto_login"] = book.autoLogin.map { .string($0.description) } ?? .null
@@ -89,7 +83,7 @@ public enum IndexFormat: DocumentFormat {
     return rest
   }
 
-  static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
+  public static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
     // The index as accounts writes it, read without a JSON tree; anything else the general way.
     if let book = IndexFastReader.read(bytes) { return book }
     return try decodeGenerally(bytes, file: file)
