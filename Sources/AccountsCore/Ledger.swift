@@ -143,15 +143,25 @@ public struct Ledger {
 
   /// Replaces the remembered password of a saved account (or starts remembering one).
   public func replacePassword(of id: AccountID, with password: SecretBytes) throws {
+    try withSavedAccount(id) { account, book, index in
+      try changeSecret(SecretKey(id, .password), claimed: account.remembered, to: password, &book, &index) {
+        $0.remembered = true
+      }
+    }
+  }
+
+  /// `body` with the index's lock held, given `id`'s account as the index holds it now (the
+  /// provider adopted first when asked); `unknown` when it is not saved (removed meanwhile).
+  func withSavedAccount<Result>(
+    _ id: AccountID, _ body: (Account, inout AccountBook, inout LockedDocument<AccountBook>) throws -> Result
+  ) throws -> Result {
     try adoptSecretServiceIfAsked()
-    try index.withLock { index in
+    return try index.withLock { index in
       var book = index.content
       guard let account = book[id] else {
         throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
       }
-      try changeSecret(SecretKey(id, .password), claimed: account.remembered, to: password, &book, &index) {
-        $0.remembered = true
-      }
+      return try body(account, &book, &index)
     }
   }
 
@@ -170,7 +180,8 @@ public struct Ledger {
     let previous = claimed ? try store.lookup(key) : nil
     try carryOut(
       SecretChange(
-        of: id, inKeyring: { store in if let value { try store.store(value, for: key) } else { try store.delete(key) } },
+        of: id,
+        inKeyring: { store in if let value { try store.store(value, for: key) } else { try store.delete(key) } },
         claim: { book in book.update(id, claim) },
         undo: { store in
           if let previous { try? store.store(previous, for: key) } else if value != nil { try? store.delete(key) }
