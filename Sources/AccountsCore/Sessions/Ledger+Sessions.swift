@@ -58,7 +58,7 @@ extension Ledger {
     guard let token else { throw SessionFailure.noToken(id) }
     // A new account's backend must still exist: `removeBackend` holds this lock while it removes one.
     if book[id] == nil { _ = try config.load().backend(named: id.backend) }
-    let claimed = (password: book[id]?.remembered == true, token: book[id]?.token != nil)
+    let claimedBefore = (password: book[id]?.remembered == true, token: book[id]?.token != nil)
     var applied = transition
     if password == nil { applied.storePassword = false }
     var stored: [SecretKey] = []
@@ -77,7 +77,9 @@ extension Ledger {
         // The index could not take the claims: what it did not claim before goes again. A
         // replaced secret that it did claim stays replaced, which keeps the claim true.
         undo: { store in
-          for key in stored where !(key.kind == .password ? claimed.password : claimed.token) { try? store.delete(key) }
+          for key in stored where !(key.kind == .password ? claimedBefore.password : claimedBefore.token) {
+            try? store.delete(key)
+          }
         }),
       &book, &index)
   }
