@@ -19,11 +19,16 @@ import Testing
     let lockPath = world.sandbox.indexPath + ".sessions.lock"
     let held = try HeldLoginLock(lockPath)
     let waiter = try BackgroundAccounts(world.sandbox, arguments)
-    try waiter.waitUntilWaitingFor(lockPath: lockPath)
-    waiter.stop()
-    try waiter.waitUntilStopped()
-    held.release()
-    try world.sandbox.ok(["login", "alice"])
+    do {
+      try waiter.waitUntilWaitingFor(lockPath: lockPath)
+      waiter.stop()
+      try waiter.waitUntilStopped()
+      held.release()
+      try world.sandbox.ok(["login", "alice"])
+    } catch {
+      waiter.kill()
+      throw error
+    }
     return waiter
   }
 
