@@ -3,7 +3,7 @@ import AccountsCLI
 /// man/accounts-adapter.7: how to write an adapter. `example` is the text of
 /// Tests/Fixtures/adapters/example.c, embedded verbatim in EXAMPLE.
 ///
-/// The page is data (AdapterManual+Text.swift) rendered here. The header's date and version are
+/// The page is data (AdapterManual+Text.swift and the files beside it) rendered here. The header's date and version are
 /// VERSION's, so the file changes only when its text, the example or the release does.
 enum AdapterManual {
   static func roff(
