@@ -18,6 +18,7 @@ DESTDIR ?=
 SCRATCH = .build/installed
 BIN = $(SCRATCH)/release
 ADAPTERS = plain hmac signed
+PRODUCTS = accounts AccountsPrivate $(ADAPTERS)
 ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
 LIBDIR = $(PREFIX)/lib/accounts
 # `sudo make deb` (or `sudo make`) builds as the user who ran sudo: a build directory root owns
@@ -26,8 +27,12 @@ AS_USER = $(if $(SUDO_USER),$(if $(filter 0,$(shell id -u)),sudo -u $(SUDO_USER)
 
 .PHONY: build test demo generate install uninstall deb check-package
 
+# Only the products it installs (swift build takes one --product at a time): not the build-only
+# generator (accounts-generate) nor the tests' helpers.
 build:
-	$(AS_USER) env ACCOUNTS_LAYOUT=installed swift build -c release --scratch-path $(SCRATCH)
+	for product in $(PRODUCTS); do \
+	  $(AS_USER) env ACCOUNTS_LAYOUT=installed swift build -c release --scratch-path $(SCRATCH) --product $$product || exit 1; \
+	done
 	$(AS_USER) scripts/swift-runtime $(BIN)/runtime $(BIN)/accounts $(BIN)/libAccountsPrivate.so $(ADAPTERS:%=$(BIN)/lib%.so)
 
 test:

@@ -30,6 +30,10 @@ let package = Package(
     .target(
       name: "AccountsCLI", dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate"]
     ),
+    // Build-only, never a product nor installed: writes completions/ and man/ from the command
+    // table (scripts/generate; the drift tests use its module), so the man pages' prose and
+    // renderers stay out of the accounts binary. `make` builds the products it installs, not this.
+    .executableTarget(name: "accounts-generate", dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem"]),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
     .target(name: "AccountsCore", dependencies: ["AccountsJSON", "AccountsSystem", "CHiredis"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
@@ -99,7 +103,8 @@ let package = Package(
       name: "AccountsCoreTests", dependencies: ["AccountsCore", "AccountsSystem", "LeaseProbe", "TestSupport"]
     ),
     .testTarget(
-      name: "AccountsCLITests", dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem", "TestSupport"]
+      name: "AccountsCLITests",
+      dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem", "TestSupport", "accounts-generate"]
     ),
     .testTarget(
       name: "SecretServiceTests",

@@ -39,17 +39,17 @@ enum CompletionKind: String, Sendable, CaseIterable {
 }
 
 /// One option of a command, or a global option.
-struct OptionSpec: Sendable, Hashable {
+package struct OptionSpec: Sendable, Hashable {
   /// The name after `--`.
-  let long: String
-  let short: Character?
+  package let long: String
+  package let short: Character?
   /// Nil for a flag; else how the help shows the value, e.g. "KEY=VALUE".
-  let valueName: String?
-  let repeatable: Bool
+  package let valueName: String?
+  package let repeatable: Bool
   /// The parser rejects the command line without it; usage shows it without brackets.
-  let required: Bool
+  package let required: Bool
   let completion: CompletionKind
-  let help: String
+  package let help: String
 
   init(
     _ long: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false,
@@ -74,7 +74,7 @@ struct OptionSpec: Sendable, Hashable {
 
 /// One positional argument of a command. `CommandSpec.layoutProblems` says which sequences of
 /// them the parser can bind; `ArgumentBinding` binds them.
-struct ArgumentSpec: Sendable, Hashable {
+package struct ArgumentSpec: Sendable, Hashable {
   /// Which words an argument takes.
   enum Kind: Sendable, Hashable {
     /// Any word.
@@ -90,8 +90,8 @@ struct ArgumentSpec: Sendable, Hashable {
     case trailingCommand
   }
 
-  let name: String
-  let help: String
+  package let name: String
+  package let help: String
   let completion: CompletionKind
   let kind: Kind
   let optional: Bool
@@ -125,7 +125,7 @@ struct ArgumentSpec: Sendable, Hashable {
   }
 
   /// "USER", "[USER]", "KEY=VALUE...", "-- CMD..."
-  var usage: String {
+  package var usage: String {
     let base = name + (variadic ? "..." : "")
     if kind == .trailingCommand { return optional ? "[-- \(base)]" : "-- " + base }
     return optional ? "[\(base)]" : base
@@ -167,24 +167,25 @@ enum SecretInput: Sendable {
 
 /// A command or a group of subcommands: its spelling, help, options and handler are written
 /// here once, and the parser, `--help`, the completion scripts and the man page all read them.
-struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
   typealias Handler = @Sendable (Invocation, Environment) throws -> Void
 
-  let name: String
-  let aliases: [String]
+  package let name: String
+  package let aliases: [String]
   /// One line, lower case, no full stop: shown in command lists.
-  let summary: String
+  package let summary: String
   /// Paragraphs for `--help` and the man page.
-  let discussion: String
-  let arguments: [ArgumentSpec]
-  let options: [OptionSpec]
+  package let discussion: String
+  package let arguments: [ArgumentSpec]
+  package let options: [OptionSpec]
   /// (command line, what it does)
-  let examples: [(String, String)]
+  package let examples: [(String, String)]
   let subcommands: [CommandSpec]
   /// The subcommand run when a group is called without one.
   let defaultSubcommand: String?
-  /// Internal commands (completion entry point, file generation): parsed, never listed.
-  let hidden: Bool
+  /// Internal commands (the completion entry point, the helper processes accounts starts):
+  /// parsed, never listed.
+  package let hidden: Bool
   /// The secret it reads, if any (a command with --password-stdin reads a password).
   let secretInput: SecretInput?
   let handler: Handler?
@@ -246,12 +247,12 @@ struct CommandSpec: Sendable {
 }
 
 /// A command together with the path of group names that leads to it, e.g. `backend add`.
-struct CommandPath: Sendable {
+package struct CommandPath: Sendable {
   let groups: [CommandSpec]
-  let command: CommandSpec
+  package let command: CommandSpec
 
   /// "backend add"
-  var name: String { (groups.map(\.name) + [command.name]).joined(separator: " ") }
+  package var name: String { (groups.map(\.name) + [command.name]).joined(separator: " ") }
 
   /// "accounts backend add NAME --adapter A [--set KEY=VALUE...]"
   var usage: String { usageParts.joined(separator: " ") }

@@ -1,8 +1,8 @@
 /// Every command, in the order `--help` and the man page list them. Each command's spelling,
 /// options and help are written once, in its own file; the parser, `--help`, the completion
 /// scripts and the man page all read this list.
-enum CommandTable {
-  static let all: [CommandSpec] = [
+package enum CommandTable {
+  package static let all: [CommandSpec] = [
     ListCommand.spec,
     AddCommand.spec,
     RemoveCommand.spec,
@@ -41,14 +41,13 @@ enum CommandTable {
     CompletionCommand.spec,
     HelpCommand.spec,
     CompleteCommand.spec,
-    GenerateCommand.spec,
     ProbeAdaptersCommand.spec,
     LeaseKeeperCommand.spec,
     TokenRefresherCommand.spec,
   ]
 
   /// Every runnable command with its path, groups expanded, hidden ones included.
-  static var paths: [CommandPath] {
+  package static var paths: [CommandPath] {
     all.flatMap { command in
       command.isGroup
         ? command.subcommands.map { CommandPath(groups: [command], command: $0) }

@@ -18,7 +18,7 @@ struct Invocation: Sendable {
 }
 
 /// Options every command accepts, before or after the command name.
-enum GlobalOptions {
+package enum GlobalOptions {
   static let json = OptionSpec(
     "json", help: "print machine-readable JSON on stdout, with stable keys")
   static let backend = OptionSpec(
@@ -27,5 +27,5 @@ enum GlobalOptions {
   static let help = OptionSpec("help", short: "h", help: "show help for the command and exit")
   static let version = OptionSpec("version", help: "print the version and exit")
 
-  static let all = [json, backend, help, version]
+  package static let all = [json, backend, help, version]
 }

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import AccountsCLI
+@testable import accounts_generate
 
 /// completions/ and man/ are generated from the command table and committed; they must not
 /// drift from it.

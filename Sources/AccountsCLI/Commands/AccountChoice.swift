@@ -2,7 +2,7 @@ import AccountsCore
 
 /// The account a command that takes `[USER]` uses, and which step of SPEC §3 chose it
 /// (`accounts which --explain` says it; a command may word its messages by it).
-struct AccountChoice: Sendable, Equatable {
+package struct AccountChoice: Sendable, Equatable {
   /// The steps of SPEC §3, in the order they are tried: the first that names an account wins.
   enum Source: String, Sendable, CaseIterable {
     /// USER on the command line.
@@ -19,12 +19,12 @@ struct AccountChoice: Sendable, Equatable {
 
   /// `pick`'s order in words, for the help of the commands that take [USER] and the man
   /// page's SESSIONS section: the one text, as there is one resolver.
-  static let orderText =
+  package static let orderText =
     "USER; --account USER; ACCOUNTS_ACCOUNT; the directory rule (`accounts rule add DIR USER`) of the "
     + "longest directory that contains the current one; the account in the auto-login slot"
 
   /// What happens when `pick` finds nobody, for the same texts.
-  static let pickerText =
+  package static let pickerText =
     "When none of them names an account, login, logout and exec let you choose one with the picker of "
     + "`accounts switch` on a terminal; otherwise the command exits 2. `accounts which --explain` says "
     + "which step chose the account."

@@ -119,7 +119,7 @@ func shellQuoted(_ text: String) -> String {
 
 extension String {
   /// Foundation-free replacement of every occurrence of `target`.
-  func replacingOccurrences(of target: String, with replacement: String) -> String {
+  package func replacingOccurrences(of target: String, with replacement: String) -> String {
     guard !target.isEmpty else { return self }
     var result = ""
     var rest = self[...]

@@ -1,6 +1,6 @@
 /// The completion scripts, generated from the command table.
-enum CompletionScripts {
-  static func script(for shell: String) -> String? {
+package enum CompletionScripts {
+  package static func script(for shell: String) -> String? {
     let model = CompletionModel(commands: CommandTable.all)
     switch shell {
     case "bash": return BashCompletion.render(model)

@@ -1,7 +1,7 @@
 import AccountsCore
 
 /// `--help` text, from the command table.
-enum HelpRenderer {
+package enum HelpRenderer {
   /// Help for one command or group, or for the whole tool when `path` is nil.
   static func help(for path: CommandPath?, in commands: [CommandSpec]) -> String {
     guard let path else { return toolHelp(commands) }
@@ -42,7 +42,7 @@ enum HelpRenderer {
 
   private static func toolHelp(_ commands: [CommandSpec]) -> String {
     var lines = ["accounts: \(Documentation.tagline)", "", "Usage: accounts [COMMAND] [OPTIONS]", ""]
-    lines += TextWrap.wrap(paragraphs(Documentation.description[0])[0])
+    lines += TextWrap.wrap(paragraphs(Documentation.overview)[0])
     lines += ["", "Commands:"]
     for command in commands where !command.hidden {
       lines += TextWrap.definition(command.name, command.summary, column: 20)
@@ -61,7 +61,7 @@ enum HelpRenderer {
   }
 
   /// Paragraphs are separated by blank lines in the table's multi-line strings.
-  static func paragraphs(_ text: String) -> [String] {
+  package static func paragraphs(_ text: String) -> [String] {
     var paragraphs: [[Substring]] = [[]]
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
       if line.isEmpty {
@@ -73,7 +73,7 @@ enum HelpRenderer {
     return paragraphs.map { $0.joined(separator: " ") }.filter { !$0.isEmpty }
   }
 
-  static func capitalised(_ text: String) -> String {
+  package static func capitalised(_ text: String) -> String {
     text.prefix(1).uppercased() + text.dropFirst()
   }
 

@@ -1,8 +1,9 @@
+import AccountsCLI
 import AccountsCore
 import AccountsSystem
 import Glibc
 
-/// The files generated from the command table and committed: `accounts __generate DIR` writes
+/// The files generated from the command table and committed: `accounts-generate DIR` writes
 /// them (scripts/generate), and a test fails when the committed copies differ.
 enum GeneratedFiles {
   /// The C adapter the adapter manual embeds; the tests compile and run the same file.

@@ -1,16 +1,12 @@
+import AccountsCLI
 import AccountsCore
 
-/// The tool-level text that `--help` and the man page share.
-enum Documentation {
-  static let tagline = "remember every login, fill in passwords, switch accounts"
-
+/// The man page's prose: built into the generator only, never into the accounts binary (the
+/// tagline and the overview, which `accounts help` prints too, are in AccountsCLI).
+extension Documentation {
+  /// DESCRIPTION: the overview, then what only the man page says.
   static let description = [
-    """
-    accounts is a QQ-style account switcher for the terminal. It remembers every account you \
-    have saved, fills in remembered passwords, keeps one account in an auto-login slot, and \
-    keeps every secret (passwords, tokens, secret backend settings) in the freedesktop Secret \
-    Service (gnome-keyring, KeePassXC) through libsecret. Files hold no secrets.
-    """,
+    overview,
     """
     An account is USER@BACKEND; USER alone or a unique prefix is enough when it names one \
     account. A backend is a named login target served by an adapter.
@@ -238,54 +234,4 @@ enum Documentation {
   ]
 
   static let seeAlso = ["accounts-adapter(7)", "secret-tool(1)", "gnome-keyring-daemon(1)", "seahorse(1)"]
-}
-
-/// Greedy word wrap for help text.
-enum TextWrap {
-  /// `text` broken into lines of at most `width` characters, each prefixed by `indent` spaces.
-  static func wrap(_ text: String, width: Int = 80, indent: Int = 0) -> [String] {
-    let prefix = String(repeating: " ", count: indent)
-    var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-      if !line.isEmpty, indent + line.count + 1 + word.count > width {
-        lines.append(prefix + line)
-        line = ""
-      }
-      line += (line.isEmpty ? "" : " ") + word
-    }
-    if !line.isEmpty { lines.append(prefix + line) }
-    return lines
-  }
-
-  /// A shell command line broken at spaces into lines that end in ` \`, so it can still be
-  /// pasted; continuation lines are indented two more spaces. A word is never split.
-  static func commandLine(_ text: String, width: Int = 80, indent: Int = 0) -> [String] {
-    let prefix = String(repeating: " ", count: indent)
-    var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ") {
-      let lineIndent = lines.isEmpty ? indent : indent + 2
-      if !line.isEmpty, lineIndent + line.count + 1 + word.count + 2 > width {
-        lines.append(line + " \\")
-        line = ""
-      }
-      line += (line.isEmpty ? "" : " ") + word
-    }
-    lines.append(line)
-    return lines.enumerated().map { prefix + ($0.offset == 0 ? "" : "  ") + $0.element }
-  }
-
-  /// Two columns: `term` padded to `column`, then the wrapped `text`.
-  static func definition(_ term: String, _ text: String, column: Int, width: Int = 80) -> [String] {
-    var wrapped = wrap(text, width: width, indent: column)
-    guard !wrapped.isEmpty else { return ["  " + term] }
-    let first = wrapped[0].dropFirst(column)
-    if term.count + 2 + 2 <= column {
-      wrapped[0] = "  " + term + String(repeating: " ", count: column - term.count - 2) + first
-    } else {
-      wrapped.insert("  " + term, at: 0)
-    }
-    return wrapped
-  }
 }

@@ -1,3 +1,4 @@
+import AccountsCLI
 import AccountsCore
 
 /// man/accounts.1, from the command table. The header's date and version are VERSION's, so the
@@ -5,7 +6,7 @@ import AccountsCore
 enum ManRenderer {
   static func accounts1(_ commands: [CommandSpec]) -> String {
     var out = [
-      ".\\\" Generated from the command table by `accounts __generate`; do not edit.",
+      ".\\\" Generated from the command table by scripts/generate; do not edit.",
       ".TH ACCOUNTS 1 \"\(AccountsCommandLine.releaseDate)\" \"accounts \(AccountsCommandLine.version)\" \"User Commands\"",
       ".SH NAME",
       "accounts \\- \(escape(Documentation.tagline))",

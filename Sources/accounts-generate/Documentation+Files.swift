@@ -1,5 +1,7 @@
 /// The man page's CONFIGURATION and JSON CONTRACT sections: what the files hold and what
 /// scripts may rely on in --json output.
+import AccountsCLI
+
 extension Documentation {
   /// CONFIGURATION: config.json and the index, key by key (ConfigFormat, IndexFormat).
   static let configuration = [

@@ -1,0 +1,56 @@
+import AccountsSystem
+
+// Backend preparation: once per flow, shared by its threads.
+extension SessionFlow {
+  /// A backend ready for its adapter: the adapter described, the settings checked against its
+  /// declaration, the secret settings read from the keyring.
+  public struct PreparedBackend: Sendable {
+    public var config: BackendConfig
+    public var adapter: AdapterDescription
+    public var secretSettings: [String: SecretBytes]
+  }
+
+  /// Prepares `name`, once per flow.
+  public func prepare(_ name: String) throws -> PreparedBackend {
+    if let ready = prepared.get(name) { return ready }
+    let config = try ledger.config.load()
+    let backend = try config.backend(named: name)
+    let adapter = try host().describe(backend.adapter, in: searchPath)
+    let problems = BackendSettingsCheck(adapter: adapter).problems(settings: backend.settings, secretNames: backend.secretSettings)
+    if let first = problems.first {
+      throw CommandError(.failure, "backend \(backend.name): \(first)", fix: "see `accounts backend show \(backend.name)`")
+    }
+    var values: [String: SecretBytes] = [:]
+    if !backend.secretSettings.isEmpty {
+      // The adapter's own; accounts' (lease_store_password) is read by the lease commands.
+      for setting in backend.secretSettings
+      where !OwnBackendSetting.isOwnSecret(setting) || adapter.setting(named: setting) != nil {
+        guard let value = try ledger.claimedSecret(.setting(setting, backend: name), recorded: config.secretService) else {
+          throw CommandError(
+            .loginRequired, "backend \(name): its secret setting \(setting) is not in the keyring",
+            fix: "remove the backend and add it again (`accounts backend remove \(name)`)")
+        }
+        values[setting] = value
+      }
+    }
+    let ready = PreparedBackend(config: backend, adapter: adapter, secretSettings: values)
+    prepared.set(name, ready)
+    return ready
+  }
+
+  /// Forgets the backends prepared so far: the next `prepare` reads the configuration and the
+  /// keyring again (`--refresh`, whose flow lasts as long as a command runs).
+  func forgetPreparedBackends() {
+    prepared.clear()
+  }
+}
+
+/// The backends a flow has prepared, shared by its threads.
+final class PreparedBackends: @unchecked Sendable {
+  private var backends: [String: SessionFlow.PreparedBackend] = [:]
+  private let lock = Lock()
+
+  func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.locked { backends[name] } }
+  func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.locked { backends[name] = backend } }
+  func clear() { lock.locked { backends = [:] } }
+}

@@ -1,0 +1,148 @@
+import AccountsSystem
+
+// The entry points: one per session command (SPEC §4 through `SessionRules` and the ledger).
+extension SessionFlow {
+  /// `login`: logs `id` in (saving it when new) with the password from `source`.
+  public func logIn(_ id: AccountID, password source: PasswordSource, remember: Bool, takeSlot: Bool) throws -> ActiveSession {
+    let backend = try prepare(id.backend)
+    let (password, remembered) = try password(for: id, source)
+    return try locks.exclusive(id) {
+      try logIn(
+        id, password, rememberedOne: remembered, remember: remember && !remembered, takeSlot: takeSlot, backend,
+        asking: source.mayAsk)
+    }
+  }
+
+  /// `switch`: `id` takes the slot with its valid session, else after a login (remembered
+  /// password, else `source`). `reused`: no login was needed. A session the index records as
+  /// valid is reused on the index's word, without the network or the keyring (the ledger keeps
+  /// the index's claims true; a token deleted behind its back is found by the next command that
+  /// reads it).
+  public func switchTo(_ id: AccountID, password source: PasswordSource) throws -> (session: SessionSummary, reused: Bool) {
+    if let reused = try reuse(id) { return (reused, true) }
+    let backend = try prepare(id.backend)
+    let (password, remembered) = try password(for: id, source)
+    return try locks.exclusive(id) {
+      // Another command may have logged the account in while this one waited.
+      if let reused = try reuse(id) { return (reused, true) }
+      let session = try logIn(
+        id, password, rememberedOne: remembered, remember: false, takeSlot: true, backend, asking: source.mayAsk)
+      return (session.summary, false)
+    }
+  }
+
+  /// The slot for `id`'s valid session, on the index's word; nil when it has none.
+  private func reuse(_ id: AccountID) throws -> SessionSummary? {
+    // Twice at most: another command may log the account in between the look and the record.
+    for _ in 0..<2 {
+      guard let account = try ledger.index.load()[id] else {
+        throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
+      }
+      guard case .valid(let until) = account.tokenState(at: now()) else { return nil }
+      if case .applied = try ledger.record(.sessionReused, for: id, observed: ObservedSession(account), at: now()) {
+        return SessionSummary(id: id, sessionValues: account.session, expiresAt: until)
+      }
+    }
+    return nil
+  }
+
+  /// The session `token`, `exec`, `request` and `current --check` use: the stored one when its
+  /// expiry has not passed (proved with the backend when `prove`), after logging in again once
+  /// when it expired and the password is remembered; with no session at all, a login with the
+  /// password from `source`.
+  public func session(for id: AccountID, prove: Bool, password source: PasswordSource) throws -> ActiveSession {
+    try session(for: id, prove: prove, password: source, read: nil)
+  }
+
+  /// `session(for:)`, with the token already read when `read` has it (`status` reads them all at
+  /// once).
+  func session(for id: AccountID, prove: Bool, password source: PasswordSource, read: ReadTokens?) throws -> ActiveSession {
+    if let stored = try storedSession(id, read: read) { return try use(stored, prove: prove, asking: source.mayAsk) }
+    let backend = try prepare(id.backend)
+    let (password, remembered) = try password(for: id, source)
+    return try locks.exclusive(id) {
+      // Another command may have logged the account in while this one waited.
+      if let stored = try storedSession(id) { return try use(stored, prove: prove, asking: source.mayAsk) }
+      return try logIn(
+        id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend, asking: source.mayAsk)
+    }
+  }
+
+  /// A stored session, trusted by its expiry or proved with the backend. `asking`: a login
+  /// again may ask a person for a one-time code.
+  private func use(_ stored: ActiveSession, prove: Bool, asking: Bool) throws -> ActiveSession {
+    let id = stored.id
+    guard case .valid = tokenState(stored) else {
+      let backend = try prepare(id.backend)
+      return try react(
+        to: .sessionExpired(message: "its expiry passed"), on: stored, backend, mayLogInAgain: true, asking: asking)
+    }
+    guard prove else { return stored }
+    let backend = try prepare(id.backend)
+    let outcome = try run(.check(token: stored.token), for: stored, backend)
+    guard case .ok = outcome else {
+      return try react(to: outcome, on: stored, backend, mayLogInAgain: true, asking: asking)
+    }
+    var proved = stored
+    proved.origin = .proved
+    return proved
+  }
+
+  /// `request`: one CALL with the session of `id`; on "expired", logs in again once and
+  /// retries once. Returns the backend's answer.
+  public func call(
+    _ id: AccountID, method: String, path: String, parameters: [(String, String)], password source: PasswordSource
+  ) throws -> AdapterSuccess {
+    var session = try self.session(for: id, prove: false, password: source)
+    let backend = try prepare(id.backend)
+    while true {
+      let outcome = try run(.call(token: session.token, method: method, path: path, parameters: parameters), for: session, backend)
+      if case .ok(let success) = outcome { return success }
+      session = try react(
+        to: outcome, on: session, backend, mayLogInAgain: session.origin == .stored, asking: source.mayAsk)
+    }
+  }
+
+  /// `logout`: ends the session here (SPEC §4: the token deleted, the slot emptied, through the
+  /// ledger), then tells the backend when it can, with the token kept in memory only. Telling
+  /// it is best effort: a failure there is a warning, and an adapter that crashes or exits
+  /// during the call (which ends the process) finds the account logged out already; a kill
+  /// between the two steps leaves the backend untold, nothing inconsistent. Returns the warnings.
+  public func logOut(_ id: AccountID) throws -> [String] {
+    var warnings: [String] = []
+    let session = try storedSession(id)
+    if session == nil { warnings.append("\(id) had no session") }
+    try ledger.record(.loggedOut, for: id, at: now())
+    if try ledger.index.load().unsettled.contains(id) {
+      // The index no longer claims the token; the keyring could not delete it yet.
+      warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")
+    }
+    if let session {
+      do {
+        let backend = try prepare(id.backend)
+        let outcome = try run(.logout(token: session.token), for: session, backend)
+        if let failure = SessionFailure(outcome, subject: id.description) {
+          warnings.append("the backend was not told: \(failure.message)")
+        }
+      } catch let error as any UserFacingError {
+        warnings.append("the backend was not told: \(error.message)")
+      }
+    }
+    return warnings
+  }
+
+  /// `backend test`: one LOGIN of `user` on `backendName` and, when it works, one LOGOUT,
+  /// recording nothing. Throws the LOGIN's verdict; the LOGOUT's outcome comes back as it is.
+  public func trial(_ user: String, on backendName: String, password source: PasswordSource) throws -> (AdapterSuccess, logout: AdapterOutcome) {
+    let backend = try prepare(backendName)
+    let id = AccountID(user: user, backend: backendName)
+    let (password, _) = try password(for: id, source)
+    let code = try oneTimeCode(for: id, backend, asking: source.mayAsk)
+    let outcome = try run(.login(password: password, oneTimeCode: code?.code), user: user, sessionValues: [:], backend)
+    guard case .ok(let success) = outcome else {
+      throw SessionFailure(outcome, subject: id.description, oneTimeCode: code?.origin)!
+    }
+    guard let token = success.token else { return (success, .ok(AdapterSuccess())) }
+    return (success, try run(.logout(token: token), user: user, sessionValues: success.sessionValues, backend))
+  }
+}

@@ -1,0 +1,152 @@
+import AccountsSystem
+
+// The steps the entry points share: the stored session, the password, a LOGIN, a verdict carried
+// out, one adapter operation within the budget.
+extension SessionFlow {
+  /// The stored session of `id`, nil when the index claims no token. A claimed token the
+  /// keyring does not have is a claim settled away: no session.
+  func storedSession(_ id: AccountID, read: ReadTokens? = nil) throws -> ActiveSession? {
+    let book = try ledger.index.load()
+    guard let account = book[id] else { throw AccountLookupError.unknown(id.description, backend: nil, suggestions: []) }
+    guard let record = account.token else { return nil }
+    let key = SecretKey(id, .token)
+    // Read with every other token (`status`), else on its own; from the recorded provider only.
+    guard let token = try read?.token(key, for: ObservedSession(account))
+      ?? ledger.claimedToken(of: account, in: book, at: now())
+    else {
+      _ = try? ledger.settle(id)
+      return nil
+    }
+    return ActiveSession(
+      id: id, token: token, sessionValues: account.session, expiresAt: record.expiresAt, origin: .stored,
+      observed: ObservedSession(account))
+  }
+
+  func tokenState(_ session: ActiveSession) -> TokenState {
+    guard let expiresAt = session.expiresAt else { return .valid(until: nil) }
+    return expiresAt > now() ? .valid(until: expiresAt) : .expired(at: expiresAt)
+  }
+
+  /// The password for a login: the given one, the remembered one, or the answer to `ask`.
+  /// `remembered`: it came from the keyring.
+  func password(for id: AccountID, _ source: PasswordSource) throws -> (SecretBytes, remembered: Bool) {
+    if case .given(let password) = source { return (password, false) }
+    let book = try ledger.index.load()
+    if book[id]?.remembered == true, let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: book.secretService) {
+      notice("using the remembered password of \(id)")
+      return (password, true)
+    }
+    if case .rememberedOrAsk(let ask) = source, let password = try ask(id) { return (password, false) }
+    throw SessionFailure.loginRequired(id)
+  }
+
+  /// One LOGIN, and its verdict carried out. A rejected password clears what is remembered only
+  /// when it was the remembered one (changed elsewhere); a mistyped one changes nothing. When
+  /// the backend needs a one-time code, it is got right before the LOGIN (asking a person only
+  /// when `asking`); a rejection then may be the code's, so it forgets nothing.
+  func logIn(
+    _ id: AccountID, _ password: SecretBytes, rememberedOne: Bool, remember: Bool, takeSlot: Bool,
+    _ backend: PreparedBackend, asking: Bool, again: Bool = false
+  ) throws -> ActiveSession {
+    let code = try oneTimeCode(for: id, backend, asking: asking)
+    let outcome = try run(
+      .login(password: password, oneTimeCode: code?.code), user: id.user, sessionValues: [:], backend)
+    guard case .ok(let success) = outcome else {
+      if case .wrongPassword = outcome, rememberedOne, code == nil {
+        if case .applied(let transition) = try ledger.record(.passwordRejected, for: id, at: now()) {
+          throw SessionFailure(outcome, subject: id.description, next: transition.next)!
+        }
+      }
+      throw SessionFailure(outcome, subject: id.description, oneTimeCode: code?.origin)!
+    }
+    guard let token = success.token else { throw SessionFailure.noToken(id) }
+    if let (variable, problem) = SessionExport.problem(token: token, userID: success.sessionValues["userId"]) {
+      throw SessionFailure.unexportable(id, variable: variable, problem: problem)
+    }
+    let at = now()
+    let expiresAt = Timestamp.lifetime(success.expiresIn).map { at.adding(seconds: $0) }
+    let login = LoginRecord(expiresAt: expiresAt, session: success.sessionValues, generation: Self.newGeneration())
+    try ledger.record(
+      .loggedIn(remember: remember, takeSlot: takeSlot), for: id, token: token, password: remember ? password : nil,
+      login: login, at: at)
+    var account = Account(id: id, addedAt: at)
+    account.lastLogin = at
+    account.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
+    return ActiveSession(
+      id: id, token: token, sessionValues: success.sessionValues, expiresAt: expiresAt,
+      origin: again ? .loggedInAgain : .loggedIn, observed: ObservedSession(account))
+  }
+
+  /// 16 random hex digits naming a new session.
+  static func newGeneration() -> String {
+    let text = String(UInt64.random(in: .min ... .max), radix: 16)  // the system's generator
+    return String(repeating: "0", count: 16 - text.count) + text
+  }
+
+  /// A backend's verdict other than ok on `session`: SPEC §4 carried out. Returns the session
+  /// to go on with when the rules log in again (at most once: `mayLogInAgain`), else throws
+  /// the verdict's failure.
+  func react(
+    to outcome: AdapterOutcome, on session: ActiveSession, _ backend: PreparedBackend, mayLogInAgain: Bool,
+    asking: Bool
+  ) throws -> ActiveSession {
+    let id = session.id
+    let event: SessionEvent
+    switch outcome {
+    case .ok: return session
+    case .sessionExpired: event = .tokenExpired
+    case .kicked: event = .takenOver
+    case .wrongPassword: event = .passwordRejected
+    case .upgradeRequired: event = .upgradeRequired
+    case .backendError, .adapterFailed: throw SessionFailure(outcome, subject: id.description)!
+    }
+    return try locks.exclusive(id) {
+      switch try ledger.record(event, for: id, observed: session.observed, leased: leased, at: now()) {
+      case .stale:
+        // Another command renewed the session while this one asked the backend: take its
+        // session (as this command's one login again). If it ended instead, say so; never log
+        // in again then, since the other command may have been told "signed in elsewhere".
+        guard mayLogInAgain, let current = try storedSession(id), case .valid = tokenState(current) else {
+          throw SessionFailure(outcome, subject: id.description)!
+        }
+        var again = current
+        again.origin = .loggedInAgain
+        return again
+      case .applied(let transition) where transition.next == .loginAgainOnce:
+        guard mayLogInAgain else {
+          guard case .sessionExpired(let message) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
+          throw SessionFailure.expiredAgain(subject: id.description, message: message)
+        }
+        guard let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
+          throw SessionFailure.loginRequired(id)
+        }
+        let what = event == .takenOver ? "was taken over by another login (the account is leased)" : "expired"
+        notice("\(id): the session \(what); logging in again with the remembered password")
+        return try logIn(
+          id, password, rememberedOne: true, remember: false, takeSlot: false, backend, asking: asking, again: true)
+      case .applied(let transition):
+        throw SessionFailure(outcome, subject: id.description, next: transition.next)!
+      }
+    }
+  }
+
+  func run(_ operation: AdapterOperation, for session: ActiveSession, _ backend: PreparedBackend) throws -> AdapterOutcome {
+    try run(operation, user: session.id.user, sessionValues: session.sessionValues, backend)
+  }
+
+  func run(
+    _ operation: AdapterOperation, user: String, sessionValues: [String: String], _ backend: PreparedBackend
+  ) throws -> AdapterOutcome {
+    guard let left = budget.next() else { return budget.spentOutcome }
+    let request = AdapterRequest(
+      adapter: backend.config.adapter, backend: backend.config.name, settings: backend.config.settings, user: user,
+      sessionValues: sessionValues, operation: operation, timeout: left)
+    let outcome = try host().run(request, secretSettings: backend.secretSettings, in: searchPath)
+    // An operation given only the rest of the budget that failed when it ran out was cut short
+    // by it: say so, rather than "did not answer within 0.8 s".
+    switch outcome {
+    case .backendError, .adapterFailed: return left < timeout && budget.isSpent ? budget.spentOutcome : outcome
+    default: return outcome
+    }
+  }
+}
