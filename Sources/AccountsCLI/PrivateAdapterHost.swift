@@ -4,6 +4,7 @@ import AccountsSystem
 import CAccountsAdapter
 import CAccountsPrivate
 import Glibc
+import SecretMemory
 
 /// The adapter host, through the private library (`PrivateLibrary`), loaded by the commands
 /// that use adapters. It brings GLib and libcurl, which `list` and completion must not pay for.

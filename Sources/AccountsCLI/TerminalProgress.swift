@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// A line of progress on the terminal's stderr ("checking 12/30"), rewritten in place and
 /// cleared at the end, as gh's and apt's are. It never reaches a file or a pipe: when stderr is

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 /// One setting an adapter declares (`acc_setting` in the ABI header).
 public struct AdapterSetting: Equatable, Sendable {
@@ -149,18 +150,16 @@ public enum AdapterOperation: Sendable {
 }
 
 extension AdapterOperation: Equatable {
-  /// Secrets compare by their bytes.
+  /// Secrets compare by their bytes; the parameters are tuples, which leave `==` to write by hand.
   public static func == (lhs: AdapterOperation, rhs: AdapterOperation) -> Bool {
     switch (lhs, rhs) {
     case (.login(let left, let leftCode), .login(let right, let rightCode)):
-      left.isEqual(to: right)
-        && (leftCode == nil && rightCode == nil
-          || leftCode.map { code in rightCode.map { code.isEqual(to: $0) } ?? false } ?? false)
+      left == right && leftCode == rightCode
     case (.check(let left), .check(let right)), (.logout(let left), .logout(let right)):
-      left.isEqual(to: right)
+      left == right
     case (.call(let leftToken, let leftMethod, let leftPath, let leftParameters),
       .call(let rightToken, let rightMethod, let rightPath, let rightParameters)):
-      leftToken.isEqual(to: rightToken) && leftMethod == rightMethod && leftPath == rightPath
+      leftToken == rightToken && leftMethod == rightMethod && leftPath == rightPath
         && leftParameters.elementsEqual(rightParameters, by: ==)
     case (.validate, .validate): true
     default: false
@@ -242,18 +241,6 @@ public struct AdapterSuccess: Equatable, Sendable {
     self.sessionValues = sessionValues
     self.body = body
     self.message = message
-  }
-
-  /// Tokens compare by their bytes.
-  public static func == (lhs: AdapterSuccess, rhs: AdapterSuccess) -> Bool {
-    let sameToken =
-      switch (lhs.token, rhs.token) {
-      case (nil, nil): true
-      case (let left?, let right?): left.isEqual(to: right)
-      default: false
-      }
-    return sameToken && lhs.expiresIn == rhs.expiresIn && lhs.sessionValues == rhs.sessionValues
-      && lhs.body == rhs.body && lhs.message == rhs.message
   }
 }
 

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 /// What a secret is for; stored as the item attribute `kind` (SPEC §2).
 public enum SecretKind: Hashable, Sendable {
   case password

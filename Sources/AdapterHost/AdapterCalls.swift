@@ -3,6 +3,7 @@ import AccountsJSON
 import AccountsSystem
 import CAccountsAdapter
 import Glibc
+import SecretMemory
 
 // The adapter host's calls in the table of libAccountsPrivate.so (accounts_private.h, built by
 // AccountsPrivate/Entry.swift), called by the command line (AccountsCLI/PrivateAdapterHost.swift).

@@ -3,6 +3,7 @@ import AccountsSystem
 import AccountsText
 import CAccountsAdapter
 import Glibc
+import SecretMemory
 
 /// The bounds the host puts on every operation.
 public struct AdapterLimits: Sendable {

@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 import Testing
 
 @testable import AccountsCLI

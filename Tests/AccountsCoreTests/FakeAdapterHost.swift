@@ -1,5 +1,6 @@
 @testable import AccountsCore
 import AccountsSystem
+import SecretMemory
 
 /// An adapter host for the session flow's unit tests: answers each operation from a script and
 /// records every call in order ("login alice pw", "check alice T1", "call alice GET me T1",

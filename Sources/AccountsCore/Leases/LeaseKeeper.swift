@@ -1,6 +1,7 @@
 import AccountsJSON
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// The process that keeps a held Redis lease alive (`accounts __lease-keeper`, started by
 /// `RedisLeaseStore.tryAcquire`).
@@ -28,14 +29,6 @@ public enum LeaseKeeper {
     var lease: String
     var keys: [String]
     var values: [[UInt8]]
-
-    public static func == (lhs: Order, rhs: Order) -> Bool {
-      lhs.address == rhs.address && lhs.ttlMilliseconds == rhs.ttlMilliseconds
-        && lhs.setAtNanoseconds == rhs.setAtNanoseconds && lhs.keys == rhs.keys
-        && lhs.values == rhs.values && lhs.lease == rhs.lease && lhs.timeoutMilliseconds == rhs.timeoutMilliseconds
-        && (lhs.password == nil) == (rhs.password == nil)
-        && (lhs.password.map { l in rhs.password.map { l.isEqual(to: $0) } ?? false } ?? true)
-    }
 
     /// One line: JSON, the password in hex (never anywhere but this pipe).
     func encoded() -> [UInt8] {

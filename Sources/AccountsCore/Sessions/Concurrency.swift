@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 /// A Secret Service reached by one thread at a time, connected on first use: the library's
 /// calls are made for one caller, and the keyring daemon serialises them anyway.
