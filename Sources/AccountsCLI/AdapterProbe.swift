@@ -29,7 +29,7 @@ struct AdapterProbe {
 
   /// Every adapter file in `searchPath` as `accounts adapters` lists it, each loaded in a
   /// child process of its own.
-  func entries(_ searchPath: AdapterSearchPath) throws(AdapterError) -> [AdapterEntry] {
+  func entries(_ searchPath: AdapterSearchPath) throws(AdapterLoadError) -> [AdapterEntry] {
     var entries = searchPath.survey()
     for index in entries.indices where entries[index].isPending {
       entries[index] = try probe(entries[index])
@@ -39,7 +39,7 @@ struct AdapterProbe {
 
   /// The adapter called `name` (the first file of that name), loaded in a child process;
   /// nothing else is loaded.
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     let entries = searchPath.survey()
     guard let found = entries.first(where: { $0.name == name && $0.isPending }) else {
       throw Self.notFound(name, in: entries, searchPath)
@@ -50,7 +50,7 @@ struct AdapterProbe {
   /// The description of adapter `name` in entries already probed, or why there is none.
   static func description(
     of name: String, in entries: [AdapterEntry], _ searchPath: AdapterSearchPath
-  ) throws(AdapterError) -> AdapterDescription {
+  ) throws(AdapterLoadError) -> AdapterDescription {
     guard let entry = entries.first(where: { $0.name == name && $0.shadowedBy == nil && $0.refusal != AdapterSearchPath.misnamedReason }) else {
       throw notFound(name, in: entries, searchPath)
     }
@@ -60,13 +60,13 @@ struct AdapterProbe {
     return description
   }
 
-  private static func notFound(_ name: String, in entries: [AdapterEntry], _ searchPath: AdapterSearchPath) -> AdapterError {
+  private static func notFound(_ name: String, in entries: [AdapterEntry], _ searchPath: AdapterSearchPath) -> AdapterLoadError {
     let known = Set(entries.filter { $0.refusal != AdapterSearchPath.misnamedReason }.map(\.name))
     return .notFound(name: name, searched: searchPath.directories.map(\.path), known: known.sorted())
   }
 
   /// The entry of `file`, loaded in a child of its own.
-  func probe(_ file: AdapterEntry) throws(AdapterError) -> AdapterEntry {
+  func probe(_ file: AdapterEntry) throws(AdapterLoadError) -> AdapterEntry {
     let child: ChildProcess
     do {
       // No crash report: the child's death is the report, and a backtrace takes seconds.
@@ -152,7 +152,7 @@ struct AdapterProbe {
 enum ProbeLine {
   case ready
   case entry(AdapterEntry)
-  case error(AdapterError)
+  case error(AdapterLoadError)
   case unreadable
 
   init(text: String) {
@@ -166,7 +166,7 @@ enum ProbeLine {
     } else if let entry = try? reader.member("entry").map({ (entry) throws(JSONShapeError) in try AdapterEntry(wireReader: entry) }) {
       self = .entry(entry)
     } else if let error = try? reader.string("error") {
-      self = .error(AdapterError(wireText: error))
+      self = .error(AdapterLoadError(wireText: error))
     } else {
       self = .unreadable
     }

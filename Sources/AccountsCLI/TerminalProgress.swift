@@ -124,14 +124,14 @@ final class NoticingAdapterHost: AdapterHosting {
 
   func probe(_ path: String) -> AdapterEntry { host.probe(path) }
 
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     try host.describe(name, in: searchPath)
   }
 
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> AdapterOutcome
+    throws(AdapterLoadError) -> AdapterOutcome
   {
-    try notice.around(request.backend) { () throws(AdapterError) in
+    try notice.around(request.backend) { () throws(AdapterLoadError) in
       try host.run(request, secretSettings: secretSettings, in: searchPath)
     }
   }

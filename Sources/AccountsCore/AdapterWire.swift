@@ -244,7 +244,7 @@ extension AdapterOutcome {
   }
 }
 
-extension AdapterError {
+extension AdapterLoadError {
   public var wireText: String {
     let value: JSONObject
     switch self {

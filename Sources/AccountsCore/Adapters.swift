@@ -245,7 +245,7 @@ public struct AdapterSuccess: Equatable, Sendable {
 }
 
 /// Why no adapter could run.
-public enum AdapterError: UserFacingError, Equatable {
+public enum AdapterLoadError: UserFacingError, Equatable {
   /// libAccountsPrivate.so is missing or does not fit; `fix` is the refusal's own, if it has one.
   case hostMissing(detail: String, fix: String? = nil)
   case notFound(name: String, searched: [String], known: [String])
@@ -288,9 +288,9 @@ public protocol AdapterHosting: AnyObject, Sendable {
   /// commands that list adapters, since a broken adapter can take the process down.
   func probe(_ path: String) -> AdapterEntry
   /// The adapter called `name`, loaded.
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription
   /// Runs one operation with the backend's secret settings (by setting name); a LOGIN that
   /// succeeds carries its token in the `AdapterSuccess`.
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> AdapterOutcome
+    throws(AdapterLoadError) -> AdapterOutcome
 }

@@ -32,7 +32,7 @@ public struct AdapterSessionRunner {
 
   public init(
     adapter: LoadedAdapter, transport: any HTTPTransport = CurlTransport(),
-    host: UnsafePointer<acc_host> = HostServices.standard, limits: AdapterLimits = AdapterLimits()
+    host: UnsafePointer<acc_host> = HostServiceTable.standard, limits: AdapterLimits = AdapterLimits()
   ) {
     self.adapter = adapter
     self.transport = transport

@@ -29,13 +29,13 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
 
   func probe(_ path: String) -> AdapterEntry { AdapterEntry(path: path, name: "fake") }
 
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     AdapterDescription(
       name: name, version: "1", summary: "fake", abiVersion: 1 << 16, settings: declared, path: "/fake/\(name).so")
   }
 
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> AdapterOutcome
+    throws(AdapterLoadError) -> AdapterOutcome
   {
     // The fallback runs outside the lock: tests of concurrency put their own waits in it.
     let scripted: AdapterOutcome? = lock.locked {
