@@ -91,7 +91,7 @@ struct AdapterProbe {
     case .ended(let termination):
       throw .hostMissing(detail: "accounts __probe-adapters ended before loading \(file.path) (\(Self.describe(termination)))")
     case .timedOut:
-      throw .hostMissing(detail: "accounts __probe-adapters did not start within \(Self.seconds(timeout))")
+      throw .hostMissing(detail: "accounts __probe-adapters did not start within \(DurationText.seconds(timeout))")
     }
     let answer: AdapterEntry
     switch child.next(until: deadline) {
@@ -102,7 +102,7 @@ struct AdapterProbe {
       answer = entry
     case .lineTooLong: return file.refused(Self.protocolReason)
     case .ended(let termination): return file.refused(Self.reason(termination))
-    case .timedOut: return file.refused("did not finish loading within \(Self.seconds(timeout)); stopped it")
+    case .timedOut: return file.refused("did not finish loading within \(DurationText.seconds(timeout)); stopped it")
     }
     // The child exits as soon as it has answered: another line, another end, or no end is
     // the file's doing (a thread it started, a destructor that cannot run).
@@ -110,7 +110,7 @@ struct AdapterProbe {
     case .ended(.exited(0)): return answer
     case .ended(let termination): return file.refused(Self.reason(termination))
     case .line, .lineTooLong: return file.refused(Self.protocolReason)
-    case .timedOut: return file.refused("did not finish loading within \(Self.seconds(timeout)); stopped it")
+    case .timedOut: return file.refused("did not finish loading within \(DurationText.seconds(timeout)); stopped it")
     }
   }
 
@@ -138,11 +138,6 @@ struct AdapterProbe {
     case .signaled(let signal): ChildProcess.signalName(signal)
     case .exited(let status): "exit status \(status)"
     }
-  }
-
-  /// "1 s", "0.5 s"
-  static func seconds(_ value: Double) -> String {
-    value == value.rounded() ? "\(Int(value)) s" : "\((value * 10).rounded() / 10) s"
   }
 }
 

@@ -105,7 +105,7 @@ public struct AdapterSessionRunner {
   }
 
   func notAnswering(_ timeout: Double) -> AdapterOutcome {
-    .adapterFailed(message: "adapter \(name) did not answer within \(Seconds.text(timeout)); it may be stuck")
+    .adapterFailed(message: "adapter \(name) did not answer within \(DurationText.seconds(timeout)); it may be stuck")
   }
 
   private func makeConfig(
@@ -237,7 +237,7 @@ private struct StepLoop {
   }
 
   private func timedOut() -> AdapterOutcome {
-    .backendError(message: "the backend did not answer within \(Seconds.text(timeout)) (adapter \(name))")
+    .backendError(message: "the backend did not answer within \(DurationText.seconds(timeout)) (adapter \(name))")
   }
 
   /// The pointers one step call uses, handed to the worker thread.

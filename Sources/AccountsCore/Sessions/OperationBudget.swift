@@ -28,9 +28,8 @@ final class OperationBudget: @unchecked Sendable {
 
   /// The verdict of an operation the budget did not let run, or cut short.
   var spentOutcome: AdapterOutcome {
-    let text = seconds == seconds.rounded() ? "\(Int(seconds))" : "\((seconds * 10).rounded() / 10)"
-    return .backendError(
-      message: "gave up after --timeout \(text) s, the time for all of this command's backend calls together")
+    .backendError(
+      message: "gave up after --timeout \(DurationText.seconds(seconds)), the time for all of this command's backend calls together")
   }
 
   private static func now() -> UInt64 { monotonicNanoseconds() }
