@@ -1,5 +1,6 @@
 import AccountsSystem
 import SecretMemory
+import Synchronization
 /// Where a login's password comes from.
 public enum PasswordSource: Sendable {
   /// Given for this command (`--password-stdin`).
@@ -479,11 +480,11 @@ public struct SessionFlow: @unchecked Sendable {
 /// The backends a flow has prepared, shared by its threads.
 private final class PreparedBackends: @unchecked Sendable {
   private var backends: [String: SessionFlow.PreparedBackend] = [:]
-  private let lock = Lock()
+  private let lock = Mutex(())
 
-  func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.locked { backends[name] } }
-  func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.locked { backends[name] = backend } }
-  func clear() { lock.locked { backends = [:] } }
+  func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.withLock { _ in backends[name] } }
+  func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.withLock { _ in backends[name] = backend } }
+  func clear() { lock.withLock { _ in backends = [:] } }
 }
 
 /// One line of `status`.
@@ -506,12 +507,12 @@ public struct StatusEntry: Sendable {
 private final class StatusResults: @unchecked Sendable {
   private var slots: [StatusEntry.Outcome?]
   private var silence: (status: ExitStatus, message: String)?
-  private let lock = Lock()
+  private let lock = Mutex(())
 
   /// The keyring's first timeout, after which no account asks it again.
   var keyringSilence: (status: ExitStatus, message: String)? {
-    get { lock.locked { silence } }
-    set { lock.locked { if silence == nil { silence = newValue } } }
+    get { lock.withLock { _ in silence } }
+    set { lock.withLock { _ in if silence == nil { silence = newValue } } }
   }
 
   private var done = 0
@@ -524,7 +525,7 @@ private final class StatusResults: @unchecked Sendable {
 
   /// Keeps `entry` and tells `each` under the lock, so that it is told one entry at a time.
   func set(_ index: Int, _ entry: StatusEntry) {
-    lock.locked {
+    lock.withLock { _ in
       slots[index] = entry.outcome
       done += 1
       each(entry, done)
@@ -532,7 +533,7 @@ private final class StatusResults: @unchecked Sendable {
   }
 
   func entries(_ ids: [AccountID]) -> [StatusEntry] {
-    lock.locked { zip(ids, slots).map { StatusEntry(id: $0, outcome: $1 ?? .noSession) } }
+    lock.withLock { _ in zip(ids, slots).map { StatusEntry(id: $0, outcome: $1 ?? .noSession) } }
   }
 }
 
