@@ -120,7 +120,8 @@ let package = Package(
     .testTarget(
       name: "AdapterHostTests",
       dependencies: [
-        "AdapterHost", "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "SecretMemory", "TestSupport",
+        "AdapterHost", "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "SecretMemory",
+        "TestSupport",
       ]
     ),
     .testTarget(

@@ -3,11 +3,12 @@ import Testing
 
 /// Every form the one duration formatter prints, at the edges between its units.
 @Suite struct DurationTextTests {
-  @Test(arguments: [
-    (0, "0 s"), (45, "45 s"), (59, "59 s"), (60, "1 min"), (119, "1 min"), (3599, "59 min"), (3600, "1 h"),
-    (3659, "1 h"), (3660, "1 h 1 min"), (9000, "2 h 30 min"), (86399, "23 h 59 min"), (86400, "1 d"),
-    (3 * 86400 + 7200, "3 d"),
-  ] as [(Int64, String)])
+  @Test(
+    arguments: [
+      (0, "0 s"), (45, "45 s"), (59, "59 s"), (60, "1 min"), (119, "1 min"), (3599, "59 min"), (3600, "1 h"),
+      (3659, "1 h"), (3660, "1 h 1 min"), (9000, "2 h 30 min"), (86399, "23 h 59 min"), (86400, "1 d"),
+      (3 * 86400 + 7200, "3 d"),
+    ] as [(Int64, String)])
   func aSpanReadsInItsLargestUnits(seconds: Int64, text: String) {
     #expect(DurationText.span(seconds: seconds) == text)
   }
@@ -22,7 +23,9 @@ import Testing
     #expect(DurationText.seconds(exactly: seconds) == text)
   }
 
-  @Test(arguments: [(30_000, "30 s"), (1500, "1.5 s"), (1, "0.001 s"), (0, "0 s"), (90_250, "90.25 s")] as [(Int64, String)])
+  @Test(
+    arguments: [(30_000, "30 s"), (1500, "1.5 s"), (1, "0.001 s"), (0, "0 s"), (90_250, "90.25 s")] as [(Int64, String)]
+  )
   func millisecondsReadAsSeconds(milliseconds: Int64, text: String) {
     #expect(DurationText.seconds(milliseconds: milliseconds) == text)
   }

@@ -18,7 +18,9 @@ public final class SerializedSecretStore: SecretStore, @unchecked Sendable {
     get throws { try connect() }
   }
 
-  public func store(_ secret: SecretBytes, for key: SecretKey) throws { try mutex.withLock { _ in try inner.store(secret, for: key) } }
+  public func store(_ secret: SecretBytes, for key: SecretKey) throws {
+    try mutex.withLock { _ in try inner.store(secret, for: key) }
+  }
   public func lookup(_ key: SecretKey) throws -> SecretBytes? { try mutex.withLock { _ in try inner.lookup(key) } }
   public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
     try mutex.withLock { _ in try inner.lookupAll(kind: kind) }
@@ -31,7 +33,9 @@ public final class SerializedSecretStore: SecretStore, @unchecked Sendable {
   public func deleteAll(backend: String, account: String) throws {
     try mutex.withLock { _ in try inner.deleteAll(backend: backend, account: account) }
   }
-  public func deleteSettings(backend: String) throws { try mutex.withLock { _ in try inner.deleteSettings(backend: backend) } }
+  public func deleteSettings(backend: String) throws {
+    try mutex.withLock { _ in try inner.deleteSettings(backend: backend) }
+  }
   public func lock() throws -> String { try mutex.withLock { _ in try inner.lock() } }
   public func report() throws -> SecretServiceReport { try mutex.withLock { _ in try inner.report() } }
 }
