@@ -37,9 +37,9 @@ let package = Package(
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
     // The system below the domain, Glibc only: file descriptors, safe paths, child processes,
-    // ELF headers, the kernel keyring (the token cache) and a bare
-    // session-bus client that asks whether the keyring collection is locked, so a cached token
-    // is served without loading libsecret or GLib.
+    // ELF headers, the kernel keyring (the token cache) and a bare session-bus client that asks
+    // whether the keyring collection is locked, so a cached token is served without loading
+    // libsecret or GLib.
     .target(name: "AccountsSystem", dependencies: ["CAccountsSystem", "SecretMemory"]),
     // Secret bytes, wiped when released and compared in constant time: one type for the host and
     // the adapter kit (built into every adapter), so Glibc only and tiny.
