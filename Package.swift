@@ -28,22 +28,26 @@ let package = Package(
     .executableTarget(name: "accounts", dependencies: ["AccountsCLI"]),
     // The command line: the command table, the parser, one file per command, renderers.
     .target(
-      name: "AccountsCLI", dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate"]
+      name: "AccountsCLI",
+      dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate", "SecretMemory"]
     ),
     // Build-only, never a product nor installed: writes completions/ and man/ from the command
     // table (scripts/generate; the drift tests use its module), so the man pages' prose and
     // renderers stay out of the accounts binary. `make` builds the products it installs, not this.
     .executableTarget(name: "accounts-generate", dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem"]),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
-    .target(name: "AccountsCore", dependencies: ["AccountsJSON", "AccountsSystem", "CHiredis"]),
+    .target(name: "AccountsCore", dependencies: ["AccountsJSON", "AccountsSystem", "CHiredis", "SecretMemory"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
     // The system below the domain, Glibc only: file descriptors, safe paths, child processes,
-    // ELF headers, wiped secret bytes, the kernel keyring (the token cache) and a bare
-    // session-bus client that asks whether the keyring collection is locked, so a cached token
-    // is served without loading libsecret or GLib.
-    .target(name: "AccountsSystem", dependencies: ["CAccountsSystem"]),
+    // ELF headers, the kernel keyring (the token cache) and a bare session-bus client that asks
+    // whether the keyring collection is locked, so a cached token is served without loading
+    // libsecret or GLib.
+    .target(name: "AccountsSystem", dependencies: ["CAccountsSystem", "SecretMemory"]),
+    // Secret bytes, wiped when released and compared in constant time: one type for the host and
+    // the adapter kit (built into every adapter), so Glibc only and tiny.
+    .target(name: "SecretMemory"),
     // keyctl(2) and add_key(2), which glibc does not wrap and Swift cannot reach through the
     // variadic syscall(2): typed inline wrappers in one header.
     .target(name: "CAccountsSystem"),
@@ -67,7 +71,7 @@ let package = Package(
     ),
     // The libsecret wrapper: the only code that touches CLibSecret. Built into
     // libAccountsPrivate.so (see the product above), never into the executable.
-    .target(name: "SecretService", dependencies: ["AccountsCore", "AccountsSystem", "CLibSecret"]),
+    .target(name: "SecretService", dependencies: ["AccountsCore", "AccountsSystem", "CLibSecret", "SecretMemory"]),
     .systemLibrary(
       name: "CLibSecret",
       pkgConfig: "libsecret-1",
@@ -80,7 +84,9 @@ let package = Package(
     // HTTP requests with libcurl. Built into libAccountsPrivate.so, never the executable.
     .target(
       name: "AdapterHost",
-      dependencies: ["AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl"]
+      dependencies: [
+        "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl", "SecretMemory",
+      ]
     ),
     .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
     // libcurl, dlopened on the first request (most adapter commands send none), with typed
@@ -88,32 +94,39 @@ let package = Package(
     .target(name: "CCurl"),
 
     // What the built-in adapters share: the ABI in Swift terms, form encoding, replies.
-    .target(name: "AdapterKit", dependencies: ["CAccountsAdapter", "AccountsJSON", "AccountsText"], path: "Plugins/AdapterKit"),
+    .target(
+      name: "AdapterKit", dependencies: ["CAccountsAdapter", "AccountsJSON", "AccountsText", "SecretMemory"],
+      path: "Plugins/AdapterKit"),
     .target(name: "plain", dependencies: ["AdapterKit"], path: "Plugins/plain"),
     .target(name: "hmac", dependencies: ["AdapterKit"], path: "Plugins/hmac"),
-    .target(name: "signed", dependencies: ["AdapterKit"], path: "Plugins/signed"),
+    .target(name: "signed", dependencies: ["AdapterKit", "SecretMemory"], path: "Plugins/signed"),
 
     // Helpers shared by the tests: a private headless keyring, running the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
-    .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem"]),
+    .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem", "SecretMemory"]),
+    .testTarget(name: "SecretMemoryTests", dependencies: ["SecretMemory"]),
     // Takes leases in a process of its own, for the lease store's tests.
     .executableTarget(name: "LeaseProbe", dependencies: ["AccountsCore", "AccountsSystem"], path: "Tests/LeaseProbe"),
     .testTarget(
-      name: "AccountsCoreTests", dependencies: ["AccountsCore", "AccountsSystem", "LeaseProbe", "TestSupport"]
+      name: "AccountsCoreTests",
+      dependencies: ["AccountsCore", "AccountsSystem", "LeaseProbe", "SecretMemory", "TestSupport"]
     ),
     .testTarget(
       name: "AccountsCLITests",
-      dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem", "TestSupport", "accounts-generate"]
+      dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem", "SecretMemory", "TestSupport", "accounts-generate"]
     ),
     .testTarget(
       name: "SecretServiceTests",
-      dependencies: ["SecretService", "AccountsCore", "AccountsSystem", "TestSupport"]
+      dependencies: ["SecretService", "AccountsCore", "AccountsSystem", "SecretMemory", "TestSupport"]
     ),
-    .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit"]),
+    .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit", "SecretMemory"]),
     .testTarget(
       name: "AdapterHostTests",
-      dependencies: ["AdapterHost", "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "TestSupport"]
+      dependencies: [
+        "AdapterHost", "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "SecretMemory",
+        "TestSupport",
+      ]
     ),
     .testTarget(
       name: "EndToEndTests",
@@ -130,7 +143,7 @@ let package = Package(
 // which Swift Testing runs concurrently, keep them.
 let shipped: Set = [
   "accounts", "AccountsCLI", "AccountsCore", "AccountsJSON", "AccountsSystem", "AccountsText", "AccountsPrivate",
-  "SecretService", "AdapterHost", "AdapterKit", "plain", "hmac", "signed",
+  "SecretService", "AdapterHost", "AdapterKit", "plain", "hmac", "signed", "SecretMemory",
 ]
 for target in package.targets where shipped.contains(target.name) {
   target.swiftSettings = (target.swiftSettings ?? []) + [

@@ -1,3 +1,5 @@
+import SecretMemory
+
 /// One adapter, in Swift terms: what it is, which settings it takes, and how it makes sessions.
 ///
 /// A plugin declares a type conforming to `Adapter` and exports it with `ExportedAdapter`;

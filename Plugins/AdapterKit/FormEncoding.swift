@@ -1,4 +1,5 @@
 import AccountsText
+import SecretMemory
 
 /// One field of a form body or query string. The value is secret bytes because it may be a
 /// password or a proof derived from one.

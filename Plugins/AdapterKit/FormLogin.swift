@@ -1,3 +1,5 @@
+import SecretMemory
+
 /// The settings of the form-login family (the plain and hmac adapters): a form with the user
 /// name and a password field, a JSON reply, the token in a header afterwards.
 public struct FormLoginSettings: Sendable {

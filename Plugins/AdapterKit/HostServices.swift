@@ -1,3 +1,5 @@
+import SecretMemory
+
 /// Digest algorithms the host computes (ACC_DIGEST_*).
 public enum DigestAlgorithm: Int32, Sendable {
   case md5 = 1

@@ -1,3 +1,5 @@
+import SecretMemory
+
 /// How the plain adapter's password field carries the password (the `encoding` setting).
 public enum PasswordEncoding: Sendable {
   /// The password as is.

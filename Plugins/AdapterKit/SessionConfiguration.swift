@@ -1,3 +1,5 @@
+import SecretMemory
+
 /// What a session is for: the adapter's copy of acc_session_config, owned by the session.
 public struct SessionConfiguration: Sendable {
   public var operation: Operation

@@ -1,3 +1,5 @@
+import SecretMemory
+
 /// A backend's settings as the host lent them, with the adapter's defaults and checks.
 ///
 /// Secret settings (ACC_SETTING_SECRET) are kept as `SecretBytes` and only ever read through

@@ -1,5 +1,6 @@
 import AdapterKit
 import CAccountsAdapter
+import SecretMemory
 
 /// The library's one export: the descriptor of the signed adapter.
 @_cdecl("accounts_adapter_v1")

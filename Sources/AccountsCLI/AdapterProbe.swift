@@ -29,7 +29,7 @@ struct AdapterProbe {
 
   /// Every adapter file in `searchPath` as `accounts adapters` lists it, each loaded in a
   /// child process of its own.
-  func entries(_ searchPath: AdapterSearchPath) throws(AdapterError) -> [AdapterEntry] {
+  func entries(_ searchPath: AdapterSearchPath) throws(AdapterLoadError) -> [AdapterEntry] {
     var entries = searchPath.survey()
     for index in entries.indices where entries[index].isPending {
       entries[index] = try probe(entries[index])
@@ -39,7 +39,7 @@ struct AdapterProbe {
 
   /// The adapter called `name` (the first file of that name), loaded in a child process;
   /// nothing else is loaded.
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     let entries = searchPath.survey()
     guard let found = entries.first(where: { $0.name == name && $0.isPending }) else {
       throw Self.notFound(name, in: entries, searchPath)
@@ -50,7 +50,7 @@ struct AdapterProbe {
   /// The description of adapter `name` in entries already probed, or why there is none.
   static func description(
     of name: String, in entries: [AdapterEntry], _ searchPath: AdapterSearchPath
-  ) throws(AdapterError) -> AdapterDescription {
+  ) throws(AdapterLoadError) -> AdapterDescription {
     guard let entry = entries.first(where: { $0.name == name && $0.shadowedBy == nil && $0.refusal != AdapterSearchPath.misnamedReason }) else {
       throw notFound(name, in: entries, searchPath)
     }
@@ -60,13 +60,13 @@ struct AdapterProbe {
     return description
   }
 
-  private static func notFound(_ name: String, in entries: [AdapterEntry], _ searchPath: AdapterSearchPath) -> AdapterError {
+  private static func notFound(_ name: String, in entries: [AdapterEntry], _ searchPath: AdapterSearchPath) -> AdapterLoadError {
     let known = Set(entries.filter { $0.refusal != AdapterSearchPath.misnamedReason }.map(\.name))
     return .notFound(name: name, searched: searchPath.directories.map(\.path), known: known.sorted())
   }
 
   /// The entry of `file`, loaded in a child of its own.
-  func probe(_ file: AdapterEntry) throws(AdapterError) -> AdapterEntry {
+  func probe(_ file: AdapterEntry) throws(AdapterLoadError) -> AdapterEntry {
     let child: ChildProcess
     do {
       // No crash report: the child's death is the report, and a backtrace takes seconds.
@@ -91,7 +91,7 @@ struct AdapterProbe {
     case .ended(let termination):
       throw .hostMissing(detail: "accounts __probe-adapters ended before loading \(file.path) (\(Self.describe(termination)))")
     case .timedOut:
-      throw .hostMissing(detail: "accounts __probe-adapters did not start within \(Self.seconds(timeout))")
+      throw .hostMissing(detail: "accounts __probe-adapters did not start within \(DurationText.seconds(timeout))")
     }
     let answer: AdapterEntry
     switch child.next(until: deadline) {
@@ -102,7 +102,7 @@ struct AdapterProbe {
       answer = entry
     case .lineTooLong: return file.refused(Self.protocolReason)
     case .ended(let termination): return file.refused(Self.reason(termination))
-    case .timedOut: return file.refused("did not finish loading within \(Self.seconds(timeout)); stopped it")
+    case .timedOut: return file.refused("did not finish loading within \(DurationText.seconds(timeout)); stopped it")
     }
     // The child exits as soon as it has answered: another line, another end, or no end is
     // the file's doing (a thread it started, a destructor that cannot run).
@@ -110,7 +110,7 @@ struct AdapterProbe {
     case .ended(.exited(0)): return answer
     case .ended(let termination): return file.refused(Self.reason(termination))
     case .line, .lineTooLong: return file.refused(Self.protocolReason)
-    case .timedOut: return file.refused("did not finish loading within \(Self.seconds(timeout)); stopped it")
+    case .timedOut: return file.refused("did not finish loading within \(DurationText.seconds(timeout)); stopped it")
     }
   }
 
@@ -139,11 +139,6 @@ struct AdapterProbe {
     case .exited(let status): "exit status \(status)"
     }
   }
-
-  /// "1 s", "0.5 s"
-  static func seconds(_ value: Double) -> String {
-    value == value.rounded() ? "\(Int(value)) s" : "\((value * 10).rounded() / 10) s"
-  }
 }
 
 /// What `accounts __probe-adapters` writes: `{"ready": true}` once the adapter host is loaded,
@@ -152,7 +147,7 @@ struct AdapterProbe {
 enum ProbeLine {
   case ready
   case entry(AdapterEntry)
-  case error(AdapterError)
+  case error(AdapterLoadError)
   case unreadable
 
   init(text: String) {
@@ -166,7 +161,7 @@ enum ProbeLine {
     } else if let entry = try? reader.member("entry").map({ (entry) throws(JSONShapeError) in try AdapterEntry(wireReader: entry) }) {
       self = .entry(entry)
     } else if let error = try? reader.string("error") {
-      self = .error(AdapterError(wireText: error))
+      self = .error(AdapterLoadError(wireText: error))
     } else {
       self = .unreadable
     }

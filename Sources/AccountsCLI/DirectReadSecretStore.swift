@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 import Synchronization
 
 /// The Secret Service as commands use it: a secret that is readable now is read over a bare

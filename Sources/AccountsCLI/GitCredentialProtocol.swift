@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// What git tells a credential helper on stdin (git-credential(1)): `key=value` lines up to a
 /// blank line or the end of input. Read strictly, because the values end up deciding whose token
@@ -8,15 +9,6 @@ import Glibc
 /// rather than guessed at, and error messages name lines by number, never by content (a `store`
 /// or `erase` request carries the password).
 struct GitCredentialRequest: Equatable {
-  static func == (lhs: GitCredentialRequest, rhs: GitCredentialRequest) -> Bool {
-    guard lhs.values == rhs.values else { return false }
-    switch (lhs.password, rhs.password) {
-    case (nil, nil): return true
-    case (let left?, let right?): return left.isEqual(to: right)  // no copy of either
-    default: return false
-    }
-  }
-
   /// More than any request git writes (a URL, a path, a few `wwwauth[]` headers); a bound on
   /// what a hostile writer can make us hold.
   static let inputLimit = 65536

@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// Running the user's hooks after `switch`, `login` and `logout` succeeded: the one place that
 /// does it, so the three commands only say which event happened to which account.

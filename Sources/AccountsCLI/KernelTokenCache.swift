@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// The token cache in the kernel keyring (`TokenCache`): one "user" key per account in the
 /// user's keyring, named after this setup, readable by this user only, gone after at most 15

@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// Which lease store keeps an account's leases (issue 17): ACCOUNTS_LEASE_STORE when set, else
 /// its backend's `lease_store` setting, else this machine's. Never a silent fall back from a

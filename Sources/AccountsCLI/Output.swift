@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 import Synchronization
 
 /// Data for stdout, collected and written at once (a 1,000-line list is one `write`), and

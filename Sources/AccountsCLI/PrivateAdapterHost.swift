@@ -4,6 +4,7 @@ import AccountsSystem
 import CAccountsAdapter
 import CAccountsPrivate
 import Glibc
+import SecretMemory
 
 /// The adapter host, through the private library (`PrivateLibrary`), loaded by the commands
 /// that use adapters. It brings GLib and libcurl, which `list` and completion must not pay for.
@@ -17,7 +18,7 @@ final class PrivateAdapterHost: AdapterHosting {
   /// keeps its stdout and stderr.
   private let containing: Bool
 
-  init(containing: Bool = true) throws(AdapterError) {
+  init(containing: Bool = true) throws(AdapterLoadError) {
     self.containing = containing
     do throws(InstalledFiles.Missing) {
       library = try PrivateLibrary.shared()
@@ -40,12 +41,12 @@ final class PrivateAdapterHost: AdapterHosting {
     if containing { AdapterStreams.divert(contain: library.calls.adapter_contain) }
   }
 
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     contain()
     defer { AdapterStreams.forwardErrors() }
     var error: UnsafeMutablePointer<CChar>?
     let answer = library.take(library.calls.adapter_describe(name, JSON.serialize(searchPath.wireValue, pretty: false), &error))
-    if let failure = library.take(error) { throw AdapterError(wireText: failure) }
+    if let failure = library.take(error) { throw AdapterLoadError(wireText: failure) }
     do {
       return try AdapterDescription.from(wireText: answer ?? "")
     } catch {
@@ -54,7 +55,7 @@ final class PrivateAdapterHost: AdapterHosting {
   }
 
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> AdapterOutcome
+    throws(AdapterLoadError) -> AdapterOutcome
   {
     contain()
     defer { AdapterStreams.forwardErrors() }
@@ -71,7 +72,7 @@ final class PrivateAdapterHost: AdapterHosting {
       token = SecretBytes(copying: UnsafeRawBufferPointer(start: tokenBytes, count: tokenLength))
       library.calls.release(tokenBytes, tokenLength)
     }
-    if let failure = library.take(error) { throw AdapterError(wireText: failure) }
+    if let failure = library.take(error) { throw AdapterLoadError(wireText: failure) }
     do {
       return try AdapterOutcome(wireText: answer ?? "", token: token)
     } catch {

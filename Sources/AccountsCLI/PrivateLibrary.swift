@@ -2,6 +2,7 @@ import AccountsCore
 import AccountsSystem
 import CAccountsPrivate
 import Glibc
+import SecretMemory
 import Synchronization
 
 /// accounts' private library, libAccountsPrivate.so: the Secret Service (libsecret) and the

@@ -2,6 +2,7 @@ import AccountsCore
 import AccountsSystem
 import CAccountsPrivate
 import Glibc
+import SecretMemory
 
 /// The Secret Service, through the private library (`PrivateLibrary`), loaded the first time
 /// a command needs a secret.

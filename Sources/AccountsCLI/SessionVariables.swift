@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// The session as `exec`, `lease`, `env` and `shell` hand it on: ACCOUNTS_ACCOUNT
 /// (USER@BACKEND), ACCOUNTS_TOKEN, ACCOUNTS_USER_ID and the token files of `--refresh`

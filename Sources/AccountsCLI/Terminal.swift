@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// The user's terminal, if there is one. Secrets come from a no-echo prompt on the terminal or
 /// from stdin with `--password-stdin`; never from argv or the environment (SPEC §3).

@@ -1,15 +1,17 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
+import Synchronization
 
 /// A line of progress on the terminal's stderr ("checking 12/30"), rewritten in place and
 /// cleared at the end, as gh's and apt's are. It never reaches a file or a pipe: when stderr is
 /// no terminal, every call does nothing. Rows for stdout go through `print` so that a row never
 /// lands in the middle of the line when both streams are the same terminal.
-final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: Sendable {
   private let enabled: Bool
-  private var shown: String?
-  private let lock = Lock()
+  /// What the line shows; held while the terminal is written, so writes do not interleave.
+  private let shown = Mutex<String?>(nil)
 
   /// Moves to the start of the line and erases it.
   private static let erase: [UInt8] = Array("\r\u{1B}[K".utf8)
@@ -20,7 +22,7 @@ final class ProgressLine: @unchecked Sendable {
   func show(_ text: String) {
     guard enabled else { return }
     let printable = Names.printable(text, limit: .max)
-    lock.locked {
+    shown.withLock { shown in
       shown = printable
       Self.writeError(Self.erase + Array(printable.utf8))
     }
@@ -28,7 +30,7 @@ final class ProgressLine: @unchecked Sendable {
 
   /// Writes `bytes` on stdout: the line is erased first and drawn again after them.
   func print(_ bytes: [UInt8]) throws(OutputError) {
-    try lock.locked { () throws(OutputError) in
+    try shown.withLock { (shown) throws(OutputError) in
       if enabled, shown != nil { Self.writeError(Self.erase) }
       defer { if enabled, let shown { Self.writeError(Self.erase + Array(shown.utf8)) } }
       try StandardStreams.writeToStandardOutput(bytes)
@@ -38,7 +40,7 @@ final class ProgressLine: @unchecked Sendable {
   /// Erases the line for good.
   func clear() {
     guard enabled else { return }
-    lock.locked {
+    shown.withLock { shown in
       if shown != nil { Self.writeError(Self.erase) }
       shown = nil
     }
@@ -62,13 +64,13 @@ struct WaitNotice: Sendable {
   }
 
   /// The thread that waits for the delay, and what it showed.
-  private final class Watch: @unchecked Sendable {
+  private final class Watch: Sendable {
     let line = ProgressLine(enabled: true)
     let text: String
     let until: Double
     let answered = Semaphore(value: 0)
-    let lock = Lock()
-    var ended = false
+    /// Whether the answer came; held while the line is shown or cleared.
+    let ended = Mutex(false)
 
     init(text: String, until: Double) {
       self.text = text
@@ -96,12 +98,12 @@ struct WaitNotice: Sendable {
     /// On the thread: shows the text when no answer came by `until`.
     private func showUnlessAnswered() {
       guard !answered.wait(until: until) else { return }
-      lock.locked { if !ended { line.show(text) } }
+      ended.withLock { ended in if !ended { line.show(text) } }
     }
 
     /// The answer came: the thread is woken, and what it showed is erased.
     func end() {
-      lock.locked {
+      ended.withLock { ended in
         ended = true
         line.clear()
       }
@@ -123,14 +125,14 @@ final class NoticingAdapterHost: AdapterHosting {
 
   func probe(_ path: String) -> AdapterEntry { host.probe(path) }
 
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     try host.describe(name, in: searchPath)
   }
 
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> AdapterOutcome
+    throws(AdapterLoadError) -> AdapterOutcome
   {
-    try notice.around(request.backend) { () throws(AdapterError) in
+    try notice.around(request.backend) { () throws(AdapterLoadError) in
       try host.run(request, secretSettings: secretSettings, in: searchPath)
     }
   }

@@ -1,5 +1,6 @@
 import AccountsJSON
 import AccountsSystem
+import SecretMemory
 
 // The adapter host lives in a shared library that the command line loads only for the commands
 // that use adapters (see AccountsCLI/PrivateAdapterHost.swift). Requests, descriptions and
@@ -243,7 +244,7 @@ extension AdapterOutcome {
   }
 }
 
-extension AdapterError {
+extension AdapterLoadError {
   public var wireText: String {
     let value: JSONObject
     switch self {

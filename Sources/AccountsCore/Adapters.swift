@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 /// The kinds of operation of the ABI (`ACC_OP_*`); the raw value names one on the wire.
 public enum AdapterOperationKind: String, Sendable, CaseIterable {
@@ -49,18 +50,16 @@ public enum AdapterOperation: Sendable {
 }
 
 extension AdapterOperation: Equatable {
-  /// Secrets compare by their bytes.
+  /// Secrets compare by their bytes; the parameters are tuples, which leave `==` to write by hand.
   public static func == (lhs: AdapterOperation, rhs: AdapterOperation) -> Bool {
     switch (lhs, rhs) {
     case (.login(let left, let leftCode), .login(let right, let rightCode)):
-      left.isEqual(to: right)
-        && (leftCode == nil && rightCode == nil
-          || leftCode.map { code in rightCode.map { code.isEqual(to: $0) } ?? false } ?? false)
+      left == right && leftCode == rightCode
     case (.check(let left), .check(let right)), (.logout(let left), .logout(let right)):
-      left.isEqual(to: right)
+      left == right
     case (.call(let leftToken, let leftMethod, let leftPath, let leftParameters),
       .call(let rightToken, let rightMethod, let rightPath, let rightParameters)):
-      leftToken.isEqual(to: rightToken) && leftMethod == rightMethod && leftPath == rightPath
+      leftToken == rightToken && leftMethod == rightMethod && leftPath == rightPath
         && leftParameters.elementsEqual(rightParameters, by: ==)
     case (.validate, .validate): true
     default: false
@@ -143,22 +142,10 @@ public struct AdapterSuccess: Equatable, Sendable {
     self.body = body
     self.message = message
   }
-
-  /// Tokens compare by their bytes.
-  public static func == (lhs: AdapterSuccess, rhs: AdapterSuccess) -> Bool {
-    let sameToken =
-      switch (lhs.token, rhs.token) {
-      case (nil, nil): true
-      case (let left?, let right?): left.isEqual(to: right)
-      default: false
-      }
-    return sameToken && lhs.expiresIn == rhs.expiresIn && lhs.sessionValues == rhs.sessionValues
-      && lhs.body == rhs.body && lhs.message == rhs.message
-  }
 }
 
 /// Why no adapter could run.
-public enum AdapterError: UserFacingError, Equatable {
+public enum AdapterLoadError: UserFacingError, Equatable {
   /// libAccountsPrivate.so is missing or does not fit; `fix` is the refusal's own, if it has one.
   case hostMissing(detail: String, fix: String? = nil)
   case notFound(name: String, searched: [String], known: [String])
@@ -201,9 +188,9 @@ public protocol AdapterHosting: AnyObject, Sendable {
   /// commands that list adapters, since a broken adapter can take the process down.
   func probe(_ path: String) -> AdapterEntry
   /// The adapter called `name`, loaded.
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription
   /// Runs one operation with the backend's secret settings (by setting name); a LOGIN that
   /// succeeds carries its token in the `AdapterSuccess`.
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> AdapterOutcome
+    throws(AdapterLoadError) -> AdapterOutcome
 }

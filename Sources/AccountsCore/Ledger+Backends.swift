@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 /// The backends' half of the ledger: config.json and the backends' secret settings in the
 /// keyring, changed together under config.json's lock by the same rules as accounts (see
 /// `Ledger`).

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 /// A short-lived copy of session tokens outside the Secret Service (the kernel keyring), read
 /// without loading libsecret. The Secret Service stays the store of record; the ledger decides
 /// which token may be served from here (`Ledger.claimedToken`), and the cache only keeps bytes.

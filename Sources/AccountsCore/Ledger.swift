@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 /// The one place that changes the keyring and the index (or the config) together, so that they
 /// agree after every command, whether it succeeded, failed, crashed or raced others (SPEC §2):
 /// every item in the keyring belongs to an account or backend the files name, and every

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 /// What a secret is for; stored as the item attribute `kind` (SPEC §2).
 public enum SecretKind: Hashable, Sendable {
   case password
@@ -165,13 +166,13 @@ public enum SecretStoreError: UserFacingError, Equatable {
     case .locked(let collection, _):
       "the keyring collection '\(collection)' is locked"
     case .timedOut(let operation, let seconds, false):
-      "the Secret Service did not answer (\(operation)) within \(formatSeconds(seconds)) s"
+      "the Secret Service did not answer (\(operation)) within \(DurationText.seconds(exactly: seconds))"
     case .timedOut(let operation, let seconds, true):
-      "nobody answered the keyring's prompt (\(operation)) within \(formatSeconds(seconds)) s"
+      "nobody answered the keyring's prompt (\(operation)) within \(DurationText.seconds(exactly: seconds))"
     case .stuck(let operation, 0):
       "the Secret Service never answered (\(operation)): the program behind it left the session bus during the call"
     case .stuck(let operation, let seconds):
-      "the Secret Service never answered (\(operation)), not even after its deadline of \(formatSeconds(seconds)) s: the program behind it may have quit with its prompt open"
+      "the Secret Service never answered (\(operation)), not even after its deadline of \(DurationText.seconds(exactly: seconds)): the program behind it may have quit with its prompt open"
     case .accessNotGranted(let item, let provider):
       "\(Self.displayName(provider)) did not grant access to '\(item)'"
     case .noCollection(let provider) where provider == "keepassxc":
@@ -254,6 +255,3 @@ extension SecretStoreError {
   }
 }
 
-private func formatSeconds(_ seconds: Double) -> String {
-  seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-}

@@ -1,6 +1,7 @@
 import AccountsJSON
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 // The Secret Service code lives in a shared library that the command line loads only when a
 // command needs a secret (see AccountsCLI/PrivateSecretStore.swift). Its errors and reports

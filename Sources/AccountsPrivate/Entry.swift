@@ -34,7 +34,7 @@ private struct Table: @unchecked Sendable {
         adapter_describe: accountsAdapterHostDescribe, adapter_run: accountsAdapterHostRun,
         release: releaseSecretMemory,
         hmac: { algorithm, key, keyLength, data, length, out, capacity in
-          let type: HostServices.HMACAlgorithm? =
+          let type: HostServiceTable.HMACAlgorithm? =
             switch algorithm {
             case ACCOUNTS_HMAC_SHA1: .sha1
             case ACCOUNTS_HMAC_SHA256: .sha256
@@ -42,7 +42,7 @@ private struct Table: @unchecked Sendable {
             default: nil
             }
           guard let type else { return 0 }
-          return HostServices.hmac(type, key, keyLength, data, length, out, capacity)
+          return HostServiceTable.hmac(type, key, keyLength, data, length, out, capacity)
         }))
     pointer = UnsafePointer(table)
   }

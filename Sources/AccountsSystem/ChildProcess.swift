@@ -1,4 +1,5 @@
 import Glibc
+import SecretMemory
 
 /// A program run as a child whose output is read line by line against a deadline: for work
 /// that may crash or hang the process doing it (loading a foreign library, the dynamic loader

@@ -1,37 +1,26 @@
 import Glibc
 import Synchronization
 
-/// The lock for the little state threads share beside it (a flow's, a pool's): a `Synchronization.Mutex`
-/// (accounts' one kind of lock) around the critical section.
-public final class Lock: Sendable {
-  private let mutex = Mutex(())
-
-  public init() {}
-
-  public func locked<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-    try mutex.withLock { _ throws(Failure) -> Result in try body() }
-  }
-}
-
 /// Runs `body` for every index in `0..<count` on at most `width` threads at once; returns when
 /// all are done.
 public func forEachConcurrently(_ count: Int, width: Int, _ body: @escaping @Sendable (Int) -> Void) {
   guard count > 0 else { return }
   let workers = max(1, min(width, count))
-  final class Work: @unchecked Sendable {
+  final class Work: Sendable {
     let body: @Sendable (Int) -> Void
     let count: Int
-    var next = 0
-    let lock = Lock()
+    let next = Mutex(0)
     init(_ body: @escaping @Sendable (Int) -> Void, _ count: Int) {
       self.body = body
       self.count = count
     }
-    func take() -> Int? { lock.locked { () -> Int? in
-      guard next < count else { return nil }
-      defer { next += 1 }
-      return next
-    } }
+    func take() -> Int? {
+      next.withLock { next -> Int? in
+        guard next < count else { return nil }
+        defer { next += 1 }
+        return next
+      }
+    }
     func drain() { while let index = take() { body(index) } }
   }
   let work = Work(body, count)

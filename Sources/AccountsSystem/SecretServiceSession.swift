@@ -1,4 +1,5 @@
 import Glibc
+import SecretMemory
 
 /// A Secret Service session over a bare session-bus connection (no libsecret, no GLib): the
 /// calls secret-tool makes to read one secret, in three round trips (four from a provider other

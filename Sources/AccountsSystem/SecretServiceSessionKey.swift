@@ -1,5 +1,6 @@
 import CAccountsSystem
 import Glibc
+import SecretMemory
 
 /// One side of a `dh-ietf1024-sha256-aes128-cbc-pkcs7` session of the Secret Service (the
 /// freedesktop specification's "Transfer of Secrets", as libsecret and secret-tool open it):

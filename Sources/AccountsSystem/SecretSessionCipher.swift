@@ -1,4 +1,5 @@
 import Glibc
+import SecretMemory
 
 /// The AES-128 key a `SecretServiceSessionKey` agreed with the service, and the CBC mode with
 /// PKCS#7 padding that the Secret Service wraps each secret in (a `Secret` struct's parameters

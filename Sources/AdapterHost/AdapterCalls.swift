@@ -3,6 +3,7 @@ import AccountsJSON
 import AccountsSystem
 import CAccountsAdapter
 import Glibc
+import SecretMemory
 
 // The adapter host's calls in the table of libAccountsPrivate.so (accounts_private.h, built by
 // AccountsPrivate/Entry.swift), called by the command line (AccountsCLI/PrivateAdapterHost.swift).
@@ -23,12 +24,12 @@ public func accountsAdapterHostProbe(_ path: UnsafePointer<CChar>) -> UnsafeMuta
   return duplicate(JSON.serialize(entry.wireValue, pretty: false))
 }
 
-/// One adapter, loaded: an `AdapterDescription`, or NULL and an `AdapterError` in `error`.
+/// One adapter, loaded: an `AdapterDescription`, or NULL and an `AdapterLoadError` in `error`.
 public func accountsAdapterHostDescribe(
   _ name: UnsafePointer<CChar>, _ searchPathText: UnsafePointer<CChar>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> UnsafeMutablePointer<CChar>? {
-  do throws(AdapterError) {
+  do throws(AdapterLoadError) {
     let searchPath = try readSearchPath(String(cString: searchPathText))
     let adapter = try AdapterCatalog.standard(searchPath: searchPath).adapter(named: String(cString: name))
     return duplicate(JSON.serialize(adapter.description.wireValue, pretty: false))
@@ -38,7 +39,7 @@ public func accountsAdapterHostDescribe(
   }
 }
 
-/// Runs one operation: an `AdapterOutcome`, or NULL and an `AdapterError` in `error`. The
+/// Runs one operation: an `AdapterOutcome`, or NULL and an `AdapterLoadError` in `error`. The
 /// token of a LOGIN that succeeded is put in `token`/`tokenLength`, not in the outcome's text.
 /// Safe to call from several threads at once: every call has its own request, secrets,
 /// session and transfer.
@@ -47,7 +48,7 @@ public func accountsAdapterHostRun(
   _ token: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ tokenLength: UnsafeMutablePointer<Int>,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> UnsafeMutablePointer<CChar>? {
-  do throws(AdapterError) {
+  do throws(AdapterLoadError) {
     let request: AdapterRequest
     let secretSettings: [String: SecretBytes]
     let searchPath: AdapterSearchPath
@@ -74,7 +75,7 @@ public func accountsAdapterHostRun(
   }
 }
 
-private func readSearchPath(_ text: String) throws(AdapterError) -> AdapterSearchPath {
+private func readSearchPath(_ text: String) throws(AdapterLoadError) -> AdapterSearchPath {
   do {
     return try AdapterSearchPath(wireReader: JSONReader(try JSON.parse(text)))
   } catch {

@@ -44,7 +44,7 @@ public struct AdapterCatalog {
   }
 
   /// The adapter called `name`: the first file of that name, loaded; nothing else is loaded.
-  public func adapter(named name: String) throws(AdapterError) -> LoadedAdapter {
+  public func adapter(named name: String) throws(AdapterLoadError) -> LoadedAdapter {
     let found = searchPath.files()
     guard let path = found.first(where: { $0.name == name })?.path else {
       throw .notFound(

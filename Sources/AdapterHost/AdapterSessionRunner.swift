@@ -3,6 +3,7 @@ import AccountsSystem
 import AccountsText
 import CAccountsAdapter
 import Glibc
+import SecretMemory
 
 /// The bounds the host puts on every operation.
 public struct AdapterLimits: Sendable {
@@ -31,7 +32,7 @@ public struct AdapterSessionRunner {
 
   public init(
     adapter: LoadedAdapter, transport: any HTTPTransport = CurlTransport(),
-    host: UnsafePointer<acc_host> = HostServices.standard, limits: AdapterLimits = AdapterLimits()
+    host: UnsafePointer<acc_host> = HostServiceTable.standard, limits: AdapterLimits = AdapterLimits()
   ) {
     self.adapter = adapter
     self.transport = transport
@@ -104,7 +105,7 @@ public struct AdapterSessionRunner {
   }
 
   func notAnswering(_ timeout: Double) -> AdapterOutcome {
-    .adapterFailed(message: "adapter \(name) did not answer within \(Seconds.text(timeout)); it may be stuck")
+    .adapterFailed(message: "adapter \(name) did not answer within \(DurationText.seconds(timeout)); it may be stuck")
   }
 
   private func makeConfig(
@@ -236,7 +237,7 @@ private struct StepLoop {
   }
 
   private func timedOut() -> AdapterOutcome {
-    .backendError(message: "the backend did not answer within \(Seconds.text(timeout)) (adapter \(name))")
+    .backendError(message: "the backend did not answer within \(DurationText.seconds(timeout)) (adapter \(name))")
   }
 
   /// The pointers one step call uses, handed to the worker thread.

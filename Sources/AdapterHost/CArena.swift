@@ -2,6 +2,7 @@ import AccountsCore
 import AccountsSystem
 import CAccountsAdapter
 import Glibc
+import SecretMemory
 
 /// The C memory the host lends an adapter for a session: copies of strings, pair lists and the
 /// config struct, all released together. Every buffer is zeroed before it is freed, since some

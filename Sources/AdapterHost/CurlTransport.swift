@@ -1,3 +1,4 @@
+import AccountsCore
 import CCurl
 import Glibc
 
@@ -32,7 +33,7 @@ public enum TransportError: Error, Equatable {
 
   public var message: String {
     switch self {
-    case .timedOut(let seconds): "no answer within \(Seconds.text(seconds))"
+    case .timedOut(let seconds): "no answer within \(DurationText.seconds(seconds))"
     case .tooLarge(let limit):
       limit >= 1 << 20 && limit % (1 << 20) == 0
         ? "the reply is larger than \(limit >> 20) MiB" : "the reply is larger than \(limit) bytes"
@@ -45,12 +46,6 @@ public enum TransportError: Error, Equatable {
 /// Performs the adapters' HTTP requests; tests substitute their own.
 public protocol HTTPTransport: Sendable {
   func perform(_ request: HTTPRequest, timeout: Double, responseLimit: Int) throws(TransportError) -> HTTPResponse
-}
-
-enum Seconds {
-  static func text(_ seconds: Double) -> String {
-    seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\((seconds * 10).rounded() / 10) s"
-  }
 }
 
 /// HTTP through libcurl (loaded on the first request): http and https only, no redirects followed, no cookie engine, no

@@ -2,6 +2,7 @@ import AccountsCore
 import AccountsSystem
 import AccountsText
 import CAccountsAdapter
+import SecretMemory
 
 /// An adapter broke the ABI: a malformed request or output. Exit 9, naming the adapter.
 struct AdapterFault: Error {

@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 internal import CLibSecret
 
 extension LibsecretStore {

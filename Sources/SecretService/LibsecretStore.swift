@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 internal import CLibSecret
 
 /// The Secret Service through libsecret: the only `SecretStore` that touches a real keyring.

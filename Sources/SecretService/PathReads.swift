@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 internal import CLibSecret
 
 /// What one Service.SearchItems answered: the object paths of the items the caller may read

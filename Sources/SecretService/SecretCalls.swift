@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 // The Secret Service's calls in the table of libAccountsPrivate.so (accounts_private.h, built
 // by AccountsPrivate/Entry.swift). The command line loads that library the first time a

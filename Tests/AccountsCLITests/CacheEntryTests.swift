@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 import Testing
 
 @testable import AccountsCLI
@@ -9,7 +10,8 @@ import Testing
 @Suite struct CacheEntryTests {
   func payload(identity: String, owner: String = ":1.7", item: String = "/org/freedesktop/secrets/collection/login/3") -> [UInt8] {
     var bytes: [UInt8] = []
-    let token = SecretBytes(copying: UnsafeRawBufferPointer(start: Array("tok\nen".utf8), count: 6))
+    // The bytes are lent for the copy only: a pointer to a temporary array would dangle.
+    let token = Array("tok\nen".utf8).withUnsafeBytes { SecretBytes(copying: $0) }
     CacheEntry.encode(token, identity: identity, owner: owner, item: item) { bytes = Array($0) }
     return bytes
   }

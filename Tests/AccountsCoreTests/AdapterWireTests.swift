@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 import Testing
 
 /// Requests and outcomes crossing into libAccountsPrivate.so: everything but the secrets
@@ -45,7 +46,7 @@ import Testing
     #expect(read.operation.kind == operation.kind)
     #expect(readPath == searchPath)
     #expect(readSettings.keys.sorted() == ["hmac_key", "private_key"])
-    #expect(readSettings.allSatisfy { secretSettings[$0.key]!.isEqual(to: $0.value) })
+    #expect(readSettings.allSatisfy { secretSettings[$0.key] == $0.value })
   }
 
   @Test func anOperationWithoutItsSecretIsRefused() throws {

@@ -1,5 +1,7 @@
 @testable import AccountsCore
 import AccountsSystem
+import SecretMemory
+import Synchronization
 
 /// An adapter host for the session flow's unit tests: answers each operation from a script and
 /// records every call in order ("login alice pw", "check alice T1", "call alice GET me T1",
@@ -17,7 +19,7 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   var declared: [AdapterSetting] = []
   /// The names of the secret settings each call was given, in order.
   private(set) var secretSettingNames: [[String]] = []
-  private let lock = Lock()
+  private let lock = Mutex(())
 
   static let issued = Counter(start: 2)
 
@@ -28,16 +30,16 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
 
   func probe(_ path: String) -> AdapterEntry { AdapterEntry(path: path, name: "fake") }
 
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterError) -> AdapterDescription {
+  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     AdapterDescription(
       name: name, version: "1", summary: "fake", abiVersion: 1 << 16, settings: declared, path: "/fake/\(name).so")
   }
 
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
-    throws(AdapterError) -> AdapterOutcome
+    throws(AdapterLoadError) -> AdapterOutcome
   {
     // The fallback runs outside the lock: tests of concurrency put their own waits in it.
-    let scripted: AdapterOutcome? = lock.locked {
+    let scripted: AdapterOutcome? = lock.withLock { _ in
       calls.append(Self.describe(request))
       secretSettingNames.append(secretSettings.keys.sorted())
       return script.isEmpty ? nil : script.removeFirst()
@@ -46,7 +48,7 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   }
 
   /// The operations, without their payloads: ["check", "login", "call"].
-  var operations: [String] { lock.locked { calls.map { String($0.prefix { $0 != " " }) } } }
+  var operations: [String] { lock.withLock { _ in calls.map { String($0.prefix { $0 != " " }) } } }
 
   private static func describe(_ request: AdapterRequest) -> String {
     switch request.operation {
@@ -64,7 +66,7 @@ func text(_ secret: SecretBytes) -> String { secret.withUnsafeBytes { String(dec
 
 final class Counter: @unchecked Sendable {
   private var value: Int
-  private let lock = Lock()
+  private let lock = Mutex(())
   init(start: Int) { value = start }
-  func next() -> Int { lock.locked { defer { value += 1 }; return value } }
+  func next() -> Int { lock.withLock { _ in defer { value += 1 }; return value } }
 }

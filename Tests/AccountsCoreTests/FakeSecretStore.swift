@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 
 /// An in-memory Secret Service for the ledger's unit tests: items by key, a log of calls, and
 /// faults to inject. The end-to-end tests run the same scenarios against a real keyring.

@@ -1,6 +1,7 @@
 @testable import AccountsCore
 import AccountsSystem
 import Foundation
+import SecretMemory
 import Testing
 
 /// Lease store addresses (issue 17) as users write them in ACCOUNTS_LEASE_STORE and a

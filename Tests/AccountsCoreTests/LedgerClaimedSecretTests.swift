@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 import Testing
 
 @testable import AccountsCore

@@ -53,7 +53,7 @@ import Testing
     #expect(try book(tree).unsettled == [])
     #expect(
       store.text(SecretKey(alice, .otp)) == "otpauth://totp/?secret=JBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30")
-    #expect(try ledger.claimedOTPSeed(of: alice, in: book(tree))?.key.isEqual(to: seed("JBSWY3DPEHPK3PXP").key) == true)
+    #expect(try ledger.claimedOTPSeed(of: alice, in: book(tree))?.key == seed("JBSWY3DPEHPK3PXP").key)
   }
 
   @Test func aReplacementTheIndexCannotRecordPutsTheOldSeedBack() throws {

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 import Testing
 
 @testable import AccountsCore
@@ -128,7 +129,7 @@ import Testing
       String(decoding: text.withUnsafeBytes { Array($0) }, as: UTF8.self)
         == "otpauth://totp/a%20b:c%26d?secret=GEZDGNBVGY3TQOJQ&issuer=x%26y&algorithm=SHA512&digits=7&period=45")
     let again = try OTPSeed(parsing: text)
-    #expect(again.key.isEqual(to: seed.key))
+    #expect(again.key == seed.key)
     #expect(
       (again.algorithm, again.digits, again.period, again.label, again.issuer) == (.sha512, 7, 45, "a b:c&d", "x&y"))
   }

@@ -1,3 +1,5 @@
+import SecretMemory
+
 @testable import AccountsCore
 @testable import AccountsSystem
 

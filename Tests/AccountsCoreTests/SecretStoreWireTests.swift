@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Glibc
+import SecretMemory
 import Testing
 
 /// Errors and reports cross the C boundary of libAccountsPrivate.so as JSON text.
@@ -48,7 +49,7 @@ import Testing
     #expect(encoded.count == sizes.reduce(0, +), "three fields of a 4-byte length and its bytes per item")
     let decoded = try SecretRecords.decode(UnsafeRawBufferPointer(start: encoded.bytes, count: encoded.count), kind: .token)
     #expect(Set(decoded.keys) == Set(secrets.keys))
-    for (key, value) in secrets { #expect(decoded[key]?.isEqual(to: value) == true, "\(key.label)") }
+    for (key, value) in secrets { #expect(decoded[key] == value, "\(key.label)") }
 
     let empty = SecretRecords.encode([:])
     defer { free(empty.bytes) }

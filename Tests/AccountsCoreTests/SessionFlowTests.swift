@@ -1,5 +1,6 @@
 import AccountsSystem
 import Glibc
+import Synchronization
 import Testing
 
 @testable import AccountsCore
@@ -335,7 +336,7 @@ import Testing
 final class Gauge: @unchecked Sendable {
   private var current = 0
   private(set) var maximum = 0
-  private let lock = Lock()
-  func enter() { lock.locked { current += 1; maximum = max(maximum, current) } }
-  func leave() { lock.locked { current -= 1 } }
+  private let lock = Mutex(())
+  func enter() { lock.withLock { _ in current += 1; maximum = max(maximum, current) } }
+  func leave() { lock.withLock { _ in current -= 1 } }
 }

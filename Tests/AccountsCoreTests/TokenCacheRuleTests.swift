@@ -1,5 +1,6 @@
 import AccountsSystem
 import Foundation
+import SecretMemory
 import Testing
 
 @testable import AccountsCore

@@ -1,3 +1,4 @@
+import SecretMemory
 import Testing
 
 @testable import AccountsSystem

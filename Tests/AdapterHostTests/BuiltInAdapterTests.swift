@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import Foundation
+import SecretMemory
 import Testing
 import TestSupport
 

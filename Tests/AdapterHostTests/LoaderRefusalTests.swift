@@ -214,10 +214,10 @@ import TestSupport
     #expect(entries[2].shadowedBy == scratch.path + "/example.so" && entries[2].path == shadowed)
 
     #expect(try catalog.adapter(named: "example").description.path == scratch.path + "/example.so")
-    #expect(throws: AdapterError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.1")) {
+    #expect(throws: AdapterLoadError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.1")) {
       try catalog.adapter(named: "bad")
     }
-    #expect(throws: AdapterError.notFound(name: "exampel", searched: [scratch.path, later], known: ["bad", "example"])) {
+    #expect(throws: AdapterLoadError.notFound(name: "exampel", searched: [scratch.path, later], known: ["bad", "example"])) {
       try catalog.adapter(named: "exampel")
     }
   }

@@ -2,6 +2,7 @@ import AccountsCore
 import AccountsSystem
 import CAccountsAdapter
 import Foundation
+import SecretMemory
 import Testing
 import TestSupport
 
@@ -91,7 +92,7 @@ import TestSupport
     #expect(signedString.contains("&otp=287082&"))
     var digest = [UInt8](repeating: 0, count: 32)
     let data = Array(signedString.utf8)
-    let count = HostServices.digest(ACC_DIGEST_MD5, data, data.count, &digest, digest.count)
+    let count = HostServiceTable.digest(ACC_DIGEST_MD5, data, data.count, &digest, digest.count)
     #expect(fields["sign"] == digest.prefix(count).map { String(format: "%02x", $0) }.joined())
     #expect(fields["sign"] != "989616cf53a4a3e333dc38e17a433ee4")
   }

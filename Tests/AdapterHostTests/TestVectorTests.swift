@@ -2,6 +2,7 @@ import AccountsCore
 import AccountsSystem
 import CAccountsAdapter
 import Foundation
+import SecretMemory
 import Testing
 import TestSupport
 
@@ -19,8 +20,8 @@ nonisolated(unsafe) let fixedHost: UnsafePointer<acc_host> = {
       let spelled: [UInt8] = [1, 2, 39, 58, 41, 43, 39, 60, 4, 8, 7, 53, 28, 40, 47, 54]
       for index in 0..<length { buffer![index] = spelled[index % spelled.count] }
     },
-    digest: { HostServices.digest($0, $1, $2, $3, $4) },
-    hmac: { HostServices.hmac($0, $1, $2, $3, $4, $5, $6) },
+    digest: { HostServiceTable.digest($0, $1, $2, $3, $4) },
+    hmac: { HostServiceTable.hmac($0, $1, $2, $3, $4, $5, $6) },
     log: { _, _ in }))
   return UnsafePointer(host)
 }()
@@ -90,9 +91,9 @@ nonisolated(unsafe) let fixedHost: UnsafePointer<acc_host> = {
       let count: Int
       if let key {
         let keyBytes = Array(key.utf8)
-        count = HostServices.hmac(algorithm, keyBytes, keyBytes.count, data, data.count, &out, out.count)
+        count = HostServiceTable.hmac(algorithm, keyBytes, keyBytes.count, data, data.count, &out, out.count)
       } else {
-        count = HostServices.digest(algorithm, data, data.count, &out, out.count)
+        count = HostServiceTable.digest(algorithm, data, data.count, &out, out.count)
       }
       return out.prefix(count).map { String(format: "%02x", $0) }.joined()
     }

@@ -2,6 +2,7 @@ import AccountsCore
 import AccountsSystem
 import AccountsText
 import Foundation
+import SecretMemory
 import Testing
 import TestSupport
 

@@ -1,3 +1,5 @@
+import SecretMemory
+
 @testable import AdapterKit
 
 /// A host double: a settable clock and randomness, and a fake digest that records its input.

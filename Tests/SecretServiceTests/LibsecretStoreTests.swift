@@ -2,6 +2,7 @@ import AccountsCore
 import AccountsSystem
 import CLibSecret
 import Foundation
+import SecretMemory
 import TestSupport
 import Testing
 

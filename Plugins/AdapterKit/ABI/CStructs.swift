@@ -1,4 +1,5 @@
 import CAccountsAdapter
+import SecretMemory
 
 /// A borrowed C struct that starts with `uint32_t size`, read one field at a time and only as
 /// far as its writer's `size` covers (the header's growth rule). Loading the whole struct

@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 
 /// `accounts add USER`: save an account, with or without its password; no network.
 enum AddCommand {

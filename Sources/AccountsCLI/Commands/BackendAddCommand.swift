@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 
 /// `accounts backend add NAME --adapter A [--set KEY=VALUE...]`: a new login target, its
 /// settings checked against what the adapter declares, its secret settings asked for.

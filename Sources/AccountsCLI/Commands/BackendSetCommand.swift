@@ -1,5 +1,6 @@
 import AccountsCore
 import AccountsSystem
+import SecretMemory
 
 /// `accounts backend set NAME KEY=VALUE... [--unset KEY]`: a backend's settings changed in
 /// place, the result checked against the adapter's declaration as `backend add` checks a new one.

@@ -53,7 +53,7 @@ enum BackendTestCommand {
     if token == nil {
       report += "; no token came back"
     } else if let lifetime, let expiresAt {
-      report += "; the token is valid for \(Duration.text(seconds: lifetime)) (until \(LocalTime.format(expiresAt)))"
+      report += "; the token is valid for \(DurationText.span(seconds: lifetime)) (until \(LocalTime.format(expiresAt)))"
     } else {
       report += "; the token's lifetime is unknown"
     }

@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsJSON
 import AccountsSystem
+import SecretMemory
 
 /// `accounts export`: the saved accounts as CSV in the format `accounts import` reads.
 enum ExportCommand {

@@ -70,7 +70,7 @@ enum GitCredentialCommand {
       let book = try environment.index.load()
       guard let rejected = request.password, book[id]?.token != nil,
         let current = try environment.ledger.claimedSecret(SecretKey(id, .token), recorded: book.secretService),
-        current.isEqual(to: rejected)
+        current == rejected
       else { return }
       let warnings = try environment.sessionFlow(invocation).logOut(id)
       for warning in warnings { environment.output.warning("\(warning)") }

@@ -29,7 +29,7 @@ enum ProbeAdaptersCommand {
     let host: AdapterHosting
     do {
       host = try environment.adapterHost()
-    } catch let error as AdapterError {
+    } catch let error as AdapterLoadError {
       answer(.error(error))
       _exit(0)
     }

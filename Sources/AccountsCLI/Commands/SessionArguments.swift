@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsSystem
 import AccountsJSON
+import SecretMemory
 
 /// What the session commands share: `--timeout`, the flow they run on, where a password comes
 /// from, and how a session is shown.

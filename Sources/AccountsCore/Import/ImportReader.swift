@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 /// One account of an import file, its names checked by the rules `add` saves them by.
 public struct ImportRow: Sendable {

@@ -1,6 +1,7 @@
 import AccountsJSON
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// The process that keeps a held Redis lease alive (`accounts __lease-keeper`, started by
 /// `RedisLeaseStore.tryAcquire`).
@@ -28,14 +29,6 @@ public enum LeaseKeeper {
     var lease: String
     var keys: [String]
     var values: [[UInt8]]
-
-    public static func == (lhs: Order, rhs: Order) -> Bool {
-      lhs.address == rhs.address && lhs.ttlMilliseconds == rhs.ttlMilliseconds
-        && lhs.setAtNanoseconds == rhs.setAtNanoseconds && lhs.keys == rhs.keys
-        && lhs.values == rhs.values && lhs.lease == rhs.lease && lhs.timeoutMilliseconds == rhs.timeoutMilliseconds
-        && (lhs.password == nil) == (rhs.password == nil)
-        && (lhs.password.map { l in rhs.password.map { l.isEqual(to: $0) } ?? false } ?? true)
-    }
 
     /// One line: JSON, the password in hex (never anywhere but this pipe).
     func encoded() -> [UInt8] {
@@ -206,9 +199,10 @@ public enum LeaseKeeper {
       connection = nil
       guard !storeLost else { return }
       storeLost = true
+      let ttl = DurationText.seconds(milliseconds: order.ttlMilliseconds)
       say(
         "accounts: lease: cannot renew lease \(order.lease): \(why); the command keeps running, but its accounts "
-          + "may be taken over once the lease's \(Self.seconds(order.ttlMilliseconds)) run out (ACCOUNTS_LEASE_FENCE tells)")
+          + "may be taken over once the lease's \(ttl) run out (ACCOUNTS_LEASE_FENCE tells)")
     }
 
     /// Extends every key still ours; false when the store could not be reached.
@@ -245,7 +239,7 @@ public enum LeaseKeeper {
     /// Deletes the keys that still hold their values.
     mutating func release() {
       let indices = kept.indices.filter { kept[$0] }
-      let within = Self.seconds(order.ttlMilliseconds)
+      let within = DurationText.seconds(milliseconds: order.ttlMilliseconds)
       let cannotEnd = { (keeper: inout Keeper, why: String) in
         keeper.say("accounts: lease: could not end lease \(keeper.order.lease): \(why); it ends by itself within \(within)")
       }
@@ -255,10 +249,6 @@ public enum LeaseKeeper {
       for index in indices { arguments.append(Array(order.keys[index].utf8)) }
       for index in indices { arguments.append(order.values[index]) }
       _ = call(arguments, failed: cannotEnd)
-    }
-
-    static func seconds(_ milliseconds: Int64) -> String {
-      milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
     }
   }
 }

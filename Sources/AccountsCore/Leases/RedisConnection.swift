@@ -1,6 +1,7 @@
 import AccountsSystem
 import CHiredis
 import Glibc
+import SecretMemory
 
 /// A shared lease store that cannot be used: not reachable, refusing us, or answering what no
 /// Redis would. Exit 8, naming the address (never a password: addresses hold none).

@@ -1,6 +1,7 @@
 import AccountsJSON
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// The lease store shared through Redis, for CI runners on many machines (issue 17).
 ///

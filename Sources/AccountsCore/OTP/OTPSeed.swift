@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 /// The HMAC a TOTP code is computed with (RFC 6238 §1.2).
 public enum OTPAlgorithm: String, Sendable, CaseIterable {

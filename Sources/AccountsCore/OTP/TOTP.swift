@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 /// RFC 6238 time-based one-time codes. The HMAC is handed in (`HMAC`): the command line passes
 /// GLib's (GHmac, through the private library), tests a pure one of their own.

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 /// The sessions' half of the ledger: SPEC §4 carried out on the keyring and the index together,
 /// by the ledger's rules (see `Ledger`). The session flow is its only caller; it decides nothing
 /// but the order: `SessionRules` decides what changes, from the book as re-read under the lock.

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 /// Where a login's one-time code comes from when the backend needs one: its adapter (ABI 1.1)
 /// declares a setting flagged ONE_TIME_CODE and the backend gives it a value (`otp_field` of

@@ -1,13 +1,14 @@
 import AccountsSystem
+import Synchronization
 
 /// The time a command gives the backend (`--timeout`): one budget for every adapter operation
 /// of the command together, so that a `request` that logs in again and sends its call again
 /// still ends within it. The clock starts at the first operation, not while a person types a
 /// password. `status` gives each account a budget of its own.
-final class OperationBudget: @unchecked Sendable {
+final class OperationBudget: Sendable {
   let seconds: Double
-  private var deadline: UInt64?
-  private let lock = Lock()
+  /// Set by the first operation.
+  private let deadline = Mutex<UInt64?>(nil)
 
   init(seconds: Double) { self.seconds = seconds }
 
@@ -15,10 +16,10 @@ final class OperationBudget: @unchecked Sendable {
   /// the budget is spent.
   func next() -> Double? {
     let now = Self.now()
-    let left = lock.locked { () -> UInt64 in
-      let deadline = deadline ?? now + UInt64(seconds * 1e9)
-      self.deadline = deadline
-      return deadline > now ? deadline - now : 0
+    let left = deadline.withLock { deadline -> UInt64 in
+      let started = deadline ?? now + UInt64(seconds * 1e9)
+      deadline = started
+      return started > now ? started - now : 0
     }
     return left < 1_000_000 ? nil : Double(left) / 1e9  // under a millisecond: nothing to do in it
   }
@@ -28,9 +29,8 @@ final class OperationBudget: @unchecked Sendable {
 
   /// The verdict of an operation the budget did not let run, or cut short.
   var spentOutcome: AdapterOutcome {
-    let text = seconds == seconds.rounded() ? "\(Int(seconds))" : "\((seconds * 10).rounded() / 10)"
-    return .backendError(
-      message: "gave up after --timeout \(text) s, the time for all of this command's backend calls together")
+    .backendError(
+      message: "gave up after --timeout \(DurationText.seconds(seconds)), the time for all of this command's backend calls together")
   }
 
   private static func now() -> UInt64 { monotonicNanoseconds() }

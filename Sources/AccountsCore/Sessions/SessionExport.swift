@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 /// The environment variables that hand a session to another program (`exec`, `shell`, `env`,
 /// hooks), and the one rule for what they can carry. A login checks its session against it
 /// before storing anything, so a session that is stored can always be handed on; the commands

@@ -1,4 +1,6 @@
 import AccountsSystem
+import SecretMemory
+import Synchronization
 
 // Backend preparation: once per flow, shared by its threads.
 extension SessionFlow {
@@ -48,9 +50,9 @@ extension SessionFlow {
 /// The backends a flow has prepared, shared by its threads.
 final class PreparedBackends: @unchecked Sendable {
   private var backends: [String: SessionFlow.PreparedBackend] = [:]
-  private let lock = Lock()
+  private let lock = Mutex(())
 
-  func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.locked { backends[name] } }
-  func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.locked { backends[name] = backend } }
-  func clear() { lock.locked { backends = [:] } }
+  func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.withLock { _ in backends[name] } }
+  func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.withLock { _ in backends[name] = backend } }
+  func clear() { lock.withLock { _ in backends = [:] } }
 }

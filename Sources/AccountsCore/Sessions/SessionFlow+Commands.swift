@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 // The entry points: one per session command (SPEC §4 through `SessionRules` and the ledger).
 extension SessionFlow {

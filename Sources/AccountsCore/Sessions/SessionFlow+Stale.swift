@@ -1,5 +1,6 @@
 import AccountsSystem
 import Glibc
+import Synchronization
 
 /// One account of `login --stale`, and what was done with it.
 public struct StaleLoginEntry: Sendable {
@@ -123,12 +124,12 @@ private final class BackendGate: @unchecked Sendable {
     case closed(AccountID)
   }
   private var state = State.untried
-  private let lock = Lock()
+  private let lock = Mutex(())
 
   /// Nil: go on (as the backend's first login, or after it); else why not.
   func enter() -> String? {
     while true {
-      let verdict: String?? = lock.locked {
+      let verdict: String?? = lock.withLock { _ in
         switch state {
         case .untried:
           state = .probing
@@ -149,7 +150,7 @@ private final class BackendGate: @unchecked Sendable {
 
   /// After a login that `enter` let through: the first one opens or closes the gate.
   func leave(rejectedBy id: AccountID?) {
-    lock.locked {
+    lock.withLock { _ in
       guard case .probing = state else { return }
       state = id.map { .closed($0) } ?? .open
     }
@@ -161,11 +162,11 @@ private final class StaleResults: @unchecked Sendable {
   private var slots: [StaleLoginEntry.Outcome?]
   private var silence: (status: ExitStatus, message: String)?
   private var gates: [String: BackendGate] = [:]
-  private let lock = Lock()
+  private let lock = Mutex(())
 
   /// The gate of `backend`'s logins.
   func gate(_ backend: String) -> BackendGate {
-    lock.locked {
+    lock.withLock { _ in
       if let gate = gates[backend] { return gate }
       let gate = BackendGate()
       gates[backend] = gate
@@ -177,14 +178,14 @@ private final class StaleResults: @unchecked Sendable {
 
   /// The keyring's first timeout, after which no account asks it again.
   var keyringSilence: (status: ExitStatus, message: String)? {
-    get { lock.locked { silence } }
-    set { lock.locked { if silence == nil { silence = newValue } } }
+    get { lock.withLock { _ in silence } }
+    set { lock.withLock { _ in if silence == nil { silence = newValue } } }
   }
 
-  func set(_ index: Int, _ outcome: StaleLoginEntry.Outcome) { lock.locked { slots[index] = outcome } }
+  func set(_ index: Int, _ outcome: StaleLoginEntry.Outcome) { lock.withLock { _ in slots[index] = outcome } }
 
   func entries(_ ids: [AccountID]) -> [StaleLoginEntry] {
-    lock.locked {
+    lock.withLock { _ in
       zip(ids, slots).map { StaleLoginEntry(id: $0, outcome: $1 ?? .failed(status: .failure, message: "not tried")) }
     }
   }

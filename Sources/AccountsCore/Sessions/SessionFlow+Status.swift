@@ -1,4 +1,6 @@
 import AccountsSystem
+import SecretMemory
+import Synchronization
 
 // `status`: every account checked at once, the results kept in order.
 extension SessionFlow {
@@ -72,12 +74,12 @@ public struct StatusEntry: Sendable {
 private final class StatusResults: @unchecked Sendable {
   private var slots: [StatusEntry.Outcome?]
   private var silence: (status: ExitStatus, message: String)?
-  private let lock = Lock()
+  private let lock = Mutex(())
 
   /// The keyring's first timeout, after which no account asks it again.
   var keyringSilence: (status: ExitStatus, message: String)? {
-    get { lock.locked { silence } }
-    set { lock.locked { if silence == nil { silence = newValue } } }
+    get { lock.withLock { _ in silence } }
+    set { lock.withLock { _ in if silence == nil { silence = newValue } } }
   }
 
   private var done = 0
@@ -90,7 +92,7 @@ private final class StatusResults: @unchecked Sendable {
 
   /// Keeps `entry` and tells `each` under the lock, so that it is told one entry at a time.
   func set(_ index: Int, _ entry: StatusEntry) {
-    lock.locked {
+    lock.withLock { _ in
       slots[index] = entry.outcome
       done += 1
       each(entry, done)
@@ -98,7 +100,7 @@ private final class StatusResults: @unchecked Sendable {
   }
 
   func entries(_ ids: [AccountID]) -> [StatusEntry] {
-    lock.locked { zip(ids, slots).map { StatusEntry(id: $0, outcome: $1 ?? .noSession) } }
+    lock.withLock { _ in zip(ids, slots).map { StatusEntry(id: $0, outcome: $1 ?? .noSession) } }
   }
 }
 

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 // The steps the entry points share: the stored session, the password, a LOGIN, a verdict carried
 // out, one adapter operation within the budget.

@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 /// Where a login's password comes from.
 public enum PasswordSource: Sendable {
   /// Given for this command (`--password-stdin`).

@@ -1,5 +1,6 @@
 import AccountsSystem
 import Glibc
+import Synchronization
 
 /// One login at a time for each account, across every `accounts` process: when eight scripts
 /// find the same session expired, one logs in again and the others take its new session, rather
@@ -10,12 +11,12 @@ import Glibc
 /// exclude each other too, and the kernel drops it when a process dies. Two accounts that share
 /// a byte only wait for each other. Reentrant within a flow: the login that a verdict leads to
 /// runs under the lock the verdict took.
-final class SessionLocks: @unchecked Sendable {
+final class SessionLocks: Sendable {
   let path: String
   /// Seconds to wait for another command's login before giving up.
   let wait: Double
-  private var held: Set<AccountID> = []
-  private let mutex = Lock()
+  /// The accounts whose lock this process holds.
+  private let held = Mutex<Set<AccountID>>([])
 
   init(path: String, wait: Double) {
     self.path = path
@@ -23,11 +24,11 @@ final class SessionLocks: @unchecked Sendable {
   }
 
   func exclusive<Result>(_ id: AccountID, _ body: () throws -> Result) throws -> Result {
-    if mutex.locked({ held.contains(id) }) { return try body() }
+    if held.withLock({ $0.contains(id) }) { return try body() }
     let descriptor = try acquire(id)
-    mutex.locked { _ = held.insert(id) }
+    held.withLock { _ = $0.insert(id) }
     defer {
-      mutex.locked { _ = held.remove(id) }
+      held.withLock { _ = $0.remove(id) }
       close(descriptor)  // releases the lock
     }
     return try body()

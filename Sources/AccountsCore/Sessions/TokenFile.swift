@@ -1,5 +1,6 @@
 import AccountsSystem
 import Glibc
+import SecretMemory
 
 /// The file `--refresh` keeps a session's current token in, for the command it runs
 /// ($ACCOUNTS_TOKEN_FILE): the token's bytes alone (no newline), 0600, replaced atomically at

@@ -5,12 +5,13 @@ import CGLib
 import Glibc
 
 /// The services the host lends every adapter (`acc_host`): the clock, randomness, and GLib's
-/// GChecksum/GHmac for digests and HMAC, so adapters carry no crypto of their own.
+/// GChecksum/GHmac for digests and HMAC, so adapters carry no crypto of their own. This is the
+/// host's side of the table; the built-in adapters see it through AdapterKit's `HostServices`.
 ///
 /// Sessions on several threads call them at once: `standard` is built once and never written
 /// again, and each service keeps no state between calls (localtime_r, getrandom, a GChecksum
 /// or GHmac of its own per call, one write(2) per log line).
-public enum HostServices {
+public enum HostServiceTable {
   /// The real services. Tests build their own `acc_host` from `digest`/`hmac` and a fixed clock.
   nonisolated(unsafe) public static let standard: UnsafePointer<acc_host> = {
     let host = UnsafeMutablePointer<acc_host>.allocate(capacity: 1)
