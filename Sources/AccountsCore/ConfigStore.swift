@@ -2,45 +2,11 @@ import AccountsJSON
 import AccountsSystem
 
 /// The configuration, `$XDG_CONFIG_HOME/accounts/config.json`: the backends, without secrets.
-public struct ConfigStore: Sendable {
-  public let file: DocumentFile
+public typealias ConfigStore = DocumentStore<ConfigFormat>
 
+extension DocumentStore where Format == ConfigFormat {
   public init(paths: Paths) {
-    file = DocumentFile(path: paths.config)
-  }
-
-  /// The configuration; empty when the file does not exist yet. No lock is taken.
-  public func load() throws -> Configuration {
-    try decode(file.read())
-  }
-
-  /// The configuration under the writers' lock, re-read under it; `body` may save changes
-  /// several times before the lock is released.
-  public func withLock<Result>(
-    _ body: (inout LockedDocument<Configuration>) throws -> Result
-  ) throws -> Result {
-    try file.withLock { transaction in
-      var config = LockedDocument(
-        content: try decode(transaction.bytes), transaction: transaction,
-        encode: { Array(ConfigFormat.encode($0).utf8) })
-      return try body(&config)
-    }
-  }
-
-  /// Changes the configuration under the writers' lock (see `DocumentFile`).
-  @discardableResult
-  public func update<Result>(_ change: (inout Configuration) throws -> Result) throws -> Result {
-    try withLock { config in
-      var configuration = config.content
-      let result = try change(&configuration)
-      try config.save(configuration)
-      return result
-    }
-  }
-
-  private func decode(_ bytes: [UInt8]?) throws -> Configuration {
-    guard let bytes else { return try Configuration() }
-    return try ConfigFormat.decode(bytes, file: file)
+    self.init(file: DocumentFile(path: paths.config))
   }
 }
 
@@ -64,12 +30,14 @@ public struct ConfigStore: Sendable {
 /// `rules` maps a physical absolute directory to USER@BACKEND (see `DirectoryRule`). A hook has
 /// at most one of `backend` and `account`. Each is written only when there are some, so older
 /// versions keep reading the file.
-enum ConfigFormat {
+public enum ConfigFormat: DocumentFormat {
   static let version: Int64 = 1
   static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service", "rules", "hooks"]
   static let backendKeys: Set<String> = ["adapter", "settings", "secret_settings"]
 
-  static func encode(_ configuration: Configuration) -> String {
+  public static func emptyContent() throws -> Configuration { try Configuration() }
+
+  public static func encode(_ configuration: Configuration) -> String {
     var backends = JSONObject()
     for backend in configuration.backends {
       var settings = JSONObject()
@@ -95,7 +63,7 @@ enum ConfigFormat {
     return JSON.serialize(.object(root), pretty: true) + "\n"
   }
 
-  static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> Configuration {
+  public static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> Configuration {
     func malformed(_ detail: String) -> FileError {
       .malformed(
         path: file.path, detail: detail,

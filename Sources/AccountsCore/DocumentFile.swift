@@ -244,18 +244,3 @@ private func syncDirectory(of path: String) {
   try? directory.sync()
   directory.close()
 }
-
-/// A document's decoded content while its writers' lock is held.
-public struct LockedDocument<Content: Equatable> {
-  /// The content as the file holds it now.
-  public private(set) var content: Content
-  var transaction: DocumentFile.Transaction
-  let encode: (Content) -> [UInt8]
-
-  /// Writes `content` unless it is what the file holds already.
-  public mutating func save(_ content: Content) throws(FileError) {
-    guard content != self.content else { return }
-    try transaction.write(encode(content))
-    self.content = content
-  }
-}

@@ -3,45 +3,11 @@ import AccountsSystem
 
 /// The index, `$XDG_STATE_HOME/accounts/accounts.json`: every saved account without its secrets.
 /// `list`, `current` and completion read only this file and never touch D-Bus.
-public struct IndexStore: Sendable {
-  public let file: DocumentFile
+public typealias IndexStore = DocumentStore<IndexFormat>
 
+extension DocumentStore where Format == IndexFormat {
   public init(paths: Paths) {
-    file = DocumentFile(path: paths.index)
-  }
-
-  /// The saved accounts; an empty book when the file does not exist yet. No lock is taken.
-  public func load() throws -> AccountBook {
-    try decode(file.read())
-  }
-
-  /// The book under the writers' lock: `body` sees the book as it is now (re-read under the
-  /// lock, so no concurrent change is lost) and may save changes to it several times before the
-  /// lock is released. The ledger uses this to keep the keyring and the index in step.
-  public func withLock<Result>(_ body: (inout LockedDocument<AccountBook>) throws -> Result) throws -> Result {
-    try file.withLock { transaction in
-      var index = LockedDocument(
-        content: try decode(transaction.bytes), transaction: transaction,
-        encode: { Array(IndexFormat.encode($0).utf8) })
-      return try body(&index)
-    }
-  }
-
-  /// Changes the book under the writers' lock, re-reading it first so that no concurrent change
-  /// is lost. The file is written only when the book changed.
-  @discardableResult
-  public func update<Result>(_ change: (inout AccountBook) throws -> Result) throws -> Result {
-    try withLock { index in
-      var book = index.content
-      let result = try change(&book)
-      try index.save(book)
-      return result
-    }
-  }
-
-  private func decode(_ bytes: [UInt8]?) throws -> AccountBook {
-    guard let bytes else { return AccountBook() }
-    return try IndexFormat.decode(bytes, file: file)
+    self.init(file: DocumentFile(path: paths.index))
   }
 }
 
@@ -64,11 +30,13 @@ public struct IndexStore: Sendable {
 ///     }
 ///
 /// Members this version does not know are kept, at every level that has them.
-enum IndexFormat {
+public enum IndexFormat: DocumentFormat {
   static let version: Int64 = 1
   static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled", "secret_service"]
 
-  static func encode(_ book: AccountBook) -> String {
+  public static func emptyContent() -> AccountBook { AccountBook() }
+
+  public static func encode(_ book: AccountBook) -> String {
     var root = JSONObject()
     root["version"] = .number(JSONNumber(version))
     root["auto_login"] = book.autoLogin.map { .string($0.description) } ?? .null
@@ -115,7 +83,7 @@ enum IndexFormat {
     return rest
   }
 
-  static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
+  public static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> AccountBook {
     // The index as accounts writes it, read without a JSON tree; anything else the general way.
     if let book = IndexFastReader.read(bytes) { return book }
     return try decodeGenerally(bytes, file: file)

@@ -18,24 +18,17 @@ extension Ledger {
         try config.save(configuration)
         return
       }
-      let (store, carried, provider) = try begin(name, &configuration, &config)
-      do {
-        for setting in secretSettings.keys.sorted() {
-          try store.store(secretSettings[setting]!, for: .setting(setting, backend: name))
-        }
-      } catch {
-        recover(name, after: error, &configuration, &config, store)
-        throw error
-      }
-      try configuration.add(backend)
-      if !carried { configuration.markSettled(name) }
-      configuration.secretService = provider ?? configuration.secretService
-      do {
-        try config.save(configuration)
-      } catch {
-        try? store.deleteSettings(backend: name)  // the config could not name them
-        throw error
-      }
+      try carryOut(
+        SecretChange(
+          of: name,
+          inKeyring: { store in
+            for setting in secretSettings.keys.sorted() {
+              try store.store(secretSettings[setting]!, for: .setting(setting, backend: name))
+            }
+          },
+          claim: { configuration in try configuration.add(backend) },
+          undo: { store in try? store.deleteSettings(backend: name) }),  // the config could not name them
+        &configuration, &config)
     }
   }
 
@@ -88,9 +81,8 @@ extension Ledger {
       for key in secretSettings.keys where before.secretSettings.contains(key) {
         previous[key] = try store.lookup(.setting(key, backend: name))
       }
-      let (_, carried, provider) = try begin(name, &configuration, &config)
       var stored: [String] = []
-      func undoStores() {  // rule 4: what config.json does not record is taken back
+      func undoStores(_ store: SecretStore) {  // rule 4: what config.json does not record is taken back
         for key in stored {
           if let old = previous[key] {
             try? store.store(old, for: .setting(key, backend: name))
@@ -99,39 +91,26 @@ extension Ledger {
           }
         }
       }
-      do {
-        for key in secretSettings.keys.sorted() {
-          try store.store(secretSettings[key]!, for: .setting(key, backend: name))
-          stored.append(key)
-        }
-      } catch {
-        if !mayStillLand(error) { undoStores() }
-        recover(name, after: error, &configuration, &config, store)
-        throw error
-      }
-      configuration.update(name, apply)
-      // With a deletion to come, the mark stays until it is done.
-      if !carried, doomed.isEmpty { configuration.markSettled(name) }
-      configuration.secretService = provider ?? configuration.secretService
-      do {
-        try config.save(configuration)
-      } catch {
-        undoStores()
-        throw error
-      }
+      let begun = try carryOut(
+        SecretChange(
+          of: name,
+          inKeyring: { store in
+            do {
+              for key in secretSettings.keys.sorted() {
+                try store.store(secretSettings[key]!, for: .setting(key, backend: name))
+                stored.append(key)
+              }
+            } catch {
+              if !mayStillLand(error) { undoStores(store) }
+              throw error
+            }
+          },
+          claim: { configuration in configuration.update(name, apply) }, undo: undoStores,
+          settledWhenSaved: doomed.isEmpty),  // with a deletion to come, the mark stays until it is done
+        &configuration, &config)
       var change = BackendChange(before: before, after: configuration[name]!)
-      for (position, key) in doomed.enumerated() {
-        do {
-          try store.delete(.setting(key, backend: name))
-        } catch {
-          change.leftInKeyring = Array(doomed[position...])  // swept when the backend is next settled
-          return change
-        }
-      }
-      if !doomed.isEmpty, !carried {
-        configuration.markSettled(name)
-        try? config.save(configuration)  // the mark alone stays if this fails: settling finds nothing to do
-      }
+      let left = deleteUnclaimed(doomed.map { .setting($0, backend: name) }, begun, &configuration, &config)
+      change.leftInKeyring = Array(doomed.suffix(left.count))  // swept when the backend is next settled
       return change
     }
   }
@@ -163,66 +142,28 @@ extension Ledger {
           try config.save(configuration)
           return (backend, forgotten)
         }
-        let (store, carried, provider) = try begin(name, &configuration, &config)
-        do {
-          try store.deleteSettings(backend: name)
-        } catch {
-          recover(name, after: error, &configuration, &config, store)
-          throw error
-        }
-        configuration.remove(name)
-        if !carried { configuration.markSettled(name) }
-        configuration.secretService = provider ?? configuration.secretService
-        try config.save(configuration)
+        try carryOut(
+          SecretChange(
+            of: name, inKeyring: { store in try store.deleteSettings(backend: name) },
+            claim: { configuration in configuration.remove(name) }),
+          &configuration, &config)
         return (backend, forgotten)
       }
     }
   }
+}
 
-  /// Rules 6, 5 and 2 before `name`'s secret settings change: the provider checked, what
-  /// earlier commands left settled, this change's intent on disk. `carried`: `name` was
-  /// unsettled already (a command clears only the mark it set). `provider`: the one to record
-  /// with the final write, once the change succeeded.
-  private func begin(
-    _ name: String, _ configuration: inout Configuration, _ config: inout LockedDocument<Configuration>
-  ) throws -> (store: SecretStore, carried: Bool, provider: String?) {
-    let store = try secrets()
-    let provider = try checkProvider(store, configuration)
-    try settleUnsettled(&configuration, store)
-    let carried = configuration.unsettled.contains(name)
-    configuration.markUnsettled(name)
-    try config.save(configuration)
-    return (store, carried, provider)
-  }
+extension Configuration: SecretClaimingDocument {
+  var holdersClaimingSecrets: [String] { backends.filter { !$0.secretSettings.isEmpty }.map(\.name) }
 
-  /// Rule 6 for config.json (see `checkProvider` for the index).
-  func checkProvider(_ store: SecretStore, _ configuration: Configuration) throws -> String? {
-    guard let current = try store.providerName() else { return nil }
-    if let recorded = configuration.secretService, recorded != current, configuration.claimsSecrets {
-      throw SecretStoreError.providerChanged(stored: recorded, current: current)
-    }
-    return current
-  }
-
-  /// Settles what earlier commands left unsettled, best effort (see `settleUnsettled` for
-  /// accounts).
-  func settleUnsettled(_ configuration: inout Configuration, _ store: SecretStore) throws {
-    for name in configuration.unsettled {
-      do {
-        try settle(name, &configuration, store)
-      } catch {
-        if mayStillLand(error) { throw error }
-        return
-      }
-    }
-  }
+  static func accountsWithCachedToken(_ name: String) -> [AccountID] { [] }
 
   /// A backend the configuration no longer names keeps no secret setting; one it names keeps
   /// exactly those it lists, and lists only those the keyring has.
-  func settle(_ name: String, _ configuration: inout Configuration, _ store: SecretStore) throws {
-    guard let backend = configuration[name] else {
+  mutating func settle(_ name: String, against store: SecretStore) throws {
+    guard let backend = self[name] else {
       try store.deleteSettings(backend: name)
-      configuration.markSettled(name)
+      markSettled(name)
       return
     }
     var stored = Set<String>()
@@ -230,18 +171,7 @@ extension Ledger {
     for setting in stored.subtracting(backend.secretSettings).sorted() {
       try store.delete(.setting(setting, backend: name))
     }
-    configuration.update(name) { $0.secretSettings.removeAll { !stored.contains($0) } }
-    configuration.markSettled(name)
-  }
-
-  private func recover(
-    _ name: String, after error: Error, _ configuration: inout Configuration,
-    _ config: inout LockedDocument<Configuration>, _ store: SecretStore
-  ) {
-    if !mayStillLand(error) {
-      var settled = configuration
-      if (try? settle(name, &settled, store)) != nil { configuration = settled }
-    }
-    try? config.save(configuration)
+    update(name) { $0.secretSettings.removeAll { !stored.contains($0) } }
+    markSettled(name)
   }
 }

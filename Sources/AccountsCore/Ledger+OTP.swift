@@ -6,12 +6,7 @@ import AccountsSystem
 extension Ledger {
   /// Stores `seed` as the TOTP seed of a saved account, replacing the one it had.
   public func setOTPSeed(of id: AccountID, to seed: OTPSeed) throws {
-    try adoptSecretServiceIfAsked()
-    try index.withLock { index in
-      var book = index.content
-      guard let account = book[id] else {
-        throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
-      }
+    try withSavedAccount(id) { account, book, index in
       try changeSecret(SecretKey(id, .otp), claimed: account.otp, to: seed.canonicalText, &book, &index) {
         $0.otp = true
       }
@@ -23,12 +18,7 @@ extension Ledger {
   /// before its claim left a seed nothing claims, and it is deleted here, not left behind.
   @discardableResult
   public func removeOTPSeed(of id: AccountID) throws -> Bool {
-    try adoptSecretServiceIfAsked()
-    return try index.withLock { index in
-      var book = index.content
-      guard let account = book[id] else {
-        throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
-      }
+    try withSavedAccount(id) { account, book, index in
       guard account.otp || book.unsettled.contains(id) else { return false }
       // An unclaimed seed (a killed `otp set`) is deleted and not put back.
       try changeSecret(SecretKey(id, .otp), claimed: account.otp, to: nil, &book, &index) { $0.otp = false }

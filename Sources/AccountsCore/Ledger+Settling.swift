@@ -3,27 +3,17 @@
 /// that opens the Secret Service anyway settles the accounts it touches (`claimedSecret`), and
 /// `status` and `doctor` settle all; `list`, `current` and completion read only the index and
 /// never do.
-extension Ledger {
-  /// Settles what earlier commands left unsettled, best effort: a keyring that fails stops it,
-  /// and the command goes on with its own work, unless the keyring did not answer at all (a
-  /// hung provider): then that is the command's error too, rather than a second wait.
-  func settleUnsettled(_ book: inout AccountBook, _ store: SecretStore) throws {
-    for id in book.unsettled {
-      do {
-        try settle(id, &book, store)
-      } catch {
-        if mayStillLand(error) { throw error }
-        return
-      }
-    }
-  }
+extension AccountBook: SecretClaimingDocument {
+  var holdersClaimingSecrets: [AccountID] { accounts.filter(\.claimsSecrets).map(\.id) }
 
-  /// Makes the book and the keyring agree about `id` (rule 5), then marks it settled.
-  func settle(_ id: AccountID, _ book: inout AccountBook, _ store: SecretStore) throws {
-    forgetCachedToken(id)
-    guard let account = book[id] else {
+  static func accountsWithCachedToken(_ id: AccountID) -> [AccountID] { [id] }
+
+  /// An account the book no longer names keeps no item; one it names keeps exactly the
+  /// secrets the book claims, and the book claims only those the keyring has.
+  mutating func settle(_ id: AccountID, against store: SecretStore) throws {
+    guard let account = self[id] else {
       try store.deleteAll(backend: id.backend, account: id.user)
-      book.markSettled(id)
+      markSettled(id)
       return
     }
     let kinds = Set(try store.kinds(backend: id.backend, account: id.user))
@@ -33,7 +23,7 @@ extension Ledger {
     if !account.remembered, hasPassword { try store.delete(SecretKey(id, .password)) }
     if account.token == nil, hasToken { try store.delete(SecretKey(id, .token)) }
     if !account.otp, hasOTP { try store.delete(SecretKey(id, .otp)) }
-    book.update(id) { account in
+    update(id) { account in
       if !hasPassword { account.remembered = false }
       if !hasOTP { account.otp = false }
       if !hasToken {
@@ -41,9 +31,11 @@ extension Ledger {
         account.session = [:]
       }
     }
-    book.markSettled(id)
+    markSettled(id)
   }
+}
 
+extension Ledger {
   /// Settles every unsettled account now; stops at the first keyring failure. (Commands
   /// settle on their way; this is for tests of the rule itself.)
   func settle() throws -> (settled: Int, left: Int) {

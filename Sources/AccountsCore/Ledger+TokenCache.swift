@@ -70,9 +70,8 @@ extension Ledger {
 
 extension Ledger {
   /// `accounts lock`: locks the collections accounts stores in and returns their labels
-  /// (`SecretStore.lock`). The
-  /// cached token of every account is dropped first (and again after, for one a reader kept
-  /// meanwhile).
+  /// (`SecretStore.lock`). The cached token of every account is dropped first (and again after,
+  /// for one a reader kept meanwhile).
   public func lockCollection() throws -> String {
     let ids = (try? index.load().accounts.map(\.id)) ?? []
     tokenCache?.forget(ids)

@@ -75,17 +75,6 @@ public struct Ledger {
     return try store.lookup(key)
   }
 
-  /// Rule 6 before a change: the provider that answers now, or `providerChanged` when `book`
-  /// claims secrets another keeps. The caller records the returned provider with its final
-  /// write, once its keyring work succeeded.
-  func checkProvider(_ store: SecretStore, _ book: AccountBook) throws -> String? {
-    guard let current = try store.providerName() else { return nil }
-    if let recorded = book.secretService, recorded != current, book.claimsSecrets {
-      throw SecretStoreError.providerChanged(stored: recorded, current: current)
-    }
-    return current
-  }
-
   /// ACCOUNTS_ADOPT_SECRET_SERVICE (rule 6): when set and a file claims secrets that another
   /// provider than the one answering keeps, every claim of both files is settled against the
   /// one answering (what it does not hold is forgotten), and both record it. All or nothing:
@@ -100,22 +89,24 @@ public struct Ledger {
       try index.withLock { index in
         var configuration = config.content
         var book = index.content
-        let moveConfig = configuration.secretService.map { $0 != current } == true && configuration.claimsSecrets
-        let moveIndex = book.secretService.map { $0 != current } == true && book.claimsSecrets
-        if moveConfig {
-          for backend in configuration.backends where !backend.secretSettings.isEmpty { configuration.markUnsettled(backend.name) }
-          for name in configuration.unsettled { try settle(name, &configuration, store) }
-          configuration.secretService = current
-        }
-        if moveIndex {
-          for account in book.accounts where account.claimsSecrets { book.markUnsettled(account.id) }
-          for id in book.unsettled { try settle(id, &book, store) }
-          book.secretService = current
-        }
+        let moveConfig = configuration.claimsSecrets(keptByOtherThan: current)
+        let moveIndex = book.claimsSecrets(keptByOtherThan: current)
+        if moveConfig { try adopt(current, &configuration, store) }
+        if moveIndex { try adopt(current, &book, store) }
         if moveConfig { try config.save(configuration) }
         if moveIndex { try index.save(book) }
       }
     }
+  }
+
+  /// Settles every claim of `document` against `store`, the provider `current` answering now,
+  /// and records it (what it does not hold is forgotten).
+  private func adopt<Document: SecretClaimingDocument>(
+    _ current: String, _ document: inout Document, _ store: SecretStore
+  ) throws {
+    for holder in document.holdersClaimingSecrets { document.markUnsettled(holder) }
+    for holder in document.unsettled { try settle(holder, &document, store) }
+    document.secretService = current
   }
 
   /// Saves a new account; with `password`, remembers it; with `otp`, keeps its TOTP seed (both
@@ -137,39 +128,40 @@ public struct Ledger {
         try index.save(book)
         return
       }
-      let (store, carried, provider) = try begin(id, &book, &index)
-      do {
-        for (key, secret) in secrets { try store.store(secret, for: key) }
-      } catch {
-        recover(id, after: error, &book, &index, store)
-        throw error
-      }
       var saved = account
       saved.remembered = password != nil
       saved.otp = otp != nil
-      try book.add(saved)
-      if !carried { book.markSettled(id) }
-      book.secretService = provider ?? book.secretService
-      do {
-        try index.save(book)
-      } catch {
-        for (key, _) in secrets { try? store.delete(key) }  // the index could not take the claims: they go too
-        throw error
-      }
+      try carryOut(
+        SecretChange(
+          of: id, inKeyring: { store in for (key, secret) in secrets { try store.store(secret, for: key) } },
+          claim: { book in try book.add(saved) },
+          // The index could not take the claims: they go too.
+          undo: { store in for (key, _) in secrets { try? store.delete(key) } }),
+        &book, &index)
     }
   }
 
   /// Replaces the remembered password of a saved account (or starts remembering one).
   public func replacePassword(of id: AccountID, with password: SecretBytes) throws {
+    try withSavedAccount(id) { account, book, index in
+      try changeSecret(SecretKey(id, .password), claimed: account.remembered, to: password, &book, &index) {
+        $0.remembered = true
+      }
+    }
+  }
+
+  /// `body` with the index's lock held, given `id`'s account as the index holds it now (the
+  /// provider adopted first when asked); `unknown` when it is not saved (removed meanwhile).
+  func withSavedAccount<Result>(
+    _ id: AccountID, _ body: (Account, inout AccountBook, inout LockedDocument<AccountBook>) throws -> Result
+  ) throws -> Result {
     try adoptSecretServiceIfAsked()
-    try index.withLock { index in
+    return try index.withLock { index in
       var book = index.content
       guard let account = book[id] else {
         throw AccountLookupError.unknown(id.description, backend: nil, suggestions: [])
       }
-      try changeSecret(SecretKey(id, .password), claimed: account.remembered, to: password, &book, &index) {
-        $0.remembered = true
-      }
+      return try body(account, &book, &index)
     }
   }
 
@@ -180,45 +172,21 @@ public struct Ledger {
   /// index claims the secret now, so there is an old item to keep.
   func changeSecret(
     _ key: SecretKey, claimed: Bool, to value: SecretBytes?, _ book: inout AccountBook,
-    _ index: inout LockedDocument<AccountBook>, claim: (inout Account) -> Void
+    _ index: inout LockedDocument<AccountBook>, claim: @escaping (inout Account) -> Void
   ) throws {
     let id = AccountID(user: key.account, backend: key.backend)
     let store = try secrets()
     _ = try checkProvider(store, book)
     let previous = claimed ? try store.lookup(key) : nil
-    let (_, carried, provider) = try begin(id, &book, &index)
-    do {
-      if let value { try store.store(value, for: key) } else { try store.delete(key) }
-    } catch {
-      recover(id, after: error, &book, &index, store)
-      throw error
-    }
-    book.update(id, claim)
-    if !carried { book.markSettled(id) }
-    book.secretService = provider ?? book.secretService
-    do {
-      try index.save(book)
-    } catch {
-      if let previous { try? store.store(previous, for: key) } else if value != nil { try? store.delete(key) }
-      throw error
-    }
-  }
-
-  /// Rules 6, 5 and 2 before `id`'s secrets change: the provider checked, what earlier
-  /// commands left settled, this change's intent on disk. `carried`: `id` was unsettled
-  /// already (a command clears only the mark it set). `provider`: the one to record with the
-  /// final write, once the change succeeded.
-  func begin(
-    _ id: AccountID, _ book: inout AccountBook, _ index: inout LockedDocument<AccountBook>
-  ) throws -> (store: SecretStore, carried: Bool, provider: String?) {
-    let store = try secrets()
-    let provider = try checkProvider(store, book)
-    try settleUnsettled(&book, store)
-    let carried = book.unsettled.contains(id)
-    forgetCachedToken(id)
-    book.markUnsettled(id)
-    try index.save(book)
-    return (store, carried, provider)
+    try carryOut(
+      SecretChange(
+        of: id,
+        inKeyring: { store in if let value { try store.store(value, for: key) } else { try store.delete(key) } },
+        claim: { book in book.update(id, claim) },
+        undo: { store in
+          if let previous { try? store.store(previous, for: key) } else if value != nil { try? store.delete(key) }
+        }),
+      &book, &index)
   }
 
   /// What `forget` did: the accounts forgotten, those that were not saved (any more), and the
@@ -254,7 +222,7 @@ public struct Ledger {
     } catch {
       result.failure = error  // no keyring call follows; accounts that claim nothing still go
     }
-    let carried = Set(book.unsettled)
+    let unsettledBefore = Set(book.unsettled)  // an earlier command's mark is not this one's to clear
     for id in targets {
       forgetCachedToken(id)
       book.markUnsettled(id)
@@ -279,7 +247,7 @@ public struct Ledger {
           }
         }
       } else if claimed {
-        if !carried.contains(id) { book.markSettled(id) }  // not tried: as it was
+        if !unsettledBefore.contains(id) { book.markSettled(id) }  // not tried: as it was
       } else {
         book.remove(id)
         result.removed.append(id)
@@ -288,28 +256,5 @@ public struct Ledger {
     if result.failure == nil, let provider { book.secretService = provider }
     try index.save(book)
     return result
-  }
-
-  /// After a keyring change failed: settles `id` at once if the keyring answered, and records
-  /// the outcome. A call that timed out may still land, so the account stays unsettled then, and
-  /// the keyring is not asked again.
-  func recover(
-    _ id: AccountID, after error: Error, _ book: inout AccountBook,
-    _ index: inout LockedDocument<AccountBook>, _ store: SecretStore
-  ) {
-    if !mayStillLand(error) {
-      var settled = book
-      if (try? settle(id, &settled, store)) != nil { book = settled }
-    }
-    try? index.save(book)
-  }
-}
-
-/// A keyring call that timed out was cancelled on our side only: the provider may still carry
-/// it out.
-func mayStillLand(_ error: Error) -> Bool {
-  switch error as? SecretStoreError {
-  case .timedOut?, .stuck?: true
-  default: false
   }
 }

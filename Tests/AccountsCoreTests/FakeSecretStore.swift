@@ -19,6 +19,12 @@ final class FakeSecretStore: SecretStore {
   var duringStore: (() -> Void)?
   /// Called during each delete, before the item goes.
   var duringDelete: (() -> Void)?
+  /// Called during each lookup, before the item is read: a test runs another command's step here.
+  var duringLookup: ((SecretKey) -> Void)?
+  /// Called during each lookupAll, before the items are read.
+  var beforeLookupAll: (() -> Void)?
+  /// Called during each lookupAll, once the items are read and before they are returned.
+  var afterLookupAll: (() -> Void)?
 
   func text(_ key: SecretKey) -> String? { items[key].map { String(decoding: $0, as: UTF8.self) } }
 
@@ -39,6 +45,7 @@ final class FakeSecretStore: SecretStore {
   func lookup(_ key: SecretKey) throws -> SecretBytes? {
     calls.append("lookup \(describe(key))")
     try fault("lookup")
+    duringLookup?(key)
     guard var bytes = items[key] else { return nil }
     return SecretBytes(consuming: &bytes)
   }
@@ -46,11 +53,13 @@ final class FakeSecretStore: SecretStore {
   func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
     calls.append("lookupAll \(kind.attributeValue)")
     try fault("lookupAll")
+    beforeLookupAll?()
     var found: [SecretKey: SecretBytes] = [:]
     for (key, value) in items where key.kind == kind {
       var bytes = value
       found[key] = SecretBytes(consuming: &bytes)
     }
+    afterLookupAll?()
     return found
   }
 

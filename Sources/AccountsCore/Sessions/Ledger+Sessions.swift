@@ -58,33 +58,30 @@ extension Ledger {
     guard let token else { throw SessionFailure.noToken(id) }
     // A new account's backend must still exist: `removeBackend` holds this lock while it removes one.
     if book[id] == nil { _ = try config.load().backend(named: id.backend) }
-    let claimed = (password: book[id]?.remembered == true, token: book[id]?.token != nil)
-    let (store, carried, provider) = try begin(id, &book, &index)
-    var stored: [SecretKey] = []
-    do {
-      if transition.storePassword, let password {
-        try store.store(password, for: SecretKey(id, .password))
-        stored.append(SecretKey(id, .password))
-      }
-      try store.store(token, for: SecretKey(id, .token))
-      stored.append(SecretKey(id, .token))
-    } catch {
-      recover(id, after: error, &book, &index, store)
-      throw error
-    }
+    let claimedBefore = (password: book[id]?.remembered == true, token: book[id]?.token != nil)
     var applied = transition
     if password == nil { applied.storePassword = false }
-    book.apply(applied, to: id, login: login, at: now)
-    if !carried { book.markSettled(id) }
-    book.secretService = provider ?? book.secretService
-    do {
-      try index.save(book)
-    } catch {
-      // The index could not take the claims: what it did not claim before goes again. A
-      // replaced secret that it did claim stays replaced, which keeps the claim true.
-      for key in stored where !(key.kind == .password ? claimed.password : claimed.token) { try? store.delete(key) }
-      throw error
-    }
+    var stored: [SecretKey] = []
+    try carryOut(
+      SecretChange(
+        of: id,
+        inKeyring: { store in
+          if transition.storePassword, let password {
+            try store.store(password, for: SecretKey(id, .password))
+            stored.append(SecretKey(id, .password))
+          }
+          try store.store(token, for: SecretKey(id, .token))
+          stored.append(SecretKey(id, .token))
+        },
+        claim: { book in book.apply(applied, to: id, login: login, at: now) },
+        // The index could not take the claims: what it did not claim before goes again. A
+        // replaced secret that it did claim stays replaced, which keeps the claim true.
+        undo: { store in
+          for key in stored where !(key.kind == .password ? claimedBefore.password : claimedBefore.token) {
+            try? store.delete(key)
+          }
+        }),
+      &book, &index)
   }
 
   /// An ending (logout, expiry, take-over, rejection): the index forgets first, then the
@@ -105,17 +102,13 @@ extension Ledger {
     }
     let store = try secrets()
     _ = try checkProvider(store, book)
-    let carried = book.unsettled.contains(id)
+    let begun = BegunChange<AccountBook>(
+      holder: id, store: store, unsettledBefore: book.unsettled.contains(id), provider: nil)
     book.apply(transition, to: id, at: now)
     book.markUnsettled(id)
     try index.save(book)
-    do {
-      for key in doomed { try store.delete(key) }
-    } catch {
-      return  // the claim is gone; the leftover is swept when the account is next settled
-    }
-    if !carried { book.markSettled(id) }
-    try? index.save(book)  // the mark alone stays if this fails: settling finds nothing to do
+    // The claim is gone; a leftover is swept when the account is next settled.
+    _ = deleteUnclaimed(doomed, begun, &book, &index)
   }
 }
 

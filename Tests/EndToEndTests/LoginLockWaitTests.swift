@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// A command that waited on an account's login lock while another process logged the account
+/// in uses that process's session rather than logging in a second time (which would take the
+/// session over at a single sign-on backend): the built binary, a real keyring, the test
+/// backend. The wait is made certain: the test holds the lock until the command waits for it,
+/// then stops the command (SIGSTOP) while the other process logs in. The rules are pinned over
+/// the fakes (SessionFlowRaceTests); these prove the wiring across processes.
+@Suite(.serialized) struct LoginLockWaitTests {
+  /// `accounts ARGUMENTS` started while alice's login lock is held, stopped once it waits for
+  /// the lock, and `accounts login alice` run meanwhile with the lock free: the command is
+  /// returned still stopped, waiting.
+  func waitingWhileAnotherProcessLogsIn(
+    _ world: SessionTests.World, _ arguments: [String]
+  ) throws -> BackgroundAccounts {
+    let lockPath = world.sandbox.indexPath + ".sessions.lock"
+    let held = try HeldLoginLock(lockPath)
+    let waiter = try BackgroundAccounts(world.sandbox, arguments)
+    do {
+      try waiter.waitUntilWaitingFor(lockPath: lockPath)
+      waiter.stop()
+      try waiter.waitUntilStopped()
+      held.release()
+      try world.sandbox.ok(["login", "alice"])
+    } catch {
+      waiter.kill()
+      throw error
+    }
+    return waiter
+  }
+
+  @Test func aSwitchThatWaitedWhileAnotherProcessLoggedInReusesThatSession() throws {
+    let world = try SessionTests.World()
+    defer { world.close() }
+    let waiter = try waitingWhileAnotherProcessLogsIn(world, ["switch", "alice", "--no-hooks"])
+    defer { if waiter.process.isRunning { waiter.kill() } }
+    let token = try world.keyringToken("alice")
+    waiter.resume()
+    let result = try waiter.finish()
+    #expect(result.status == 0, "\(result)")
+    #expect(result.standardError.contains("switched to alice@corp: its session is"), "reused: \(result)")
+    #expect(try world.seen() == ["login"], "one login at the backend: the other process's")
+    #expect(world.slot == "alice@corp")
+    #expect(try world.keyringToken("alice") == token)
+    #expect(try world.sandbox.invariantViolations().isEmpty)
+  }
+
+  /// `token --check` finds the other process's session once it holds the lock, asks the
+  /// backend about it, and carries out the verdict ("expired": one login again, under the lock
+  /// it already holds).
+  @Test func aCommandThatWaitedOnTheLoginLockGetsAVerdictOnTheOtherProcessSession() throws {
+    let world = try SessionTests.World()
+    defer { world.close() }
+    let waiter = try waitingWhileAnotherProcessLogsIn(world, ["token", "alice", "--check"])
+    defer { if waiter.process.isRunning { waiter.kill() } }
+    let fresh = try #require(try world.keyringToken("alice"))
+    try world.backend.control("expire", ["name": "alice"])
+    _ = try world.seen()
+    waiter.resume()
+    let result = try waiter.finish()
+    #expect(result.status == 0, "\(result)")
+    let requests = try world.backend.requests()
+    let paths = requests.compactMap { ($0["path"] as? String)?.replacingOccurrences(of: "/plain/plain/", with: "") }
+    #expect(paths == ["check", "login"], "a verdict on the other's session, then one login again: \(result)")
+    let checked = (requests.first?["headers"] as? [String: Any])?["authorisedtoken"] as? String
+    #expect(checked == fresh, "the session checked is the other process's")
+    let token = try #require(try world.keyringToken("alice"))
+    #expect(result.standardOutput == token + "\n" && token != fresh, "\(result)")
+    #expect(result.standardError.contains("logging in again with the remembered password"), "\(result)")
+    #expect(try world.sandbox.invariantViolations().isEmpty)
+  }
+}
+
+/// Every account's login lock held by the test process, as another `accounts` command logging
+/// an account in holds its account's (SessionLocks: an open file description lock on one byte
+/// of the file beside the index; this one locks the whole file).
+final class HeldLoginLock {
+  private var descriptor: Int32
+
+  init(_ path: String) throws {
+    descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    var request = flock()
+    request.l_type = Int16(F_WRLCK)
+    request.l_whence = Int16(SEEK_SET)
+    request.l_start = 0
+    request.l_len = 0  // to the end of the file, however long
+    let setOFDLock: Int32 = 37  // F_OFD_SETLK, which Glibc's module does not export
+    guard descriptor >= 0, fcntl(descriptor, setOFDLock, &request) == 0 else { throw CocoaError(.fileLocking) }
+  }
+
+  func release() {
+    guard descriptor >= 0 else { return }
+    close(descriptor)
+    descriptor = -1
+  }
+
+  deinit { release() }
+}
