@@ -2,9 +2,7 @@ import Glibc
 
 /// The wall clock: whole seconds since 1970 (UTC).
 public func wallClockSeconds() -> Int64 {
-  var spec = timespec()
-  clock_gettime(CLOCK_REALTIME, &spec)
-  return Int64(spec.tv_sec)
+  wallClockMilliseconds() / 1000
 }
 
 /// The wall clock in milliseconds since 1970 (UTC), for what a second is too coarse for (the
@@ -12,8 +10,20 @@ public func wallClockSeconds() -> Int64 {
 public func wallClockMilliseconds() -> Int64 {
   var spec = timespec()
   clock_gettime(CLOCK_REALTIME, &spec)
-  return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+  return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000 + testClockOffsetMilliseconds
 }
+
+#if DEBUG
+  /// End-to-end tests move this process's wall clock forward instead of sleeping through an
+  /// expiry: `ACCOUNTS_TEST_CLOCK_OFFSET=SECONDS` in a debug build (the one the tests run).
+  /// Release builds, the ones that ship, have no such variable.
+  private let testClockOffsetMilliseconds: Int64 = {
+    guard let text = getenv("ACCOUNTS_TEST_CLOCK_OFFSET"), let seconds = Int64(String(cString: text)) else { return 0 }
+    return seconds * 1000
+  }()
+#else
+  private let testClockOffsetMilliseconds: Int64 = 0
+#endif
 
 /// The monotonic clock, in nanoseconds (for budgets: wall-clock changes do not move it).
 public func monotonicNanoseconds() -> UInt64 {

@@ -10,7 +10,7 @@ import Testing
 /// `accounts env`'s output, evaluated by the real bash, zsh, fish (and sh for the bash syntax):
 /// every value comes back byte for byte in the environment of the next program, and nothing in
 /// a value runs.
-@Suite struct ExportSyntaxTests {
+@Suite(.blocking) struct ExportSyntaxTests {
   /// A directory of its own, with a mark file that a value which ran would create.
   final class Scratch {
     let path: String

@@ -7,7 +7,7 @@ import Testing
 
 /// completions/ and man/ are generated from the command table and committed; they must not
 /// drift from it.
-@Suite struct GeneratedFilesTests {
+@Suite(.blocking) struct GeneratedFilesTests {
   @Test func committedFilesMatchTheCommandTable() throws {
     for file in try GeneratedFiles.all(root: PackagePaths.root.path) {
       let url = PackagePaths.root.appendingPathComponent(file.path)

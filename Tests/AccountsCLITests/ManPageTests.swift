@@ -8,7 +8,7 @@ import Testing
 /// What `man accounts` says, read from the committed man/accounts.1 as groff renders it: the
 /// drift check proves the file matches the generator, these prove the generator leaves nothing
 /// out.
-@Suite struct ManPageTests {
+@Suite(.blocking) struct ManPageTests {
   /// The page as plain text, one line per paragraph (a very long line length, so that no word
   /// is broken or hyphenated across lines), split into its sections by heading.
   func sections() throws -> [(heading: String, lines: [String])] {

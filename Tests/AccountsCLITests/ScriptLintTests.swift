@@ -4,7 +4,7 @@ import Testing
 
 /// The scripts tests and demos start with (scripts/, scripts/lib/) pass shellcheck at its
 /// warning level: what it warns about there (mkdir -m with -p, eval of an array) is a real slip.
-@Suite struct ScriptLintTests {
+@Suite(.blocking) struct ScriptLintTests {
   @Test func scriptsPassShellcheck() throws {
     let scripts = PackagePaths.root.appendingPathComponent("scripts").path
     let files = ["demo", "generate", "setup", "test", "with-keepassxc", "with-keyring", "lib/tour", "lib/dbus-daemon-logged"]

@@ -3,11 +3,12 @@ import AccountsSystem
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// A writer that takes the lock again as soon as it lets go (`import`, one account at a time)
 /// must not starve a command waiting for it.
-@Suite struct DocumentLockTurnTests {
+@Suite(.blocking) struct DocumentLockTurnTests {
   @Test func aWaitingWriterGetsItsTurnBetweenTheTurnsOfOneThatTakesTheLockAgainAtOnce() throws {
     let tree = try TemporaryTree()
     let file = DocumentFile(path: tree.root + "/document.json")

@@ -1,5 +1,6 @@
 import AccountsSystem
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AccountsCore
@@ -7,7 +8,7 @@ import Testing
 extension LeaseTests {
   /// The local lease store within one process: each store instance opens its own descriptors,
   /// and open file description locks conflict between descriptors as they do between processes.
-  @Suite struct LocalLeaseStoreTests {
+  @Suite(.blocking) struct LocalLeaseStoreTests {
     @Test func aHeldLeaseKeepsEveryOtherAcquirerOutUntilItEnds() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The test backend's timing controls, which the concurrency tests and the `status --jobs`
 /// bench rely on: a delay before every answer, and a count of the requests it serves at once.
-@Suite struct BackendControlTests {
+@Suite(.blocking) struct BackendControlTests {
   let backend: TestBackend
 
   init() throws { backend = try TestBackend() }

@@ -9,7 +9,7 @@ import TestSupport
 
 /// The built-in adapters through the host and libcurl against the test backend, whose Python
 /// code checks every signature and proof independently of the Swift code.
-@Suite struct BuiltInAdapterTests {
+@Suite(.blocking) struct BuiltInAdapterTests {
   static let appID = "170ib799dd511e7b66000163e033322"
   let backend: TestBackend
 

@@ -27,7 +27,7 @@ final class CannedTransport: HTTPTransport, @unchecked Sendable {
 
 /// Adapters that loop, spin, or return garbage end the operation with a message; the host
 /// neither hangs nor crashes (the last "must hold").
-@Suite struct HostileAdapterTests {
+@Suite(.blocking) struct HostileAdapterTests {
   let scratch: ScratchDirectory
 
   init() throws { scratch = try ScratchDirectory() }

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The account book from the outside: the binary against a real headless gnome-keyring.
-@Suite struct AccountBookEndToEndTests {
+@Suite(.blocking) struct AccountBookEndToEndTests {
   @Test(arguments: SecretServiceProvider.allCases) func theIssueScenarioWorksAndLeavesNoPasswordInAnyFile(_ provider: SecretServiceProvider) throws {
     let sandbox = try Sandbox(provider: provider)
     defer { sandbox.close() }

@@ -5,7 +5,7 @@ import Testing
 /// `accounts adapters` and `accounts backend add/show/test` from the outside: the binary, a
 /// real headless keyring, the built-in adapters and C adapters built in the test, and the test
 /// backend on 127.0.0.1.
-@Suite struct AdapterCommandTests {
+@Suite(.blocking) struct AdapterCommandTests {
   static let appID = "170ib799dd511e7b66000163e033322"
   /// The signed backend's private key in these tests: unlike the test backend's default app,
   /// not the app id, so that finding its bare value anywhere is a leak.
@@ -209,7 +209,7 @@ import Testing
 }
 
 /// The leak search itself: it finds a value however a file quotes it.
-@Suite struct LeakSearchTests {
+@Suite(.blocking) struct LeakSearchTests {
   @Test func aQuotedSecretInAJSONFileIsFound() throws {
     let scratch = try ScratchDirectory()
     let key = AdapterCommandTests.privateKey

@@ -5,7 +5,7 @@ import Testing
 /// The commands that diagnose adapters outlive the adapters they diagnose: `accounts adapters`
 /// and `accounts doctor` load each adapter in a child process, so one that crashes or hangs
 /// while loading is named with what happened to it, and the others are still listed.
-@Suite struct AdapterContainmentTests {
+@Suite(.blocking) struct AdapterContainmentTests {
   /// A short load deadline, so the hanging adapter costs a second per command.
   static let fast = ["ACCOUNTS_ADAPTER_LOAD_TIMEOUT": "1"]
 

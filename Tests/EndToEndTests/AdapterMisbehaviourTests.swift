@@ -7,7 +7,7 @@ import Testing
 /// adapter code is a failed adapter (exit 9, one line, nothing stored), what it prints never
 /// reaches the command's stdout, and what it writes on stderr reaches it only made visible.
 /// None of these modes sends anything: they need no backend.
-@Suite struct AdapterMisbehaviourTests {
+@Suite(.blocking) struct AdapterMisbehaviourTests {
   /// A sandbox with `hostile` in `mode` as adapter `name` and a backend `h` on it.
   func world(_ mode: String, name: String) throws -> Sandbox {
     let sandbox = try Sandbox()

@@ -5,7 +5,7 @@ import Testing
 /// The dependency check (`ld.so` in trace mode) runs when the adapter or what the loader
 /// resolved for it changed, not on every load: its passing verdict is kept in the user's cache
 /// with each file's device, inode, size, mtime and ctime, and re-checked by stat alone.
-@Suite struct AdapterVettingCacheTests {
+@Suite(.blocking) struct AdapterVettingCacheTests {
   /// A sandbox with the example adapter needing libdep.so from `$ORIGIN/lib`, and a backend on it.
   struct World {
     let sandbox: Sandbox

@@ -5,7 +5,7 @@ import Testing
 /// What the built-in adapters say about replies that are not what a login expects, through the
 /// command line against the test backend: each message names what happened and the fix, and
 /// the exit status agrees with the words.
-@Suite struct BackendReplyTests {
+@Suite(.blocking) struct BackendReplyTests {
   @Test func aRedirectIsNamedWithWhereItLeadsAndTheFix() throws {
     let sandbox = try Sandbox()
     defer { sandbox.close() }

@@ -4,7 +4,7 @@ import Testing
 
 /// `accounts backend set` from the outside: the binary, a real headless keyring (both
 /// providers where a secret changes), the built-in adapters and the test backend.
-@Suite struct BackendSetTests {
+@Suite(.blocking) struct BackendSetTests {
   @Test func settingsChangeInPlaceCheckedAgainstTheAdapter() throws {
     let sandbox = try Sandbox()
     defer { sandbox.close() }

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The generated completion scripts, run by the real shells against the built binary.
-@Suite struct CompletionTests {
+@Suite(.blocking) struct CompletionTests {
   typealias Shell = CompletionDriver.Shell
 
   func sandbox() throws -> Sandbox {

@@ -5,7 +5,7 @@ import Testing
 /// A readable secret is read over the bus directly, in an encrypted session, without loading
 /// the private library (libsecret, GLib): seen in the dynamic loader's own log. Whatever is
 /// not plainly readable still takes libsecret's path, which reports, unlocks or prompts.
-@Suite struct DirectReadTests {
+@Suite(.blocking) struct DirectReadTests {
   @Test(arguments: SecretServiceProvider.allCases)
   func aRememberedPasswordIsReadWithoutLibsecret(_ provider: SecretServiceProvider) throws {
     let sandbox = try Sandbox(provider: provider)

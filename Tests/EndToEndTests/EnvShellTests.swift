@@ -4,7 +4,7 @@ import Testing
 
 /// `accounts env` evaluated by the real bash, zsh and fish, and `accounts shell` with SHELL set
 /// to a script that reports what it was given; against the test backend and a real keyring.
-@Suite(.serialized) struct EnvShellTests {
+@Suite(.serialized, .blocking) struct EnvShellTests {
   typealias World = SessionTests.World
 
   /// Runs `accounts env bob` inside each shell as the help says, with SHELL naming that shell

@@ -5,7 +5,7 @@ import Testing
 /// The git setup exactly as README.md and accounts(1) show it, run by a real git: the helper
 /// `accounts` (git runs git-credential-accounts, the link installed beside accounts) and
 /// `!accounts git-credential` (a shell snippet, for a PATH without that link).
-@Suite(.serialized) struct GitCredentialHelperTests {
+@Suite(.serialized, .blocking) struct GitCredentialHelperTests {
   /// The `git config` lines of README.md's "git" section, as a user would paste them.
   static func readmeLines() throws -> [String] {
     let readme = try String(contentsOf: PackagePaths.root.appendingPathComponent("README.md"), encoding: .utf8)

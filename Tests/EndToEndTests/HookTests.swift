@@ -5,7 +5,7 @@ import Testing
 /// Hooks (issue 11, part 5) with the built binary, a real keyring and the test backend: what a
 /// hook's environment holds, what a failing or hanging hook does to the command, and which
 /// hooks run for which account in which order.
-@Suite(.serialized) struct HookTests {
+@Suite(.serialized, .blocking) struct HookTests {
   typealias World = SessionTests.World
 
   /// A directory for what hooks write.

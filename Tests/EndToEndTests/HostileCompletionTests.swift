@@ -7,7 +7,7 @@ import Testing
 /// user typed after --backend, reaches the shell's list of candidates as literal words or not
 /// at all, in bash, zsh and fish. Names that could never have been saved (a shell or control
 /// character in their ASCII part, or a leading '-') are not offered: see Documentation.names.
-@Suite struct HostileCompletionTests {
+@Suite(.blocking) struct HostileCompletionTests {
   typealias Shell = CompletionDriver.Shell
 
   /// Lines a compromised index, config or adapter directory could make `__complete` print.

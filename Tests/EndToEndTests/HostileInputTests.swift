@@ -4,7 +4,7 @@ import Testing
 
 /// Bad bytes, special files, hand-edited files and unwritable output, from the outside: each
 /// gets a one-line error naming the fix and the documented status, and nothing is lost.
-@Suite struct HostileInputTests {
+@Suite(.blocking) struct HostileInputTests {
   func sandbox() throws -> Sandbox {
     let sandbox = try Sandbox()
     try sandbox.addBackend("corp")
@@ -59,10 +59,15 @@ import Testing
   @Test func passwordStdinReadsOneLineAndReturns() throws {
     let sandbox = try sandbox()
     defer { sandbox.close() }
-    // The writer keeps the pipe open for 5 s after the line; the command's own time is printed.
+    // The writer keeps the pipe open for 30 s after the line (it is ended once the command has
+    // returned); the command's own time is printed.
     let result = try shell(sandbox, #"""
+      pipe=$(mktemp -u "$WITH_KEYRING_ROOT/pipe.XXXXXX") && mkfifo "$pipe"
+      (printf 'pw\n'; exec sleep 30) >"$pipe" & writer=$!
       start=$EPOCHREALTIME
-      (printf 'pw\n'; sleep 5) | { "$ACCOUNTS" add alice --remember --password-stdin; echo "status=$? after=$(( (${EPOCHREALTIME/./} - ${start/./}) / 1000 )) ms"; }
+      "$ACCOUNTS" add alice --remember --password-stdin <"$pipe"
+      echo "status=$? after=$(( (${EPOCHREALTIME/./} - ${start/./}) / 1000 )) ms"
+      kill "$writer"
       """#)
     let line = try #require(result.standardOutput.split(separator: "\n").first { $0.hasPrefix("status=") })
     let milliseconds = Int(line.split(separator: "=").last!.split(separator: " ").first!) ?? .max
@@ -206,7 +211,7 @@ import Testing
 }
 
 /// The guards against losing data, which mutation testing found nothing protecting.
-@Suite struct DataLossGuardTests {
+@Suite(.blocking) struct DataLossGuardTests {
   @Test func removeAndClearNeedTheWholeNameOrAnAnswer() throws {
     let sandbox = try Sandbox()
     defer { sandbox.close() }

@@ -4,7 +4,7 @@ import Testing
 
 /// `import` and `export` with the built binary against a real keyring: hostile files, the
 /// whole file checked before anything is written, skip and update, and the round trip.
-@Suite struct ImportExportTests {
+@Suite(.blocking) struct ImportExportTests {
   func sandbox(backends: [String] = ["corp"]) throws -> Sandbox {
     let sandbox = try Sandbox()
     for backend in backends { try sandbox.addBackend(backend) }

@@ -5,7 +5,7 @@ import Testing
 /// `import` writes each account through the ledger, as `add --remember` does: many rows work,
 /// and a kill half-way leaves every account fully imported or absent, and the same import run
 /// again completes it.
-@Suite struct ImportIntegrityTests {
+@Suite(.blocking) struct ImportIntegrityTests {
   func rows(_ count: Int) -> String {
     "account,password,tags\n" + (0..<count).map { "user\($0),\"pw-\($0),\"\"x\"\"\",pool\n" }.joined()
   }

@@ -6,7 +6,7 @@ import Testing
 /// a real keyring: --update keeps what a file does not carry, backends must exist on the other
 /// side, password managers' entries without a user, and an export that reads every secret
 /// before it writes any.
-@Suite struct ImportReviewTests {
+@Suite(.blocking) struct ImportReviewTests {
   func sandbox(backends: [String] = ["corp"]) throws -> Sandbox {
     let sandbox = try Sandbox()
     for backend in backends { try sandbox.addBackend(backend) }
@@ -177,7 +177,7 @@ import Testing
 
 /// `import` tells its progress on a terminal when it takes more than a second, and clears the
 /// line at the end; never when stderr is no terminal.
-@Suite struct ImportProgressTests {
+@Suite(.blocking) struct ImportProgressTests {
   static func rows(_ count: Int) -> String {
     "account,password,backend,tags,otp\n" + (0..<count).map { "user\($0),pw-\($0),corp,pool,\n" }.joined()
   }

@@ -5,7 +5,7 @@ import Testing
 /// OTP seeds through `import` and `export` (issue 18): each format's column, checked with the
 /// rest of the file, stored like the password, replaced by --update, and given back by
 /// `export --with-passwords | import` into an empty book.
-@Suite struct ImportSeedTests {
+@Suite(.blocking) struct ImportSeedTests {
   func sandbox() throws -> Sandbox {
     let sandbox = try Sandbox()
     try sandbox.addBackend("corp")

@@ -5,7 +5,7 @@ import Testing
 /// accounts' own libraries are checked like adapters before they are loaded, and `accounts
 /// adapters` says so when no adapter at all can be loaded. Each test runs a copy of the
 /// built program in a directory of its own: the executable, and its private library beside it.
-@Suite struct InstallCheckTests {
+@Suite(.blocking) struct InstallCheckTests {
   /// A copy of `accounts` and its private library in `directory` (no built-in adapters).
   func install(in directory: String) throws -> String {
     for name in ["accounts", "libAccountsPrivate.so"] {

@@ -6,7 +6,7 @@ import Testing
 /// access confirmation, prompts to unlock before a search, a database that exposes no group,
 /// and deletes it cannot take concurrently. The behaviour both providers share is tested by the
 /// suites that run on both (AccountBookEndToEndTests, KeyringFailureTests, LedgerTests).
-@Suite struct KeePassXCTests {
+@Suite(.blocking) struct KeePassXCTests {
   func sandbox(_ settings: [String: String] = [:]) throws -> Sandbox {
     let sandbox = try Sandbox(provider: .keepassxc, settings: settings)
     try sandbox.addBackend("corp")

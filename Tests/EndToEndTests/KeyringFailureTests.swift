@@ -5,7 +5,7 @@ import Testing
 /// What happens when the Secret Service is missing, hung or locked: exit 7 with a message that
 /// names the fix, within the deadline; and `list` and completion keep working, since they never
 /// touch D-Bus.
-@Suite struct KeyringFailureTests {
+@Suite(.blocking) struct KeyringFailureTests {
   /// A sandbox with alice (remembered) and bob saved on corp.
   func sandboxWithAccounts(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
     let sandbox = try Sandbox(provider: provider)

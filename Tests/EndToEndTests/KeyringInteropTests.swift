@@ -5,7 +5,7 @@ import Testing
 /// Other Secret Service clients find a remembered password by the common attributes
 /// (`service`, `username`: python keyring, scripts with secret-tool), while accounts keeps
 /// matching its schema's own, so that a new password still replaces the one item.
-@Suite struct KeyringInteropTests {
+@Suite(.blocking) struct KeyringInteropTests {
   func lookUp(_ attributes: [String], _ sandbox: Sandbox) throws -> ProcessResult {
     try runProcess("/usr/bin/secret-tool", ["lookup"] + attributes, environment: sandbox.environment, timeout: 20)
   }

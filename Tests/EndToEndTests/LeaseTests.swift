@@ -5,7 +5,7 @@ import Testing
 /// `lease`, `release` and `leases` with the built binary, a real keyring and the test backend,
 /// whose single sign-on is the witness: a second login of an account takes the first one's
 /// session over, so a worker that ever shared its account would see "signed in elsewhere".
-@Suite struct LeaseTests {
+@Suite(.blocking) struct LeaseTests {
   /// A sandbox with backend corp on the test backend and `users` saved with remembered
   /// passwords, each tagged qa.
   final class World {

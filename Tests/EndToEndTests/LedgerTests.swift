@@ -6,7 +6,7 @@ import Testing
 /// made deterministic by holding the writers' lock and stopping processes between their steps,
 /// full and read-only disks, killed writers, and many writers at once, each checked against the
 /// real keyring.
-@Suite struct LedgerTests {
+@Suite(.blocking) struct LedgerTests {
   func sandbox(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
     let sandbox = try Sandbox(provider: provider)
     try sandbox.addBackend("corp")

@@ -9,7 +9,7 @@ import Testing
 /// backend. The wait is made certain: the test holds the lock until the command waits for it,
 /// then stops the command (SIGSTOP) while the other process logs in. The rules are pinned over
 /// the fakes (SessionFlowRaceTests); these prove the wiring across processes.
-@Suite(.serialized) struct LoginLockWaitTests {
+@Suite(.serialized, .blocking) struct LoginLockWaitTests {
   /// `accounts ARGUMENTS` started while alice's login lock is held, stopped once it waits for
   /// the lock, and `accounts login alice` run meanwhile with the lock free: the command is
   /// returned still stopped, waiting.

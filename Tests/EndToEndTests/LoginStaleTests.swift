@@ -5,7 +5,7 @@ import Testing
 /// `accounts login --stale` (issue 18) with the built binary, a real keyring and the test
 /// backend: which sessions are logged in again, which are left alone or skipped, how many
 /// logins are in flight, and what a failure does to the rest and to the exit status.
-@Suite(.serialized) struct LoginStaleTests {
+@Suite(.serialized, .blocking) struct LoginStaleTests {
   /// qa1...qa5 (remembered, tag qa) and nopw (tag qa, nothing remembered) on corp, whose tokens
   /// last an hour; old (remembered) on brief, whose tokens last a second.
   final class World {
@@ -221,7 +221,7 @@ import Testing
 }
 
 /// What `login --stale` does when every login on a backend fails the same way.
-@Suite(.serialized) struct LoginStaleBackendTests {
+@Suite(.serialized, .blocking) struct LoginStaleBackendTests {
   /// One wrong backend setting (a password encoding the backend does not use) rejects every
   /// remembered password: the first login on the backend goes alone, its rejection forgets
   /// that one password (SPEC §4), and the backend's other accounts are not tried, so their

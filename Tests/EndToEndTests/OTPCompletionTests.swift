@@ -4,7 +4,7 @@ import Testing
 
 /// `otp` is a group whose default subcommand takes the account: after `otp`, every shell
 /// offers the subcommands and the accounts, and a word that is no subcommand is the account.
-@Suite struct OTPCompletionTests {
+@Suite(.blocking) struct OTPCompletionTests {
   @Test(arguments: CompletionDriver.Shell.allCases) func otpCompletesSubcommandsAndAccounts(
     _ shell: CompletionDriver.Shell
   ) throws {

@@ -6,7 +6,7 @@ import Testing
 /// hmac and signed backends that set `otp_field` / `otp_param` and on the C example adapter,
 /// logged in through the real binary, keyring and backend. The code is computed here, with
 /// Python's hmac, independently of the Swift code.
-@Suite struct OneTimeCodeLoginTests {
+@Suite(.blocking) struct OneTimeCodeLoginTests {
   static let seed = "JBSWY3DPEHPK3PXP"
   static let appID = "170ib799dd511e7b66000163e033322"
 

@@ -5,7 +5,7 @@ import Testing
 /// Logins with a kept TOTP seed (issue 18): nobody types a code. With the seed stored by `otp
 /// set`, a login off a terminal, `login --stale` and `exec --refresh` send the current code
 /// themselves, and the real test backend (a TOTP user) accepts it.
-@Suite struct OneTimeCodeSeedLoginTests {
+@Suite(.blocking) struct OneTimeCodeSeedLoginTests {
   static let seed = OneTimeCodeLoginTests.seed
 
   /// The codes the backend accepts now (±1 period), computed with Python, not with our code.

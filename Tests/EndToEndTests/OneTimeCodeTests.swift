@@ -5,7 +5,7 @@ import Testing
 /// `accounts otp` and `otp set` (issue 18) with the built binary and a real keyring: the RFC
 /// 6238 appendix B vectors through GLib's HMAC, checked against oathtool; the seed in the
 /// keyring only; removal; a killed `otp set`; the no-echo prompt.
-@Suite struct OneTimeCodeTests {
+@Suite(.blocking) struct OneTimeCodeTests {
   func sandbox(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
     let sandbox = try Sandbox(provider: provider)
     try sandbox.addBackend("corp")

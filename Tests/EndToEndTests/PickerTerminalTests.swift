@@ -4,7 +4,7 @@ import Testing
 
 /// `accounts switch` without USER: the picker on a real pseudo-terminal. The accounts have valid
 /// sessions, so choosing one reuses it and the backend sees nothing.
-@Suite(.serialized) struct PickerTerminalTests {
+@Suite(.serialized, .blocking) struct PickerTerminalTests {
   final class World {
     let sandbox: Sandbox
     let backend: TestBackend

@@ -6,7 +6,7 @@ import Testing
 /// own, in a session of its own: an adapter can speak only for itself on the pipe its parent
 /// reads, cannot signal the command's process group, cannot leave processes behind, and a
 /// crash it causes later is never blamed on another file.
-@Suite struct ProbeIsolationTests {
+@Suite(.blocking) struct ProbeIsolationTests {
   static let protocolReason = "its probe wrote something else on accounts' pipe"
 
   /// The example adapter and `hostile` in `mode` as `name`, in the sandbox's adapter directory.

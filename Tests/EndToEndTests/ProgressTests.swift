@@ -5,7 +5,7 @@ import Testing
 /// Slow work on a terminal says so: `status` prints each row as its check ends, under a
 /// `checking N/M` line on stderr that is erased at the end, and a command waiting for its
 /// backend says `waiting for corp…`. Off a terminal, none of it.
-@Suite struct ProgressTests {
+@Suite(.blocking) struct ProgressTests {
   /// Erases the line the cursor is on.
   static let erase = "\r\u{1B}[K"
 

@@ -5,7 +5,7 @@ import Testing
 /// The shared lease store's password (issue 17): a backend's secret setting, kept in the
 /// keyring, given to a real redis-server with requirepass and shown nowhere else; addresses and
 /// settings accounts refuses.
-@Suite struct RedisAuthTests {
+@Suite(.blocking) struct RedisAuthTests {
   /// A LeaseTests world (backend corp on the test backend, qa1 and qa2 tagged qa) and a
   /// redis-server with a random password, in the sandbox's directory.
   final class Setup {

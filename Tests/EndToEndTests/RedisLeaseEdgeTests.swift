@@ -5,7 +5,7 @@ import Testing
 /// Leases kept in Redis where things go wrong around them: a lease killed while it logs in, a
 /// keeper late to start or unable to, an account of the pool that cannot log in, a detached
 /// lease's expiry. Each of these once broke the rule that no two live leases hold one account.
-@Suite struct RedisLeaseEdgeTests {
+@Suite(.blocking) struct RedisLeaseEdgeTests {
   /// `lease` killed while it logs in (the backend slow to answer) leaves nothing held: its
   /// keeper sees the lease's pipe end and deletes the key.
   @Test func aLeaseKilledWhileLoggingInLeavesNothingHeld() throws {

@@ -5,7 +5,7 @@ import Testing
 /// Leases kept in Redis, shared by two "machines" (each its own HOME and keyring) that lease
 /// the same accounts of one test backend, whose single sign-on is the witness: a second login
 /// of an account takes the first one's session over.
-@Suite struct RedisLeaseTests {
+@Suite(.blocking) struct RedisLeaseTests {
   /// Each worker logs in to the backend itself (which takes over any other session of its
   /// account), then calls it twice with a pause between: a worker that shared its account with
   /// another would find its session taken over in between. It prints its account and fence.

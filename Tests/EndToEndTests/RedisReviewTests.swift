@@ -4,7 +4,7 @@ import Testing
 
 /// A hostile review of leases kept in Redis: keys planted in the store, account names that look
 /// like the store's own keys, a server that answers too slowly. Each test failed before its fix.
-@Suite struct RedisReviewTests {
+@Suite(.blocking) struct RedisReviewTests {
   /// A fence counter holding text (planted, or written by another program under the prefix)
   /// made the acquire script fail half way: Redis runs a script atomically but does not undo
   /// what it did before an error, so the first account stayed held, by nobody, for a held

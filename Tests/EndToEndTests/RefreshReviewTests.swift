@@ -6,7 +6,7 @@ import Testing
 /// again, the backend's current settings are used, an account removed mid-run is let go, an
 /// account that needs a typed code is refused up front, nested commands drop the outer token
 /// file, and the token directory is checked before any login.
-@Suite struct RefreshReviewTests {
+@Suite(.blocking) struct RefreshReviewTests {
   typealias World = RefreshTests.World
 
   /// Runs `accounts exec USER --refresh -- /bin/sh -c SCRIPT` with its stderr (the refresher's

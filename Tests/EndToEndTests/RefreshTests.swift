@@ -6,7 +6,7 @@ import Testing
 /// the test backend issuing tokens that live a few seconds: the token file is renewed before
 /// the session ends and the new token works, a failure is said and the command runs on, and
 /// the file and the refresher are gone when the command ends.
-@Suite struct RefreshTests {
+@Suite(.blocking) struct RefreshTests {
   /// A sandbox with backend corp (session check at `check`) on a test backend whose tokens last
   /// `lifetime` seconds, and `users` saved with remembered passwords, tagged qa.
   final class World {

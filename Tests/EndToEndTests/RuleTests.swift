@@ -4,7 +4,7 @@ import Testing
 
 /// Directory rules (SPEC §3) with the built binary: the physical current directory decides,
 /// `which` says why, `prompt` stays quiet, and `token` and `request` follow the rule.
-@Suite(.serialized) struct RuleTests {
+@Suite(.serialized, .blocking) struct RuleTests {
   /// alice (remembered) and bob (remembered) on corp, a plain backend on the test server; bob
   /// holds the slot. ~/work/corp, ~/work/corporate, ~/oss, and ~/link -> ~/work/corp.
   final class World {
@@ -146,14 +146,13 @@ import Testing
   }
 
   @Test func thePromptMarksAnExpiredToken() throws {
-    // Long enough that a loaded machine still runs `prompt` before the expiry.
-    let world = try World(backendArguments: ["--token-lifetime", "4"])
+    let world = try World(backendArguments: ["--token-lifetime", "60"])
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["switch", "alice"])
     #expect(try sandbox.ok(["prompt"]).standardOutput == "alice\n")
-    Thread.sleep(forTimeInterval: 4.5)
-    #expect(try sandbox.ok(["prompt"]).standardOutput == "alice!\n")
+    #expect(try sandbox.ok(["prompt"], environment: ["ACCOUNTS_TEST_CLOCK_OFFSET": "59"]).standardOutput == "alice\n")
+    #expect(try sandbox.ok(["prompt"], environment: ["ACCOUNTS_TEST_CLOCK_OFFSET": "61"]).standardOutput == "alice!\n")
   }
 
   @Test func hostileDirectoriesAndNamesAreRefusedWithAFix() throws {

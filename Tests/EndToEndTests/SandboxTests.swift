@@ -1,7 +1,7 @@
 import Testing
 
 /// The sandbox's own checks: a failed `ok` must stop the test that made it.
-@Suite struct SandboxTests {
+@Suite(.blocking) struct SandboxTests {
   /// A command that exits non-zero under `ok` is recorded as a failure and throws, so nothing
   /// after it reads output that is not there (an index into it crashed the whole run before).
   @Test func aFailedOkRecordsTheFailureAndThrows() throws {

@@ -5,7 +5,7 @@ import Testing
 /// What `exec` hands on and what it says when it cannot (issue 16, item 10): a command that
 /// cannot run exits as `env(1)` and shells say it, and a token no environment can carry is
 /// refused at login, not at every later `exec`, `env`, `shell` or hook.
-@Suite(.serialized) struct SessionHandOnTests {
+@Suite(.serialized, .blocking) struct SessionHandOnTests {
   typealias World = SessionTests.World
 
   /// 127: no such command; 126: found but not runnable (a file without the execute bit, a
@@ -63,7 +63,7 @@ import Testing
 }
 
 /// `request --timeout` (issue 16, item 11) is one budget for the whole command.
-@Suite(.serialized) struct RequestBudgetTests {
+@Suite(.serialized, .blocking) struct RequestBudgetTests {
   typealias World = SessionTests.World
 
   /// The stored session expired at the backend, which answers every request after 2 s: the call

@@ -5,7 +5,7 @@ import Testing
 /// The session lifecycle (SPEC §3, §4) with the built binary, a real keyring and the test
 /// backend on 127.0.0.1: every behaviour of the issue, each proved by what the backend saw and
 /// what the keyring and index hold afterwards.
-@Suite(.serialized) struct SessionTests {
+@Suite(.serialized, .blocking) struct SessionTests {
   /// alice (123456, remembered), bob (hunter2, remembered) and carol (secret3, not remembered)
   /// on backend corp: plain form login with check and logout paths.
   final class World {

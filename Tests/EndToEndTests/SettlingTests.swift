@@ -5,7 +5,7 @@ import Testing
 /// What an interrupted command leaves in the keyring is cleaned up by the next command that
 /// opens the keyring for that account (or for all: status, doctor), not only by one that
 /// stores a secret; and doctor names keyring items that nothing claims (issue 16, item 10).
-@Suite struct SettlingTests {
+@Suite(.blocking) struct SettlingTests {
   /// A `login --remember` of carol (logged in, password not remembered) killed after it stored
   /// the password and the new token, before the index claimed them.
   func interruptedLogin() throws -> (Sandbox, TestBackend) {

@@ -4,7 +4,7 @@ import Testing
 
 /// `tag`, `untag` and `list --tag` with the built binary against a real keyring: tags live in
 /// the index, change under its lock, and survive every other change of it.
-@Suite struct TagCommandTests {
+@Suite(.blocking) struct TagCommandTests {
   func sandbox() throws -> Sandbox {
     let sandbox = try Sandbox()
     try sandbox.addBackend("corp")

@@ -4,7 +4,7 @@ import Testing
 
 /// Tags offered by the generated completion scripts in the real shells: every tag after
 /// `list --tag` and `tag USER`, only the account's own after `untag USER`.
-@Suite struct TagCompletionTests {
+@Suite(.blocking) struct TagCompletionTests {
   @Test(arguments: CompletionDriver.Shell.allCases) func offersExistingTags(_ shell: CompletionDriver.Shell) throws {
     let sandbox = try Sandbox()
     defer { sandbox.close() }

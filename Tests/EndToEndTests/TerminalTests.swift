@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// What a person at a terminal sees: passwords asked without echo, confirmations asked.
-@Suite struct TerminalTests {
+@Suite(.blocking) struct TerminalTests {
   func sandbox() throws -> Sandbox {
     let sandbox = try Sandbox()
     try sandbox.addBackend("corp")

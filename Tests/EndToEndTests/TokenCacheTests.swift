@@ -7,7 +7,7 @@ import Testing
 /// Service library (seen in the dynamic loader's own log), a lock taken by another client is
 /// honoured, an ended session is never served, the entry is private and short-lived, and a
 /// kernel that refuses keyctl changes nothing but speed.
-@Suite struct TokenCacheTests {
+@Suite(.blocking) struct TokenCacheTests {
   /// A sandbox with backend corp on the test backend, and `user` logged in (its password not
   /// remembered). Each test has its own user name: the kernel keyring is shared by every test
   /// of this uid, and /proc/keys is read by name.

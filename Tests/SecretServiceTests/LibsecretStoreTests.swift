@@ -14,7 +14,7 @@ import Testing
 /// a keyring of its own (Tests/EndToEndTests/KeyringFailureTests.swift). The one test that locks
 /// the collection unlocks it again before it ends (`unlockSharedKeyring`), and the suite runs
 /// its tests one at a time so that no other test sees it locked.
-@Suite(.serialized) struct LibsecretStoreTests {
+@Suite(.serialized, .blocking) struct LibsecretStoreTests {
   let keyring = KeyringSession.shared
   let backend = "test-" + UUID().uuidString.prefix(8).lowercased()
 
@@ -256,7 +256,7 @@ import Testing
   }
 }
 
-@Suite struct DeadlineTests {
+@Suite(.blocking) struct DeadlineTests {
   @Test func cancelsWhenTheTimeIsUp() {
     let deadline = Deadline(seconds: 0.05, failure: .timedOut(operation: "test", seconds: 0.05))
     let end = Date().addingTimeInterval(10)

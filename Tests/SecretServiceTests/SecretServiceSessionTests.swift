@@ -7,7 +7,7 @@ import Testing
 /// keyring of its own (started by the project's scripts): what another client (secret-tool,
 /// through libsecret) stored is read back byte for byte, lengths around the cipher's 16-byte
 /// blocks and a large one included; what is locked is found as locked and never read.
-@Suite struct SecretServiceSessionTests {
+@Suite(.blocking) struct SecretServiceSessionTests {
   static let secrets: [String] = [
     "", "p", "123456789012345", "1234567890123456", "12345678901234567", "pässwörd ✓ with spaces and \"quotes\"",
     String(repeating: "0123456789abcdef", count: 500) + "tail",  // secret-tool stores at most 8 KiB
