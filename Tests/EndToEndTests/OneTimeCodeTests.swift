@@ -62,7 +62,7 @@ import Testing
     #expect(json["expires_at"] as? String == "1970-01-01T00:01:00Z")
   }
 
-  @Test(arguments: SecretServiceProvider.allCases)
+  @Test(arguments: SecretServiceProvider.providerBlind)
   func theSeedIsInTheKeyringOnlyAndGoesWithRemoveOrRemoveAccount(_ provider: SecretServiceProvider) throws {
     let sandbox = try sandbox(provider)
     defer { sandbox.close() }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The Secret Service providers accounts supports, each started headless by a script of the
 /// project: `scripts/with-keyring` (gnome-keyring) and `scripts/with-keepassxc` (KeePassXC).
@@ -14,6 +15,13 @@ public enum SecretServiceProvider: String, CaseIterable, Sendable, CustomStringC
     case .keepassxc: "with-keepassxc"
     }
   }
+
+  /// For behaviour the provider cannot change, decided by the index and its lock (races
+  /// between commands, kills half-way through an import, what a seed's removal takes along):
+  /// gnome-keyring only. KeePassXC runs where the provider matters (storing, replacing and
+  /// deleting items, locking, prompts, access confirmation, concurrent clients: KeePassXCTests
+  /// and the tests over `allCases`): a desktop program, it costs seconds a test.
+  public static let providerBlind: [Self] = [.gnomeKeyring]
 
   /// The name of the process that owns org.freedesktop.secrets, as `doctor` shows it.
   public var processName: String {
@@ -54,14 +62,28 @@ public final class KeyringSession: @unchecked Sendable {
 
   public let provider: SecretServiceProvider
 
+  /// KeePassXC is a desktop program (Qt on a private Xvfb): more than two of them starting and
+  /// serving at once on the 2-core machine, beside the rest of the run, made one crash or miss
+  /// its deadlines. A session waits its turn; gnome-keyring sessions do not.
+  private static let keepassxcTurns = DispatchSemaphore(value: 2)
+
+  private static let startingEnvironment = ProcessInfo.processInfo.environment
+
+  /// Whether this session gave its KeePassXC turn back (close() runs more than once).
+  private let turnGivenBack = Mutex(false)
+
   /// `settings`: extra environment for the script, e.g. WITH_KEEPASSXC_CONFIRM_ACCESS=true.
   public init(provider: SecretServiceProvider = .gnomeKeyring, settings: [String: String] = [:]) throws {
     self.provider = provider
+    if provider == .keepassxc { Self.keepassxcTurns.wait() }
+    var started = false
+    defer { if !started, provider == .keepassxc { Self.keepassxcTurns.signal() } }
     process = Process()
     process.executableURL = URL(fileURLWithPath: PackagePaths.script(provider.script))
-    if !settings.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(settings) { $1 }
-    }
+    // Always a copy of the environment taken once: the process's own may be changing under
+    // another thread (`shared` exports its bus), and a child spawned from it mid-change could
+    // start without a variable it needs.
+    process.environment = Self.startingEnvironment.merging(settings) { $1 }
     let names = [
       "DBUS_SESSION_BUS_ADDRESS", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME",
       "WITH_KEYRING_ROOT", "WITH_KEYRING_DAEMON_PID", "XDG_RUNTIME_DIR",
@@ -91,6 +113,16 @@ public final class KeyringSession: @unchecked Sendable {
       environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
     }
     self.environment = environment
+    started = true
+  }
+
+  private func giveTurnBack() {
+    guard provider == .keepassxc else { return }
+    let first = turnGivenBack.withLock { given in
+      defer { given = true }
+      return !given
+    }
+    if first { Self.keepassxcTurns.signal() }
   }
 
   /// The directory holding this keyring and the client's XDG directories.
@@ -101,6 +133,7 @@ public final class KeyringSession: @unchecked Sendable {
 
   /// Stops the keyring and removes its directory; waits (at most 30 s) for the script to finish.
   public func close() {
+    defer { giveTurnBack() }
     guard process.isRunning else { return }
     try? input.fileHandleForWriting.close()
     let deadline = Date().addingTimeInterval(30)
