@@ -1,0 +1,104 @@
+import AccountsCore
+import Testing
+
+@testable import AccountsCLI
+
+/// The argument parser over every command of the table: random command lines made of the
+/// table's own words (command names, aliases, options, `--name=value` forms, `--`) mixed with
+/// hostile and very long words. Each parses to an invocation of a command of the table, to
+/// help or to the version, or is a usage error (exit status 2); nothing traps or hangs.
+@Suite struct ParserFuzzTests {
+  @Test func argumentParser() async {
+    let (seed, log) = (Fuzz.runSeed, Fuzz.logPath("parser"))
+    await #expect(processExitsWith: .success) { [seed = seed as UInt64, log = log as String] in
+      Fuzz.run("parser", seed: seed, log: log, ParserFuzz.oneCase)
+    }
+    Fuzz.report("parser", log: log)
+  }
+}
+
+enum ParserFuzz {
+  static let parser = Parser(commands: CommandTable.all, defaultCommand: "list")
+  static let paths = Set(CommandTable.paths.map(\.name))
+
+  /// Every word the table spells: names, aliases, options in each form.
+  static let vocabulary: [String] = {
+    var words: [String] = []
+    func add(_ command: CommandSpec) {
+      words += [command.name] + command.aliases
+      for option in command.options + GlobalOptions.all {
+        words.append("--" + option.long)
+        if let short = option.short { words += ["-\(short)", "-\(short)2"] }
+        if option.takesValue { words += ["--\(option.long)=", "--\(option.long)=1"] }
+      }
+      command.subcommands.forEach(add)
+    }
+    CommandTable.all.forEach(add)
+    return words
+  }()
+
+  /// Values the options and arguments take, good and bad.
+  static let values = [
+    "alice", "bob@corp", "corp", "plain", "qa", "GET", "post", "/v1/me", "0", "1", "2", "64", "65", "-3", "10m",
+    "1h30m", "500ms", "1d", "bash", "zsh", "fish", "switch", "a=1", "base_url=http://127.0.0.1:1", "=", "/tmp",
+    "get", "store", "erase",
+  ]
+
+  static func oneCase(_ fuzz: inout Case) {
+    var words: [String] = []
+    for _ in 0..<fuzz.below(10) {
+      switch fuzz.below(10) {
+      case 0...3: words.append(fuzz.pick(vocabulary))
+      case 4, 5: words.append(fuzz.pick(values))
+      case 6: words.append("--")
+      case 7: words.append("--" + fuzz.pick(vocabulary).drop { $0 == "-" } + "=" + fuzz.word())
+      default: words.append(fuzz.word())
+      }
+    }
+    let shown = Case.show(words)
+    do {
+      switch try parser.parse(words) {
+      case .run(let invocation):
+        let path = invocation.path
+        fuzz.check(paths.contains(path.name), "parsed to `\(path.name)`, no command of the table: \(shown)")
+        let options = Set((path.command.options + GlobalOptions.all).map(\.long))
+        fuzz.check(
+          invocation.optionValues.keys.allSatisfy(options.contains),
+          "an option `\(path.name)` does not have: \(shown)")
+        let arguments = Set(path.command.arguments.map(\.name))
+        fuzz.check(
+          invocation.argumentValues.keys.allSatisfy(arguments.contains),
+          "an argument `\(path.name)` does not have: \(shown)")
+        checkValues(invocation, &fuzz, shown)
+      case .help(let path):
+        if fuzz.oneIn(8) {
+          fuzz.check(!HelpRenderer.help(for: path, in: CommandTable.all).isEmpty, "empty help: \(shown)")
+        }
+      case .version:
+        break
+      }
+    } catch {
+      fuzz.check(error.status == .usage, "status \(error.status.rawValue), not 2: \(shown)")
+      fuzz.check(!error.message.isEmpty, "a usage error without a message: \(shown)")
+    }
+  }
+
+  /// The option values commands read themselves: a value or a usage error, never a trap.
+  static func checkValues(_ invocation: Invocation, _ fuzz: inout Case, _ shown: String) {
+    for option in [StatusCommand.jobs] + invocation.path.command.options where option.long == "jobs" {
+      do {
+        let count = try StatusCommand.jobCount(invocation, option: option)
+        fuzz.check((1...64).contains(count), "--jobs gave \(count): \(shown)")
+      } catch {
+        fuzz.check(error.status == .usage, "--jobs: status \(error.status.rawValue): \(shown)")
+      }
+    }
+    for values in invocation.optionValues.values {
+      for value in values {
+        if let milliseconds = DurationArgument.milliseconds(value) {
+          fuzz.check((0...DurationArgument.maximum).contains(milliseconds), "duration \(milliseconds): \(shown)")
+        }
+      }
+    }
+  }
+}
