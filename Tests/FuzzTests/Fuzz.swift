@@ -51,8 +51,10 @@ enum Fuzz {
       }
       number += 1
     } while only.map { number <= $0 } ?? (now() < deadline)
+    Watch.stop()
     let elapsed = String(format3: Double(now() - start) / 1e9)
-    say("fuzz \(target): seed \(seed), \(ran) cases in \(elapsed) s\n")
+    let tallies = Case.tallies.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    say("fuzz \(target): seed \(seed), \(ran) cases in \(elapsed) s\(tallies.isEmpty ? "" : " (\(tallies))")\n")
   }
 
   /// Where the child of `target` writes its stderr, for the parent to read.
@@ -118,6 +120,12 @@ struct Case {
   let number: Int
   var random: SplitMix
 
+  /// How often each outcome came up, for the summary: a target whose inputs never get past
+  /// the first check tests little.
+  nonisolated(unsafe) static var tallies: [String: Int] = [:]
+
+  func tally(_ outcome: String) { Self.tallies[outcome, default: 0] += 1 }
+
   /// Ends the child with status 1 when `condition` is false, naming the case and `detail`.
   func check(_ condition: Bool, _ detail: @autoclosure () -> String) {
     guard !condition else { return }
@@ -140,11 +148,19 @@ private enum Watch {
     started.store(Fuzz.now(), ordering: .relaxed)
   }
 
-  /// Installs the handlers and the watchdog thread; before any case, once per child.
+  /// After the last case: nothing runs that could hang.
+  static func stop() { started.store(.max, ordering: .relaxed) }
+
+  nonisolated(unsafe) static var installed = false
+
+  /// Before the first case of a run: installs the handlers and the watchdog thread, once per
+  /// process (a second run would otherwise take its own handler for the one to put back).
   static func start(label text: String, limit nanoseconds: Int64) {
     label = Array(text.utf8)
     limit.store(nanoseconds, ordering: .relaxed)
     started.store(Fuzz.now(), ordering: .relaxed)
+    guard !installed else { return }
+    installed = true
     for signal in signals {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { signal in Watch.trapped(signal) }
@@ -166,8 +182,8 @@ private enum Watch {
   static func watch() -> UnsafeMutableRawPointer? {
     while true {
       usleep(100_000)
-      let limit = limit.load(ordering: .relaxed)
-      if Fuzz.now() - started.load(ordering: .relaxed) > limit {
+      let (since, limit) = (started.load(ordering: .relaxed), limit.load(ordering: .relaxed))
+      if since != .max, Fuzz.now() - since > limit {
         say(": no result within \(String(format3: Double(limit) / 1e9)) s (a hang)\n")
         _exit(2)
       }

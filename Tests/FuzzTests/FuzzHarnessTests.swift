@@ -2,8 +2,10 @@ import Glibc
 import Testing
 
 /// The harness itself: a failed check, a trap and a hang each end the child with a failure, and
-/// its log names the case that did it, so the failure can be run again alone.
-@Suite struct FuzzHarnessTests {
+/// its log names the case that did it, so the failure can be run again alone. One at a time:
+/// with each fuzz target's child running beside them, more children at once made one target
+/// wait for the others' budgets (a 120 s run took 240 s).
+@Suite(.serialized) struct FuzzHarnessTests {
   @Test func aFailedCheckNamesItsCase() async {
     let log = Fuzz.logPath("harness-check")
     await #expect(processExitsWith: .exitCode(1)) { [log = log as String] in

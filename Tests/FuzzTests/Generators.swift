@@ -56,7 +56,7 @@ extension Case {
   /// of JSON or CSV spliced in, or the end cut off.
   mutating func mutated(_ document: [UInt8], pieces: [String]) -> [UInt8] {
     var bytes = document
-    for _ in 0..<(1 + below(4)) {
+    for _ in 0..<(oneIn(2) ? 1 : 1 + below(4)) {
       let at = below(bytes.count + 1)
       switch below(8) {
       case 0 where at < bytes.count: bytes[at] = UInt8(truncatingIfNeeded: below(256))

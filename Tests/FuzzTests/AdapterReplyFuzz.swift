@@ -1,7 +1,6 @@
 import AccountsCore
 import AccountsJSON
 import AccountsSystem
-import Testing
 
 @testable import AdapterKit
 
@@ -10,16 +9,6 @@ import Testing
 /// setting, and the wire texts between the binary and the adapter host. The interpreter always
 /// ends the step, on one line of text without control characters; wire texts read back as
 /// written and anything else is a typed error.
-@Suite struct AdapterReplyFuzzTests {
-  @Test func repliesAndWireTexts() async {
-    let (seed, log) = (Fuzz.runSeed, Fuzz.logPath("adapter-replies"))
-    await #expect(processExitsWith: .success) { [seed = seed as UInt64, log = log as String] in
-      Fuzz.run("adapter-replies", seed: seed, log: log, AdapterReplyFuzz.oneCase)
-    }
-    Fuzz.report("adapter-replies", log: log)
-  }
-}
-
 enum AdapterReplyFuzz {
   static let replies = [
     #"{"userId": 1001, "token": "abc", "expiresIn": 3600}"#, #"{"userId": 0, "err": {"code": -1, "msg": "no"}}"#,
@@ -41,17 +30,22 @@ enum AdapterReplyFuzz {
 
   static func interpretReply(_ fuzz: inout Case) {
     let codesText = fuzz.oneIn(4) ? fuzz.text(upTo: 20) : fuzz.pick(codes)
-    let interpreter: ReplyInterpreter
+    var codes = ErrorCodes.defaults
     do {
-      interpreter = ReplyInterpreter(
-        codes: try ErrorCodes(parsing: codesText),
-        fields: fuzz.oneIn(4) ? ReplyFields(userID: fuzz.word(), token: "token", expiresIn: fuzz.word()) : .standard)
+      codes = try ErrorCodes(parsing: codesText)
     } catch {
       fuzz.check(oneLine(error.message), "the codes error is not one line: \(codesText.debugDescription)")
-      return
     }
+    let interpreter = ReplyInterpreter(
+      codes: codes,
+      fields: fuzz.oneIn(4) ? ReplyFields(userID: fuzz.word(), token: "token", expiresIn: fuzz.word()) : .standard)
+    let reply = Array(fuzz.pick(replies).utf8)
     let body: [UInt8] =
-      fuzz.oneIn(6) ? fuzz.bytes(upTo: 64) : fuzz.mutated(Array(fuzz.pick(replies).utf8), pieces: pieces)
+      switch fuzz.below(6) {
+      case 0: fuzz.bytes(upTo: 64)
+      case 1, 2: reply
+      default: fuzz.mutated(reply, pieces: pieces)
+      }
     let headers = (0..<fuzz.below(3)).map { _ in
       Pair(fuzz.pick(["location", "content-type", "Location"]), fuzz.oneIn(2) ? fuzz.word() : "https://u:p@h/x?q#f")
     }
@@ -59,6 +53,7 @@ enum AdapterReplyFuzz {
     let operation = fuzz.pick([Operation.login, .check, .logout, .call, .validate])
     let result = interpreter.interpret(Response(status: status, headers: headers, body: body), for: operation)
     let shown = "\(operation) HTTP \(status) \(headers) \(Case.show(body))"
+    fuzz.tally(String(describing: result).prefix { $0 != "(" }.description)
     switch result {
     case .send: fuzz.check(false, "a reply asked for another request: \(shown)")
     case .ok(let token, let expiresIn, _, _, let message):
@@ -96,7 +91,7 @@ enum AdapterReplyFuzz {
     let back = try? AdapterOutcome(wireText: text, token: outcome.token)
     fuzz.check(back == outcome, "an outcome does not read back: \(text.debugDescription)")
     let mutated = String(decoding: fuzz.mutated(Array(text.utf8), pieces: pieces), as: UTF8.self)
-    _ = try? AdapterOutcome(wireText: mutated, token: token)
+    if (try? AdapterOutcome(wireText: mutated, token: token)) != nil { fuzz.tally("mutated outcome read") }
 
     let error: AccountsCore.AdapterError =
       switch fuzz.below(3) {

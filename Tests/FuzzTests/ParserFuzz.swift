@@ -1,5 +1,4 @@
 import AccountsCore
-import Testing
 
 @testable import AccountsCLI
 
@@ -7,16 +6,6 @@ import Testing
 /// table's own words (command names, aliases, options, `--name=value` forms, `--`) mixed with
 /// hostile and very long words. Each parses to an invocation of a command of the table, to
 /// help or to the version, or is a usage error (exit status 2); nothing traps or hangs.
-@Suite struct ParserFuzzTests {
-  @Test func argumentParser() async {
-    let (seed, log) = (Fuzz.runSeed, Fuzz.logPath("parser"))
-    await #expect(processExitsWith: .success) { [seed = seed as UInt64, log = log as String] in
-      Fuzz.run("parser", seed: seed, log: log, ParserFuzz.oneCase)
-    }
-    Fuzz.report("parser", log: log)
-  }
-}
-
 enum ParserFuzz {
   static let parser = Parser(commands: CommandTable.all, defaultCommand: "list")
   static let paths = Set(CommandTable.paths.map(\.name))
@@ -45,8 +34,8 @@ enum ParserFuzz {
   ]
 
   static func oneCase(_ fuzz: inout Case) {
-    var words: [String] = []
-    for _ in 0..<fuzz.below(10) {
+    var words = fuzz.oneIn(2) ? commandLine(&fuzz) : []
+    for _ in 0..<(words.isEmpty ? fuzz.below(10) : fuzz.oneIn(3) ? 1 : 0) {
       switch fuzz.below(10) {
       case 0...3: words.append(fuzz.pick(vocabulary))
       case 4, 5: words.append(fuzz.pick(values))
@@ -55,10 +44,12 @@ enum ParserFuzz {
       default: words.append(fuzz.word())
       }
     }
+    gitCredentialRequest(&fuzz)
     let shown = Case.show(words)
     do {
       switch try parser.parse(words) {
       case .run(let invocation):
+        fuzz.tally("run")
         let path = invocation.path
         fuzz.check(paths.contains(path.name), "parsed to `\(path.name)`, no command of the table: \(shown)")
         let options = Set((path.command.options + GlobalOptions.all).map(\.long))
@@ -78,9 +69,38 @@ enum ParserFuzz {
         break
       }
     } catch {
+      fuzz.tally("usage error")
       fuzz.check(error.status == .usage, "status \(error.status.rawValue), not 2: \(shown)")
       fuzz.check(!error.message.isEmpty, "a usage error without a message: \(shown)")
     }
+  }
+
+  /// A command line much as a person would write it: a command of the table, a value for each
+  /// of its arguments, some of its options with values, in any order.
+  static func commandLine(_ fuzz: inout Case) -> [String] {
+    let path = fuzz.pick(CommandTable.paths)
+    var words = path.groups.map(\.name) + [fuzz.pick([path.command.name] + path.command.aliases)]
+    var trailing: [String] = []
+    for argument in path.command.arguments where !argument.optional || fuzz.oneIn(2) {
+      if argument.kind == .trailingCommand {
+        trailing = ["--", "sh", "-c", "true"]
+      } else {
+        words += (0..<(argument.variadic ? 1 + fuzz.below(3) : 1)).map { _ in fuzz.pick(values) }
+      }
+    }
+    for option in path.command.options + GlobalOptions.all where fuzz.oneIn(4) {
+      let value = option.takesValue ? fuzz.pick(values) : nil
+      let spelled: [String] =
+        switch (value, option.short, fuzz.below(3)) {
+        case (let value?, _, 0): ["--\(option.long)=\(value)"]
+        case (let value?, let short?, 1): ["-\(short)\(value)"]
+        case (let value?, _, _): ["--" + option.long, value]
+        case (nil, let short?, 0): ["-\(short)"]
+        case (nil, _, _): ["--" + option.long]
+        }
+      words.insert(contentsOf: spelled, at: path.groups.count + 1 + fuzz.below(words.count - path.groups.count))
+    }
+    return words + trailing
   }
 
   /// The option values commands read themselves: a value or a usage error, never a trap.
@@ -99,6 +119,21 @@ enum ParserFuzz {
           fuzz.check((0...DurationArgument.maximum).contains(milliseconds), "duration \(milliseconds): \(shown)")
         }
       }
+    }
+  }
+
+  /// What git writes to a credential helper: a request or a usage error naming lines by
+  /// number, never a password.
+  static func gitCredentialRequest(_ fuzz: inout Case) {
+    let request = "protocol=https\nhost=example.com:8443\nusername=alice\npassword=☃secret\nwwwauth[]=Basic\n\n"
+    let bytes =
+      fuzz.oneIn(4)
+      ? fuzz.bytes(upTo: 64) : fuzz.mutated(Array(request.utf8), pieces: ["\n", "\r", "\u{0}", "=", "password=", "☃"])
+    do {
+      _ = try GitCredentialRequest.parse(bytes)
+    } catch {
+      fuzz.check(error.status == .usage, "git-credential: status \(error.status.rawValue): \(Case.show(bytes))")
+      fuzz.check(!(error.message + (error.fix ?? "")).contains("☃"), "git-credential quotes a password: \(error.message)")
     }
   }
 }
