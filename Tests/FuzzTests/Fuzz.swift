@@ -72,7 +72,11 @@ enum Fuzz {
   /// Shows the child's summary in the parent, and its log as the failure when it ended
   /// without one (a failed check, a trap, a hang).
   static func report(_ target: String, log: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    let text = take(log)
+    // Control characters (a NUL from a message quoting its input) would cut the test's output.
+    var text = ""
+    for scalar in take(log).unicodeScalars {
+      if scalar.value < 0x20, scalar != "\n" { text += "\\u{\(String(scalar.value, radix: 16))}" } else { text.unicodeScalars.append(scalar) }
+    }
     let summary = "fuzz \(target): seed "
     for line in text.split(separator: "\n") where line.hasPrefix(summary) { say(line + "\n") }
     if !text.contains(summary) {

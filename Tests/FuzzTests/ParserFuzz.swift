@@ -72,6 +72,10 @@ enum ParserFuzz {
       fuzz.tally("usage error")
       fuzz.check(error.status == .usage, "status \(error.status.rawValue), not 2: \(shown)")
       fuzz.check(!error.message.isEmpty, "a usage error without a message: \(shown)")
+      // Words are quoted as `Names.printable` quotes them, at most 80 characters: a word of
+      // 100 KiB makes no line of 100 KiB.
+      let length = error.message.count + (error.fix?.count ?? 0)
+      fuzz.check(length <= 1000, "a usage error of \(length) characters: \(error.message.prefix(200).debugDescription)… for \(shown)")
     }
   }
 
