@@ -21,6 +21,7 @@ enum DocumentFuzz {
     "\"timeout\": 99999999999999999999", "\"secret_service\": \"x\"", "\"otp\": true",
     "\"0000-01-01T00:00:00+01:00\"", "\"9999-12-31T23:59:59-23:59\"", "\"2024-02-29T23:59:60.5z\"",
     "\"2026-01-01t00:00:00+00:00\"", "\"generation\": \"g\"", "\"previous_auto_login\": null", "\"session\": {}",
+    "\"" + String(repeating: "k", count: 3000) + "\": ", "\"" + String(repeating: "v", count: 3000) + "\"",
   ]
 
   static let users = ["alice", "bob@example.com", "qa.user+1", "张三", "élise", "u_2", "Z"]
@@ -32,12 +33,15 @@ enum DocumentFuzz {
     let config = Array(ConfigFormat.encode(randomConfiguration(&fuzz)).utf8)
     let read = try? IndexFormat.decode(index, file: file)
     fuzz.check(read == book, "the index accounts wrote does not read back: \(Case.show(index))")
-    checkIndex(index, &fuzz)
-    checkConfig(config, &fuzz)
+    checkIndex(index, &fuzz, tally: false)
+    checkConfig(config, &fuzz, tally: false)
     let bytes: [UInt8] =
-      switch fuzz.below(9) {
+      switch fuzz.below(12) {
       case 0: fuzz.bytes(upTo: 64)
       case 8: Array(JSON.serialize(randomValue(&fuzz, depth: 0), pretty: fuzz.oneIn(2)).utf8)
+      case 9, 10, 11:
+        // Well-formed JSON of nearly the right shape: what gets past the parser to the readers.
+        Array(JSON.serialize(mutatedTree(try! JSON.parse(fuzz.oneIn(2) ? index : config), &fuzz), pretty: true).utf8)
       case 1: Array(repeating: fuzz.pick(Array("[{".utf8)), count: fuzz.below(1200)) + fuzz.bytes(upTo: 8)
       case 2, 3, 4: fuzz.mutated(index, pieces: pieces)
       default: fuzz.mutated(config, pieces: pieces)
@@ -56,18 +60,20 @@ enum DocumentFuzz {
     fuzz.check(again == value, "JSON does not read back after writing (pretty: \(pretty)): \(Case.show(bytes))")
   }
 
-  static func checkIndex(_ bytes: [UInt8], _ fuzz: inout Case) {
+  /// `tally`: count what was read in the summary (the fuzzed documents, not the valid ones).
+  static func checkIndex(_ bytes: [UInt8], _ fuzz: inout Case, tally: Bool = true) {
     let fast = IndexFastReader.read(bytes)
     let general: AccountBook?
     do {
       general = try IndexFormat.decodeGenerally(bytes, file: file)
     } catch {
       fuzz.check(error is FileError, "the index reader threw \(type(of: error)), no FileError: \(Case.show(bytes))")
+      checkLength(error, bytes, &fuzz)
       general = nil
     }
-    if general != nil { fuzz.tally("index read") }
+    if general != nil, tally { fuzz.tally("index read") }
     if let fast {
-      fuzz.tally("index read fast")
+      if tally { fuzz.tally("index read fast") }
       fuzz.check(fast == general, "the fast reader and the general one disagree: \(Case.show(bytes))")
     }
     if let general {
@@ -78,15 +84,16 @@ enum DocumentFuzz {
     }
   }
 
-  static func checkConfig(_ bytes: [UInt8], _ fuzz: inout Case) {
+  static func checkConfig(_ bytes: [UInt8], _ fuzz: inout Case, tally: Bool = true) {
     let configuration: Configuration
     do {
       configuration = try ConfigFormat.decode(bytes, file: file)
     } catch {
       fuzz.check(error is FileError, "the config reader threw \(type(of: error)), no FileError: \(Case.show(bytes))")
+      checkLength(error, bytes, &fuzz)
       return
     }
-    fuzz.tally("config read")
+    if tally { fuzz.tally("config read") }
     let text = Array(ConfigFormat.encode(configuration).utf8)
     fuzz.check(
       (try? ConfigFormat.decode(text, file: file)) == configuration,
@@ -95,7 +102,10 @@ enum DocumentFuzz {
 
   /// A JSON value of any shape, with the index's and config's member names among others.
   static func randomValue(_ fuzz: inout Case, depth: Int) -> JSONValue {
-    let keys = ["version", "accounts", "user", "backend", "backends", "hooks", "rules", "token", "tags", "", "é", "a\u{0}"]
+    let keys = [
+      "version", "accounts", "user", "backend", "backends", "hooks", "rules", "token", "tags", "", "é", "a\u{0}",
+      String(repeating: "k", count: 3000),
+    ]
     switch depth > 4 ? fuzz.below(4) : fuzz.below(6) {
     case 0: return fuzz.pick([.null, .bool(true), .bool(false)])
     case 1: return .number(JSONNumber(text: fuzz.pick(["0", "-1", "1", "1.5e-3", "-0.0", "1E400", "12345678901234567890"]))!)
@@ -106,6 +116,41 @@ enum DocumentFuzz {
       for _ in 0..<fuzz.below(5) { object[fuzz.pick(keys)] = randomValue(&fuzz, depth: depth + 1) }
       return .object(object)
     }
+  }
+
+  /// `value` with one member or element changed, added, removed or renamed, somewhere.
+  static func mutatedTree(_ value: JSONValue, _ fuzz: inout Case) -> JSONValue {
+    switch value {
+    case .object(var object) where !object.isEmpty && !fuzz.oneIn(6):
+      let key = fuzz.pick(object.keys)
+      switch fuzz.below(6) {
+      case 0: object[key] = nil
+      case 1: object[fuzz.pick(["version", "accounts", "user", "tags", "hooks", "x", String(repeating: "k", count: 300)])] = randomValue(&fuzz, depth: 3)
+      case 2:
+        let moved = object[key]
+        object[key] = nil
+        object[key + fuzz.pick(["", "x", "\u{0}", "é", String(repeating: "k", count: 3000)])] = moved
+      default: object[key] = mutatedTree(object[key]!, &fuzz)
+      }
+      return .object(object)
+    case .array(var array) where !array.isEmpty && !fuzz.oneIn(6):
+      let at = fuzz.below(array.count)
+      switch fuzz.below(5) {
+      case 0: array.remove(at: at)
+      case 1: array.append(fuzz.oneIn(2) ? array[at] : randomValue(&fuzz, depth: 3))
+      default: array[at] = mutatedTree(array[at], &fuzz)
+      }
+      return .array(array)
+    default:
+      return randomValue(&fuzz, depth: 3)
+    }
+  }
+
+  /// An error names where the file is wrong, quoting the file in part: no line of kilobytes.
+  static func checkLength(_ error: any Error, _ bytes: [UInt8], _ fuzz: inout Case) {
+    guard let error = error as? FileError else { return }
+    let length = error.message.count + (error.fix?.count ?? 0)
+    fuzz.check(length <= 1000, "an error of \(length) characters: \(error.message.prefix(300).debugDescription)…")
   }
 
   static func randomBook(_ fuzz: inout Case) -> AccountBook {
