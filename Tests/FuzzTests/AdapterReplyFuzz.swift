@@ -106,5 +106,8 @@ enum AdapterReplyFuzz {
     _ = try? AdapterRequest.from(wireText: mutated, secrets: [("password", token), ("token", token)])
   }
 
-  static func oneLine(_ text: String) -> Bool { text.unicodeScalars.allSatisfy { !Message.isControl($0) } }
+  /// No control characters, and not kilobytes long: each quoted part is cut at 300 characters.
+  static func oneLine(_ text: String) -> Bool {
+    text.unicodeScalars.allSatisfy { !Message.isControl($0) } && text.count <= 1000
+  }
 }

@@ -11,7 +11,7 @@ enum ImportFuzz {
   /// In every password and seed, and in no name: a message holding it quotes a secret.
   static let marker = "☃"
   static let users = ["alice", "bob@example.com", "qa.user+1", "张三", "élise", "u_2"]
-  static let badUsers = ["-x", "a b", "a$b", "a\u{202E}b", "a\u{7}b"]
+  static let badUsers = ["-x", "a b", "a$b", "a\u{202E}b", "a\u{7}b", String(repeating: "a b", count: 3000)]
   static let backends = ["corp", "test", "a.b-c_d"]
   static let pieces = [",", "\"", "\"\"", "\r", "\n", "\r\n", "\u{0}", "\u{FEFF}", "account", "password", "otp", "@"]
 
@@ -58,8 +58,9 @@ enum ImportFuzz {
       fuzz.check(read == good, "rows \(read) read back from \(Case.show(written)), expected \(good)")
       fuzz.check(file.problems.count == badRows, "\(file.problems.count) problems, \(badRows) bad rows: \(Case.show(written))")
       for problem in file.problems {
-        fuzz.check(
-          !(problem.description + (problem.fix ?? "")).contains(marker), "a problem quotes a secret: \(problem)")
+        let text = problem.description + (problem.fix ?? "")
+        fuzz.check(!text.contains(marker), "a problem quotes a secret: \(problem)")
+        fuzz.check(text.count <= 1000, "a problem of \(text.count) characters: \(text.prefix(300).debugDescription)…")
       }
     } catch {
       fuzz.check(false, "an exported file is refused (\(error.message)): \(Case.show(written))")
