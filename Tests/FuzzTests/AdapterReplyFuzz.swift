@@ -20,8 +20,12 @@ enum AdapterReplyFuzz {
     "\"userId\": ", "\"token\": ", "\"expiresIn\": ", "\"err\": {", "\"code\": ", "\"msg\": ", "\"eventId\": ",
     "\"\\u001b[2J\"", "\"\\u2028\"", "\"\\n\"", "\"\\u0000\"", "\"\\u202e\"",
   ]
-  static let statuses: [Int32] = [200, 204, 299, 300, 301, 302, 303, 307, 308, 400, 401, 403, 404, 426, 500, 503, 0, -1, 999]
-  static let codes = ["", "1001=wrong_password", "-2 = expired, 7=kicked,", "x=y", "1=2=3", "99999999999999999999=kicked"]
+  static let statuses: [Int32] = [
+    200, 204, 299, 300, 301, 302, 303, 307, 308, 400, 401, 403, 404, 426, 500, 503, 0, -1, 999,
+  ]
+  static let codes = [
+    "", "1001=wrong_password", "-2 = expired, 7=kicked,", "x=y", "1=2=3", "99999999999999999999=kicked",
+  ]
 
   static func oneCase(_ fuzz: inout Case) {
     interpretReply(&fuzz)
@@ -57,7 +61,8 @@ enum AdapterReplyFuzz {
     switch result {
     case .send: fuzz.check(false, "a reply asked for another request: \(shown)")
     case .ok(let token, let expiresIn, _, _, let message):
-      fuzz.check(token.unicodeScalars.allSatisfy { !Message.isControl($0) }, "a token with control characters: \(shown)")
+      fuzz.check(
+        token.unicodeScalars.allSatisfy { !Message.isControl($0) }, "a token with control characters: \(shown)")
       fuzz.check(operation != .login || !token.isEmpty, "a login without a token: \(shown)")
       fuzz.check(expiresIn >= 0, "a negative expiry: \(shown)")
       fuzz.check(oneLine(message), "a message not on one line: \(shown)")

@@ -108,7 +108,9 @@ enum DocumentFuzz {
     ]
     switch depth > 4 ? fuzz.below(4) : fuzz.below(6) {
     case 0: return fuzz.pick([.null, .bool(true), .bool(false)])
-    case 1: return .number(JSONNumber(text: fuzz.pick(["0", "-1", "1", "1.5e-3", "-0.0", "1E400", "12345678901234567890"]))!)
+    case 1:
+      let numbers = ["0", "-1", "1", "1.5e-3", "-0.0", "1E400", "12345678901234567890"]
+      return .number(JSONNumber(text: fuzz.pick(numbers))!)
     case 2, 3: return .string(fuzz.oneIn(2) ? fuzz.pick(pieces) : fuzz.text(upTo: 8))
     case 4: return .array((0..<fuzz.below(4)).map { _ in randomValue(&fuzz, depth: depth + 1) })
     default:
@@ -125,7 +127,9 @@ enum DocumentFuzz {
       let key = fuzz.pick(object.keys)
       switch fuzz.below(6) {
       case 0: object[key] = nil
-      case 1: object[fuzz.pick(["version", "accounts", "user", "tags", "hooks", "x", String(repeating: "k", count: 300)])] = randomValue(&fuzz, depth: 3)
+      case 1:
+        let added = fuzz.pick(["version", "accounts", "user", "tags", "hooks", "x", String(repeating: "k", count: 300)])
+        object[added] = randomValue(&fuzz, depth: 3)
       case 2:
         let moved = object[key]
         object[key] = nil
@@ -157,7 +161,8 @@ enum DocumentFuzz {
     var accounts: [Account] = []
     for number in 0..<fuzz.below(4) {
       let time = Timestamp(secondsSince1970: Int64(fuzz.below(4_000_000_000)))
-      let token = fuzz.oneIn(2) ? nil : TokenRecord(expiresAt: fuzz.oneIn(3) ? nil : time, generation: fuzz.oneIn(2) ? nil : "g1")
+      let token =
+        fuzz.oneIn(2) ? nil : TokenRecord(expiresAt: fuzz.oneIn(3) ? nil : time, generation: fuzz.oneIn(2) ? nil : "g1")
       accounts.append(
         Account(
           id: AccountID(user: fuzz.pick(users) + String(number), backend: fuzz.pick(backends)),

@@ -75,7 +75,11 @@ enum Fuzz {
     // Control characters (a NUL from a message quoting its input) would cut the test's output.
     var text = ""
     for scalar in take(log).unicodeScalars {
-      if scalar.value < 0x20, scalar != "\n" { text += "\\u{\(String(scalar.value, radix: 16))}" } else { text.unicodeScalars.append(scalar) }
+      if scalar.value < 0x20, scalar != "\n" {
+        text += "\\u{\(String(scalar.value, radix: 16))}"
+      } else {
+        text.unicodeScalars.append(scalar)
+      }
     }
     let summary = "fuzz \(target): seed "
     for line in text.split(separator: "\n") where line.hasPrefix(summary) { say(line + "\n") }

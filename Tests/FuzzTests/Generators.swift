@@ -48,7 +48,8 @@ extension Case {
 
   /// Up to `length` random bytes, biased to the ones that matter in JSON, CSV and URIs.
   mutating func bytes(upTo length: Int) -> [UInt8] {
-    let special = Array("{}[]\",:\\ \t\r\n0123456789-+.eEtrufalsn%=&?#/@".utf8) + [0, 0x7F, 0x80, 0xBF, 0xC0, 0xE2, 0xED, 0xF4, 0xFF]
+    let special =
+      Array("{}[]\",:\\ \t\r\n0123456789-+.eEtrufalsn%=&?#/@".utf8) + [0, 0x7F, 0x80, 0xBF, 0xC0, 0xE2, 0xED, 0xF4, 0xFF]
     return (0..<below(length + 1)).map { _ in oneIn(2) ? pick(special) : UInt8(truncatingIfNeeded: below(256)) }
   }
 

@@ -42,7 +42,9 @@ enum ImportFuzz {
         }
         badRows += 1
       } else {
-        good.append(Row(user: row.user, backend: row.backend, password: row.password, tags: Tags.normalised(row.tags), otp: row.otp))
+        var expected = row
+        expected.tags = Tags.normalised(row.tags)
+        good.append(expected)
       }
       text += [row.user + "@" + row.backend, row.password, row.backend, row.tags.joined(separator: " "), row.otp]
         .map(ExportCommand.csvField).joined(separator: ",") + (fuzz.oneIn(2) ? "\r\n" : "\n")
@@ -56,7 +58,8 @@ enum ImportFuzz {
           otp: string(row.otp))
       }
       fuzz.check(read == good, "rows \(read) read back from \(Case.show(written)), expected \(good)")
-      fuzz.check(file.problems.count == badRows, "\(file.problems.count) problems, \(badRows) bad rows: \(Case.show(written))")
+      fuzz.check(
+        file.problems.count == badRows, "\(file.problems.count) problems, \(badRows) bad rows: \(Case.show(written))")
       for problem in file.problems {
         let text = problem.description + (problem.fix ?? "")
         fuzz.check(!text.contains(marker), "a problem quotes a secret: \(problem)")
@@ -67,10 +70,11 @@ enum ImportFuzz {
     }
 
     let other = ImportFormat.allCases.map { Array(($0.headerRow + "\n").utf8) }
+    let rows = written.dropFirst(ImportFormat.accounts.headerRow.utf8.count + 2)
     let bytes: [UInt8] =
       switch fuzz.below(4) {
       case 0: fuzz.pick(other) + fuzz.bytes(upTo: 48)
-      case 1: fuzz.mutated(fuzz.pick(other) + written.dropFirst(ImportFormat.accounts.headerRow.utf8.count + 2), pieces: pieces)
+      case 1: fuzz.mutated(fuzz.pick(other) + rows, pieces: pieces)
       default: fuzz.mutated(written, pieces: pieces)
       }
     do {

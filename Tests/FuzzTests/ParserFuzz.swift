@@ -75,7 +75,8 @@ enum ParserFuzz {
       // Words are quoted as `Names.printable` quotes them, at most 80 characters: a word of
       // 100 KiB makes no line of 100 KiB.
       let length = error.message.count + (error.fix?.count ?? 0)
-      fuzz.check(length <= 1000, "a usage error of \(length) characters: \(error.message.prefix(200).debugDescription)… for \(shown)")
+      let start = error.message.prefix(200).debugDescription
+      fuzz.check(length <= 1000, "a usage error of \(length) characters: \(start)… for \(shown)")
     }
   }
 
@@ -137,7 +138,8 @@ enum ParserFuzz {
       _ = try GitCredentialRequest.parse(bytes)
     } catch {
       fuzz.check(error.status == .usage, "git-credential: status \(error.status.rawValue): \(Case.show(bytes))")
-      fuzz.check(!(error.message + (error.fix ?? "")).contains("☃"), "git-credential quotes a password: \(error.message)")
+      let text = error.message + (error.fix ?? "")
+      fuzz.check(!text.contains("☃"), "git-credential quotes a password: \(error.message)")
     }
   }
 }
