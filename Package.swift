@@ -128,6 +128,12 @@ let package = Package(
         "TestSupport",
       ]
     ),
+    // Bounded, seeded fuzzing of the parsers that read untrusted input (scripts/fuzz), each
+    // target in a child process of its own, so a trap fails one test and names its case.
+    .testTarget(
+      name: "FuzzTests",
+      dependencies: ["AccountsCLI", "AccountsCore", "AccountsJSON", "AccountsSystem", "AdapterKit", "TestSupport"]
+    ),
     .testTarget(
       name: "EndToEndTests",
       dependencies: ["accounts", "TestSupport"]

@@ -139,14 +139,14 @@ struct Parser {
       let suggestions = Suggestions.closest(
         to: "--" + name, in: available.map { "--" + $0.long }, limit: 2)
       throw .usage(
-        "unknown option '--\(name)' for `\(context)`",
+        "unknown option '--\(Names.printable(name))' for `\(context)`",
         fix: suggestions.isEmpty ? fix() : "did you mean \(Suggestions.phrase(suggestions))?")
     }
     // `-j 2`, or `-j2` as getopt reads it: a short option that takes a value may have it attached.
     let letters = Array(argument.dropFirst())
     guard let spec = available.first(where: { $0.short == letters[0] }), letters.count == 1 || spec.takesValue
     else {
-      throw .usage("unknown option '\(argument)' for `\(context)`", fix: fix())
+      throw .usage("unknown option '\(Names.printable(argument))' for `\(context)`", fix: fix())
     }
     return (spec, letters.count == 1 ? nil : String(letters.dropFirst()))
   }
@@ -160,7 +160,7 @@ struct Parser {
     let names = candidates.filter { !$0.hidden }.flatMap { [$0.name] + $0.aliases }
     let suggestions = Suggestions.closest(to: word, in: names, limit: 3)
     throw .usage(
-      "unknown command '\(word)' for `\(context)`",
+      "unknown command '\(Names.printable(word))' for `\(context)`",
       fix: suggestions.isEmpty
         ? "see `\(context) --help`" : "did you mean \(Suggestions.phrase(suggestions))?")
   }

@@ -188,7 +188,7 @@ public enum IndexFormat: DocumentFormat {
       case ("tags", .null): break
       case ("otp", .bool(let flag)): otp = flag
       case ("otp", _): _ = try object.bool(key)
-      case ("user", _), ("backend", _): _ = try object.string(key)
+      case ("user", _), ("backend", _), ("added_at", _), ("last_login", _): _ = try object.string(key)
       case ("remembered", _): _ = try object.bool(key)
       case ("token", _), ("session", _): _ = try object.object(key)
       case ("tags", _): _ = try object.array(key)

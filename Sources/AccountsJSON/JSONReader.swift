@@ -200,11 +200,17 @@ public struct JSONReader: Sendable {
   }
 
   /// The path of member `key` of the value at `path`, the key spelt as in the file
-  /// (`JSON.escaped`): `backends.co\nrp`, never a raw line break or Swift's `\u{a}`.
+  /// (`JSON.escaped`): `backends.co\nrp`, never a raw line break or Swift's `\u{a}`. A key
+  /// longer than `keyLimit` characters is cut there, with "…": a path names a place, and a key
+  /// of kilobytes would make an error line of kilobytes.
   public static func path(_ path: String, member key: String) -> String {
-    let key = JSON.escaped(key)
+    var key = JSON.escaped(key)
+    if key.utf8.count > keyLimit, key.count > keyLimit { key = key.prefix(keyLimit) + "…" }
     return path.isEmpty ? key : "\(path).\(key)"
   }
+
+  /// The most characters of a key a path spells.
+  public static let keyLimit = 80
 
   private func mismatch(expected: String) -> JSONShapeError {
     JSONShapeError(path: path, problem: "expected \(expected), found \(value.kindDescription)")
