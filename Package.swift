@@ -132,7 +132,7 @@ let package = Package(
     // target in a child process of its own, so a trap fails one test and names its case.
     .testTarget(
       name: "FuzzTests",
-      dependencies: ["AccountsCLI", "AccountsCore", "AccountsJSON", "AccountsSystem", "AdapterKit", "TestSupport"]
+      dependencies: ["AccountsCLI", "AccountsCore", "AccountsJSON", "AccountsSystem", "SecretMemory", "AdapterKit", "TestSupport"]
     ),
     .testTarget(
       name: "EndToEndTests",

@@ -1,6 +1,7 @@
 import AccountsCore
 import AccountsJSON
 import AccountsSystem
+import SecretMemory
 
 @testable import AdapterKit
 
@@ -76,7 +77,7 @@ enum AdapterReplyFuzz {
   /// The outcome and error texts read back as written; mutated ones give a typed error.
   static func wireTexts(_ fuzz: inout Case) {
     var tokenBytes = Array(fuzz.text(upTo: 8).utf8)
-    let token = AccountsSystem.SecretBytes(consuming: &tokenBytes)
+    let token = SecretMemory.SecretBytes(consuming: &tokenBytes)
     let outcome: AdapterOutcome =
       switch fuzz.below(7) {
       case 0:
@@ -98,15 +99,15 @@ enum AdapterReplyFuzz {
     let mutated = String(decoding: fuzz.mutated(Array(text.utf8), pieces: pieces), as: UTF8.self)
     if (try? AdapterOutcome(wireText: mutated, token: token)) != nil { fuzz.tally("mutated outcome read") }
 
-    let error: AccountsCore.AdapterError =
+    let error: AccountsCore.AdapterLoadError =
       switch fuzz.below(3) {
       case 0: .hostMissing(detail: fuzz.word(), fix: fuzz.oneIn(2) ? nil : fuzz.word())
       case 1: .notFound(name: fuzz.word(), searched: [fuzz.word()], known: [])
       default: .refused(path: fuzz.word(), reason: fuzz.word())
       }
-    fuzz.check(AccountsCore.AdapterError(wireText: error.wireText) == error, "an error does not read back: \(error)")
+    fuzz.check(AccountsCore.AdapterLoadError(wireText: error.wireText) == error, "an error does not read back: \(error)")
     let broken = String(decoding: fuzz.mutated(Array(error.wireText.utf8), pieces: pieces), as: UTF8.self)
-    _ = AccountsCore.AdapterError(wireText: broken)
+    _ = AccountsCore.AdapterLoadError(wireText: broken)
     _ = try? AdapterDescription.from(wireText: broken)
     _ = try? AdapterRequest.from(wireText: mutated, secrets: [("password", token), ("token", token)])
   }

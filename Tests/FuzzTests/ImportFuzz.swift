@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 @testable import AccountsCLI
 @testable import AccountsCore

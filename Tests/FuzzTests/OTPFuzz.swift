@@ -1,4 +1,5 @@
 import AccountsSystem
+import SecretMemory
 
 @testable import AccountsCore
 
@@ -69,7 +70,7 @@ enum OTPFuzz {
   }
 
   static func same(_ one: OTPSeed, _ other: OTPSeed) -> Bool {
-    one.key.isEqual(to: other.key) && one.algorithm == other.algorithm && one.digits == other.digits
+    one.key == other.key && one.algorithm == other.algorithm && one.digits == other.digits
       && one.period == other.period && one.label == other.label && one.issuer == other.issuer
   }
 
