@@ -180,3 +180,11 @@ if Context.environment["ACCOUNTS_LAYOUT"] == "installed" {
     ]
   }
 }
+
+// AccountsSystem is optimized in debug builds too: at -Onone the Secret Service session's
+// Diffie-Hellman (MontgomeryModulus) took ~20 ms of every secret a debug `accounts` read, most
+// of the CPU of the end-to-end tests, which run the debug binary thousands of times.
+// (-enable-testing, which @testable needs, is still passed; DEBUG is still defined.)
+for target in package.targets where target.name == "AccountsSystem" {
+  target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+}

@@ -42,6 +42,7 @@ final class CompletionDriver {
     environment["COMPLETION_TEST_DIR"] = directory
     environment["COMPLETION_TEST_SCRIPTS"] = completions
     environment["ZDOTDIR"] = directory + "/zdotdir"
+    environment["COMPLETION_TEST_ZCOMPDUMP"] = try Self.zshCompletionDump()
     environment["TERM"] = "dumb"
     environment["INPUTRC"] = "/dev/null"  // no key bindings from the machine's inputrc
     self.environment = environment
@@ -148,13 +149,45 @@ final class CompletionDriver {
     complete -F _accounts_test_capture accounts
     """#
 
+  /// compinit's dump of which function completes which command, written once per test process
+  /// for the same fpath as the shells' (the committed completions first): a compinit without
+  /// one reads the first line of each of zsh's thousand completion functions, 0.3 s of CPU for
+  /// every shell a test starts. With -C the shells only read it, so they may share it. The
+  /// completion functions themselves, _accounts included, still load from $fpath.
+  private static func zshCompletionDump() throws -> String {
+    guard let dump = zshDump.path else {
+      throw DriverError.noCompletion(shell: .zsh, line: "compinit", transcript: zshDump.failure)
+    }
+    return dump
+  }
+
+  private static let zshDump: (path: String?, failure: String) = {
+    let directory = NSTemporaryDirectory() + "accounts-zcompdump-\(getpid())"
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "accounts-zcompdump-\(getpid())") }
+    let dump = directory + "/zcompdump"
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let result = try runProcess(
+        "/usr/bin/zsh",
+        [
+          "-d", "-f", "-c", #"fpath=("$1" $fpath); autoload -U compinit && compinit -u -d "$2""#, "zsh",
+          PackagePaths.root.appendingPathComponent("completions").path, dump,
+        ],
+        environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+      guard result.status == 0, FileManager.default.fileExists(atPath: dump) else { return (nil, result.description) }
+      return (dump, "")
+    } catch {
+      return (nil, "\(error)")
+    }
+  }()
+
   /// zsh: the committed _accounts autoloaded from $fpath by compinit, as installed. compadd is
   /// wrapped: it also asks the builtin which of the words match (-O) and writes them down.
   /// compprefuncs runs once, before the completion: it starts the record empty.
   private static let zshrc = #"""
     PS1='READY> '
     fpath=("$COMPLETION_TEST_SCRIPTS" $fpath)
-    autoload -U compinit && compinit -u -D
+    autoload -U compinit && compinit -u -C -d "$COMPLETION_TEST_ZCOMPDUMP"
     accounts() {
       if [[ $1 == __complete ]]; then command accounts "$@"; else print -rl -- "$@" >"$COMPLETION_TEST_DIR/ran"; fi
     }

@@ -151,7 +151,7 @@ import Testing
     let sandbox = world.sandbox
     try sandbox.ok(["switch", "alice"])
     #expect(try sandbox.ok(["prompt"]).standardOutput == "alice\n")
-    #expect(try sandbox.ok(["prompt"], environment: ["ACCOUNTS_TEST_CLOCK_OFFSET": "59"]).standardOutput == "alice\n")
+    #expect(try sandbox.ok(["prompt"], environment: ["ACCOUNTS_TEST_CLOCK_OFFSET": "30"]).standardOutput == "alice\n")
     #expect(try sandbox.ok(["prompt"], environment: ["ACCOUNTS_TEST_CLOCK_OFFSET": "61"]).standardOutput == "alice!\n")
   }
 
