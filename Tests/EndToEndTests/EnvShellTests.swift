@@ -91,14 +91,14 @@ import Testing
   /// arguments, and exits 7.
   func reportingShell(_ sandbox: Sandbox) throws -> String {
     let path = sandbox.environment["HOME"]! + "/reporting-shell"
-    try """
+    try writeExecutable(
+      """
       #!/bin/sh
       printf '%s\\n' "account=$ACCOUNTS_ACCOUNT" "user_id=$ACCOUNTS_USER_ID" "nested=$ACCOUNTS_SHELL" \
         "token=$ACCOUNTS_TOKEN" "pid=$$" "arguments=$#"
       exit 7
 
-      """.write(toFile: path, atomically: true, encoding: .utf8)
-    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+      """, to: path)
     return path
   }
 

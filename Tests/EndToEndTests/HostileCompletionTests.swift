@@ -38,8 +38,7 @@ import Testing
         cat '\(directory)/lines'
 
         """
-      try script.write(toFile: path, atomically: true, encoding: .utf8)
-      chmod(path, 0o755)
+      try writeExecutable(script, to: path)
     }
 
     /// The arguments of every call so far.

@@ -9,7 +9,7 @@ import Testing
   /// A copy of `accounts` and its private library in `directory` (no built-in adapters).
   func install(in directory: String) throws -> String {
     for name in ["accounts", "libAccountsPrivate.so"] {
-      try FileManager.default.copyItem(atPath: PackagePaths.products.appendingPathComponent(name).path, toPath: "\(directory)/\(name)")
+      try copyExecutable(from: PackagePaths.products.appendingPathComponent(name).path, to: "\(directory)/\(name)")
     }
     return directory + "/accounts"
   }

@@ -95,7 +95,7 @@ import Testing
     // The binary alone, without libAccountsPrivate.so beside it or in ../lib/accounts.
     let lonely = sandbox.keyring.root + "/bin/accounts"
     try FileManager.default.createDirectory(atPath: sandbox.keyring.root + "/bin", withIntermediateDirectories: true)
-    try FileManager.default.copyItem(atPath: PackagePaths.accounts, toPath: lonely)
+    try copyExecutable(from: PackagePaths.accounts, to: lonely)
     let read = try runProcess(lonely, ["password", "alice"], environment: sandbox.environment)
     #expect(read.status == 0 && read.standardOutput == "alice-pw\n", "\(read)")
     let result = try runProcess(lonely, ["passwd", "alice", "--password-stdin"], environment: sandbox.environment, standardInput: "new-pw\n")

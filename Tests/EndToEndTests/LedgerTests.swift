@@ -387,24 +387,17 @@ final class HeldLock {
 
 /// The built binary running in the background, stoppable between its steps.
 final class BackgroundAccounts {
-  let process = Process()
-  private let output = Pipe()
-  private let errors = Pipe()
+  let process: SpawnedProcess
 
   init(
     _ sandbox: Sandbox, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
   ) throws {
-    process.executableURL = URL(fileURLWithPath: PackagePaths.accounts)
-    process.arguments = arguments
-    process.environment = sandbox.environment.merging(environment) { $1 }
-    process.standardOutput = output
-    process.standardError = errors
-    let input = Pipe()
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-    try process.runWithTerminationSignals()
+    process = try SpawnedProcess(
+      PackagePaths.accounts, arguments, environment: sandbox.environment.merging(environment) { $1 },
+      standardInput: stdin == nil ? .null : .pipe, standardOutput: .pipe, standardError: .pipe)
     if let stdin {
-      try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
-      try input.fileHandleForWriting.close()
+      process.write(Data(stdin.utf8))
+      process.closeInput()
     }
   }
 
@@ -425,11 +418,11 @@ final class BackgroundAccounts {
     guard waitUntil(seconds: 20, { processState(pid) == "T" }) else { throw CocoaError(.executableLoad) }
   }
 
-  func stop() { Glibc.kill(pid, SIGSTOP) }
-  func resume() { Glibc.kill(pid, SIGCONT) }
+  func stop() { process.signal(SIGSTOP) }
+  func resume() { process.signal(SIGCONT) }
 
   func kill() {
-    Glibc.kill(pid, SIGKILL)
+    process.signal(SIGKILL)
     process.waitUntilExit()
   }
 
@@ -437,14 +430,14 @@ final class BackgroundAccounts {
   func finish() throws -> ProcessResult {
     let started = Date()
     guard waitUntil(seconds: 60, { !process.isRunning }) else {
-      Glibc.kill(pid, SIGKILL)
-      throw SubprocessError.timedOut(command: "accounts \(process.arguments ?? [])", seconds: 60)
+      process.signal(SIGKILL)
+      throw SubprocessError.timedOut(command: "accounts \(process.arguments)", seconds: 60)
     }
     process.waitUntilExit()
     return ProcessResult(
       status: process.terminationStatus,
-      standardOutput: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-      standardError: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+      standardOutput: String(decoding: readAll(from: process.outputDescriptor), as: UTF8.self),
+      standardError: String(decoding: readAll(from: process.errorDescriptor), as: UTF8.self),
       seconds: Date().timeIntervalSince(started))
   }
 }

@@ -137,7 +137,7 @@ import Testing
     echo.standardOutput = output
     try echo.runWithTerminationSignals()
     defer { if echo.isRunning { echo.terminate() }; echo.waitUntilExit() }
-    let port = try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).split(separator: "\n").first)
+    let port = try #require(String(decoding: readSome(from: output.fileHandleForReading.fileDescriptor), as: UTF8.self).split(separator: "\n").first)
     try #require(try setup.useRedis(url: "redis://127.0.0.1:\(port)").status == 0)
     let result = try setup.sandbox.run(["lease", "qa1", "--", "/bin/sh", "-c", "echo ran"])
     #expect(result.status == 8 && !result.standardOutput.contains("ran"), "\(result)")

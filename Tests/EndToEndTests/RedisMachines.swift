@@ -170,7 +170,7 @@ extension Holder {
 func procFile(_ path: String) -> String {
   guard let file = FileHandle(forReadingAtPath: path) else { return "" }
   defer { try? file.close() }
-  return String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+  return String(decoding: readAll(from: file.fileDescriptor), as: UTF8.self)
 }
 
 /// Whether process `pid` is gone (or a zombie nobody reaped yet).

@@ -81,7 +81,7 @@ extension RedisReviewTests {
     trickle.standardOutput = output
     try trickle.runWithTerminationSignals()
     defer { if trickle.isRunning { trickle.terminate() }; trickle.waitUntilExit() }
-    let announced = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    let announced = String(decoding: readSome(from: output.fileHandleForReading.fileDescriptor), as: UTF8.self)
     let port = try #require(announced.split(separator: "\n").first)
     let marker = world.a.keyring.root + "/ran"
     let lease = try world.a.run(
@@ -189,7 +189,7 @@ extension RedisReviewTests {
     deep.standardOutput = output
     try deep.runWithTerminationSignals()
     defer { if deep.isRunning { deep.terminate() }; deep.waitUntilExit() }
-    let announced = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    let announced = String(decoding: readSome(from: output.fileHandleForReading.fileDescriptor), as: UTF8.self)
     let port = try #require(announced.split(separator: "\n").first)
     let lease = try world.a.run(
       ["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)"])

@@ -140,9 +140,8 @@ import Testing
     let world = try World(lifetime: 3600, users: ["alice", "bob"])
     defer { world.close() }
     let report = world.root + "/report"
-    try "#!/bin/sh\necho \"$ACCOUNTS_ACCOUNT ${ACCOUNTS_TOKEN_FILE-unset} ${ACCOUNTS_TOKEN_FILES-unset}\"\n"
-      .write(toFile: report, atomically: true, encoding: .utf8)
-    chmod(report, 0o755)
+    try writeExecutable(
+      "#!/bin/sh\necho \"$ACCOUNTS_ACCOUNT ${ACCOUNTS_TOKEN_FILE-unset} ${ACCOUNTS_TOKEN_FILES-unset}\"\n", to: report)
     let script = """
       SHELL="$0" "$ACCOUNTS" shell bob </dev/null
       "$ACCOUNTS" env bob --shell bash | grep -v ACCOUNTS_TOKEN=

@@ -42,8 +42,7 @@ public final class KeyringSession: @unchecked Sendable {
   /// Variables a client needs: `DBUS_SESSION_BUS_ADDRESS`, the `XDG_*` directories,
   /// `WITH_KEYRING_ROOT` and `WITH_KEYRING_DAEMON_PID`.
   public let environment: [String: String]
-  private let process: Process
-  private let input: Pipe
+  private let process: SpawnedProcess
 
   /// One session per test process for in-process libsecret tests: libsecret and GDBus cache the
   /// session bus, so a process can only ever talk to one. It is exported into this process's
@@ -78,31 +77,23 @@ public final class KeyringSession: @unchecked Sendable {
     if provider == .keepassxc { Self.keepassxcTurns.wait() }
     var started = false
     defer { if !started, provider == .keepassxc { Self.keepassxcTurns.signal() } }
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: PackagePaths.script(provider.script))
-    // Always a copy of the environment taken once: the process's own may be changing under
-    // another thread (`shared` exports its bus), and a child spawned from it mid-change could
-    // start without a variable it needs.
-    process.environment = Self.startingEnvironment.merging(settings) { $1 }
     let names = [
       "DBUS_SESSION_BUS_ADDRESS", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME",
       "WITH_KEYRING_ROOT", "WITH_KEYRING_DAEMON_PID", "XDG_RUNTIME_DIR",
     ]
     let printer = names.map { "printf '%s=%s\\n' \($0) \"$\($0)\"" }.joined(separator: "; ")
-    process.arguments = ["/bin/sh", "-c", "\(printer); echo READY; cat >/dev/null"]
-    let output = Pipe()
-    input = Pipe()
-    process.standardOutput = output
-    process.standardInput = input
-    try process.runWithTerminationSignals()
+    process = try SpawnedProcess(
+      PackagePaths.script(provider.script), ["/bin/sh", "-c", "\(printer); echo READY; cat >/dev/null"],
+      // A copy of the environment taken once: the process's own may be changing under
+      // another thread (`shared` exports its bus).
+      environment: Self.startingEnvironment.merging(settings) { $1 }, standardInput: .pipe, standardOutput: .pipe)
 
     var lines: [String] = []
     var buffer = Data()
-    let reader = output.fileHandleForReading
     let deadline = Date().addingTimeInterval(20)
     while !lines.contains("READY") {
       guard Date() < deadline else { throw KeyringSessionError.notReady(lines) }
-      let chunk = reader.availableData
+      let chunk = readSome(from: process.outputDescriptor)
       if chunk.isEmpty { throw KeyringSessionError.notReady(lines) }  // the script exited
       buffer.append(chunk)
       lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
@@ -112,6 +103,10 @@ public final class KeyringSession: @unchecked Sendable {
       guard let equals = line.firstIndex(of: "=") else { continue }
       environment[String(line[..<equals])] = String(line[line.index(after: equals)...])
     }
+    // A session missing one of these would send its clients to another bus, or its signals
+    // to pid 0: this process's whole group.
+    for name in names where environment[name, default: ""].isEmpty { throw KeyringSessionError.notReady(lines) }
+    guard pid_t(environment["WITH_KEYRING_DAEMON_PID"]!) ?? 0 > 0 else { throw KeyringSessionError.notReady(lines) }
     self.environment = environment
     started = true
   }
@@ -135,12 +130,12 @@ public final class KeyringSession: @unchecked Sendable {
   public func close() {
     defer { giveTurnBack() }
     guard process.isRunning else { return }
-    try? input.fileHandleForWriting.close()
+    process.closeInput()
     let deadline = Date().addingTimeInterval(30)
     while process.isRunning, Date() < deadline { usleep(20_000) }
     if process.isRunning {
       // A stuck cleanup must not hang the whole test run; the daemon dies with its bus.
-      kill(process.processIdentifier, SIGKILL)
+      process.signal(SIGKILL)
       process.waitUntilExit()
     }
   }

@@ -7,7 +7,7 @@ public final class RedisServer: @unchecked Sendable {
   public let socketPath: String
   public let port: Int
   public let password: String?
-  private let process: Process
+  private let process: SpawnedProcess
 
   public init(directory: String, password: String? = nil) throws {
     socketPath = directory + "/redis-\(UUID().uuidString.prefix(8)).sock"
@@ -15,18 +15,13 @@ public final class RedisServer: @unchecked Sendable {
     var lastError: Error = RedisServerError.didNotStart("no attempt")
     for _ in 0..<20 {
       let port = Int.random(in: 20_000..<60_000)
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
       var arguments = [
         "--port", String(port), "--bind", "127.0.0.1", "--unixsocket", socketPath, "--unixsocketperm", "700",
         "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory, "--loglevel", "warning",
       ]
       if let password { arguments += ["--requirepass", password] }
-      process.arguments = arguments
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.runWithTerminationSignals()
+      let process = try SpawnedProcess(
+        "/usr/bin/redis-server", arguments, environment: ProcessInfo.processInfo.environment, standardError: .null)
       // Ready once the socket answers PING (10 s at most); a taken port ends the process.
       var ready = false
       for _ in 0..<200 where process.isRunning {
@@ -68,7 +63,7 @@ public final class RedisServer: @unchecked Sendable {
     guard process.isRunning else { return }
     process.terminate()
     for _ in 0..<20 where process.isRunning { usleep(100_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.signal(SIGKILL)
     process.waitUntilExit()
   }
 

@@ -33,6 +33,11 @@ public enum SubprocessError: Error, CustomStringConvertible {
 
 /// Runs a program to completion with the given stdin bytes, killing it after `timeout` seconds.
 /// Every test process is bounded in time: a hung child fails the test instead of stalling CI.
+///
+/// Spawned here with posix_spawn, not Foundation's Process: a dozen tests spawning at once
+/// through Process and Pipe lost pipe data to one another and crashed the whole run on a
+/// descriptor closed under a reader ("Bad file descriptor", swiftlang/swift#57827). Every
+/// descriptor here is created close-on-exec and closed once, by its one owner.
 public func runProcess(
   _ executable: String,
   _ arguments: [String],
@@ -42,62 +47,286 @@ public func runProcess(
   currentDirectory: String? = nil
 ) throws -> ProcessResult {
   _ = ignoreBrokenPipes
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-  process.arguments = arguments
-  process.environment = environment
-  let output = Pipe()
-  let errors = Pipe()
-  let input = Pipe()
-  process.standardOutput = output
-  process.standardError = errors
-  process.standardInput = standardInput == nil ? FileHandle.nullDevice : input
   let started = Date()
-  try process.runWithTerminationSignals()
-  if let standardInput {
-    try? input.fileHandleForWriting.write(contentsOf: Data(standardInput.utf8))
-    try? input.fileHandleForWriting.close()
+  let output = try PipeEnds()
+  let errors = try PipeEnds()
+  let input = try standardInput.map { _ in try PipeEnds() }
+  defer {
+    output.closeBoth()
+    errors.closeBoth()
+    input?.closeBoth()
   }
-  // Read both pipes concurrently so a chatty child cannot block on a full pipe.
-  let collected = Collected()
-  let group = DispatchGroup()
-  for (pipe, isError) in [(output, false), (errors, true)] {
-    group.enter()
-    DispatchQueue.global().async {
-      let data = pipe.fileHandleForReading.readDataToEndOfFile()
-      collected.set(data, isError: isError)
-      group.leave()
+  let pid = try spawn(
+    executable, arguments, environment: environment, currentDirectory: currentDirectory,
+    standardInput: input.map { .descriptor($0.read) } ?? .null, standardOutput: .descriptor(output.write),
+    standardError: .descriptor(errors.write))
+  output.closeWrite()
+  errors.closeWrite()
+  input?.closeRead()
+
+  // stdin is written beside the reads, so a child that writes before it reads cannot block.
+  let writer: Thread? = input.map { input in
+    let bytes = Array((standardInput ?? "").utf8)
+    let thread = Thread {
+      var offset = 0
+      while offset < bytes.count {
+        let count = bytes[offset...].withUnsafeBytes { write(input.write, $0.baseAddress, $0.count) }
+        if count > 0 { offset += count } else if count < 0, errno == EINTR { continue } else { break }
+      }
+      input.closeWrite()
+    }
+    thread.start()
+    return thread
+  }
+  _ = writer
+
+  var collected = (output: Data(), errors: Data())
+  let deadline = Date().addingTimeInterval(timeout)
+  var open = [output.read, errors.read]
+  while !open.isEmpty {
+    let left = deadline.timeIntervalSinceNow
+    guard left > 0 else {
+      kill(pid, SIGKILL)
+      _ = waitForExit(pid)
+      throw SubprocessError.timedOut(command: ([executable] + arguments).joined(separator: " "), seconds: timeout)
+    }
+    var polled = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    let ready = poll(&polled, nfds_t(polled.count), Int32(min(left, 1) * 1000) + 1)
+    if ready < 0, errno != EINTR { break }
+    for entry in polled where entry.revents != 0 {
+      let chunk = readSome(from: entry.fd)
+      if chunk.isEmpty {
+        open.removeAll { $0 == entry.fd }
+      } else if entry.fd == output.read {
+        collected.output.append(chunk)
+      } else {
+        collected.errors.append(chunk)
+      }
     }
   }
-  let deadline = DispatchTime.now() + timeout
-  if group.wait(timeout: deadline) == .timedOut {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    throw SubprocessError.timedOut(
-      command: ([executable] + arguments).joined(separator: " "), seconds: timeout)
-  }
-  process.waitUntilExit()
+  let status = waitForExit(pid)
   return ProcessResult(
-    status: process.terminationStatus,
-    standardOutput: collected.output,
-    standardError: collected.errors,
+    status: status,
+    standardOutput: String(decoding: collected.output, as: UTF8.self),
+    standardError: String(decoding: collected.errors, as: UTF8.self),
     seconds: Date().timeIntervalSince(started))
 }
 
-private final class Collected: @unchecked Sendable {
+/// The two ends of a pipe, close-on-exec, each closed once.
+final class PipeEnds: @unchecked Sendable {
+  private(set) var read: Int32
+  private(set) var write: Int32
   private let lock = NSLock()
-  private var outputData = Data()
-  private var errorData = Data()
 
-  func set(_ data: Data, isError: Bool) {
-    lock.withLock {
-      if isError { errorData = data } else { outputData = data }
+  init() throws {
+    var ends: [Int32] = [-1, -1]
+    guard let createPipe, createPipe(&ends, O_CLOEXEC) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    (read, write) = (ends[0], ends[1])
+  }
+
+  func closeRead() { lock.withLock { if read >= 0 { close(read); read = -1 } } }
+  func closeWrite() { lock.withLock { if write >= 0 { close(write); write = -1 } } }
+
+  func closeBoth() {
+    closeRead()
+    closeWrite()
+  }
+}
+
+/// Where a child's stdin, stdout or stderr goes.
+enum Redirection {
+  case descriptor(Int32)
+  case null
+  case inherited
+}
+
+/// Starts `executable` with stdin, stdout and stderr as given, its signal mask empty and
+/// SIGPIPE, SIGTERM, SIGINT, SIGHUP and SIGQUIT at their defaults (the threads tests run on
+/// block or ignore them; a child must not inherit that: a dbus-daemon that ignores SIGTERM
+/// outlives every test).
+func spawn(
+  _ executable: String, _ arguments: [String], environment: [String: String], currentDirectory: String? = nil,
+  standardInput: Redirection, standardOutput: Redirection, standardError: Redirection
+) throws -> pid_t {
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  for (target, redirection) in [(Int32(0), standardInput), (1, standardOutput), (2, standardError)] {
+    switch redirection {
+    case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+    case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+    case .inherited: break
+    }
+  }
+  if let currentDirectory {
+    guard let addChangeDirectory else { throw CocoaError(.featureUnsupported) }
+    _ = currentDirectory.withCString { addChangeDirectory(&actions, $0) }
+  }
+  var attributes = posix_spawnattr_t()
+  posix_spawnattr_init(&attributes)
+  defer { posix_spawnattr_destroy(&attributes) }
+  var empty = sigset_t()
+  sigemptyset(&empty)
+  posix_spawnattr_setsigmask(&attributes, &empty)
+  var defaults = sigset_t()
+  sigemptyset(&defaults)
+  for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
+  posix_spawnattr_setsigdefault(&attributes, &defaults)
+  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+  let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+  let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+  defer {
+    argv.forEach { free($0) }
+    envp.forEach { free($0) }
+  }
+  var pid: pid_t = 0
+  var result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+  // A program a test has just copied is "busy" while a child another thread is spawning
+  // still holds the copy's descriptor, until that child's exec closes it: a moment.
+  for _ in 0..<100 where result == ETXTBSY {
+    usleep(10_000)
+    result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+  }
+  guard result == 0 else {
+    throw CocoaError(
+      .executableLoad,
+      userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(result)))"])
+  }
+  return pid
+}
+
+/// A child a test keeps running beside it (a keyring, a server, a command it stops half-way),
+/// with pipes to its stdin and from its stdout and stderr where asked: Foundation's Process
+/// without its descriptor bugs (see `runProcess`). The pipes close with it.
+public final class SpawnedProcess: @unchecked Sendable {
+  public enum Stream {
+    /// /dev/null
+    case null
+    /// A pipe to or from this process.
+    case pipe
+    /// This process's own (stderr only).
+    case inherited
+  }
+
+  public let processIdentifier: pid_t
+  public let arguments: [String]
+  private let input: PipeEnds?
+  private let output: PipeEnds?
+  private let errors: PipeEnds?
+  private let lock = NSLock()
+  private var status: Int32?
+
+  public init(
+    _ executable: String, _ arguments: [String], environment: [String: String], standardInput: Stream = .null,
+    standardOutput: Stream = .null, standardError: Stream = .inherited
+  ) throws {
+    self.arguments = arguments
+    input = standardInput == .pipe ? try PipeEnds() : nil
+    output = standardOutput == .pipe ? try PipeEnds() : nil
+    errors = standardError == .pipe ? try PipeEnds() : nil
+    func redirection(_ stream: Stream, _ pipe: Int32?) -> Redirection {
+      switch stream {
+      case .null: .null
+      case .pipe: .descriptor(pipe!)
+      case .inherited: .inherited
+      }
+    }
+    processIdentifier = try spawn(
+      executable, arguments, environment: environment,
+      standardInput: redirection(standardInput, input?.read), standardOutput: redirection(standardOutput, output?.write),
+      standardError: redirection(standardError, errors?.write))
+    input?.closeRead()
+    output?.closeWrite()
+    errors?.closeWrite()
+  }
+
+  deinit {
+    input?.closeBoth()
+    output?.closeBoth()
+    errors?.closeBoth()
+  }
+
+  /// The read end of its stdout pipe (-1 without one).
+  public var outputDescriptor: Int32 { output?.read ?? -1 }
+
+  /// The read end of its stderr pipe (-1 without one).
+  public var errorDescriptor: Int32 { errors?.read ?? -1 }
+
+  /// Writes `bytes` to its stdin pipe, whole.
+  public func write(_ bytes: Data) {
+    guard let descriptor = input?.write, descriptor >= 0 else { return }
+    var offset = 0
+    while offset < bytes.count {
+      let count = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+      if count > 0 { offset += count } else if count < 0, errno == EINTR { continue } else { return }
     }
   }
 
-  var output: String { lock.withLock { String(decoding: outputData, as: UTF8.self) } }
-  var errors: String { lock.withLock { String(decoding: errorData, as: UTF8.self) } }
+  /// Closes its stdin pipe: the child reads its end.
+  public func closeInput() { input?.closeWrite() }
+
+  public var isRunning: Bool { reap(waiting: false) == nil }
+
+  /// SIGTERM, while it runs (never to a pid it no longer holds).
+  public func terminate() { signal(SIGTERM) }
+
+  /// `signal` to it, while it runs.
+  public func signal(_ signal: Int32) {
+    lock.withLock {
+      if status == nil { kill(processIdentifier, signal) }
+    }
+  }
+
+  public func waitUntilExit() { _ = reap(waiting: true) }
+
+  /// Its exit status, or the number of the signal that ended it; waits for its end.
+  public var terminationStatus: Int32 { reap(waiting: true) ?? -1 }
+
+  private func reap(waiting: Bool) -> Int32? {
+    lock.withLock {
+      if let status { return status }
+      var raw: Int32 = 0
+      while true {
+        let reaped = waitpid(processIdentifier, &raw, waiting ? 0 : WNOHANG)
+        if reaped == processIdentifier { break }
+        if reaped == 0 { return nil }
+        if errno == EINTR { continue }
+        status = -1
+        return status
+      }
+      let low = raw & 0x7f
+      status = low == 0 ? (raw >> 8) & 0xff : low
+      return status
+    }
+  }
+}
+
+/// glibc's posix_spawn_file_actions_addchdir_np (2.29 and later), which the Glibc module does not
+/// export.
+private let addChangeDirectory:
+  (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else { return nil }
+    return unsafeBitCast(
+      symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
+  }()
+
+/// pipe2(2), which the Glibc module does not export either: a pipe made close-on-exec at once,
+/// so no child another thread spawns meanwhile inherits it (and holds its end of file back).
+private let createPipe: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32)? = {
+  guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") else { return nil }
+  return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
+}()
+
+/// Reaps `pid`: its exit status, or the number of the signal that ended it (as Foundation's
+/// `terminationStatus` gives it).
+private func waitForExit(_ pid: pid_t) -> Int32 {
+  var status: Int32 = 0
+  while waitpid(pid, &status, 0) < 0 {
+    if errno != EINTR { return -1 }
+  }
+  let low = status & 0x7f
+  return low == 0 ? (status >> 8) & 0xff : low
 }
 
 extension Process {
@@ -125,3 +354,55 @@ extension Process {
 private let ignoreBrokenPipes: Void = {
   signal(SIGPIPE, SIG_IGN)
 }()
+
+/// Everything `descriptor` gives until its end. A read a signal interrupted is read again:
+/// Foundation's `readDataToEndOfFile` and `availableData` trap on EINTR, which a test process
+/// running dozens of children at once does see.
+public func readAll(from descriptor: Int32) -> Data {
+  var data = Data()
+  while true {
+    let chunk = readSome(from: descriptor)
+    if chunk.isEmpty { return data }
+    data.append(chunk)
+  }
+}
+
+/// What one read of `descriptor` returns (blocking until there is some): empty at its end or on
+/// an error other than EINTR.
+public func readSome(from descriptor: Int32) -> Data {
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    if count >= 0 { return Data(buffer[..<count]) }
+    if errno != EINTR { return Data() }
+  }
+}
+
+/// Writes a program a test will run (a script, a copy of the binary) through a descriptor that
+/// is close-on-exec. Foundation's writers open theirs inheritable: a child another thread
+/// spawned in that moment held the file open for writing, and running it then failed with
+/// "Text file busy".
+public func writeExecutable(_ contents: Data, to path: String, mode: mode_t = 0o755) throws {
+  let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+  guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+  defer { close(descriptor) }
+  var offset = 0
+  while offset < contents.count {
+    let count = contents[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    if count < 0, errno == EINTR { continue }
+    guard count > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    offset += count
+  }
+  fchmod(descriptor, mode)
+}
+
+/// `writeExecutable` of a script's text.
+public func writeExecutable(_ script: String, to path: String, mode: mode_t = 0o755) throws {
+  try writeExecutable(Data(script.utf8), to: path, mode: mode)
+}
+
+/// A copy of the program at `source`, written as `writeExecutable` writes.
+public func copyExecutable(from source: String, to path: String) throws {
+  let status = try FileManager.default.attributesOfItem(atPath: source)[.posixPermissions] as? Int ?? 0o755
+  try writeExecutable(Data(contentsOf: URL(fileURLWithPath: source)), to: path, mode: mode_t(status))
+}

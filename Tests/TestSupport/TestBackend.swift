@@ -5,19 +5,15 @@ import Foundation
 /// It stops by itself after `lifetime` seconds, or when this process goes away.
 public final class TestBackend: @unchecked Sendable {
   public let url: String
-  private let process: Process
+  private let process: SpawnedProcess
 
   public init(arguments: [String] = [], lifetime: Int = 300) throws {
-    process = Process()
-    process.executableURL = PackagePaths.root.appendingPathComponent("Tests/Backend/accounts-test-backend")
-    process.arguments = ["--port", "0", "--lifetime", String(lifetime)] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardInput = FileHandle.nullDevice
-    try process.runWithTerminationSignals()
+    process = try SpawnedProcess(
+      PackagePaths.root.appendingPathComponent("Tests/Backend/accounts-test-backend").path,
+      ["--port", "0", "--lifetime", String(lifetime)] + arguments,
+      environment: ProcessInfo.processInfo.environment, standardOutput: .pipe)
     // The first line is the URL; wait for it at most 20 s.
-    let line = LineReader(output.fileHandleForReading)
-    guard let first = line.first(timeout: 20), first.hasPrefix("http://127.0.0.1:") else {
+    guard let first = firstLine(of: process, timeout: 20), first.hasPrefix("http://127.0.0.1:") else {
       process.terminate()
       throw TestBackendError.didNotStart
     }
@@ -31,7 +27,7 @@ public final class TestBackend: @unchecked Sendable {
     guard process.isRunning else { return }
     process.terminate()
     for _ in 0..<20 where process.isRunning { usleep(100_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.signal(SIGKILL)
     process.waitUntilExit()
   }
 
@@ -94,25 +90,22 @@ public enum TestBackendError: Error, CustomStringConvertible {
 }
 
 /// Reads the first line of a pipe with a deadline.
-private final class LineReader: @unchecked Sendable {
-  private let handle: FileHandle
-  private var line: String?
-  private let done = DispatchSemaphore(value: 0)
-
-  init(_ handle: FileHandle) { self.handle = handle }
-
-  func first(timeout: Double) -> String? {
-    DispatchQueue.global().async {
-      var bytes: [UInt8] = []
-      while true {
-        let data = self.handle.readData(ofLength: 1)
-        if data.isEmpty || data.first == 10 { break }
-        bytes.append(data.first!)
-      }
-      self.line = String(decoding: bytes, as: UTF8.self)
-      self.done.signal()
-    }
-    guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-    return line
+/// The first line `process` writes on stdout (the server prints its URL, then nothing), or nil
+/// when none comes within `timeout` seconds.
+private func firstLine(of process: SpawnedProcess, timeout: Double) -> String? {
+  var bytes: [UInt8] = []
+  let deadline = Date().addingTimeInterval(timeout)
+  while true {
+    let left = deadline.timeIntervalSinceNow
+    guard left > 0 else { return nil }
+    var entry = pollfd(fd: process.outputDescriptor, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&entry, 1, Int32(left * 1000) + 1)
+    if ready < 0, errno != EINTR { return nil }
+    guard ready > 0 else { continue }
+    var byte: UInt8 = 0
+    let count = read(process.outputDescriptor, &byte, 1)
+    if count < 0, errno == EINTR { continue }
+    if count <= 0 || byte == 10 { return String(decoding: bytes, as: UTF8.self) }
+    bytes.append(byte)
   }
 }
