@@ -1,11 +1,12 @@
 @testable import AccountsCore
 import AccountsSystem
 import Foundation
+import TestSupport
 import Testing
 
 extension LeaseTests {
   /// The lease directory is the user's own: planted directories and files are refused, not used.
-  @Suite struct LeaseDirectoryTests {
+  @Suite(.blocking, .withoutSpawnsElsewhere) struct LeaseDirectoryTests {
     /// Every refusal is a FileError.refused naming the path, and nothing was leased.
     private func expectRefused(
       _ sandbox: LeaseSandbox, _ path: String, sourceLocation: SourceLocation = #_sourceLocation

@@ -8,7 +8,7 @@ import Testing
 extension LeaseTests {
   /// The lease store's promises about processes, with real processes: acquirers that run at
   /// once, a holder killed with SIGKILL, an acquirer that exits while its command runs on.
-  @Suite(.blocking) struct LeaseProcessTests {
+  @Suite(.blocking, .withoutSpawnsElsewhere) struct LeaseProcessTests {
     @Test func twentyConcurrentAcquirersOfThreeAccountsNeverOverlap() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }

@@ -8,7 +8,7 @@ import Testing
 extension LeaseTests {
   /// The local lease store within one process: each store instance opens its own descriptors,
   /// and open file description locks conflict between descriptors as they do between processes.
-  @Suite(.blocking) struct LocalLeaseStoreTests {
+  @Suite(.blocking, .withoutSpawnsElsewhere) struct LocalLeaseStoreTests {
     @Test func aHeldLeaseKeepsEveryOtherAcquirerOutUntilItEnds() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }

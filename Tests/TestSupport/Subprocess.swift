@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// What a finished child process left behind.
 public struct ProcessResult: Sendable, CustomStringConvertible {
@@ -181,12 +182,12 @@ func spawn(
     envp.forEach { free($0) }
   }
   var pid: pid_t = 0
-  var result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+  var result = SpawnGate.whileSpawning { posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
   // A program a test has just copied is "busy" while a child another thread is spawning
   // still holds the copy's descriptor, until that child's exec closes it: a moment.
   for _ in 0..<100 where result == ETXTBSY {
     usleep(10_000)
-    result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+    result = SpawnGate.whileSpawning { posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
   }
   guard result == 0 else {
     throw CocoaError(
@@ -344,7 +345,7 @@ extension Process {
     var previous = sigset_t()
     pthread_sigmask(SIG_UNBLOCK, &signals, &previous)
     defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-    try run()
+    try SpawnGate.whileSpawning { try run() }
   }
 }
 
@@ -405,4 +406,68 @@ public func writeExecutable(_ script: String, to path: String, mode: mode_t = 0o
 public func copyExecutable(from source: String, to path: String) throws {
   let status = try FileManager.default.attributesOfItem(atPath: source)[.posixPermissions] as? Int ?? 0o755
   try writeExecutable(Data(contentsOf: URL(fileURLWithPath: source)), to: path, mode: mode_t(status))
+}
+
+/// Between fork and exec a child holds a copy of every descriptor of this process, close-on-exec
+/// ones included, and so keeps alive any open-file-description lock taken through one: for that
+/// instant a lock this process let go of is still held. The lease store's own tests take and
+/// drop such locks in this process while end-to-end tests spawn dozens of children a second
+/// beside them; they close the gate for each test (`.withoutSpawnsElsewhere`), and every child
+/// this test process starts goes through it.
+public enum SpawnGate {
+  private static let condition = NSCondition()
+  private nonisolated(unsafe) static var spawning = 0
+  private nonisolated(unsafe) static var closed = false
+
+  /// Runs `spawn` while the gate is open.
+  public static func whileSpawning<T>(_ spawn: () throws -> T) rethrows -> T {
+    condition.lock()
+    while closed { condition.wait() }
+    spawning += 1
+    condition.unlock()
+    defer {
+      condition.lock()
+      spawning -= 1
+      condition.broadcast()
+      condition.unlock()
+    }
+    return try spawn()
+  }
+
+  /// Waits until no child is being started, and keeps others from starting any until `open`.
+  static func close() {
+    condition.lock()
+    while closed { condition.wait() }
+    closed = true
+    while spawning > 0 { condition.wait() }
+    condition.unlock()
+  }
+
+  static func open() {
+    condition.lock()
+    closed = false
+    condition.broadcast()
+    condition.unlock()
+  }
+}
+
+/// `@Suite(.withoutSpawnsElsewhere)`: while each test of the suite runs, no other test starts
+/// a child through TestSupport (the test may start its own with posix_spawn: the lease probes).
+public struct WithoutSpawnsElsewhereTrait: SuiteTrait, TestTrait, TestScoping {
+  public var isRecursive: Bool { true }
+
+  public func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    guard testCase != nil else { return try await function() }
+    SpawnGate.close()
+    defer { SpawnGate.open() }
+    try await function()
+  }
+}
+
+extension Trait where Self == WithoutSpawnsElsewhereTrait {
+  /// The suite's tests take and drop open-file-description locks in this process: no other
+  /// test may start a child meanwhile (see `SpawnGate`).
+  public static var withoutSpawnsElsewhere: Self { Self() }
 }
