@@ -136,20 +136,16 @@ import Testing
 
     // The interposer stops the writer (SIGSTOP) once the new index is written to the temporary
     // file and synced, just before it is renamed into place; the test then kills it for good.
-    let writer = Process()
-    writer.executableURL = URL(fileURLWithPath: PackagePaths.accounts)
-    writer.arguments = ["add", "victim"]
-    writer.environment = sandbox.environment.merging(Interposer.environment(stop: "before:1")) { $1 }
-    writer.standardInput = FileHandle.nullDevice
-    try writer.run()
+    let writer = try SpawnedProcess(
+      PackagePaths.accounts, ["add", "victim"],
+      environment: sandbox.environment.merging(Interposer.environment(stop: "before:1")) { $1 })
     let stopped = waitUntil(seconds: 20) { processState(writer.processIdentifier) == "T" }
     #expect(stopped, "the writer never reached the stall point")
     let temporary = sandbox.indexPath + ".tmp"
     let written = try Data(contentsOf: URL(fileURLWithPath: temporary))
     #expect(written.count > before.count, "the new version is written but not in place: \(written.count) bytes")
-    kill(writer.processIdentifier, SIGKILL)
-    writer.waitUntilExit()
-    #expect(writer.terminationReason == .uncaughtSignal)
+    writer.signal(SIGKILL)
+    #expect(writer.endedBySignal)
 
     #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath)) == before, "the old index survives whole")
     let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])

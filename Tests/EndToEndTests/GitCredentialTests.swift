@@ -15,7 +15,7 @@ import Testing
     let url: String
     let credentialsFile: String
     let logFile: String
-    private let server: Process
+    private let server: SpawnedProcess
 
     init(backendArguments: [String] = []) throws {
       sandbox = try Sandbox()
@@ -38,16 +38,14 @@ import Testing
       try Data().write(to: URL(fileURLWithPath: credentialsFile))
       try Data().write(to: URL(fileURLWithPath: logFile))
       let urlFile = "\(home)/server-url"
-      server = Process()
-      server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-      server.arguments = [
-        PackagePaths.root.appendingPathComponent("Tests/Fixtures/git/basic-auth-git-server.py").path,
-        "--root", "\(home)/server", "--credentials", credentialsFile, "--log", logFile,
-        "--url-file", urlFile, "--lifetime", "120",
-      ]
-      server.environment = ["PATH": "/usr/bin:/bin"]
-      server.standardInput = FileHandle.nullDevice
-      try server.runWithTerminationSignals()
+      server = try SpawnedProcess(
+        "/usr/bin/python3",
+        [
+          PackagePaths.root.appendingPathComponent("Tests/Fixtures/git/basic-auth-git-server.py").path,
+          "--root", "\(home)/server", "--credentials", credentialsFile, "--log", logFile,
+          "--url-file", urlFile, "--lifetime", "120",
+        ],
+        environment: ["PATH": "/usr/bin:/bin"])
       var found: String?
       for _ in 0..<200 where found == nil && server.isRunning {
         found = try? String(contentsOfFile: urlFile, encoding: .utf8)

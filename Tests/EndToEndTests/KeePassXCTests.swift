@@ -245,25 +245,22 @@ import Testing
 /// gnome-keyring started on a sandbox's bus after its KeePassXC was killed, as D-Bus
 /// activation would, but unlocked (with its own throwaway keyring) so that it answers.
 final class GnomeKeyringStandIn {
-  private let process = Process()
+  private let process: SpawnedProcess
 
   /// `withDefaultCollection: false`: as D-Bus activation starts it, no keyring unlocked, so it
   /// has no default collection.
   init(_ sandbox: Sandbox, withDefaultCollection: Bool = true) throws {
     let home = sandbox.keyring.root + "/gnome-home"
     try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/gnome-keyring-daemon")
-    process.arguments = ["--foreground"] + (withDefaultCollection ? ["--unlock"] : []) + ["--components=secrets"]
-    process.environment = sandbox.environment.merging([
-      "HOME": home, "XDG_DATA_HOME": home + "/.local/share", "XDG_RUNTIME_DIR": sandbox.keyring.root + "/run",
-    ]) { $1 }
-    let input = Pipe()
-    process.standardInput = input
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.runWithTerminationSignals()
-    if withDefaultCollection { try input.fileHandleForWriting.write(contentsOf: Data("stand-in".utf8)) }
-    try input.fileHandleForWriting.close()
+    process = try SpawnedProcess(
+      "/usr/bin/gnome-keyring-daemon",
+      ["--foreground"] + (withDefaultCollection ? ["--unlock"] : []) + ["--components=secrets"],
+      environment: sandbox.environment.merging([
+        "HOME": home, "XDG_DATA_HOME": home + "/.local/share", "XDG_RUNTIME_DIR": sandbox.keyring.root + "/run",
+      ]) { $1 },
+      standardInput: .pipe, standardError: .null)
+    if withDefaultCollection { process.write(Data("stand-in".utf8)) }
+    process.closeInput()
     let owned = waitUntil(seconds: 10) {
       let result = try? runProcess(
         "/usr/bin/dbus-send",
@@ -277,8 +274,7 @@ final class GnomeKeyringStandIn {
 
   /// Ends the daemon this test started, by its pid.
   func stop() {
-    guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGKILL)
+    process.signal(SIGKILL)
     process.waitUntilExit()
   }
 }

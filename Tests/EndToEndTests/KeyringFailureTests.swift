@@ -224,18 +224,15 @@ enum ReadInterposer {
 /// dbus-monitor on a sandbox's bus, its method calls in a file, to await what a command does on
 /// the bus (a condition, not a delay).
 final class BusMonitor: @unchecked Sendable {
-  private let process = Process()
+  private let process: SpawnedProcess
   private let log: String
 
   init(_ sandbox: Sandbox) throws {
     log = sandbox.keyring.root + "/monitor-\(UUID().uuidString.prefix(8)).txt"
     _ = FileManager.default.createFile(atPath: log, contents: nil)
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
-    process.arguments = ["--session", "--profile"]
-    process.environment = sandbox.environment
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-    process.standardError = FileHandle.nullDevice
-    try process.runWithTerminationSignals()
+    process = try SpawnedProcess(
+      "/usr/bin/dbus-monitor", ["--session", "--profile"], environment: sandbox.environment,
+      standardOutput: .appending(log), standardError: .null)
     // A monitor first sees its own name handed out: from then on it sees every message.
     guard waitUntil(seconds: 20, { self.text().contains("NameAcquired") }) else {
       throw CocoaError(.executableLoad)
@@ -264,8 +261,7 @@ final class BusMonitor: @unchecked Sendable {
 
   /// Ends the monitor this test started, by its pid.
   func stop() {
-    guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGKILL)
+    process.signal(SIGKILL)
     process.waitUntilExit()
   }
 }

@@ -117,9 +117,9 @@ import Testing
   @Test func aServerThatEchoesThePasswordDoesNotGetItPrinted() throws {
     let setup = try Setup(users: ["qa1"])
     defer { setup.close() }
-    let echo = Process()
-    echo.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    echo.arguments = [
+    let echo = try SpawnedProcess(
+      "/usr/bin/python3",
+      [
       "-c",
       """
       import socket, sys
@@ -132,12 +132,13 @@ import Testing
           connection.sendall(b"-ERR you sent " + data + b"\\r\\n")
           connection.close()
       """,
-    ]
-    let output = Pipe()
-    echo.standardOutput = output
-    try echo.runWithTerminationSignals()
-    defer { if echo.isRunning { echo.terminate() }; echo.waitUntilExit() }
-    let port = try #require(String(decoding: readSome(from: output.fileHandleForReading.fileDescriptor), as: UTF8.self).split(separator: "\n").first)
+      ],
+      environment: ProcessInfo.processInfo.environment, standardOutput: .pipe)
+    defer {
+      echo.terminate()
+      echo.waitUntilExit()
+    }
+    let port = try #require(String(decoding: readSome(from: echo.outputDescriptor), as: UTF8.self).split(separator: "\n").first)
     try #require(try setup.useRedis(url: "redis://127.0.0.1:\(port)").status == 0)
     let result = try setup.sandbox.run(["lease", "qa1", "--", "/bin/sh", "-c", "echo ran"])
     #expect(result.status == 8 && !result.standardOutput.contains("ran"), "\(result)")

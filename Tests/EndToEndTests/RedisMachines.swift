@@ -97,19 +97,15 @@ extension Sandbox {
 /// An `accounts` process in the background whose stderr goes to a file, so that what it (and
 /// a lease keeper it started, which shares its stderr) says can be awaited while it runs.
 final class Holder {
-  let process = Process()
+  let process: SpawnedProcess
   let errorPath: String
 
   init(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String] = [:]) throws {
     errorPath = sandbox.keyring.root + "/holder-\(UUID().uuidString).err"
     _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-    process.executableURL = URL(fileURLWithPath: PackagePaths.accounts)
-    process.arguments = arguments
-    process.environment = sandbox.environment.merging(environment) { $1 }
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-    try process.runWithTerminationSignals()
+    process = try SpawnedProcess(
+      PackagePaths.accounts, arguments, environment: sandbox.environment.merging(environment) { $1 },
+      standardError: .appending(errorPath))
   }
 
   var pid: pid_t { process.processIdentifier }
@@ -117,15 +113,15 @@ final class Holder {
   var standardError: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
   func kill() {
-    Glibc.kill(pid, SIGKILL)
+    process.signal(SIGKILL)
     process.waitUntilExit()
   }
 
   /// Waits (at most 60 s) for the process to end; its status.
   func finish() throws -> Int32 {
     guard waitUntil(seconds: 60, { !process.isRunning }) else {
-      Glibc.kill(pid, SIGKILL)
-      throw SubprocessError.timedOut(command: "accounts \(process.arguments ?? [])", seconds: 60)
+      process.signal(SIGKILL)
+      throw SubprocessError.timedOut(command: "accounts \(process.arguments)", seconds: 60)
     }
     process.waitUntilExit()
     return process.terminationStatus

@@ -55,9 +55,9 @@ extension RedisReviewTests {
   @Test func aServerTricklingItsReplyIsGivenUpOn() throws {
     let world = try RedisMachines(count: 1, users: ["qa1"])
     defer { world.close() }
-    let trickle = Process()
-    trickle.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    trickle.arguments = [
+    let trickle = try SpawnedProcess(
+      "/usr/bin/python3",
+      [
       "-c",
       """
       import socket, threading, time
@@ -76,12 +76,13 @@ extension RedisReviewTests {
       while True:
           threading.Thread(target=serve, args=(server.accept()[0],), daemon=True).start()
       """,
-    ]
-    let output = Pipe()
-    trickle.standardOutput = output
-    try trickle.runWithTerminationSignals()
-    defer { if trickle.isRunning { trickle.terminate() }; trickle.waitUntilExit() }
-    let announced = String(decoding: readSome(from: output.fileHandleForReading.fileDescriptor), as: UTF8.self)
+      ],
+      environment: ProcessInfo.processInfo.environment, standardOutput: .pipe)
+    defer {
+      trickle.terminate()
+      trickle.waitUntilExit()
+    }
+    let announced = String(decoding: readSome(from: trickle.outputDescriptor), as: UTF8.self)
     let port = try #require(announced.split(separator: "\n").first)
     let marker = world.a.keyring.root + "/ran"
     let lease = try world.a.run(
@@ -169,9 +170,9 @@ extension RedisReviewTests {
   @Test func aReplyNestedTooDeepIsExit8WithTheFix() throws {
     let world = try RedisMachines(count: 1, users: ["qa1"])
     defer { world.close() }
-    let deep = Process()
-    deep.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    deep.arguments = [
+    let deep = try SpawnedProcess(
+      "/usr/bin/python3",
+      [
       "-c",
       """
       import socket
@@ -184,12 +185,13 @@ extension RedisReviewTests {
           connection.sendall(b"*1\\r\\n" * 6 + b":1\\r\\n")
           connection.close()
       """,
-    ]
-    let output = Pipe()
-    deep.standardOutput = output
-    try deep.runWithTerminationSignals()
-    defer { if deep.isRunning { deep.terminate() }; deep.waitUntilExit() }
-    let announced = String(decoding: readSome(from: output.fileHandleForReading.fileDescriptor), as: UTF8.self)
+      ],
+      environment: ProcessInfo.processInfo.environment, standardOutput: .pipe)
+    defer {
+      deep.terminate()
+      deep.waitUntilExit()
+    }
+    let announced = String(decoding: readSome(from: deep.outputDescriptor), as: UTF8.self)
     let port = try #require(announced.split(separator: "\n").first)
     let lease = try world.a.run(
       ["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)"])

@@ -139,6 +139,8 @@ enum Redirection {
   case descriptor(Int32)
   case null
   case inherited
+  /// A file, appended to (stdout and stderr only).
+  case appending(String)
 }
 
 /// Starts `executable` with stdin, stdout and stderr as given, its signal mask empty and
@@ -157,6 +159,7 @@ func spawn(
     case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor, target)
     case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
     case .inherited: break
+    case .appending(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
     }
   }
   if let currentDirectory {
@@ -201,13 +204,15 @@ func spawn(
 /// with pipes to its stdin and from its stdout and stderr where asked: Foundation's Process
 /// without its descriptor bugs (see `runProcess`). The pipes close with it.
 public final class SpawnedProcess: @unchecked Sendable {
-  public enum Stream {
+  public enum Stream: Equatable {
     /// /dev/null
     case null
     /// A pipe to or from this process.
     case pipe
     /// This process's own (stderr only).
     case inherited
+    /// A file, appended to (stdout and stderr only).
+    case appending(String)
   }
 
   public let processIdentifier: pid_t
@@ -217,6 +222,7 @@ public final class SpawnedProcess: @unchecked Sendable {
   private let errors: PipeEnds?
   private let lock = NSLock()
   private var status: Int32?
+  private var signalled = false
 
   public init(
     _ executable: String, _ arguments: [String], environment: [String: String], standardInput: Stream = .null,
@@ -231,6 +237,7 @@ public final class SpawnedProcess: @unchecked Sendable {
       case .null: .null
       case .pipe: .descriptor(pipe!)
       case .inherited: .inherited
+      case .appending(let path): .appending(path)
       }
     }
     processIdentifier = try spawn(
@@ -284,6 +291,12 @@ public final class SpawnedProcess: @unchecked Sendable {
   /// Its exit status, or the number of the signal that ended it; waits for its end.
   public var terminationStatus: Int32 { reap(waiting: true) ?? -1 }
 
+  /// Whether a signal ended it (not an exit); waits for its end.
+  public var endedBySignal: Bool {
+    _ = reap(waiting: true)
+    return lock.withLock { signalled }
+  }
+
   private func reap(waiting: Bool) -> Int32? {
     lock.withLock {
       if let status { return status }
@@ -297,6 +310,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         return status
       }
       let low = raw & 0x7f
+      signalled = low != 0
       status = low == 0 ? (raw >> 8) & 0xff : low
       return status
     }
@@ -330,24 +344,6 @@ private func waitForExit(_ pid: pid_t) -> Int32 {
   return low == 0 ? (status >> 8) & 0xff : low
 }
 
-extension Process {
-  /// Starts the process with SIGTERM, SIGINT, SIGHUP and SIGQUIT unblocked.
-  ///
-  /// Foundation spawns children with the calling thread's signal mask, and the threads tests
-  /// run on (Dispatch workers) block nearly every signal. A child that inherits that mask
-  /// ignores SIGTERM for good: dbus-run-session's dbus-daemon then outlives every test
-  /// session (hundreds were left behind), and gnome-keyring-daemon and the test backend
-  /// need SIGKILL. SIGCHLD stays blocked: Foundation's own child reaping relies on it.
-  public func runWithTerminationSignals() throws {
-    var signals = sigset_t()
-    sigemptyset(&signals)
-    for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT] { sigaddset(&signals, signal) }
-    var previous = sigset_t()
-    pthread_sigmask(SIG_UNBLOCK, &signals, &previous)
-    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-    try SpawnGate.whileSpawning { try run() }
-  }
-}
 
 /// A child that exits before reading its stdin (a command refused before it reads a password)
 /// makes the write to its pipe fail: that must be an error the write ignores, not SIGPIPE
