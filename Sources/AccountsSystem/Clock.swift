@@ -18,7 +18,9 @@ public func wallClockMilliseconds() -> Int64 {
   /// expiry: `ACCOUNTS_TEST_CLOCK_OFFSET=SECONDS` in a debug build (the one the tests run).
   /// Release builds, the ones that ship, have no such variable.
   private let testClockOffsetMilliseconds: Int64 = {
-    guard let text = getenv("ACCOUNTS_TEST_CLOCK_OFFSET"), let seconds = Int64(String(cString: text)) else { return 0 }
+    guard let text = getenv("ACCOUNTS_TEST_CLOCK_OFFSET"), let seconds = Int64(String(cString: text)),
+      abs(seconds) < 100 * 365 * 86_400
+    else { return 0 }
     return seconds * 1000
   }()
 #else

@@ -92,7 +92,10 @@ public final class KeyringSession: @unchecked Sendable {
     var buffer = Data()
     let deadline = Date().addingTimeInterval(20)
     while !lines.contains("READY") {
-      guard Date() < deadline else { throw KeyringSessionError.notReady(lines) }
+      var entry = pollfd(fd: process.outputDescriptor, events: Int16(POLLIN), revents: 0)
+      let left = deadline.timeIntervalSinceNow
+      guard left > 0 else { throw KeyringSessionError.notReady(lines) }
+      if poll(&entry, 1, Int32(left * 1000) + 1) <= 0 { continue }  // the deadline, or EINTR
       let chunk = readSome(from: process.outputDescriptor)
       if chunk.isEmpty { throw KeyringSessionError.notReady(lines) }  // the script exited
       buffer.append(chunk)

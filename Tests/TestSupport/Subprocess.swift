@@ -47,16 +47,10 @@ public func runProcess(
   timeout: Double = 60,
   currentDirectory: String? = nil
 ) throws -> ProcessResult {
-  _ = ignoreBrokenPipes
   let started = Date()
   let output = try PipeEnds()
   let errors = try PipeEnds()
   let input = try standardInput.map { _ in try PipeEnds() }
-  defer {
-    output.closeBoth()
-    errors.closeBoth()
-    input?.closeBoth()
-  }
   let pid = try spawn(
     executable, arguments, environment: environment, currentDirectory: currentDirectory,
     standardInput: input.map { .descriptor($0.read) } ?? .null, standardOutput: .descriptor(output.write),
@@ -64,37 +58,41 @@ public func runProcess(
   output.closeWrite()
   errors.closeWrite()
   input?.closeRead()
-
-  // stdin is written beside the reads, so a child that writes before it reads cannot block.
-  let writer: Thread? = input.map { input in
-    let bytes = Array((standardInput ?? "").utf8)
-    let thread = Thread {
-      var offset = 0
-      while offset < bytes.count {
-        let count = bytes[offset...].withUnsafeBytes { write(input.write, $0.baseAddress, $0.count) }
-        if count > 0 { offset += count } else if count < 0, errno == EINTR { continue } else { break }
-      }
-      input.closeWrite()
-    }
-    thread.start()
-    return thread
+  func timedOut() -> SubprocessError {
+    // The child leads a process group of its own: what it started goes with it. Its zombie
+    // keeps the group's id from being reused until it is reaped, after the kill.
+    kill(-pid, SIGKILL)
+    _ = waitForExit(pid)
+    return SubprocessError.timedOut(command: ([executable] + arguments).joined(separator: " "), seconds: timeout)
   }
-  _ = writer
 
+  // One thread does it all: stdin is written (non-blocking) as the child reads it, beside the
+  // reads of stdout and stderr, so a child that writes before it reads cannot block either side.
+  let bytes = Array((standardInput ?? "").utf8)
+  var written = 0
+  if let input {
+    if bytes.isEmpty { input.closeWrite() } else { _ = fcntl(input.write, F_SETFL, fcntl(input.write, F_GETFL) | O_NONBLOCK) }
+  }
   var collected = (output: Data(), errors: Data())
   let deadline = Date().addingTimeInterval(timeout)
   var open = [output.read, errors.read]
   while !open.isEmpty {
     let left = deadline.timeIntervalSinceNow
-    guard left > 0 else {
-      kill(pid, SIGKILL)
-      _ = waitForExit(pid)
-      throw SubprocessError.timedOut(command: ([executable] + arguments).joined(separator: " "), seconds: timeout)
-    }
+    guard left > 0 else { throw timedOut() }
     var polled = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    let writing = input.map { $0.write } ?? -1
+    if writing >= 0 { polled.append(pollfd(fd: writing, events: Int16(POLLOUT), revents: 0)) }
     let ready = poll(&polled, nfds_t(polled.count), Int32(min(left, 1) * 1000) + 1)
-    if ready < 0, errno != EINTR { break }
+    if ready < 0, errno != EINTR { throw timedOut() }
     for entry in polled where entry.revents != 0 {
+      if entry.fd == writing {
+        let count = bytes[written...].withUnsafeBytes { write(writing, $0.baseAddress, $0.count) }
+        if count > 0 { written += count }
+        if written == bytes.count || (count < 0 && errno != EAGAIN && errno != EINTR) || entry.revents & Int16(POLLERR) != 0 {
+          input?.closeWrite()  // all of it, or the child closed its end (EPIPE)
+        }
+        continue
+      }
       let chunk = readSome(from: entry.fd)
       if chunk.isEmpty {
         open.removeAll { $0 == entry.fd }
@@ -105,9 +103,18 @@ public func runProcess(
       }
     }
   }
-  let status = waitForExit(pid)
+  input?.closeWrite()
+  // Its output has ended; it may still run (it closed both streams): bounded as well.
+  var status: Int32?
+  while status == nil {
+    status = waitForExit(pid, blocking: false)
+    if status == nil {
+      guard deadline.timeIntervalSinceNow > 0 else { throw timedOut() }
+      usleep(2_000)
+    }
+  }
   return ProcessResult(
-    status: status,
+    status: status!,
     standardOutput: String(decoding: collected.output, as: UTF8.self),
     standardError: String(decoding: collected.errors, as: UTF8.self),
     seconds: Date().timeIntervalSince(started))
@@ -132,6 +139,8 @@ final class PipeEnds: @unchecked Sendable {
     closeRead()
     closeWrite()
   }
+
+  deinit { closeBoth() }
 }
 
 /// Where a child's stdin, stdout or stderr goes.
@@ -151,6 +160,7 @@ func spawn(
   _ executable: String, _ arguments: [String], environment: [String: String], currentDirectory: String? = nil,
   standardInput: Redirection, standardOutput: Redirection, standardError: Redirection
 ) throws -> pid_t {
+  _ = ignoreBrokenPipes
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
@@ -176,7 +186,9 @@ func spawn(
   sigemptyset(&defaults)
   for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
   posix_spawnattr_setsigdefault(&attributes, &defaults)
-  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+  // A process group of its own, as Foundation gave: a timeout kills what it started too.
+  posix_spawnattr_setpgroup(&attributes, 0)
+  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
   let argv = ([executable] + arguments).map { strdup($0) } + [nil]
   let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -249,10 +261,13 @@ public final class SpawnedProcess: @unchecked Sendable {
     errors?.closeWrite()
   }
 
+  /// A child nobody waited for ends with the object: its process group is killed (stopped or
+  /// not), then it is reaped. (A keyring session ends its script gracefully first: `close`.)
   deinit {
-    input?.closeBoth()
-    output?.closeBoth()
-    errors?.closeBoth()
+    lock.withLock {
+      if status == nil { kill(-processIdentifier, SIGKILL) }
+    }
+    waitUntilExit()
   }
 
   /// The read end of its stdout pipe (-1 without one).
@@ -298,11 +313,19 @@ public final class SpawnedProcess: @unchecked Sendable {
   }
 
   private func reap(waiting: Bool) -> Int32? {
-    lock.withLock {
+    if waiting {
+      // Waits for the end without reaping, outside the lock: `signal` from another thread is
+      // not held up, and the zombie keeps the pid from being reused until the reap below.
+      var info = siginfo_t()
+      while lock.withLock({ status == nil }),
+        waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) < 0, errno == EINTR
+      {}
+    }
+    return lock.withLock {
       if let status { return status }
       var raw: Int32 = 0
       while true {
-        let reaped = waitpid(processIdentifier, &raw, waiting ? 0 : WNOHANG)
+        let reaped = waitpid(processIdentifier, &raw, WNOHANG)
         if reaped == processIdentifier { break }
         if reaped == 0 { return nil }
         if errno == EINTR { continue }
@@ -334,10 +357,13 @@ private let createPipe: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> 
 }()
 
 /// Reaps `pid`: its exit status, or the number of the signal that ended it (as Foundation's
-/// `terminationStatus` gives it).
-private func waitForExit(_ pid: pid_t) -> Int32 {
+/// `terminationStatus` gave it); nil when `blocking` is false and it still runs.
+private func waitForExit(_ pid: pid_t, blocking: Bool = true) -> Int32? {
   var status: Int32 = 0
-  while waitpid(pid, &status, 0) < 0 {
+  while true {
+    let reaped = waitpid(pid, &status, blocking ? 0 : WNOHANG)
+    if reaped == pid { break }
+    if reaped == 0 { return nil }
     if errno != EINTR { return -1 }
   }
   let low = status & 0x7f
