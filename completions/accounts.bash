@@ -135,7 +135,7 @@ _accounts_spec() {
       _accounts_arguments=() ;;
     'login')
       _accounts_subcommands=()
-      _accounts_options=('--remember' '--auto' '--password-stdin' '--stale' '--tag' '--within' '--jobs' '-j' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--remember' '--auto' '--password-stdin' '--force' '--stale' '--tag' '--within' '--jobs' '-j' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account...') ;;
     'switch')
       _accounts_subcommands=()
@@ -143,7 +143,7 @@ _accounts_spec() {
       _accounts_arguments=('account') ;;
     'logout')
       _accounts_subcommands=()
-      _accounts_options=('--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--force' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'token')
       _accounts_subcommands=()

@@ -3,6 +3,17 @@ import AccountsSystem
 import Glibc
 import SecretMemory
 
+/// The session rules' view of the lease stores: an account's live lease, from its own store,
+/// asked at the moment a command is about to log it in or out.
+struct StoreLeaseLookup: LeaseLookup, @unchecked Sendable {
+  // @unchecked: the environment's caches are each behind a Mutex, and the rest is immutable.
+  let environment: Environment
+
+  func lease(of id: AccountID, now: Timestamp) throws -> LeaseRecord? {
+    try LeaseStores(environment).leases(of: [id], now: now)[id]
+  }
+}
+
 /// Which lease store keeps an account's leases (issue 17): ACCOUNTS_LEASE_STORE when set, else
 /// its backend's `lease_store` setting, else this machine's. Never a silent fall back from a
 /// shared store to this machine's: two machines would then hold one account.

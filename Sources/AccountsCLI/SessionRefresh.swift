@@ -80,10 +80,11 @@ struct SessionRefresh {
   }
 
   /// Writes each session's token file, starts the refresher and hands it the write end of its
-  /// pipe to the command this process becomes (kept across `exec`). Returns the files, in the
-  /// order of `sessions`; on a failure none is left.
+  /// pipe to the command this process becomes (kept across `exec`). `leases`: the id of the
+  /// lease each account is held by (`lease --refresh`), none for `exec`. Returns the files, in
+  /// the order of `sessions`; on a failure none is left.
   func start(
-    _ sessions: [ActiveSession], leased: Bool, timeout: Double, _ environment: Environment
+    _ sessions: [ActiveSession], leases: [AccountID: String] = [:], timeout: Double, _ environment: Environment
   ) throws -> [TokenFile] {
     var files: [TokenFile] = []
     do {
@@ -93,8 +94,8 @@ struct SessionRefresh {
         try file.write(session.token)
       }
       let order = TokenRefresher.Order(
-        entries: zip(sessions, files).map { TokenRefresher.Entry($0, file: $1) }, checkMilliseconds: checkMilliseconds,
-        timeoutMilliseconds: Int64(timeout * 1000), leased: leased)
+        entries: zip(sessions, files).map { TokenRefresher.Entry($0, file: $1, lease: leases[$0.id]) },
+        checkMilliseconds: checkMilliseconds, timeoutMilliseconds: Int64(timeout * 1000))
       let pipe = try HelperProcess.launch(
         TokenRefresherCommand.spec.name, what: "the token refresher", order: order.encoded())
       guard HelperProcess.awaitLaunched() else {

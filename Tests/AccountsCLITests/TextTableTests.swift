@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import Testing
 
 @testable import AccountsCLI

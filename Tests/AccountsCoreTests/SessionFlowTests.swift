@@ -228,7 +228,10 @@ import Testing
   @Test func aLeasedFlowLogsInAgainAfterATakeOver() throws {
     let world = try World()
     var flow = world.flow
-    flow.leased = true
+    let leases = FakeLeases()
+    leases.hold(alice, lease: "L1")
+    flow.leases = leases
+    flow.heldLeases = [alice: "L1"]
     world.host.script = [.kicked(message: "elsewhere"), FakeAdapterHost.loggedIn("T2")]
     let session = try flow.session(for: alice, prove: true, password: .rememberedOnly)
     #expect(text(session.token) == "T2")

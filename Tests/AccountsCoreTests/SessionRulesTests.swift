@@ -83,24 +83,101 @@ import Testing
     #expect(book[alice]?.remembered == true)
   }
 
-  /// Under a lease (issue 17) the account has one holder, so a take-over came from outside the
-  /// pool: the remembered password logs in again once, the slot stays. Without a remembered
-  /// password, or outside a lease, it is exactly the rule above.
+  /// Under its own lease the command is the account's one holder, so a take-over came from
+  /// outside the pool: the remembered password logs in again once, the slot stays. Without a
+  /// remembered password, or outside a lease, it is exactly the rule above.
   @Test func aTakeOverUnderALeaseLogsInAgainOnceWithTheRememberedPassword() throws {
-    let leased = SessionRules.transition(for: .takenOver, hasRememberedPassword: true, leased: true)
+    let leased = SessionRules.transition(for: .takenOver, hasRememberedPassword: true, lease: .ours)
     #expect(leased == Transition(deleteToken: true, next: .loginAgainOnce))
     #expect(
-      SessionRules.transition(for: .takenOver, hasRememberedPassword: false, leased: true)
+      SessionRules.transition(for: .takenOver, hasRememberedPassword: false, lease: .ours)
         == SessionRules.transition(for: .takenOver, hasRememberedPassword: false))
     #expect(SessionRules.transition(for: .takenOver, hasRememberedPassword: true).next == .signedInElsewhere)
     for event: SessionEvent in [.loggedOut, .tokenExpired, .passwordRejected, .upgradeRequired, .sessionReused] {
       for remembered in [true, false] {
         #expect(
-          SessionRules.transition(for: event, hasRememberedPassword: remembered, leased: true)
+          SessionRules.transition(for: event, hasRememberedPassword: remembered, lease: .ours)
             == SessionRules.transition(for: event, hasRememberedPassword: remembered),
-          "a lease changes only the take-over: \(event)")
+          "holding the lease changes only the take-over: \(event)")
       }
     }
+  }
+
+  /// Nobody but the holder logs a leased account in again: a take-over seen by anyone else is
+  /// the rule above (the holder signed in); an expiry clears the token but logs in no more.
+  @Test func anotherHoldersAccountIsNeverLoggedInAgain() throws {
+    let record = LeaseRecord(
+      account: alice, lease: "L2", holder: LeaseHolder(host: "ci-7", pid: 42), since: now, expiresAt: nil, fence: 2)
+    for remembered in [true, false] {
+      let takenOver = SessionRules.transition(for: .takenOver, hasRememberedPassword: remembered, lease: .theirs(record))
+      #expect(takenOver == Transition(deleteToken: true, slot: .release, next: .signedInElsewhere))
+    }
+    #expect(
+      SessionRules.transition(for: .tokenExpired, hasRememberedPassword: true, lease: .theirs(record))
+        == Transition(deleteToken: true, next: .leasedByAnother(record)))
+    #expect(
+      SessionRules.transition(for: .tokenExpired, hasRememberedPassword: false, lease: .theirs(record))
+        == SessionRules.transition(for: .tokenExpired, hasRememberedPassword: false), "nothing to log in with anyway")
+    for event: SessionEvent in [.loggedOut, .passwordRejected, .upgradeRequired, .sessionReused, .loggedIn(remember: true, takeSlot: true)] {
+      #expect(
+        SessionRules.transition(for: event, hasRememberedPassword: true, lease: .theirs(record))
+          == SessionRules.transition(for: event, hasRememberedPassword: true),
+        "decided before the act (`refusal`): \(event)")
+    }
+  }
+
+  /// A holder that learns its lease was lost stops at once: neither a take-over nor an expiry
+  /// logs it in again, and the account is left to the new holder.
+  @Test func aHolderThatLostItsLeaseStopsAtOnce() throws {
+    let record = LeaseRecord(
+      account: alice, lease: "L2", holder: LeaseHolder(host: "ci-8", pid: 7), since: now, expiresAt: nil, fence: 9)
+    for lost: LeaseRecord? in [record, nil] {
+      for remembered in [true, false] {
+        let takenOver = SessionRules.transition(for: .takenOver, hasRememberedPassword: remembered, lease: .lost(lost))
+        #expect(takenOver == Transition(deleteToken: true, slot: .release, next: .leaseLost(lost)))
+        let expired = SessionRules.transition(for: .tokenExpired, hasRememberedPassword: remembered, lease: .lost(lost))
+        #expect(expired == Transition(deleteToken: true, next: .leaseLost(lost)))
+        #expect(SessionFailure(.kicked(message: ""), on: alice, next: takenOver.next)?.status == .sessionEnded)
+      }
+    }
+  }
+
+  /// Before the act: the holder may do anything; nobody else logs a leased account in or out
+  /// or forgets it unless forced; a holder that lost its lease logs in no more, forced or not.
+  @Test func whoMayActOnALeasedAccount() throws {
+    let record = LeaseRecord(
+      account: alice, lease: "L2", holder: LeaseHolder(host: "ci-7", pid: 42), since: now, expiresAt: nil, fence: 2)
+    for act: SessionAct in [.logIn, .logOut, .forget] {
+      for forced in [true, false] {
+        #expect(SessionRules.refusal(of: act, lease: .free, forced: forced) == nil)
+        #expect(SessionRules.refusal(of: act, lease: .ours, forced: forced) == nil)
+        #expect(SessionRules.refusal(of: act, lease: .theirs(record), forced: forced) == (forced ? nil : .leasedByAnother(record)))
+      }
+    }
+    #expect(SessionRules.refusal(of: .logIn, lease: .lost(record), forced: true) == .leaseLost(record))
+    #expect(SessionRules.refusal(of: .logIn, lease: .lost(nil), forced: false) == .leaseLost(nil))
+    #expect(SessionRules.refusal(of: .logOut, lease: .lost(nil), forced: false) == nil)
+    let refused = try #require(
+      SessionFailure(refusing: .logIn, of: alice, next: .leasedByAnother(record), mayForce: false))
+    #expect(refused.status == .failure)
+    #expect(refused.message.hasPrefix("alice@corp is leased by ci-7:42 since "), "\(refused.message)")
+    #expect(refused.fix?.contains("accounts login alice@corp --force") == true, "\(refused.fix ?? "")")
+    let forceable = try #require(SessionFailure(refusing: .logOut, of: alice, next: .leasedByAnother(record), mayForce: true))
+    #expect(forceable.fix == "wait for its command to end, or add --force")
+  }
+
+  /// Where a lease stands, from the store's record and the leases the command holds.
+  @Test func theStandingComesFromTheRecordAndTheCommandsOwnLeases() {
+    let record = LeaseRecord(
+      account: alice, lease: "L1", holder: LeaseHolder(host: "h", pid: 1), since: now, expiresAt: nil, fence: 1)
+    var other = record
+    other.lease = "L2"
+    #expect(LeaseStanding(of: alice, record: nil, held: [:]) == .free)
+    #expect(LeaseStanding(of: alice, record: record, held: [:]) == .theirs(record))
+    #expect(LeaseStanding(of: alice, record: record, held: [bob: "L1"]) == .theirs(record), "another account's lease")
+    #expect(LeaseStanding(of: alice, record: record, held: [alice: "L1"]) == .ours)
+    #expect(LeaseStanding(of: alice, record: other, held: [alice: "L1"]) == .lost(other))
+    #expect(LeaseStanding(of: alice, record: nil, held: [alice: "L1"]) == .lost(nil))
   }
 
   @Test func expiryWithARememberedPasswordLogsInAgainOnceKeepingTheSlot() throws {

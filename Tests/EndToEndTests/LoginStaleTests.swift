@@ -92,8 +92,10 @@ import Testing
     #expect(entries["old@brief"]?["action"] as? String == "logged_in", "expired: logged in")
     #expect(entries["nopw@corp"]?["action"] as? String == "skipped", "nothing remembered: skipped")
     for entry in entries.values {
-      #expect(entry.keys.sorted() == ["account", "action", "error", "expires_at"], "\(entry)")
+      #expect(entry.keys.sorted() == ["account", "action", "error", "expires_at", "reason"], "\(entry)")
     }
+    #expect(entries["nopw@corp"]?["reason"] as? String == "no remembered password")
+    #expect(entries.filter { $0.key != "nopw@corp" }.values.allSatisfy { $0["reason"] is NSNull })
     #expect(entries.values.allSatisfy { $0["error"] is NSNull })
     #expect(try world.loginsSeen() == ["qa2"], "qa1 was not contacted, nopw was not tried")
     #expect(try world.loginsSeen(world.brief) == ["old"])

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import AccountsJSON
 
 /// `accounts backend test NAME USER`: one LOGIN (then LOGOUT) through the adapter, to try a

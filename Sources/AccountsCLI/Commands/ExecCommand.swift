@@ -45,7 +45,7 @@ enum ExecCommand {
     try variables.checkCarriable()
     // Started before the token is in this process's environment, which the refresher inherits.
     let timeout = try environment.timeout(invocation)
-    variables.tokenFiles = try refresh?.start([session], leased: false, timeout: timeout, environment) ?? []
+    variables.tokenFiles = try refresh?.start([session], timeout: timeout, environment) ?? []
     variables.exportToProcess()
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     AdapterStreams.restore()

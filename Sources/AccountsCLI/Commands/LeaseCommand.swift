@@ -60,6 +60,12 @@ enum LeaseCommand {
       accounts within one ttl. A store that cannot be reached or answers garbage: exit 8, \
       CMD not run. Losing it while CMD runs is said on stderr, and CMD keeps running.
 
+      A leased account's session is its holder's: other commands never log it in or out \
+      (`login` and `logout` refuse it unless --force; `login --stale` skips it). A holder whose \
+      lease was lost (its key expired, or another holder's lease is there now) logs the account \
+      in no more: its refresher stops at once, saying so, and leaves the account to the new \
+      holder.
+
       \(SessionRefresh.discussion) Under a lease every leased account is kept live: \
       ACCOUNTS_TOKEN_FILE is the first one's file, ACCOUNTS_TOKEN_FILES has each one's, one per \
       line in the order of ACCOUNTS_LEASED, and a session taken over is logged in again. An \
@@ -80,7 +86,6 @@ enum LeaseCommand {
     let request = try LeaseRequest(invocation, environment)
     let store = try LeaseStores(environment, heldTTLMilliseconds: request.heldTTLMilliseconds).store(for: request.candidates)
     var flow = try environment.sessionFlow(invocation)
-    flow.leased = true
     // Before any login: token files with no safe place make every account useless.
     try request.refresh?.prepareDirectory(environment)
     // A pool's accounts log in with their remembered passwords: nobody is asked, and one
@@ -111,6 +116,8 @@ enum LeaseCommand {
         nanosleep(&interval, nil)
         pause = min(pause * 2, 0.5)
       case .granted(let grant):
+        // Its accounts' sessions are this command's now (SPEC §4: only the holder logs them in).
+        flow.heldLeases = held(grant)
         var sessions: [ActiveSession] = []
         for id in grant.accounts {
           do {
@@ -178,7 +185,7 @@ enum LeaseCommand {
     // Started before the token is in this process's environment, which the refresher inherits,
     // and before the lease's descriptors are, which it must not hold.
     let timeout = try environment.timeout(invocation)
-    variables.tokenFiles = try request.refresh?.start(sessions, leased: true, timeout: timeout, environment) ?? []
+    variables.tokenFiles = try request.refresh?.start(sessions, leases: held(grant), timeout: timeout, environment) ?? []
     variables.listsTokenFiles = true
     variables.exportToProcess()
     setenv("ACCOUNTS_LEASED", grant.accounts.map(\.description).joined(separator: "\n"), 1)
@@ -196,6 +203,11 @@ enum LeaseCommand {
     SessionVariables.withdrawToken()
     variables.tokenFiles.forEach { $0.remove() }
     throw ExecCommand.cannotRun(request.command[0], errno: code, fix: "check the command name and PATH")
+  }
+
+  /// The lease id of each account `grant` holds.
+  private static func held(_ grant: LeaseGrant) -> [AccountID: String] {
+    Dictionary(grant.records.map { ($0.account, $0.lease) }) { first, _ in first }
   }
 
   /// Exit 10, naming who holds what was asked for.

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import AccountsJSON
 
 /// `accounts release LEASE_ID`: ends a detached lease early.
@@ -97,18 +98,21 @@ enum LeasesCommand {
 enum LeaseGuard {
   static let force = OptionSpec("force", help: "forget leased accounts too (their holders keep running)")
 
-  /// Refuses to forget accounts a live lease holds (exit 1, naming the holder), unless --force.
-  /// A store that cannot be read refuses too: forgetting an account a worker holds breaks it.
+  /// Refuses to forget accounts a live lease holds (exit 1, naming the holder), unless --force
+  /// (`SessionRules`). A store that cannot be read refuses too: forgetting an account a worker
+  /// holds breaks it.
   static func check(_ ids: [AccountID], _ invocation: Invocation, _ environment: Environment) throws {
-    guard !invocation.isSet(force) else { return }
+    let forced = invocation.isSet(force)
+    guard !forced else { return }
     let leases = try LeaseStores(environment).leases(of: ids, now: environment.now())
-    let held = ids.compactMap { leases[$0] }
-    guard let first = held.first else { return }
-    let others = held.count > 1 ? " (and \(counted(held.count - 1, "more account")))" : ""
-    throw CommandError(
-      .failure,
-      "\(first.account) is leased by \(first.holder) since \(LocalTime.format(first.since))\(others)",
-      fix: first.expiresAt == nil
-        ? "wait for its command to end, or add --force" : "`accounts release \(first.lease)` first, or add --force")
+    let refusals = ids.compactMap { id in
+      SessionFailure(
+        refusing: .forget, of: id,
+        next: SessionRules.refusal(of: .forget, lease: LeaseStanding(of: id, record: leases[id], held: [:]), forced: forced),
+        mayForce: true)
+    }
+    guard let first = refusals.first else { return }
+    guard refusals.count > 1 else { throw first }
+    throw CommandError(first.status, first.message + " (and \(counted(refusals.count - 1, "more account")))", fix: first.fix)
   }
 }

@@ -9,6 +9,8 @@ enum LoginCommand {
     help: SharedArguments.optionalAccount.help + "; with --stale, any number of accounts (else every one)")
   static let remember = OptionSpec("remember", help: "keep the password in the keyring for the next login")
   static let auto = OptionSpec("auto", help: "also take the auto-login slot")
+  static let force = OptionSpec(
+    "force", help: "log in even an account another holder leases (its holder's session may end)")
 
   static let spec = CommandSpec(
     "login",
@@ -21,6 +23,10 @@ enum LoginCommand {
       password; --auto also makes the account the auto-login one. Exit 4 when the backend \
       rejects the password, 6 when it wants a newer client, 8 when it cannot be reached. \
       Then the login hooks run (`accounts hooks`) unless --no-hooks.
+
+      An account another holder leases (`accounts leases`, on this machine or, through a \
+      shared lease store, on another) is refused with exit 1, naming the holder: its session \
+      is the holder's, and a login here could end it. --force logs it in anyway.
 
       A backend that sets otp_field (plain, hmac) or otp_param (signed) also needs a one-time \
       code at every login: the current one from the account's TOTP seed (`accounts otp set`), \
@@ -35,18 +41,19 @@ enum LoginCommand {
       (--backend narrows), each whose session is missing, expired or ends within --within \
       (default 10m) is logged in with its remembered password, at most --jobs at once (default \
       4, at most 64); the others are left alone. An account without a remembered password is \
-      skipped, never asked for one; --remember, --auto, --password-stdin and --account are \
-      refused. Prints one line per account (logged in, fresh, skipped or failed) and a summary \
+      skipped, never asked for one, and so is one another holder leases (unless --force); \
+      --remember, --auto, --password-stdin and --account are refused. Prints one line per account (logged in, fresh, skipped or failed) and a summary \
       on stderr, then runs the login hooks of each account logged in. Exits 0 when every login \
       tried succeeded, else with the status of the first failure (4 rejected, 8 network, ...). \
       The first login on each backend goes alone: when the backend rejects that remembered \
       password, the backend's other accounts are not tried (one wrong backend setting must not \
       wipe every remembered password). With --json: an array of objects with the keys account, action (logged_in, fresh, \
-      skipped or failed), expires_at and error.
+      skipped or failed), expires_at, error and reason (why it was skipped: "no remembered \
+      password", or "leased by HOST:PID since T").
       """,
     arguments: [users],
     options: [
-      remember, auto, SharedArguments.passwordStdin, LoginStale.stale, LoginStale.tag, LoginStale.within,
+      remember, auto, SharedArguments.passwordStdin, force, LoginStale.stale, LoginStale.tag, LoginStale.within,
       LoginStale.jobs, SessionArguments.timeout, HookArguments.noHooks, SharedArguments.accountOption,
     ],
     examples: [
@@ -74,7 +81,9 @@ enum LoginCommand {
     try LoginStale.checkOptions(invocation)
     if invocation.isSet(LoginStale.stale) { return try LoginStale.run(invocation, environment) }
     let id = try account(invocation, environment)
-    let flow = try environment.sessionFlow(invocation)
+    var flow = try environment.sessionFlow(invocation)
+    flow.forced = invocation.isSet(force)
+    flow.mayForce = true
     let session = try flow.logIn(
       id, password: try environment.passwordSource(invocation), remember: invocation.isSet(remember),
       takeSlot: invocation.isSet(auto))

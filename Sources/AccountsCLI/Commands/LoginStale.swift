@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import AccountsJSON
 
 /// `accounts login --stale [USER...] [--tag TAG]... [--within DURATION] [--jobs N]`: pre-warms
@@ -42,7 +43,9 @@ enum LoginStale {
     let milliseconds =
       try invocation.value(within).map { try DurationArgument.parse($0, option: "--within") } ?? 600_000
     let ids = try chosen(invocation, environment)
-    let flow = try environment.sessionFlow(invocation, concurrent: true)
+    var flow = try environment.sessionFlow(invocation, concurrent: true)
+    flow.forced = invocation.isSet(LoginCommand.force)
+    flow.mayForce = true
     let entries = ids.isEmpty ? [] : flow.logInStale(ids, withinSeconds: (milliseconds + 999) / 1000, jobs: width)
     for entry in entries { environment.output.message("\(entry.id): \(line(entry.outcome))") }
     if invocation.json { environment.output.writeJSON(.array(entries.map(json))) }
@@ -98,7 +101,7 @@ enum LoginStale {
     switch outcome {
     case .loggedIn: "logged_in"
     case .fresh: "fresh"
-    case .skipped: "skipped"
+    case .skipped, .leased: "skipped"
     case .failed: "failed"
     }
   }
@@ -110,19 +113,26 @@ enum LoginStale {
     case .fresh(let until):
       (until.map { "fresh until \(LocalTime.format($0))" } ?? "fresh (the backend gave no expiry)") + ", left alone"
     case .skipped: "skipped: no remembered password"
+    case .leased(let record): "skipped: \(leaseText(record)); only its holder logs it in"
     case .failed(_, let message): "failed: \(message)"
     }
+  }
+
+  /// "leased by HOST:PID since T"
+  static func leaseText(_ record: LeaseRecord) -> String {
+    "leased by \(record.holder) since \(LocalTime.format(record.since))"
   }
 
   static func json(_ entry: StaleLoginEntry) -> JSONValue {
     var object: JSONObject = [
       "account": .string(entry.id.description), "action": .string(name(entry.outcome)), "expires_at": .null,
-      "error": .null,
+      "error": .null, "reason": .null,
     ]
     switch entry.outcome {
     case .loggedIn(let session): object["expires_at"] = session.expiresAt.map { .string($0.iso8601) } ?? .null
     case .fresh(let until): object["expires_at"] = until.map { .string($0.iso8601) } ?? .null
-    case .skipped: break
+    case .skipped: object["reason"] = .string("no remembered password")
+    case .leased(let record): object["reason"] = .string(leaseText(record))
     case .failed(_, let message): object["error"] = .string(message)
     }
     return .object(object)

@@ -2,6 +2,9 @@ import AccountsCore
 
 /// `accounts logout [USER]`
 enum LogoutCommand {
+  static let force = OptionSpec(
+    "force", help: "log out even an account another holder leases (its holder's session ends)")
+
   static let spec = CommandSpec(
     "logout",
     summary: "end the session; the remembered password stays",
@@ -13,15 +16,21 @@ enum LogoutCommand {
       the command with exit 9, the session ended here all the same. Then the logout hooks run \
       (`accounts hooks`) unless --no-hooks.
 
+      An account another holder leases (`accounts leases`) is refused with exit 1, naming the \
+      holder: its session is the holder's. --force logs it out anyway.
+
       The account is, first match wins: \(AccountChoice.orderText). \(AccountChoice.pickerText)
       """,
-    picksAccount: true, options: [SessionArguments.timeout, HookArguments.noHooks],
+    picksAccount: true, options: [force, SessionArguments.timeout, HookArguments.noHooks],
     examples: [("accounts logout", "log the auto-login account out")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = try environment.pickAccountOrChoose(invocation, in: try environment.index.load(), prompt: "log out> ")
-    let warnings = try environment.sessionFlow(invocation).logOut(id)
+    var flow = try environment.sessionFlow(invocation)
+    flow.forced = invocation.isSet(force)
+    flow.mayForce = true
+    let warnings = try flow.logOut(id)
     for warning in warnings { environment.output.warning("\(warning)") }
     environment.output.message("\(id): logged out")
     environment.runHooks(after: .logout, for: id, invocation)

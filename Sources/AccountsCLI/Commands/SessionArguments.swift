@@ -32,9 +32,11 @@ extension Environment {
     let host: () throws -> any AdapterHosting =
       announcesWaits
       ? { [unowned self] in NoticingAdapterHost(try self.adapterHost()) } : { [unowned self] in try self.adapterHost() }
-    return SessionFlow(
+    var flow = SessionFlow(
       ledger: ledger, host: host, searchPath: adapterSearchPath,
       timeout: timeout, now: now, notice: notice, oneTimeCodes: oneTimeCodeSource())
+    flow.leases = StoreLeaseLookup(environment: self)
+    return flow
   }
 
   /// The code from the account's TOTP seed when one is kept (`TOTP.loginCode`, at the wall

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 import AccountsJSON
 
 /// `accounts status [--jobs N]`
@@ -14,8 +15,9 @@ enum StatusCommand {
       Proves every saved session with its backend, at most --jobs at once, and prints one line \
       per account: the account, its backend, the outcome and the session's expiry. The session \
       rules apply to each: an expired session is logged in again with the remembered password \
-      (nobody is asked for one), a session taken over or rejected is cleared. Accounts without \
-      a session are listed, not contacted. --backend checks one backend's accounts. Exits 0 \
+      (nobody is asked for one), a session taken over or rejected is cleared. An expired \
+      session of an account another holder leases is left to its holder (outcome leased, not \
+      a failure). Accounts without a session are listed, not contacted. --backend checks one backend's accounts. Exits 0 \
       when no check failed, else with the status of the first failure (3 to 9). With --json: \
       an array of objects with keys account, backend, outcome, expires_at and message. On a \
       terminal each row is printed as its check ends, under a "checking N/M" line on stderr \
@@ -102,6 +104,8 @@ enum StatusCommand {
     case .upgradeRequired: "upgrade_required"
     case .backendUnavailable, .unexportable: "backend_error"
     case .adapterFailed, .noToken: "adapter_failed"
+    case .leased: "leased"
+    case .leaseLost: "lease_lost"
     }
   }
 
@@ -117,6 +121,7 @@ enum StatusCommand {
   static func failure(_ entry: StatusEntry) -> (status: ExitStatus, message: String)? {
     switch entry.outcome {
     case .noSession, .valid: nil
+    case .failed(.leased): nil  // the holder's session, left to it: no failure of this check
     case .failed(let failure): (failure.status, failure.message)
     case .error(let status, let message): (status, message)
     }

@@ -18,6 +18,7 @@ extension Ledger {
   /// - `token`, `password`: what a login (`.loggedIn`) stores: the new token, and the password
   ///   to remember when the event says so.
   /// - `login`: the expiry and session values a login leaves in the index.
+  /// - `lease`: where the account's lease stands for the command (`SessionRules`).
   /// - `observed`: for a backend's verdict on a session, the session it judged (nil: do not
   ///   check); when the account was logged in again meanwhile, or its session already ended (or
   ///   it was removed), the verdict is `.stale` and changes nothing, so one command never ends
@@ -30,14 +31,14 @@ extension Ledger {
   @discardableResult
   public func record(
     _ event: SessionEvent, for id: AccountID, token: SecretBytes? = nil, password: SecretBytes? = nil,
-    login: LoginRecord? = nil, observed: ObservedSession? = nil, leased: Bool = false, at now: Timestamp
+    login: LoginRecord? = nil, observed: ObservedSession? = nil, lease: LeaseStanding = .free, at now: Timestamp
   ) throws -> Recorded {
     try adoptSecretServiceIfAsked()
     return try index.withLock { index in
       var book = index.content
       if let observed, observed != ObservedSession(book[id]) { return .stale }
       let transition = SessionRules.transition(
-        for: event, hasRememberedPassword: book[id]?.remembered == true, leased: leased)
+        for: event, hasRememberedPassword: book[id]?.remembered == true, lease: lease)
       if transition.storeToken {
         try storeLogin(id, transition, token: token, password: password, login: login, now, &book, &index)
       } else if transition.deleteToken || transition.deletePassword {

@@ -1,3 +1,5 @@
+import AccountsSystem
+
 /// How a session command ends when it does not succeed: the one table from a backend's verdict
 /// (after the session rules have been carried out) to the message and exit status of SPEC §3.
 /// `backend test` uses it for the raw verdict, the session flow for the verdict and what the
@@ -30,6 +32,11 @@ public enum SessionFailure: UserFacingError, Equatable {
   /// The backend's session cannot be handed on in an environment variable (`exec`, `env`,
   /// `shell`, hooks): refused at login, nothing stored (exit 8, the backend's answer is unusable).
   case unexportable(AccountID, variable: String, problem: String)
+  /// Another holder leases the account, and only it logs the account in or out (exit 1).
+  /// `act`: what was refused; `mayForce`: the command takes --force.
+  case leased(AccountID, SessionAct, by: LeaseRecord, mayForce: Bool)
+  /// This command's lease of the account was lost (exit 5): it logs the account in no more.
+  case leaseLost(AccountID, now: LeaseRecord?)
 
   /// The raw verdict of an outcome other than `.ok`, for commands that keep nothing (`backend
   /// test`); nil for `.ok`.
@@ -44,6 +51,24 @@ public enum SessionFailure: UserFacingError, Equatable {
       self = .codeRejected(subject: subject, message: message, code: oneTimeCode)
     } else {
       self.init(outcome, subject: subject)
+    }
+  }
+
+  /// The verdict after the session rules were carried out on `id`: `next` says what they did.
+  public init?(_ outcome: AdapterOutcome, on id: AccountID, next: NextStep, mayForce: Bool = false) {
+    switch next {
+    case .leasedByAnother(let record): self = .leased(id, .logIn, by: record, mayForce: mayForce)
+    case .leaseLost(let record): self = .leaseLost(id, now: record)
+    default: self.init(outcome, subject: id.description, next: next)
+    }
+  }
+
+  /// The refusal `next` of `SessionRules.refusal(of:)`, for `act` on `id`.
+  public init?(refusing act: SessionAct, of id: AccountID, next: NextStep?, mayForce: Bool) {
+    switch next {
+    case .leasedByAnother(let record)?: self = .leased(id, act, by: record, mayForce: mayForce)
+    case .leaseLost(let record)?: self = .leaseLost(id, now: record)
+    default: return nil
     }
   }
 
@@ -80,6 +105,8 @@ public enum SessionFailure: UserFacingError, Equatable {
     case .upgradeRequired: .upgradeRequired
     case .backendUnavailable, .unexportable: .backendUnavailable
     case .adapterFailed, .noToken: .adapterFailed
+    case .leased: .failure
+    case .leaseLost: .sessionEnded
     }
   }
 
@@ -110,6 +137,13 @@ public enum SessionFailure: UserFacingError, Equatable {
       "\(id): the login was refused and nothing stored: the backend's "
         + "\(variable == SessionExport.tokenVariable ? "token" : "userId") \(problem), "
         + "so exec, env, shell and hooks could not hand it on"
+    case .leased(let id, let act, let record, _):
+      "\(id) is leased by \(record.holder) since \(LocalTime.format(record.since)); "
+        + "only its holder \(act == .forget ? "may forget it" : "logs it in or out")"
+    case .leaseLost(let id, let record):
+      "\(id): the lease of this command was lost (it expired or was ended)"
+        + (record.map { "; \($0.holder) holds the account since \(LocalTime.format($0.since))" } ?? "")
+        + "; not logging it in again"
     }
   }
 
@@ -139,6 +173,13 @@ public enum SessionFailure: UserFacingError, Equatable {
       "`accounts adapters` shows the adapter; report the problem to its author"
     case .unexportable:
       "ask the backend's operators for shorter session tokens"
+    case .leased(let id, let act, let record, let mayForce):
+      (record.kind == .held ? "wait for its command to end" : "`accounts release \(record.lease)` ends it")
+        + (mayForce
+          ? ", or add --force"
+          : act == .logIn ? ", or log it in anyway with `accounts login \(id) --force`" : "")
+    case .leaseLost:
+      "`accounts leases` shows who holds it; lease it again to use it"
     }
   }
 

@@ -110,6 +110,7 @@ extension SessionFlow {
   /// during the call (which ends the process) finds the account logged out already; a kill
   /// between the two steps leaves the backend untold, nothing inconsistent. Returns the warnings.
   public func logOut(_ id: AccountID) throws -> [String] {
+    try allow(.logOut, id)
     var warnings: [String] = []
     let session = try storedSession(id)
     if session == nil { warnings.append("\(id) had no session") }
@@ -137,6 +138,7 @@ extension SessionFlow {
   public func trial(_ user: String, on backendName: String, password source: PasswordSource) throws -> (AdapterSuccess, logout: AdapterOutcome) {
     let backend = try prepare(backendName)
     let id = AccountID(user: user, backend: backendName)
+    try allow(.logIn, id)
     let (password, _) = try password(for: id, source)
     let code = try oneTimeCode(for: id, backend, asking: source.mayAsk)
     let outcome = try run(.login(password: password, oneTimeCode: code?.code), user: user, sessionValues: [:], backend)

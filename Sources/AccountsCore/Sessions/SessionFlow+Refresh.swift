@@ -44,6 +44,7 @@ extension SessionFlow {
   /// time is still ahead (then that session is taken: another login would take it over).
   /// Each call has its own `--timeout`, and the backend's configuration as it is now.
   public func renew(_ id: AccountID, replacing generation: String?, now seconds: Double) throws -> ActiveSession {
+    try requireLeaseKept(id)
     var flow = self
     flow.budget = OperationBudget(seconds: timeout)
     flow.forgetPreparedBackends()
@@ -61,8 +62,11 @@ extension SessionFlow {
 
   /// `--refresh`, between renewals: the session checked with the backend (CHECK), SPEC §4
   /// applied to its verdict (an expired session is logged in again with the remembered
-  /// password), with its own `--timeout` and the backend's configuration as it is now.
+  /// password), with its own `--timeout` and the backend's configuration as it is now. A
+  /// holder that lost the account's lease is told so at once (as `renew` does), before a
+  /// verdict could make it log in.
   public func checkedSession(_ id: AccountID) throws -> ActiveSession {
+    try requireLeaseKept(id)
     var flow = self
     flow.budget = OperationBudget(seconds: timeout)
     flow.forgetPreparedBackends()

@@ -11,6 +11,8 @@ public struct StaleLoginEntry: Sendable {
     case fresh(until: Timestamp?)
     /// No remembered password: nobody is asked for one.
     case skipped
+    /// Another holder leases the account: its session is the holder's (SPEC §4).
+    case leased(LeaseRecord)
     /// The login failed, after the session rules were applied.
     case failed(status: ExitStatus, message: String)
   }
@@ -23,8 +25,8 @@ extension SessionFlow {
   /// `login --stale`: every account of `ids` whose session is missing, expired or ends within
   /// `withinSeconds` is logged in with its remembered password, at most `jobs` logins at once,
   /// each through `logIn` (the rules of SPEC §4 in one place) with its own `--timeout`.
-  /// Accounts without a remembered password are skipped, never asked for one. Entries come back
-  /// in the order of `ids`.
+  /// Accounts without a remembered password are skipped, never asked for one, and so are those
+  /// another holder leases (unless `forced`). Entries come back in the order of `ids`.
   ///
   /// The first login on each backend goes alone: when the backend rejects that remembered
   /// password, the backend's other accounts are not tried. SPEC §4 forgets a rejected
@@ -60,6 +62,11 @@ extension SessionFlow {
     do {
       if let fresh = try fresh(id, withinSeconds: withinSeconds) { return fresh }
       guard try ledger.index.load()[id]?.remembered == true else { return .skipped }
+      if case .leasedByAnother(let record)? = SessionRules.refusal(
+        of: .logIn, lease: try leaseStanding(id), forced: forced)
+      {
+        return .leased(record)
+      }
       var flow = self
       flow.budget = OperationBudget(seconds: timeout)  // each account its own --timeout
       flow.notice = { _ in }  // one line per account: "using the remembered password" goes without saying

@@ -49,13 +49,14 @@ extension SessionFlow {
     _ id: AccountID, _ password: SecretBytes, rememberedOne: Bool, remember: Bool, takeSlot: Bool,
     _ backend: PreparedBackend, asking: Bool, again: Bool = false
   ) throws -> ActiveSession {
+    try allow(.logIn, id)
     let code = try oneTimeCode(for: id, backend, asking: asking)
     let outcome = try run(
       .login(password: password, oneTimeCode: code?.code), user: id.user, sessionValues: [:], backend)
     guard case .ok(let success) = outcome else {
       if case .wrongPassword = outcome, rememberedOne, code == nil {
         if case .applied(let transition) = try ledger.record(.passwordRejected, for: id, at: now()) {
-          throw SessionFailure(outcome, subject: id.description, next: transition.next)!
+          throw SessionFailure(outcome, on: id, next: transition.next)!
         }
       }
       throw SessionFailure(outcome, subject: id.description, oneTimeCode: code?.origin)!
@@ -102,7 +103,9 @@ extension SessionFlow {
     case .backendError, .adapterFailed: throw SessionFailure(outcome, subject: id.description)!
     }
     return try locks.exclusive(id) {
-      switch try ledger.record(event, for: id, observed: session.observed, leased: leased, at: now()) {
+      // Whether it logs in again depends on who holds the account's lease.
+      let lease = event == .takenOver || event == .tokenExpired ? try leaseStanding(id) : .free
+      switch try ledger.record(event, for: id, observed: session.observed, lease: lease, at: now()) {
       case .stale:
         // Another command renewed the session while this one asked the backend: take its
         // session (as this command's one login again). If it ended instead, say so; never log
@@ -121,14 +124,32 @@ extension SessionFlow {
         guard let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
           throw SessionFailure.loginRequired(id)
         }
-        let what = event == .takenOver ? "was taken over by another login (the account is leased)" : "expired"
+        let what = event == .takenOver ? "was taken over by another login (this command leases the account)" : "expired"
         notice("\(id): the session \(what); logging in again with the remembered password")
         return try logIn(
           id, password, rememberedOne: true, remember: false, takeSlot: false, backend, asking: asking, again: true)
       case .applied(let transition):
-        throw SessionFailure(outcome, subject: id.description, next: transition.next)!
+        throw SessionFailure(outcome, on: id, next: transition.next, mayForce: mayForce)!
       }
     }
+  }
+
+  /// Where the lease of `id` stands for this command.
+  func leaseStanding(_ id: AccountID) throws -> LeaseStanding {
+    LeaseStanding(of: id, record: try leases.lease(of: id, now: now()), held: heldLeases)
+  }
+
+  /// Throws when the lease of `id` keeps this command from `act` (SPEC §4's lease rows).
+  func allow(_ act: SessionAct, _ id: AccountID) throws {
+    let refusal = SessionRules.refusal(of: act, lease: try leaseStanding(id), forced: forced)
+    if let failure = SessionFailure(refusing: act, of: id, next: refusal, mayForce: mayForce) { throw failure }
+  }
+
+  /// Throws `leaseLost` when this command held the lease of `id` and holds it no more; a store
+  /// that cannot tell now is asked again before the next login.
+  func requireLeaseKept(_ id: AccountID) throws {
+    guard heldLeases[id] != nil, case .lost(let record)? = try? leaseStanding(id) else { return }
+    throw SessionFailure.leaseLost(id, now: record)
   }
 
   func run(_ operation: AdapterOperation, for session: ActiveSession, _ backend: PreparedBackend) throws -> AdapterOutcome {

@@ -67,9 +67,16 @@ public struct SessionFlow: @unchecked Sendable {
   var notice: (String) -> Void
   let prepared = PreparedBackends()
   let locks: SessionLocks
-  /// The accounts of this flow are held by a lease (`accounts lease`): a take-over logs in
-  /// again once with the remembered password (`SessionRules`, `leased`).
-  public var leased = false
+  /// Who holds each account's lease (SPEC §4's lease rows): asked before every login and
+  /// logout, and when a verdict would log in again.
+  public var leases: any LeaseLookup = NoLeases()
+  /// The leases this flow's command holds: each account's lease id (`accounts lease`, and the
+  /// refresher of its `--refresh`).
+  public var heldLeases: [AccountID: String] = [:]
+  /// `--force`: log in or out an account another holder leases.
+  public var forced = false
+  /// The command takes `--force` (its refusals say so).
+  public var mayForce = false
   /// Where the one-time code of a backend that needs one comes from (`OneTimeCode.swift`).
   let oneTimeCodes: OneTimeCodeSource
 

@@ -40,6 +40,22 @@ public enum NextStep: Sendable, Equatable {
   case credentialsRejected
   /// Exit 6 with the backend's message and link.
   case upgradeRequired
+  /// Another holder leases the account: only it logs the account in or out, or logs it in
+  /// again after a take-over or an expiry (exit 1, naming the holder).
+  case leasedByAnother(LeaseRecord)
+  /// This command's lease of the account was lost: it stops logging the account in at once and
+  /// leaves it to the new holder (exit 5).
+  case leaseLost(LeaseRecord?)
+}
+
+/// What a command is about to do to an account's session at its backend.
+public enum SessionAct: Sendable, Equatable {
+  /// A login: the first, one after an expiry or a take-over, a renewal.
+  case logIn
+  /// A logout.
+  case logOut
+  /// Forgetting the account (`remove`, `clear`), which ends its session with it.
+  case forget
 }
 
 /// The effect of one event on the five items of SPEC §4: (1) saved account, (2) remember flag,
@@ -74,33 +90,53 @@ public struct Transition: Sendable, Equatable {
 /// SPEC §4 as one pure function; every command that reacts to a backend's verdict calls it,
 /// and nothing else decides these effects.
 public enum SessionRules {
-  /// The transition for `event` on an account that has (`true`) or has not a remembered password.
+  /// The transition for `event` on an account that has (`true`) or has not a remembered
+  /// password, whose lease stands as `lease`.
   ///
-  /// `leased`: the account is held by a lease (`accounts lease`), so no other worker of this
-  /// pool uses it. Then a take-over was someone outside the pool (a person, another machine
-  /// before the lease), and the remembered password logs in again once, as after an expiry:
-  /// kicking them cannot start a loop between two holders, since there is only one. Outside a
-  /// lease a take-over never logs in again (SPEC §4).
-  public static func transition(for event: SessionEvent, hasRememberedPassword: Bool, leased: Bool = false) -> Transition {
+  /// A take-over of a session this command holds the lease of was someone outside the pool (a
+  /// person, another machine before the lease): the remembered password logs in again once, as
+  /// after an expiry, and kicking them cannot start a loop between two holders, since there is
+  /// only one. Outside a lease a take-over never logs in again. Nobody but the holder logs a
+  /// leased account in again, and a holder that lost its lease stops at once.
+  public static func transition(
+    for event: SessionEvent, hasRememberedPassword: Bool, lease: LeaseStanding = .free
+  ) -> Transition {
     switch event {
     case .loggedIn(let remember, let takeSlot):
-      Transition(storeToken: true, storePassword: remember, slot: takeSlot ? .take : .keep)
+      return Transition(storeToken: true, storePassword: remember, slot: takeSlot ? .take : .keep)
     case .sessionReused:
-      Transition(slot: .take)
+      return Transition(slot: .take)
     case .loggedOut:
-      Transition(deleteToken: true, slot: .release)
-    case .takenOver where leased && hasRememberedPassword:
-      Transition(deleteToken: true, next: .loginAgainOnce)
+      return Transition(deleteToken: true, slot: .release)
     case .takenOver:
-      Transition(deleteToken: true, slot: .release, next: .signedInElsewhere)
-    case .tokenExpired where hasRememberedPassword:
-      Transition(deleteToken: true, next: .loginAgainOnce)
+      switch lease {
+      case .ours where hasRememberedPassword: return Transition(deleteToken: true, next: .loginAgainOnce)
+      case .lost(let record): return Transition(deleteToken: true, slot: .release, next: .leaseLost(record))
+      default: return Transition(deleteToken: true, slot: .release, next: .signedInElsewhere)
+      }
     case .tokenExpired:
-      Transition(deleteToken: true, slot: .release, next: .loginRequired)
+      switch lease {
+      case .lost(let record): return Transition(deleteToken: true, next: .leaseLost(record))
+      case .theirs(let record) where hasRememberedPassword:
+        return Transition(deleteToken: true, next: .leasedByAnother(record))
+      case _ where hasRememberedPassword: return Transition(deleteToken: true, next: .loginAgainOnce)
+      default: return Transition(deleteToken: true, slot: .release, next: .loginRequired)
+      }
     case .passwordRejected:
-      Transition(deleteToken: true, deletePassword: true, slot: .release, next: .credentialsRejected)
+      return Transition(deleteToken: true, deletePassword: true, slot: .release, next: .credentialsRejected)
     case .upgradeRequired:
-      Transition(next: .upgradeRequired)
+      return Transition(next: .upgradeRequired)
+    }
+  }
+
+  /// Whether `act` may go ahead on an account whose lease stands as `lease`: nil when it may,
+  /// else why not. Its holder may do anything; nobody else logs it in or out or forgets it
+  /// unless `forced` (`--force`); a holder that lost its lease logs it in no more, forced or not.
+  public static func refusal(of act: SessionAct, lease: LeaseStanding, forced: Bool) -> NextStep? {
+    switch lease {
+    case .free, .ours: nil
+    case .theirs(let record): forced ? nil : .leasedByAnother(record)
+    case .lost(let record): act == .logIn ? .leaseLost(record) : nil
     }
   }
 }

@@ -31,6 +31,9 @@ extension TokenRefresher {
       case .signedInElsewhere? where !leased:
         // SPEC §4: a session taken over is not taken back.
         lastWords = ": \(message); its token file is no longer renewed"
+      case .leaseLost?, .leased?:
+        // SPEC §4: the account is another holder's now; logging it in would end its session.
+        lastWords = ": \(message); its token file is no longer renewed"
       case .loginRequired?:
         // Nothing was sent; `accounts passwd` meanwhile is picked up by the next try.
         reason = "no remembered password to log in again with: `accounts passwd \(name)` remembers one"

@@ -25,21 +25,28 @@ public enum TokenRefresher {
     public var generation: String?
     public var loggedInAt: Timestamp?
     public var expiresAt: Timestamp?
+    /// The id of the lease the command holds the account by (`lease --refresh`); nil for `exec`.
+    public var lease: String?
 
-    public init(_ session: ActiveSession, file: TokenFile) {
+    public init(_ session: ActiveSession, file: TokenFile, lease: String? = nil) {
       account = session.id
       self.file = file
       generation = session.generation
       loggedInAt = session.loggedInAt
       expiresAt = session.expiresAt
+      self.lease = lease
     }
 
-    init(account: AccountID, file: TokenFile, generation: String?, loggedInAt: Timestamp?, expiresAt: Timestamp?) {
+    init(
+      account: AccountID, file: TokenFile, generation: String?, loggedInAt: Timestamp?, expiresAt: Timestamp?,
+      lease: String?
+    ) {
       self.account = account
       self.file = file
       self.generation = generation
       self.loggedInAt = loggedInAt
       self.expiresAt = expiresAt
+      self.lease = lease
     }
   }
 
@@ -50,14 +57,16 @@ public enum TokenRefresher {
     public var checkMilliseconds: Int64
     /// The command's `--timeout`, for each attempt.
     public var timeoutMilliseconds: Int64
-    /// The accounts are leased: a take-over logs in again (`SessionFlow.leased`).
-    public var leased: Bool
 
-    public init(entries: [Entry], checkMilliseconds: Int64, timeoutMilliseconds: Int64, leased: Bool) {
+    public init(entries: [Entry], checkMilliseconds: Int64, timeoutMilliseconds: Int64) {
       self.entries = entries
       self.checkMilliseconds = checkMilliseconds
       self.timeoutMilliseconds = timeoutMilliseconds
-      self.leased = leased
+    }
+
+    /// The lease id of each account held by a lease (`SessionFlow.heldLeases`).
+    public var heldLeases: [AccountID: String] {
+      Dictionary(entries.compactMap { entry in entry.lease.map { (entry.account, $0) } }) { first, _ in first }
     }
 
     /// One line of JSON.
@@ -70,11 +79,12 @@ public enum TokenRefresher {
         if let generation = entry.generation { object["generation"] = .string(generation) }
         if let at = entry.loggedInAt { object["logged_in_at"] = .number(JSONNumber(at.secondsSince1970)) }
         if let at = entry.expiresAt { object["expires_at"] = .number(JSONNumber(at.secondsSince1970)) }
+        if let lease = entry.lease { object["lease"] = .string(lease) }
         return .object(object)
       }
       let object: JSONObject = [
         "accounts": .array(accounts), "check_ms": .number(JSONNumber(checkMilliseconds)),
-        "timeout_ms": .number(JSONNumber(timeoutMilliseconds)), "leased": .bool(leased),
+        "timeout_ms": .number(JSONNumber(timeoutMilliseconds)),
       ]
       return Array((JSON.serialize(.object(object), pretty: false) + "\n").utf8)
     }
@@ -83,7 +93,6 @@ public enum TokenRefresher {
       guard let reader = try? JSONReader(JSON.parse(bytes)),
         let check = try? reader.int64("check_ms"), check > 0,
         let timeout = try? reader.int64("timeout_ms"), timeout > 0,
-        let leased = try? reader.bool("leased"),
         let accounts = try? reader.array("accounts"), !accounts.isEmpty
       else { return nil }
       var entries: [Entry] = []
@@ -96,12 +105,13 @@ public enum TokenRefresher {
               account: AccountID(user: try account.string("user"), backend: try account.string("backend")),
               file: TokenFile(path: file), generation: try account.optionalString("generation"),
               loggedInAt: try account.optionalInt64("logged_in_at").map(Timestamp.init(secondsSince1970:)),
-              expiresAt: try account.optionalInt64("expires_at").map(Timestamp.init(secondsSince1970:))))
+              expiresAt: try account.optionalInt64("expires_at").map(Timestamp.init(secondsSince1970:)),
+              lease: try account.optionalString("lease")))
         } catch {
           return nil
         }
       }
-      return Order(entries: entries, checkMilliseconds: check, timeoutMilliseconds: timeout, leased: leased)
+      return Order(entries: entries, checkMilliseconds: check, timeoutMilliseconds: timeout)
     }
   }
 
@@ -130,7 +140,7 @@ public enum TokenRefresher {
       if waitForEnd(input, until: due) { return 0 }
       let now = wallClock()
       for index in kept.indices where kept[index].due.map({ $0 <= now }) ?? false {
-        kept[index].attempt(flow, leased: order.leased, now: now, say: say)
+        kept[index].attempt(flow, now: now, say: say)
       }
     }
   }
@@ -202,7 +212,7 @@ extension TokenRefresher {
 
     /// A renewal when its time has come, else a check; the file written when the session is a
     /// new one.
-    mutating func attempt(_ flow: SessionFlow, leased: Bool, now: Double, say: (String) -> Void) {
+    mutating func attempt(_ flow: SessionFlow, now: Double, say: (String) -> Void) {
       let id = entry.account
       do {
         let renewing = renewalTime.map { $0 <= now } ?? false
@@ -211,14 +221,14 @@ extension TokenRefresher {
           try entry.file.write(session.token)
         }
         if failures > 0 { say("accounts: --refresh: \(id) is live again") }
-        entry = Entry(session, file: entry.file)
+        entry = Entry(session, file: entry.file, lease: entry.lease)
         failures = 0
         retryAt = nil
         let done = TokenRefresher.wallClock()
         notBefore = done + 1
         nextCheck = done + checkSeconds
       } catch {
-        let failure = RenewalFailure(error, id, flow, leased: leased)
+        let failure = RenewalFailure(error, id, flow, leased: entry.lease != nil)
         if let last = failure.lastWords {
           stopped = true
           say("accounts: --refresh: \(id)\(last)")
