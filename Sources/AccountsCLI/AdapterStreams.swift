@@ -36,20 +36,17 @@ enum AdapterStreams {
   static func divert(contain: (Int32) -> Void) {
     state.withLock { state in
       guard state == nil else { return }
-      var ends: [Int32] = [-1, -1]
-      let output = fcntl(1, F_DUPFD_CLOEXEC, 3)
-      let error = fcntl(2, F_DUPFD_CLOEXEC, 3)
+      let output = (try? FileDescriptor.standardOutput.duplicate(atLeast: 3))?.rawValue ?? -1
+      let error = (try? FileDescriptor.standardError.duplicate(atLeast: 3))?.rawValue ?? -1
       let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
       // The write end is non-blocking: an adapter that writes more than the pipe holds between
       // two calls loses the rest instead of blocking.
-      guard output >= 0, error >= 0, null >= 0, pipe(&ends) == 0 else {
+      guard output >= 0, error >= 0, null >= 0, let pipe = try? closeOnExecPipe() else {
         for descriptor in [output, error, null] where descriptor >= 0 { close(descriptor) }
         return
       }
-      for end in ends {
-        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-      }
+      let ends = [pipe.reading.rawValue, pipe.writing.rawValue]
+      for end in [pipe.reading, pipe.writing] { try? end.setNonBlocking() }
       StandardStreams.useCopies(output: output, error: error)
       dup2(null, 1)
       dup2(ends[1], 2)

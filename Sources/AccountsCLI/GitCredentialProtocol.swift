@@ -101,8 +101,4 @@ struct GitCredentialRequest: Equatable {
 }
 
 /// The request bytes may hold a password (`store`, `erase`): they are not left in memory.
-private func wipe(_ bytes: inout [UInt8]) {
-  bytes.withUnsafeMutableBytes { raw in
-    if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-  }
-}
+

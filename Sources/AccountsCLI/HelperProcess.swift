@@ -89,10 +89,8 @@ enum HelperProcess {
   /// Waits for the helpers' first processes; false when one failed (its helper never ran).
   static func awaitLaunched() -> Bool {
     var allStarted = true
-    for child in launched {
-      var status: Int32 = 0
-      while waitpid(child, &status, 0) < 0, errno == EINTR {}
-      if status != 0 { allStarted = false }
+    for child in launched where (try? waitForChild(child)) != 0 {
+      allStarted = false
     }
     launched = []
     return allStarted

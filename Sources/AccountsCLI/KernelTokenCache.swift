@@ -24,7 +24,7 @@ final class KernelTokenCache: TokenCache {
   private let probeTimeout: Double
 
   init(stateDirectory: String, busAddress: String, secretTimeout: Double) {
-    self.namespace = "accounts:" + fnv1a64(stateDirectory + "\u{0}" + busAddress)
+    self.namespace = "accounts:" + NameHash.hexadecimal(stateDirectory + "\u{0}" + busAddress)
     self.busAddress = busAddress
     self.probeTimeout = secretTimeout
   }
@@ -93,7 +93,7 @@ struct CacheEntry {
     payload.reserveCapacity(header.count + token.count)  // no reallocation leaves a copy behind
     payload += header
     token.withUnsafeBytes { payload += $0 }
-    defer { payload.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+    defer { wipe(&payload) }
     payload.withUnsafeBytes(body)
   }
 
@@ -117,13 +117,3 @@ struct CacheEntry {
   }
 }
 
-/// FNV-1a, 64 bits, in hex: a short, stable name for a setup (not a secret, not a defence).
-func fnv1a64(_ text: String) -> String {
-  var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-  for byte in text.utf8 {
-    hash ^= UInt64(byte)
-    hash = hash &* 0x100_0000_01b3
-  }
-  let digits = String(hash, radix: 16)
-  return String(repeating: "0", count: 16 - digits.count) + digits
-}

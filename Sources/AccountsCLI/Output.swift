@@ -79,7 +79,7 @@ final class Output {
     guard !buffer.isEmpty else { return }
     defer {
       if holdsSecret {
-        buffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
+        wipe(&buffer)
         holdsSecret = false
       }
       buffer.removeAll()
@@ -123,7 +123,7 @@ enum StandardStreams {
   /// (the index, its lock) gets one of those numbers and receives output meant for a terminal.
   /// Remembers a closed stdout, so that data written to it is an error, not lost in silence.
   static func guardDescriptors() {
-    for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) < 0 && errno == EBADF {
+    for descriptor: Int32 in 0...2 where !FileDescriptor(rawValue: descriptor).isOpen {
       if descriptor == 1 { outputWasClosed = true }
       let null = open("/dev/null", O_RDWR)
       if null >= 0, null != descriptor {

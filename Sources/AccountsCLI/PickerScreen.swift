@@ -70,10 +70,9 @@ extension Terminal {
     var bytes: [UInt8] = []
     var timeout: Int32 = -1
     repeat {
-      var ready = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
-      let count = poll(&ready, 1, timeout)
-      if count < 0, errno == EINTR { return bytes.isEmpty ? nil : bytes }
-      if count <= 0 { break }
+      let readiness = (try? input.waitReadable(milliseconds: timeout)) ?? .timedOut
+      if readiness == .interrupted { return bytes.isEmpty ? nil : bytes }
+      if readiness != .readable { break }
       var chunk = [UInt8](repeating: 0, count: 256)
       let read = (try? chunk.withUnsafeMutableBytes { try input.read(into: $0) }) ?? 0
       if read <= 0 { return bytes + [0x03] }

@@ -138,8 +138,4 @@ struct Terminal {
   }
 }
 
-private func wipe(_ bytes: inout [UInt8]) {
-  bytes.withUnsafeMutableBytes { raw in
-    if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-  }
-}
+

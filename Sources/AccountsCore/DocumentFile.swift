@@ -141,26 +141,25 @@ public struct DocumentFile: Sendable {
     var waiting = false  // this writer holds the signal
     var pause: Int = 1_000_000  // nanoseconds, doubling up to 20 ms
     while true {
-      if !waiting { waiting = (try? descriptor.tryLockWholeFile()) ?? false }
+      if !waiting { waiting = (try? descriptor.tryLock()) ?? false }
       let yielding =
         !waiting && monotonicNanoseconds() < politeUntil && ((try? descriptor.isLockedElsewhere()) ?? false)
       if !yielding {
-        if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0 { break }
-        guard errno == EWOULDBLOCK || errno == EINTR else {
-          let code = errno
+        do {
+          if try descriptor.tryExclusiveFlock() { break }
+        } catch {
           descriptor.close()
-          throw .unwritable(path: lockPath, errno: code)
+          throw .unwritable(path: lockPath, errno: error.code)
         }
       }
       if Timestamp.now().secondsSince1970 - start.secondsSince1970 >= limitSeconds {
         descriptor.close()
         throw .busy(lockPath: lockPath, seconds: limitSeconds)
       }
-      var request = timespec(tv_sec: 0, tv_nsec: yielding ? 2_000_000 : pause)
-      nanosleep(&request, nil)
+      sleep(seconds: Double(yielding ? 2_000_000 : pause) / 1e9)
       if !yielding { pause = min(pause * 2, 20_000_000) }
     }
-    if waiting { try? descriptor.unlockWholeFile() }
+    if waiting { try? descriptor.unlock() }
     return descriptor
   }
 

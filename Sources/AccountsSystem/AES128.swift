@@ -1,3 +1,4 @@
+import SecretMemory
 import Glibc
 
 /// The AES block cipher with a 128-bit key (FIPS-197), one 16-byte block at a time.
@@ -40,9 +41,9 @@ final class AES128 {
   }
 
   deinit {
-    explicit_bzero(roundKeys.baseAddress!, roundKeys.count)
+    wipe(UnsafeMutableRawBufferPointer(roundKeys))
     roundKeys.deallocate()
-    explicit_bzero(scratch, Self.blockByteCount)
+    wipe(scratch, count: Self.blockByteCount)
     scratch.deallocate()
   }
 

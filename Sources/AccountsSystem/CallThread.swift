@@ -169,7 +169,7 @@ public final class Semaphore: @unchecked Sendable {
   public func post() { sem_post(semaphore) }
 
   public func wait() {
-    while sem_wait(semaphore) != 0 && errno == EINTR {}
+    _ = try? retryingInterrupts { sem_wait(semaphore) }
   }
 
   /// Waits until `deadline` (seconds on the monotonic clock) at most; false when it passed.

@@ -100,7 +100,7 @@ public final class ChildProcess {
     defer {
       argv.forEach { free($0) }
       for entry in envp {
-        if let entry { explicit_bzero(entry, strlen(entry)) }
+        if let entry { wipe(entry, count: strlen(entry)) }
         free(entry)
       }
     }
@@ -182,8 +182,7 @@ public final class ChildProcess {
     guard !reaped else { return }
     reaped = true
     _ = Glibc.kill(-pid, SIGKILL)
-    var waited: Int32 = 0
-    while waitpid(pid, &waited, 0) < 0, errno == EINTR {}
+    let waited = try? waitForChild(pid)
     if status == nil { status = waited }
   }
 

@@ -29,30 +29,20 @@ public struct FileDescriptor: Sendable, Equatable {
 
   /// open(2), retried after EINTR (an open of a FIFO or a terminal can be interrupted).
   public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws(Errno) -> FileDescriptor {
-    while true {
-      let descriptor = Glibc.open(path, flags | O_CLOEXEC, mode)
-      if descriptor >= 0 { return FileDescriptor(rawValue: descriptor) }
-      if errno != EINTR { throw .current }
-    }
+    FileDescriptor(rawValue: try retryingInterrupts { Glibc.open(path, flags | O_CLOEXEC, mode) })
   }
 
   /// read(2) into `buffer`: the count read, 0 at the end of the file.
   public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-    while true {
-      let count = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
-      if count >= 0 { return count }
-      if errno != EINTR { throw .current }
-    }
+    try retryingInterrupts { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
   }
 
   /// pread(2): up to `buffer.count` bytes at `offset`; fewer only at the end of the file.
   public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
     var done = 0
     while done < buffer.count {
-      let count = Glibc.pread(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw .current
+      let count = try retryingInterrupts {
+        Glibc.pread(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
       }
       if count == 0 { break }
       done += count
@@ -80,12 +70,7 @@ public struct FileDescriptor: Sendable, Equatable {
   public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
     var offset = 0
     while offset < bytes.count {
-      let written = Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
-      if written < 0 {
-        if errno == EINTR { continue }
-        throw .current
-      }
-      offset += written
+      offset += try retryingInterrupts { Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset) }
     }
   }
 
@@ -110,14 +95,39 @@ public struct FileDescriptor: Sendable, Equatable {
 
   /// fsync(2).
   public func sync() throws(Errno) {
-    while fsync(rawValue) != 0 {
-      if errno != EINTR { throw .current }
-    }
+    _ = try retryingInterrupts { fsync(rawValue) }
   }
 
   /// close(2). The descriptor is gone whatever it returns (Linux never retries a close).
+  ///
+  /// Closing one twice is a bug that hides: in a process with threads, the number may belong
+  /// to another thread's file by the second close, which then closes that one. A debug build
+  /// traps when the kernel says the descriptor was not open, which is how the first of them
+  /// shows itself.
   public func close() {
-    _ = Glibc.close(rawValue)
+    let result = Glibc.close(rawValue)
+    #if DEBUG
+      if result != 0, errno == EBADF { fatalError("descriptor \(rawValue) closed twice, or never opened") }
+    #endif
+  }
+
+  /// What `waitReadable` saw.
+  public enum Readiness: Equatable, Sendable {
+    /// Something to read, or its end (or an error) to learn by reading.
+    case readable
+    case timedOut
+    /// A signal came first.
+    case interrupted
+  }
+
+  /// Waits until there is something to read, at most `milliseconds` (-1: for ever).
+  public func waitReadable(milliseconds: Int32) throws(Errno) -> Readiness {
+    var watched = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&watched, 1, milliseconds)
+    if ready > 0 { return .readable }
+    if ready == 0 { return .timedOut }
+    if errno == EINTR { return .interrupted }
+    throw .current
   }
 }
 

@@ -1,3 +1,5 @@
+import SecretMemory
+
 /// HMAC-SHA256 (RFC 2104), the building block of HKDF.
 enum HMACSHA256 {
   /// The 32-byte authentication code of `message` under `key`. A key longer than a block is

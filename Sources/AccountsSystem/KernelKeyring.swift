@@ -1,3 +1,4 @@
+import SecretMemory
 import CAccountsSystem
 import Glibc
 
@@ -54,7 +55,7 @@ public enum KernelKeyring {
   public static func read<R>(_ key: Serial, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: maximumPayload + 1, alignment: 8)
     defer {
-      explicit_bzero(buffer.baseAddress!, buffer.count)
+      wipe(buffer)
       buffer.deallocate()
     }
     let length = keyctl(.read, argument(key), UInt(bitPattern: buffer.baseAddress!), UInt(buffer.count))

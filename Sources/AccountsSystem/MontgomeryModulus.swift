@@ -1,3 +1,4 @@
+import SecretMemory
 import Glibc
 
 /// Exponentiation modulo an odd 1024-bit number with Montgomery multiplication, for the
@@ -62,7 +63,7 @@ struct MontgomeryModulus {
     // The table, three numbers and the multiplication's 18 limbs, in one buffer wiped at the end.
     let workspace = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: (16 + 3) * count + (count + 2))
     defer {
-      explicit_bzero(workspace.baseAddress!, workspace.count * 8)
+      wipe(UnsafeMutableRawBufferPointer(workspace))
       workspace.deallocate()
     }
     workspace.initialize(repeating: 0)

@@ -1,3 +1,4 @@
+import SecretMemory
 import Glibc
 
 /// SHA-256 (FIPS 180-4 section 6.2), for the key derivation of the Secret Service's encrypted
@@ -122,13 +123,4 @@ struct SHA256 {
 
 extension UInt32 {
   fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { self >> count | self << (32 - count) }
-}
-
-/// Zeroes an array's storage with `explicit_bzero`, which the compiler may not remove, and empties
-/// it (keeping the capacity, so that the next use writes over the same, already wiped, memory).
-public func wipe<Element: BitwiseCopyable>(_ array: inout [Element]) {
-  array.withUnsafeMutableBytes { raw in
-    if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-  }
-  array.removeAll(keepingCapacity: true)
 }

@@ -33,23 +33,10 @@ public struct SecretServiceSessionKey: Sendable {
   /// kwalletd refuses anything but 128 bytes.
   public let publicKey: [UInt8]
 
-  /// A fresh private exponent from getrandom(2); nil only if getrandom fails.
+  /// A fresh private exponent from the kernel's random pool.
   public init?() {
     var exponent = [UInt8](repeating: 0, count: Self.privateExponentByteCount)
-    let filled = exponent.withUnsafeMutableBytes { raw -> Bool in
-      var offset = 0
-      while offset < raw.count {
-        let count = accounts_getrandom(raw.baseAddress! + offset, raw.count - offset)
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { return false }
-        offset += count
-      }
-      return true
-    }
-    guard filled else {
-      wipe(&exponent)
-      return nil
-    }
+    exponent.withUnsafeMutableBytes { fillRandom($0) }
     // The top bit set makes x >= 2^255: never 0 or 1, and every exponent the same length.
     exponent[0] |= 0x80
     self.init(privateExponent: &exponent)

@@ -213,7 +213,7 @@ private struct StepLoop {
         guard left > 0 else { return timedOut() }
         let answer: HTTPResponse
         // The body may hold the password: this is its only copy, wiped once sent.
-        defer { request.body.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+        defer { request.body.withUnsafeMutableBytes { wipe($0) } }
         do throws(TransportError) {
           answer = try runner.transport.perform(request, timeout: left, responseLimit: runner.limits.response)
         } catch {

@@ -16,7 +16,7 @@ final class CArena {
   /// read the memory (see `AdapterSessionRunner`).
   func release() {
     for buffer in buffers {
-      if let base = buffer.baseAddress { explicit_bzero(base, buffer.count) }
+      wipe(buffer)
       buffer.deallocate()
     }
     buffers = []

@@ -38,18 +38,10 @@ public enum HostServiceTable {
     return Int32(parts.tm_gmtoff)
   }
 
-  /// getrandom(2), looping over short reads; the kernel's pool never runs dry after boot.
+  /// From the kernel's pool (`fillRandom`).
   public static func randomBytes(_ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int) {
-    guard let buffer else { return }
-    var filled = 0
-    while filled < length {
-      let count = getrandom(buffer + filled, length - filled, 0)
-      if count > 0 {
-        filled += count
-      } else if errno != EINTR {
-        fatalError("getrandom failed: \(describeErrno(errno))")  // no safe way to go on without entropy
-      }
-    }
+    guard let buffer, length > 0 else { return }
+    fillRandom(UnsafeMutableRawBufferPointer(start: buffer, count: length))
   }
 
   static func checksumType(_ algorithm: Int32) -> GChecksumType? {

@@ -187,7 +187,7 @@ public struct VerdictCache: Sendable {
     var template = Array((directory + "/.adapter-checks-XXXXXX").utf8CString)
     let descriptor = mkstemp(&template)
     guard descriptor >= 0 else { return }
-    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    try? FileDescriptor(rawValue: descriptor).setInheritedAcrossExec(false)
     let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     let written = (try? FileDescriptor(rawValue: descriptor).writeAll(Array(text.utf8))) != nil
     fchmod(descriptor, 0o600)

@@ -1,5 +1,3 @@
-import Glibc
-
 /// A secret (password, token, key, secret setting, a request body that carries one) held as
 /// bytes that are wiped when released.
 ///
@@ -39,17 +37,15 @@ public final class SecretBytes: Equatable, @unchecked Sendable {
   /// Copies the bytes of `array` and wipes the array's storage.
   public convenience init(consuming array: inout [UInt8]) {
     self.init(copying: array.withUnsafeBytes { $0 })
-    array.withUnsafeMutableBytes { raw in
-      if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-    }
-    array.removeAll()
+    wipe(&array)
+    array = []
   }
 
   /// No bytes.
   public static var empty: SecretBytes { SecretBytes(count: 0) { _ in } }
 
   deinit {
-    explicit_bzero(buffer.baseAddress!, buffer.count)
+    wipe(buffer)
     buffer.deallocate()
   }
 
@@ -69,7 +65,7 @@ public final class SecretBytes: Equatable, @unchecked Sendable {
   ) throws(E) -> R {
     let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: count + 1, alignment: 1)
     defer {
-      explicit_bzero(copy.baseAddress!, copy.count)
+      wipe(copy)
       copy.deallocate()
     }
     if count > 0 { copy.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: count) }

@@ -154,7 +154,7 @@ public func secretCallAbandoned() -> Int32 { Worker.abandonedACall ? 1 : 0 }
 public func releaseSecretMemory(_ pointer: UnsafeMutableRawPointer?, _ length: Int) {
   guard let pointer else { return }
   let count = length >= 0 ? length : strlen(pointer.assumingMemoryBound(to: CChar.self))
-  explicit_bzero(pointer, count)
+  wipe(pointer, count: count)
   free(pointer)
 }
 

@@ -32,10 +32,4 @@ import Testing
     #expect(payload(identity: "g1", owner: "org.freedesktop.secrets").withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil)
     #expect(Array("accounts-token-cache 3\ng1\n".utf8).withUnsafeBytes { CacheEntry(decoding: $0, identity: "g1") } == nil)
   }
-
-  @Test func setupsHaveTheirOwnNames() {
-    #expect(fnv1a64("") == "cbf29ce484222325")
-    #expect(fnv1a64("a") == "af63dc4c8601ec8c")
-    #expect(fnv1a64("/state/a\u{0}unix:path=/bus") != fnv1a64("/state/b\u{0}unix:path=/bus"))
-  }
 }

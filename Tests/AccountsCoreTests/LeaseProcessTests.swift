@@ -99,7 +99,8 @@ extension LeaseTests {
       // Hold qa1's lock as an acquirer deciding would, and let `release` of the expired lease
       // list its record and then wait for the lock (it sleeps between tries).
       let lock = try FileDescriptor.open(paths.lock, O_RDWR)
-      defer { lock.close() }
+      var lockOpen = true
+      defer { if lockOpen { lock.close() } }
       #expect(try lock.tryLockWholeFile())
       let expiry = leaseNow.adding(seconds: 10)
       let output = try closeOnExecPipeEnds()
@@ -114,6 +115,7 @@ extension LeaseTests {
         expiresAt: expiry.adding(seconds: 100), fence: old.records[0].fence + 1)
       try store.files.replace(paths.record, with: LeaseRecordFile.encode(newer))
       lock.close()
+      lockOpen = false
       let printed = try readToEnd(output.read)
       close(output.read)
       #expect(reap(releaser) == 1 << 8, "\(printed)")

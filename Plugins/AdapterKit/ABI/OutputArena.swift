@@ -1,5 +1,6 @@
 import CAccountsAdapter
 import Glibc
+import SecretMemory
 
 /// The memory behind one step's output: every string and pair list the step hands the host,
 /// kept until the next step or session_free, then wiped (a request body may carry a password,
@@ -40,7 +41,7 @@ final class OutputArena {
   /// Wipes and frees everything handed out so far.
   func release() {
     for block in blocks {
-      if let base = block.baseAddress { explicit_bzero(base, block.count) }
+      wipe(block)
       block.deallocate()
     }
     blocks.removeAll(keepingCapacity: true)

@@ -1,3 +1,4 @@
+import SecretMemory
 import AccountsCore
 import AccountsSystem
 import Glibc
@@ -189,7 +190,7 @@ enum ImportCommand {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit, alignment: 1)
     var count = 0
     defer {
-      explicit_bzero(buffer.baseAddress!, count)
+      wipe(buffer.baseAddress!, count: count)
       buffer.deallocate()
     }
     do {

@@ -19,7 +19,7 @@ enum ProbeAdaptersCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     // The lines go to a copy of stdout, and stdout itself to /dev/null: an adapter that prints
     // while it loads must not garble them.
-    let answers = fcntl(1, F_DUPFD_CLOEXEC, 3)
+    let answers = (try? FileDescriptor.standardOutput.duplicate(atLeast: 3))?.rawValue ?? -1
     let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
     guard answers >= 0, null >= 0, dup2(null, 1) == 1 else {
       throw CommandError(.failure, "cannot set up the output: \(Errno.current)")

@@ -1,4 +1,4 @@
-import Glibc
+import SecretMemory
 
 /// One record of a CSV file: its fields as bytes and the line it starts on (1-based; a quoted
 /// field may hold line ends, so a record can span lines).
@@ -13,14 +13,8 @@ struct CSVRecord {
 
   /// Zeroes every field (notes and custom fields may hold secrets too).
   mutating func wipe() {
-    for index in fields.indices { Self.wipe(&fields[index]) }
+    for index in fields.indices { SecretMemory.wipe(&fields[index]) }
     fields.removeAll()
-  }
-
-  static func wipe(_ field: inout [UInt8]) {
-    field.withUnsafeMutableBytes { raw in
-      if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-    }
   }
 }
 
@@ -104,7 +98,7 @@ struct CSVReader {
     }
     if problem == nil, !Self.isUTF8(field) { problem = .invalidUTF8 }
     guard let problem else { return field }
-    CSVRecord.wipe(&field)
+    wipe(&field)
     throw malformed(problem, number: number, line: problem == .invalidUTF8 ? fieldLine : line)
   }
 

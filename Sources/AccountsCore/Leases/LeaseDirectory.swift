@@ -1,7 +1,7 @@
 import AccountsSystem
 import Glibc
 
-/// The local lease store's directory and its files, three per account, named by the SHA-256
+/// The local lease store's directory and its files, three per account, named by the name hash
 /// of the account id (which may hold a slash, a newline, anything) and keeping the id inside:
 /// - `<hash>.lock`: never removed; its open file description lock is the account's mutex, and
 ///   a held lease keeps it taken. It holds a copy of the fence counter.
@@ -24,7 +24,7 @@ struct LeaseDirectory {
   }
 
   func files(of account: AccountID) -> Files {
-    let stem = path + "/" + sha256Hexadecimal(Array(account.description.utf8))
+    let stem = path + "/" + NameHash.hexadecimal(account.description)
     return Files(lock: stem + ".lock", fence: stem + ".fence", record: stem + ".lease")
   }
 

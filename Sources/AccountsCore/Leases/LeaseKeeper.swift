@@ -100,24 +100,16 @@ public enum LeaseKeeper {
   /// Keeps the lease ordered on `input` until `input` ends; messages go to `say`. Returns the
   /// exit status.
   public static func run(input: FileDescriptor, say: @escaping (String) -> Void) -> Int32 {
-    for signal in [SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE] { Glibc.signal(signal, SIG_IGN) }
-    var line: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while !line.contains(10) {
-      let count = buffer.withUnsafeMutableBytes { Glibc.read(input.rawValue, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0, line.count < 16 << 20 else {
-        say("accounts: lease keeper: no order on standard input")
-        return ExitStatus.usage.rawValue
-      }
-      line += buffer[0..<count]
+    ignoreTerminalAndGroupSignals()
+    guard var line = input.readFirstLine() else {
+      say("accounts: lease keeper: no order on standard input")
+      return ExitStatus.usage.rawValue
     }
-    let end = line.firstIndex(of: 10)!
-    guard let order = Order.decode(Array(line[..<end])) else {
+    defer { wipe(&line) }
+    guard let order = Order.decode(line) else {
       say("accounts: lease keeper: its order is malformed")
       return ExitStatus.usage.rawValue
     }
-    wipe(&line)
     var keeper = Keeper(order: order, say: say)
     keeper.keep(input: input)
     return 0
@@ -143,7 +135,6 @@ public enum LeaseKeeper {
       // A third of the ttl after the keys were set: at once when a keeper slow to start is
       // already past it (counted from its own start, the keys could expire first).
       var next = order.setAtNanoseconds + UInt64(interval) * 1_000_000
-      var scratch = [UInt8](repeating: 0, count: 4096)
       while kept.contains(true) {
         let now = monotonicNanoseconds()
         if now >= next {
@@ -152,12 +143,8 @@ public enum LeaseKeeper {
           next = monotonicNanoseconds() + UInt64(renewed ? interval : max(interval / 2, 1)) * 1_000_000
           continue
         }
-        var watched = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
         let wait = Int32(min((next - now) / 1_000_000 + 1, UInt64(Int32.max)))
-        let ready = poll(&watched, 1, wait)
-        guard ready > 0 else { continue }  // timed out or interrupted
-        let count = scratch.withUnsafeMutableBytes { Glibc.read(input.rawValue, $0.baseAddress, $0.count) }
-        if count > 0 || (count < 0 && errno == EINTR) { continue }  // bytes a holder wrote: ignored
+        guard input.awaitEnd(milliseconds: wait) else { continue }  // timed out, or a holder wrote
         release()
         return
       }

@@ -115,7 +115,7 @@ final class RedisConnection {
     var storage: [UnsafeMutablePointer<UInt8>] = []
     defer {
       for (buffer, length) in zip(storage, lengths) {
-        explicit_bzero(buffer, length)
+        wipe(buffer, count: length)
         buffer.deallocate()
       }
     }

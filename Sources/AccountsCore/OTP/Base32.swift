@@ -1,3 +1,4 @@
+import SecretMemory
 import AccountsSystem
 
 /// Base32 as RFC 4648 §6 spells it (`A`–`Z`, `2`–`7`), the alphabet of TOTP seeds.

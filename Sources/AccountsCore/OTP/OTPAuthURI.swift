@@ -1,3 +1,4 @@
+import SecretMemory
 import AccountsSystem
 
 /// The parts of an `otpauth://totp/LABEL?secret=...&issuer=...&algorithm=...&digits=...&period=...`

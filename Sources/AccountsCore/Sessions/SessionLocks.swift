@@ -29,60 +29,43 @@ final class SessionLocks: Sendable {
     held.withLock { _ = $0.insert(id) }
     defer {
       held.withLock { _ = $0.remove(id) }
-      close(descriptor)  // releases the lock
+      descriptor.close()  // releases the lock
     }
     return try body()
   }
 
-  private func acquire(_ id: AccountID) throws -> Int32 {
+  private func acquire(_ id: AccountID) throws -> FileDescriptor {
     try makeDirectories(for: path)  // a first login may come before the index exists
-    let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0o600)
-    guard descriptor >= 0 else { throw FileError.unwritable(path: path, errno: errno) }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-      close(descriptor)
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try .open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode: 0o600)
+    } catch {
+      throw FileError.unwritable(path: path, errno: error.code)
+    }
+    guard let status = try? descriptor.status(), status.st_mode & S_IFMT == S_IFREG else {
+      descriptor.close()
       throw FileError.refused(path: path, reason: "not a regular file", fix: "remove it")
     }
-    var request = flock()
-    request.l_type = Int16(F_WRLCK)
-    request.l_whence = Int16(SEEK_SET)
-    request.l_start = off_t(Self.slot(id))
-    request.l_len = 1
-    let start = monotonicSeconds()
-    while fcntl(descriptor, Self.setOFDLock, &request) != 0 {
-      let code = errno
-      guard code == EAGAIN || code == EACCES || code == EINTR else {
-        close(descriptor)
-        throw FileError.unwritable(path: path, errno: code)
+    let start = monotonicNanoseconds()
+    while true {
+      do {
+        if try descriptor.tryLock(.byte(Self.slot(id))) { return descriptor }
+      } catch {
+        descriptor.close()
+        throw FileError.unwritable(path: path, errno: error.code)
       }
-      if monotonicSeconds() - start > wait {
-        close(descriptor)
+      if Double(monotonicNanoseconds() - start) / 1e9 > wait {
+        descriptor.close()
         throw CommandError(
           .backendUnavailable, "another accounts command has been logging \(id) in for \(Int(wait)) s",
           fix: "wait for it to finish, then try again")
       }
-      var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-      nanosleep(&pause, nil)
+      sleep(seconds: 0.01)
     }
-    return descriptor
   }
 
-  /// F_OFD_SETLK (Linux 3.15), which Glibc's module does not export.
-  static let setOFDLock: Int32 = 37
-
-  /// The byte that stands for `id`: FNV-1a of its name, within the first MiB.
+  /// The byte that stands for `id`: its name hash, within the first MiB.
   static func slot(_ id: AccountID) -> Int {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in id.description.utf8 {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
-    return Int(hash % (1 << 20))
+    Int(NameHash.value(id.description) % (1 << 20))
   }
-}
-
-private func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

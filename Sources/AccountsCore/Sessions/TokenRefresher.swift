@@ -120,8 +120,8 @@ public enum TokenRefresher {
   public static func run(
     input: FileDescriptor, makeFlow: (Order) throws -> SessionFlow, say: @escaping (String) -> Void
   ) -> Int32 {
-    for signal in [SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE] { Glibc.signal(signal, SIG_IGN) }
-    guard let line = readLine(input), let order = Order.decode(line) else {
+    ignoreTerminalAndGroupSignals()
+    guard let line = input.readFirstLine(), let order = Order.decode(line) else {
       say("accounts: token refresher: no order, or a malformed one, on standard input")
       return ExitStatus.usage.rawValue
     }
@@ -145,24 +145,10 @@ public enum TokenRefresher {
     }
   }
 
-  /// The first line on `input`, without its newline; nil when it ends first.
-  private static func readLine(_ input: FileDescriptor) -> [UInt8]? {
-    var line: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while !line.contains(10) {
-      let count = buffer.withUnsafeMutableBytes { Glibc.read(input.rawValue, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0, line.count < 16 << 20 else { return nil }
-      line += buffer[0..<count]
-    }
-    return Array(line[..<line.firstIndex(of: 10)!])
-  }
-
   /// Waits until `input` ends (true) or the wall clock reaches `deadline` (false); for ever
   /// without one. Bytes written to it are ignored.
   @discardableResult
   private static func waitForEnd(_ input: FileDescriptor, until deadline: Double?) -> Bool {
-    var scratch = [UInt8](repeating: 0, count: 4096)
     while true {
       var wait: Int32 = -1
       if let deadline {
@@ -170,11 +156,7 @@ public enum TokenRefresher {
         if left <= 0 { return false }
         wait = Int32(min(left * 1000 + 1, Double(Int32.max)))
       }
-      var watched = pollfd(fd: input.rawValue, events: Int16(POLLIN), revents: 0)
-      guard poll(&watched, 1, wait) > 0 else { continue }  // timed out (looked at above) or interrupted
-      let count = scratch.withUnsafeMutableBytes { Glibc.read(input.rawValue, $0.baseAddress, $0.count) }
-      if count > 0 || (count < 0 && errno == EINTR) { continue }
-      return true
+      if input.awaitEnd(milliseconds: wait) { return true }
     }
   }
 

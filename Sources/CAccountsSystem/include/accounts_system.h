@@ -49,13 +49,16 @@ static inline ssize_t accounts_getrandom(void *buffer, size_t length) {
   return getrandom(buffer, length, 0);
 }
 
-/// fcntl(2) with an open file description lock over the whole file: `command` is F_OFD_SETLK,
-/// F_OFD_SETLKW or F_OFD_GETLK, `*type` F_WRLCK, F_RDLCK or F_UNLCK. After F_OFD_GETLK, `*type`
-/// is F_UNLCK when nobody else's lock would conflict. 0, or -1 and errno.
-static inline int accounts_open_file_lock(int descriptor, int command, short *type) {
+/// fcntl(2) with an open file description lock over `length` bytes from `start` (0: to the end
+/// of the file, however long it grows): `command` is F_OFD_SETLK, F_OFD_SETLKW or F_OFD_GETLK,
+/// `*type` F_WRLCK, F_RDLCK or F_UNLCK. After F_OFD_GETLK, `*type` is F_UNLCK when nobody
+/// else's lock would conflict. 0, or -1 and errno.
+static inline int accounts_open_file_lock(int descriptor, int command, short *type, off_t start, off_t length) {
   struct flock lock = {0};  // l_pid must be 0 for F_OFD_*
   lock.l_type = *type;
   lock.l_whence = SEEK_SET;
+  lock.l_start = start;
+  lock.l_len = length;
   int result = fcntl(descriptor, command, &lock);
   *type = lock.l_type;
   return result;
