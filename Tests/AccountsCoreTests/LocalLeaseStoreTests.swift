@@ -181,6 +181,22 @@ extension LeaseTests {
       #expect(try store.release(lease: held.lease, now: leaseNow).count == 2)
     }
 
+    /// The session rules ask about one account at a time: its own record and lock answer,
+    /// and another account's record, however malformed, is not read.
+    @Test func oneAccountsLeaseIsReadFromItsOwnFilesOnly() throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      let store = sandbox.store()
+      let held = try #require(try store.take([qa(1)]))
+      try #require(try store.take([qa(2)], ttl: 60)).end()
+      let record = try FileDescriptor.open(store.files.files(of: qa(2)).record, O_WRONLY | O_TRUNC)
+      defer { record.close() }
+      try record.writeAll(Array("garbage".utf8))
+      #expect(try store.leases(of: [qa(1), qa(3)], now: leaseNow) == held.records)
+      #expect(throws: FileError.self) { try store.leases(of: [qa(2)], now: leaseNow) }
+      #expect(throws: FileError.self) { try store.leases(now: leaseNow) }
+    }
+
     @Test func leasesTakesNoLockThatCouldMakeAnAcquirerFail() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }

@@ -1,4 +1,5 @@
 import AccountsSystem
+import Foundation
 import Testing
 
 @testable import AccountsCore
@@ -27,7 +28,7 @@ import Testing
     let refused = #expect(throws: SessionFailure.self) {
       try flow(world, leases).logIn(alice, password: .given(secret("pw")), remember: false, takeSlot: false)
     }
-    #expect(refused == .leased(alice, .logIn, by: FakeLeases.record(alice, lease: "L2"), mayForce: false))
+    #expect(refused == .leased(alice, .logIn, by: FakeLeases.record(alice, lease: "L2"), forcing: .login))
     #expect(refused?.status == .failure)
     #expect(world.host.calls.isEmpty, "the backend never heard of it")
     #expect(world.item(.token) == "T1", "the holder's session is untouched")
@@ -42,7 +43,7 @@ import Testing
     let world = try World()
     let leases = FakeLeases()
     leases.hold(alice, lease: "L2")
-    #expect(throws: SessionFailure.leased(alice, .logOut, by: FakeLeases.record(alice, lease: "L2"), mayForce: false)) {
+    #expect(throws: SessionFailure.leased(alice, .logOut, by: FakeLeases.record(alice, lease: "L2"), forcing: .login)) {
       try flow(world, leases).logOut(alice)
     }
     #expect(world.host.calls.isEmpty)
@@ -60,7 +61,7 @@ import Testing
     let leases = FakeLeases()
     leases.hold(alice, lease: "L2")
     world.host.script = [.sessionExpired(message: "expired")]
-    #expect(throws: SessionFailure.leased(alice, .logIn, by: FakeLeases.record(alice, lease: "L2"), mayForce: false)) {
+    #expect(throws: SessionFailure.leased(alice, .logIn, by: FakeLeases.record(alice, lease: "L2"), forcing: .login)) {
       try flow(world, leases).session(for: alice, prove: prove, password: .rememberedOnly)
     }
     #expect(world.host.operations == (prove ? ["check"] : []), "never a login")
@@ -159,5 +160,95 @@ import Testing
     let session = try flow(world, leases).session(for: alice, prove: false, password: .rememberedOnly)
     #expect(text(session.token) == "T1")
     #expect(leases.lookups.isEmpty)
+  }
+
+  /// A take-over seen by a command that holds no lease never logs in again, whoever leases the
+  /// account: the store is not asked, so one that cannot be reached changes nothing of SPEC §4's
+  /// row (token and slot cleared, exit 5).
+  @Test func aTakeOverSeenByANonHolderNeedsNoStore() throws {
+    let world = try World()
+    let leases = FakeLeases()
+    leases.fail(CommandError(.backendUnavailable, "lease store redis://127.0.0.1:1 cannot be reached"))
+    world.host.script = [.kicked(message: "another device")]
+    #expect(throws: SessionFailure.signedInElsewhere(subject: "alice@corp", message: "another device")) {
+      try flow(world, leases).session(for: alice, prove: true, password: .rememberedOnly)
+    }
+    #expect(leases.lookups.isEmpty)
+    #expect(world.item(.token) == nil)
+    #expect(try world.book.autoLogin == nil)
+  }
+
+  /// Nor an expiry with nothing to log in again with.
+  @Test func anExpiryWithoutARememberedPasswordNeedsNoStore() throws {
+    let world = try World(remembered: false)
+    let leases = FakeLeases()
+    leases.fail(CommandError(.backendUnavailable, "lease store redis://127.0.0.1:1 cannot be reached"))
+    world.host.script = [.sessionExpired(message: "expired")]
+    #expect(throws: SessionFailure.expired(subject: "alice@corp", message: "expired")) {
+      try flow(world, leases).session(for: alice, prove: true, password: .rememberedOnly)
+    }
+    #expect(leases.lookups.isEmpty)
+    #expect(world.item(.token) == nil)
+  }
+
+  /// A refused login reads no remembered password and asks nobody for one.
+  @Test func aRefusedLoginAsksForNoPassword() throws {
+    let world = try World(remembered: false)
+    let leases = FakeLeases()
+    leases.hold(alice, lease: "L2")
+    let asked = Counter(start: 0)
+    let asking = PasswordSource.rememberedOrAsk { _ in
+      _ = asked.next()
+      return secret("typed")
+    }
+    #expect(throws: SessionFailure.self) {
+      try flow(world, leases).logIn(alice, password: asking, remember: false, takeSlot: false)
+    }
+    let expired = try World(remembered: false, tokenExpired: true)
+    #expect(throws: SessionFailure.self) { try flow(expired, leases).switchTo(alice, password: asking) }
+    #expect(asked.next() == 0, "nobody was asked for a password only to be refused")
+    #expect(!world.store.calls.contains { $0.hasPrefix("lookup") }, "\(world.store.calls)")
+  }
+
+  /// A worker that presents a lease's id (ACCOUNTS_LEASE_ID) is the holder where the store
+  /// names that lease, and anyone else elsewhere.
+  @Test func aPresentedLeaseIdMakesItsWorkerTheHolder() throws {
+    let world = try World()
+    let leases = FakeLeases()
+    leases.hold(alice, lease: "L2")
+    world.host.script = [.sessionExpired(message: "expired")]
+    var worker = flow(world, leases)
+    worker.presentedLeases = ["L2"]
+    let session = try worker.session(for: alice, prove: true, password: .rememberedOnly)
+    #expect(world.host.operations == ["check", "login"])
+    #expect(world.item(.token) == text(session.token))
+
+    worker.presentedLeases = ["L3"]
+    #expect(throws: SessionFailure.leased(alice, .logOut, by: FakeLeases.record(alice, lease: "L2"), forcing: .login)) {
+      try worker.logOut(alice)
+    }
+  }
+
+  /// `lease` takes the session of its new account under the account's session lock: a login
+  /// another command began before the lease finishes first, and its session is the one handed
+  /// on (proved), never ended by it afterwards.
+  @Test func aLeasedSessionWaitsForALoginInFlight() throws {
+    let world = try World(token: false)
+    let leases = FakeLeases()
+    leases.hold(alice, lease: "L1")
+    let outsider = world.flow
+    let started = DispatchSemaphore(value: 0)
+    let other = Thread {
+      _ = try? outsider.locks.exclusive(self.alice) {
+        started.signal()
+        usleep(300_000)
+        _ = try outsider.logIn(self.alice, password: .given(secret("pw")), remember: false, takeSlot: false)
+      }
+    }
+    other.start()
+    started.wait()
+    let session = try flow(world, leases, held: [alice: "L1"]).leasedSession(for: alice)
+    #expect(world.host.operations == ["login", "check"], "the outsider's login, then the holder's check of it")
+    #expect(world.item(.token) == text(session.token))
   }
 }

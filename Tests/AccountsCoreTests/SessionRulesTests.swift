@@ -158,11 +158,11 @@ import Testing
     #expect(SessionRules.refusal(of: .logIn, lease: .lost(nil), forced: false) == .leaseLost(nil))
     #expect(SessionRules.refusal(of: .logOut, lease: .lost(nil), forced: false) == nil)
     let refused = try #require(
-      SessionFailure(refusing: .logIn, of: alice, next: .leasedByAnother(record), mayForce: false))
+      SessionFailure(refusing: .logIn, of: alice, next: .leasedByAnother(record), forcing: .login))
     #expect(refused.status == .failure)
     #expect(refused.message.hasPrefix("alice@corp is leased by ci-7:42 since "), "\(refused.message)")
     #expect(refused.fix?.contains("accounts login alice@corp --force") == true, "\(refused.fix ?? "")")
-    let forceable = try #require(SessionFailure(refusing: .logOut, of: alice, next: .leasedByAnother(record), mayForce: true))
+    let forceable = try #require(SessionFailure(refusing: .logOut, of: alice, next: .leasedByAnother(record), forcing: .thisCommand))
     #expect(forceable.fix == "wait for its command to end, or add --force")
   }
 

@@ -145,4 +145,68 @@ import Testing
     #expect(try holder.finish() == 0)
     try machine.ok(["login", "qa2"])
   }
+
+  /// The command a lease runs is its holder (ACCOUNTS_LEASE_ID and ACCOUNTS_LEASED say so):
+  /// its own `accounts request` logs the account in again after an expiry, as SPEC §3 says.
+  @Test func theCommandOfALeaseIsItsHolder() throws {
+    let world = try RefreshTests.World(lifetime: 3600, users: ["qa1"])
+    defer { world.close() }
+    try world.sandbox.ok(["login", "qa1"])
+    let script = """
+      curl -sS --max-time 10 -X POST --data-binary '{"name": "qa1"}' "$0/control/expire" > /dev/null
+      exec "$1" request qa1 GET me
+      """
+    let run = try world.sandbox.run(["lease", "qa1", "--", "/bin/sh", "-c", script, world.backend.url, PackagePaths.accounts])
+    #expect(run.status == 0, "the holder's own request: \(run)")
+    #expect(run.standardError.contains("logging in again with the remembered password"), "\(run.standardError)")
+    #expect(!run.standardError.contains("is leased by"), "\(run.standardError)")
+  }
+
+  /// A detached lease's worker is its holder when it is given the lease's id, as the README's
+  /// recipe does; without it, it is anyone else.
+  @Test func aDetachedLeasesWorkerIsItsHolderWithItsId() throws {
+    let world = try RefreshTests.World(lifetime: 3600, users: ["qa1"])
+    defer { world.close() }
+    let lease = try #require(try world.sandbox.json(["lease", "qa1", "--ttl", "30m", "--json"]) as? [String: Any])
+    let account = try #require((lease["accounts"] as? [String])?.first)
+    let id = try #require(lease["lease"] as? String)
+
+    try world.backend.control("expire", ["name": "qa1"])
+    let stranger = try world.sandbox.run(["request", "GET", "me"], environment: ["ACCOUNTS_ACCOUNT": account])
+    #expect(stranger.status == 1 && stranger.standardError.contains("is leased by "), "\(stranger)")
+    #expect(stranger.standardError.contains("`accounts release \(id)` ends it"), "\(stranger.standardError)")
+
+    let worker = ["ACCOUNTS_ACCOUNT": account, "ACCOUNTS_LEASE_ID": id]
+    let request = try world.sandbox.run(["request", "GET", "me"], environment: worker)
+    #expect(request.status == 0, "the worker's request logs in again: \(request)")
+    try world.backend.control("expire", ["name": "qa1"])
+    let stale = try world.sandbox.run(["login", "--stale", account, "--within", "2h"], environment: worker)
+    #expect(stale.status == 0 && stale.standardError.contains("qa1@corp: logged in until"), "\(stale)")
+    let refresh = try world.sandbox.run(["lease", "qa1", "--ttl", "30m", "--refresh"])
+    #expect(refresh.status == 2 && refresh.standardError.contains("ACCOUNTS_LEASE_ID=ID accounts login --stale"), "\(refresh)")
+    let wrong = try world.sandbox.run(["token", "qa1"], environment: ["ACCOUNTS_LEASE_ID": "not-an-id"])
+    #expect(wrong.status == 2 && wrong.standardError.contains("ACCOUNTS_LEASE_ID"), "\(wrong)")
+  }
+
+  /// A login another command began a moment before `lease` took the account (its LOGIN slow to
+  /// answer) lands first: the lease waits for it and hands on its session, which nothing ends
+  /// afterwards (a backend without a session check, whose stored session is trusted).
+  @Test func aLoginInFlightWhenTheLeaseIsTakenLandsBeforeItsSessionIsHandedOn() throws {
+    let world = try RefreshTests.World(lifetime: 3600, users: ["qa1"])
+    defer { world.close() }
+    try world.sandbox.ok(["backend", "set", "corp", "--unset", "check_path"])
+    try world.sandbox.ok(["login", "qa1"])
+    try world.backend.delay(seconds: 2)
+    let login = try Holder(world.sandbox, ["login", "qa1"])
+    // Its LOGIN has reached the backend, which holds it for 2 s.
+    #expect(waitUntil(seconds: 10) { (try? world.backend.concurrency().current) == 1 })
+    let seen = world.root + "/seen"
+    let script = "curl -sS --max-time 10 -H \"AuthorisedToken: $ACCOUNTS_TOKEN\" \"$1/plain/plain/me\" > \"$0\""
+    let lease = try world.sandbox.run(["lease", "qa1", "--", "/bin/sh", "-c", script, seen, world.backend.url])
+    #expect(lease.status == 0, "\(lease)")
+    #expect(try login.finish() == 0)
+    try world.backend.delay(seconds: 0)
+    let reply = (try? String(contentsOfFile: seen, encoding: .utf8)) ?? ""
+    #expect(reply.contains("\"ok\": true"), "the session handed on is the one the login in flight made: \(reply)")
+  }
 }

@@ -30,7 +30,9 @@ enum BackendTestCommand {
     let userName = invocation.argument(user)!
     try Names.checkUser(userName)
     let id = AccountID(user: userName, backend: backend.name)
-    let (success, logout) = try environment.sessionFlow(invocation).trial(
+    var flow = try environment.sessionFlow(invocation)
+    flow.forcing = .none  // a trial stores nothing: forcing a login elsewhere would not help it
+    let (success, logout) = try flow.trial(
       userName, on: backend.name, password: try environment.passwordSource(invocation))
     let token = success.token
     let lifetime = Timestamp.lifetime(success.expiresIn)

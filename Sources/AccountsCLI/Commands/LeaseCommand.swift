@@ -88,9 +88,6 @@ enum LeaseCommand {
     var flow = try environment.sessionFlow(invocation)
     // Before any login: token files with no safe place make every account useless.
     try request.refresh?.prepareDirectory(environment)
-    // A pool's accounts log in with their remembered passwords: nobody is asked, and one
-    // password for several accounts would make no sense.
-    let password = PasswordSource.rememberedOnly
     var skipped: [AccountID] = []
     var lastFailure: (any Error)?
     var pause = 0.05
@@ -122,7 +119,7 @@ enum LeaseCommand {
         for id in grant.accounts {
           do {
             try request.refresh?.requireRenewable(id, in: try environment.index.load(), flow)
-            sessions.append(try flow.session(for: id, prove: true, password: password))
+            sessions.append(try flow.leasedSession(for: id))
           } catch let error as any UserFacingError {
             skipped.append(id)
             lastFailure = error

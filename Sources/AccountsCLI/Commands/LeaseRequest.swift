@@ -25,7 +25,8 @@ struct LeaseRequest {
     if refresh != nil, command.isEmpty {
       throw CommandError.usage(
         "--refresh keeps sessions live while a command runs, and a detached lease has none",
-        fix: "give the command to run after --, or refresh with `accounts login --stale`")
+        fix: "give the command to run after --, or refresh it with "
+          + "`ACCOUNTS_LEASE_ID=ID accounts login --stale ACCOUNT` (the id the lease prints)")
     }
     if let text = invocation.value(LeaseCommand.count) {
       guard let number = Int(text), number >= 1, number <= 1000 else {

@@ -109,7 +109,7 @@ enum LeaseGuard {
       SessionFailure(
         refusing: .forget, of: id,
         next: SessionRules.refusal(of: .forget, lease: LeaseStanding(of: id, record: leases[id], held: [:]), forced: forced),
-        mayForce: true)
+        forcing: .thisCommand)
     }
     guard let first = refusals.first else { return }
     guard refusals.count > 1 else { throw first }

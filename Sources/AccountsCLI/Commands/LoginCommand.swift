@@ -83,7 +83,7 @@ enum LoginCommand {
     let id = try account(invocation, environment)
     var flow = try environment.sessionFlow(invocation)
     flow.forced = invocation.isSet(force)
-    flow.mayForce = true
+    flow.forcing = .thisCommand
     let session = try flow.logIn(
       id, password: try environment.passwordSource(invocation), remember: invocation.isSet(remember),
       takeSlot: invocation.isSet(auto))

@@ -45,7 +45,7 @@ enum LoginStale {
     let ids = try chosen(invocation, environment)
     var flow = try environment.sessionFlow(invocation, concurrent: true)
     flow.forced = invocation.isSet(LoginCommand.force)
-    flow.mayForce = true
+    flow.forcing = .thisCommand
     let entries = ids.isEmpty ? [] : flow.logInStale(ids, withinSeconds: (milliseconds + 999) / 1000, jobs: width)
     for entry in entries { environment.output.message("\(entry.id): \(line(entry.outcome))") }
     if invocation.json { environment.output.writeJSON(.array(entries.map(json))) }

@@ -29,7 +29,7 @@ enum LogoutCommand {
     let id = try environment.pickAccountOrChoose(invocation, in: try environment.index.load(), prompt: "log out> ")
     var flow = try environment.sessionFlow(invocation)
     flow.forced = invocation.isSet(force)
-    flow.mayForce = true
+    flow.forcing = .thisCommand
     let warnings = try flow.logOut(id)
     for warning in warnings { environment.output.warning("\(warning)") }
     environment.output.message("\(id): logged out")

@@ -36,7 +36,25 @@ extension Environment {
       ledger: ledger, host: host, searchPath: adapterSearchPath,
       timeout: timeout, now: now, notice: notice, oneTimeCodes: oneTimeCodeSource())
     flow.leases = StoreLeaseLookup(environment: self)
+    (flow.heldLeases, flow.presentedLeases) = try leaseClaims()
     return flow
+  }
+
+  /// The lease this command acts for, as `accounts lease` hands it to its command
+  /// (ACCOUNTS_LEASE_ID and ACCOUNTS_LEASED) and a detached lease's worker is given it
+  /// (ACCOUNTS_LEASE_ID alone): the accounts it holds by that lease, and the id.
+  func leaseClaims() throws(CommandError) -> (held: [AccountID: String], presented: Set<String>) {
+    guard let lease = variables["ACCOUNTS_LEASE_ID"], !lease.isEmpty else { return ([:], []) }
+    guard LeaseID.isValid(lease) else {
+      throw .usage(
+        "ACCOUNTS_LEASE_ID='\(Names.printable(lease, limit: 40))' is not a lease id",
+        fix: "set it to the id `accounts lease` printed (16 letters and digits), or unset it")
+    }
+    var held: [AccountID: String] = [:]
+    for line in (variables["ACCOUNTS_LEASED"] ?? "").split(separator: "\n") {
+      if let id = AccountID(parsing: String(line)) { held[id] = lease }
+    }
+    return (held, [lease])
   }
 
   /// The code from the account's TOTP seed when one is kept (`TOTP.loginCode`, at the wall

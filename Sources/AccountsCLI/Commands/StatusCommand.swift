@@ -16,8 +16,8 @@ enum StatusCommand {
       per account: the account, its backend, the outcome and the session's expiry. The session \
       rules apply to each: an expired session is logged in again with the remembered password \
       (nobody is asked for one), a session taken over or rejected is cleared. An expired \
-      session of an account another holder leases is left to its holder (outcome leased, not \
-      a failure). Accounts without a session are listed, not contacted. --backend checks one backend's accounts. Exits 0 \
+      session of an account another holder leases is cleared but not logged in again: its \
+      holder logs it in (outcome leased, not a failure). Accounts without a session are listed, not contacted. --backend checks one backend's accounts. Exits 0 \
       when no check failed, else with the status of the first failure (3 to 9). With --json: \
       an array of objects with keys account, backend, outcome, expires_at and message. On a \
       terminal each row is printed as its check ends, under a "checking N/M" line on stderr \

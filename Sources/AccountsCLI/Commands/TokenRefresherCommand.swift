@@ -20,7 +20,7 @@ enum TokenRefresherCommand {
         makeFlow: { order in
           // Renewals are the point, not news: only failures are said (by the refresher).
           var flow = try environment.sessionFlow(timeout: Double(order.timeoutMilliseconds) / 1000, notice: { _ in })
-          flow.heldLeases = order.heldLeases
+          flow.heldLeases.merge(order.heldLeases) { _, ordered in ordered }
           return flow
         },
         // Through the command's own stderr: fd 2 is the adapters' once one is loaded.

@@ -25,12 +25,17 @@ public struct NoLeases: LeaseLookup {
   public func lease(of id: AccountID, now: Timestamp) throws -> LeaseRecord? { nil }
 }
 
-/// The lease standing of `id` for a command that holds `held` (the lease id of each account it
-/// holds) and sees `record` in the account's store.
 extension LeaseStanding {
-  public init(of id: AccountID, record: LeaseRecord?, held: [AccountID: String]) {
+  /// The lease standing of `id` for a command that sees `record` in the account's store and
+  /// holds `held` (each account it holds, by lease id: `accounts lease`, its command, their
+  /// refreshers) or presents `presented` (lease ids it acts for, the accounts unknown: the
+  /// worker of a detached lease). A held account whose record is another lease's, or none, is
+  /// lost; a presented id is the holder's only where the record is its lease.
+  public init(of id: AccountID, record: LeaseRecord?, held: [AccountID: String], presented: Set<String> = []) {
     if let own = held[id] {
       self = record?.lease == own ? .ours : .lost(record)
+    } else if let record, presented.contains(record.lease) {
+      self = .ours
     } else {
       self = record.map(LeaseStanding.theirs) ?? .free
     }

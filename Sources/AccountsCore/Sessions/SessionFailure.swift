@@ -1,5 +1,15 @@
 import AccountsSystem
 
+/// What a refusal for another holder's lease says about forcing it.
+public enum LeaseForcing: Sendable, Equatable {
+  /// The command takes --force (`login`, `logout`, `remove`, `clear`).
+  case thisCommand
+  /// `accounts login USER --force` would (a session command that needed a login).
+  case login
+  /// Nothing: forcing would not help here (`backend test`).
+  case none
+}
+
 /// How a session command ends when it does not succeed: the one table from a backend's verdict
 /// (after the session rules have been carried out) to the message and exit status of SPEC §3.
 /// `backend test` uses it for the raw verdict, the session flow for the verdict and what the
@@ -33,8 +43,8 @@ public enum SessionFailure: UserFacingError, Equatable {
   /// `shell`, hooks): refused at login, nothing stored (exit 8, the backend's answer is unusable).
   case unexportable(AccountID, variable: String, problem: String)
   /// Another holder leases the account, and only it logs the account in or out (exit 1).
-  /// `act`: what was refused; `mayForce`: the command takes --force.
-  case leased(AccountID, SessionAct, by: LeaseRecord, mayForce: Bool)
+  /// `act`: what was refused; `forcing`: what to say about forcing it.
+  case leased(AccountID, SessionAct, by: LeaseRecord, forcing: LeaseForcing)
   /// This command's lease of the account was lost (exit 5): it logs the account in no more.
   case leaseLost(AccountID, now: LeaseRecord?)
 
@@ -55,18 +65,18 @@ public enum SessionFailure: UserFacingError, Equatable {
   }
 
   /// The verdict after the session rules were carried out on `id`: `next` says what they did.
-  public init?(_ outcome: AdapterOutcome, on id: AccountID, next: NextStep, mayForce: Bool = false) {
+  public init?(_ outcome: AdapterOutcome, on id: AccountID, next: NextStep, forcing: LeaseForcing = .login) {
     switch next {
-    case .leasedByAnother(let record): self = .leased(id, .logIn, by: record, mayForce: mayForce)
+    case .leasedByAnother(let record): self = .leased(id, .logIn, by: record, forcing: forcing)
     case .leaseLost(let record): self = .leaseLost(id, now: record)
     default: self.init(outcome, subject: id.description, next: next)
     }
   }
 
   /// The refusal `next` of `SessionRules.refusal(of:)`, for `act` on `id`.
-  public init?(refusing act: SessionAct, of id: AccountID, next: NextStep?, mayForce: Bool) {
+  public init?(refusing act: SessionAct, of id: AccountID, next: NextStep?, forcing: LeaseForcing) {
     switch next {
-    case .leasedByAnother(let record)?: self = .leased(id, act, by: record, mayForce: mayForce)
+    case .leasedByAnother(let record)?: self = .leased(id, act, by: record, forcing: forcing)
     case .leaseLost(let record)?: self = .leaseLost(id, now: record)
     default: return nil
     }
@@ -173,11 +183,15 @@ public enum SessionFailure: UserFacingError, Equatable {
       "`accounts adapters` shows the adapter; report the problem to its author"
     case .unexportable:
       "ask the backend's operators for shorter session tokens"
-    case .leased(let id, let act, let record, let mayForce):
+    case .leased(let id, let act, let record, let forcing):
       (record.kind == .held ? "wait for its command to end" : "`accounts release \(record.lease)` ends it")
-        + (mayForce
-          ? ", or add --force"
-          : act == .logIn ? ", or log it in anyway with `accounts login \(id) --force`" : "")
+        + {
+          switch forcing {
+          case .thisCommand: ", or add --force"
+          case .login where act == .logIn: ", or log it in anyway with `accounts login \(id) --force`"
+          case .login, .none: ""
+          }
+        }()
     case .leaseLost:
       "`accounts leases` shows who holds it; lease it again to use it"
     }

@@ -6,6 +6,7 @@ extension SessionFlow {
   /// `login`: logs `id` in (saving it when new) with the password from `source`.
   public func logIn(_ id: AccountID, password source: PasswordSource, remember: Bool, takeSlot: Bool) throws -> ActiveSession {
     let backend = try prepare(id.backend)
+    try allow(.logIn, id)  // before a password is read or asked for; again under the lock
     let (password, remembered) = try password(for: id, source)
     return try locks.exclusive(id) {
       try logIn(
@@ -22,6 +23,7 @@ extension SessionFlow {
   public func switchTo(_ id: AccountID, password source: PasswordSource) throws -> (session: SessionSummary, reused: Bool) {
     if let reused = try reuse(id) { return (reused, true) }
     let backend = try prepare(id.backend)
+    try allow(.logIn, id)
     let (password, remembered) = try password(for: id, source)
     return try locks.exclusive(id) {
       // Another command may have logged the account in while this one waited.
@@ -60,6 +62,7 @@ extension SessionFlow {
   func session(for id: AccountID, prove: Bool, password source: PasswordSource, read: ReadTokens?) throws -> ActiveSession {
     if let stored = try storedSession(id, read: read) { return try use(stored, prove: prove, asking: source.mayAsk) }
     let backend = try prepare(id.backend)
+    try allow(.logIn, id)
     let (password, remembered) = try password(for: id, source)
     return try locks.exclusive(id) {
       // Another command may have logged the account in while this one waited.
@@ -87,6 +90,13 @@ extension SessionFlow {
     var proved = stored
     proved.origin = .proved
     return proved
+  }
+
+  /// `lease`: the session of an account just leased, proved, under the account's session lock:
+  /// a login another command began before the lease (and which may still land) finishes first,
+  /// and its session is the one proved and handed on, never ended by it afterwards.
+  public func leasedSession(for id: AccountID) throws -> ActiveSession {
+    try locks.exclusive(id) { try session(for: id, prove: true, password: .rememberedOnly) }
   }
 
   /// `request`: one CALL with the session of `id`; on "expired", logs in again once and

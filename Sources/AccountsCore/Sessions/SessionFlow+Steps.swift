@@ -103,8 +103,11 @@ extension SessionFlow {
     case .backendError, .adapterFailed: throw SessionFailure(outcome, subject: id.description)!
     }
     return try locks.exclusive(id) {
-      // Whether it logs in again depends on who holds the account's lease.
-      let lease = event == .takenOver || event == .tokenExpired ? try leaseStanding(id) : .free
+      // Whether it logs in again depends on who holds the account's lease; the store is asked
+      // only when its answer can change that.
+      let remembered = try ledger.index.load()[id]?.remembered == true
+      let asks = SessionRules.leaseMatters(to: event, hasRememberedPassword: remembered, claimed: claims(id))
+      let lease = asks ? try leaseStanding(id) : .free
       switch try ledger.record(event, for: id, observed: session.observed, lease: lease, at: now()) {
       case .stale:
         // Another command renewed the session while this one asked the backend: take its
@@ -129,20 +132,23 @@ extension SessionFlow {
         return try logIn(
           id, password, rememberedOne: true, remember: false, takeSlot: false, backend, asking: asking, again: true)
       case .applied(let transition):
-        throw SessionFailure(outcome, on: id, next: transition.next, mayForce: mayForce)!
+        throw SessionFailure(outcome, on: id, next: transition.next, forcing: forcing)!
       }
     }
   }
 
   /// Where the lease of `id` stands for this command.
   func leaseStanding(_ id: AccountID) throws -> LeaseStanding {
-    LeaseStanding(of: id, record: try leases.lease(of: id, now: now()), held: heldLeases)
+    LeaseStanding(of: id, record: try leases.lease(of: id, now: now()), held: heldLeases, presented: presentedLeases)
   }
+
+  /// Whether this command holds, or presents, a lease that may be the account's.
+  func claims(_ id: AccountID) -> Bool { heldLeases[id] != nil || !presentedLeases.isEmpty }
 
   /// Throws when the lease of `id` keeps this command from `act` (SPEC §4's lease rows).
   func allow(_ act: SessionAct, _ id: AccountID) throws {
     let refusal = SessionRules.refusal(of: act, lease: try leaseStanding(id), forced: forced)
-    if let failure = SessionFailure(refusing: act, of: id, next: refusal, mayForce: mayForce) { throw failure }
+    if let failure = SessionFailure(refusing: act, of: id, next: refusal, forcing: forcing) { throw failure }
   }
 
   /// Throws `leaseLost` when this command held the lease of `id` and holds it no more; a store

@@ -70,13 +70,17 @@ public struct SessionFlow: @unchecked Sendable {
   /// Who holds each account's lease (SPEC §4's lease rows): asked before every login and
   /// logout, and when a verdict would log in again.
   public var leases: any LeaseLookup = NoLeases()
-  /// The leases this flow's command holds: each account's lease id (`accounts lease`, and the
-  /// refresher of its `--refresh`).
+  /// The leases this flow's command holds: each account's lease id (`accounts lease`, its
+  /// command, and their refreshers).
   public var heldLeases: [AccountID: String] = [:]
+  /// Lease ids this flow's command acts for without knowing their accounts (a detached lease's
+  /// worker, ACCOUNTS_LEASE_ID): the holder's wherever the store names one of them.
+  public var presentedLeases: Set<String> = []
   /// `--force`: log in or out an account another holder leases.
   public var forced = false
-  /// The command takes `--force` (its refusals say so).
-  public var mayForce = false
+  /// What a refusal tells a person to do about it (`--force` of this command, of `login`, or
+  /// nothing).
+  public var forcing = LeaseForcing.login
   /// Where the one-time code of a backend that needs one comes from (`OneTimeCode.swift`).
   let oneTimeCodes: OneTimeCodeSource
 

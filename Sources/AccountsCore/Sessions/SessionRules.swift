@@ -129,6 +129,19 @@ public enum SessionRules {
     }
   }
 
+  /// Whether where the lease stands can change what `event` does, for a command that holds or
+  /// presents a lease of the account (`claimed`) or not: a take-over logs in again only under
+  /// the command's own lease (and tells a lost one); an expiry logs in again only with a
+  /// remembered password, and only its holder. Otherwise the store need not be asked: a store
+  /// that cannot be reached then changes nothing.
+  public static func leaseMatters(to event: SessionEvent, hasRememberedPassword: Bool, claimed: Bool) -> Bool {
+    switch event {
+    case .takenOver: claimed
+    case .tokenExpired: hasRememberedPassword || claimed
+    default: false
+    }
+  }
+
   /// Whether `act` may go ahead on an account whose lease stands as `lease`: nil when it may,
   /// else why not. Its holder may do anything; nobody else logs it in or out or forgets it
   /// unless `forced` (`--force`); a holder that lost its lease logs it in no more, forced or not.
