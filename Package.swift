@@ -13,10 +13,11 @@ let package = Package(
   products: [
     .executable(name: "accounts", targets: ["accounts"]),
     // accounts' private library, libAccountsPrivate.so: the libsecret wrapper and the adapter
-    // host (loader, step machine, host services, HTTP), with one copy of AccountsCore. The
-    // executable dlopens it the first time a command needs a secret or an adapter, so `list`
-    // and completion do not load libsecret and GLib (nor libcurl, dlopened on the first
-    // request). One exported symbol, one typed table (CAccountsPrivate).
+    // host (loader, step machine, host services, HTTP), with the contract they share with the
+    // binary (AccountsContract), not the domain. The executable dlopens it the first time a
+    // command needs a secret or an adapter, so `list` and completion do not load libsecret and
+    // GLib (nor libcurl, dlopened on the first request). One exported symbol, one typed table
+    // (CAccountsPrivate).
     .library(name: "AccountsPrivate", type: .dynamic, targets: ["AccountsPrivate"]),
     // The built-in adapters, loaded with dlopen like any third-party adapter.
     .library(name: "plain", type: .dynamic, targets: ["plain"]),
@@ -29,14 +30,22 @@ let package = Package(
     // The command line: the command table, the parser, one file per command, renderers.
     .target(
       name: "AccountsCLI",
-      dependencies: ["AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate", "SecretMemory"]
+      dependencies: [
+        "AccountsContract", "AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate", "SecretMemory",
+      ]
     ),
     // Build-only, never a product nor installed: writes completions/ and man/ from the command
     // table (scripts/generate; the drift tests use its module), so the man pages' prose and
     // renderers stay out of the accounts binary. `make` builds the products it installs, not this.
-    .executableTarget(name: "accounts-generate", dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem"]),
+    .executableTarget(
+      name: "accounts-generate", dependencies: ["AccountsCLI", "AccountsContract", "AccountsCore", "AccountsSystem"]),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
-    .target(name: "AccountsCore", dependencies: ["AccountsJSON", "AccountsSystem", "CHiredis", "SecretMemory"]),
+    .target(
+      name: "AccountsCore", dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "CHiredis", "SecretMemory"]),
+    // What the binary and its private library agree on, and all the library links of the domain:
+    // the secret store and adapter host ports, their requests, answers and errors, their wire
+    // formats across the door, names, exit statuses.
+    .target(name: "AccountsContract", dependencies: ["AccountsJSON", "AccountsSystem", "SecretMemory"]),
     // A small JSON reader and writer: Foundation's start-up and decoding cost too much on the
     // `list` and completion paths (see bench/list).
     .target(name: "AccountsJSON"),
@@ -71,7 +80,7 @@ let package = Package(
     ),
     // The libsecret wrapper: the only code that touches CLibSecret. Built into
     // libAccountsPrivate.so (see the product above), never into the executable.
-    .target(name: "SecretService", dependencies: ["AccountsCore", "AccountsSystem", "CLibSecret", "SecretMemory"]),
+    .target(name: "SecretService", dependencies: ["AccountsContract", "AccountsSystem", "CLibSecret", "SecretMemory"]),
     .systemLibrary(
       name: "CLibSecret",
       pkgConfig: "libsecret-1",
@@ -85,7 +94,7 @@ let package = Package(
     .target(
       name: "AdapterHost",
       dependencies: [
-        "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl", "SecretMemory",
+        "AccountsContract", "AccountsSystem", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl", "SecretMemory",
       ]
     ),
     .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
@@ -107,24 +116,28 @@ let package = Package(
     .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem", "SecretMemory"]),
     .testTarget(name: "SecretMemoryTests", dependencies: ["SecretMemory"]),
     // Takes leases in a process of its own, for the lease store's tests.
-    .executableTarget(name: "LeaseProbe", dependencies: ["AccountsCore", "AccountsSystem"], path: "Tests/LeaseProbe"),
+    .executableTarget(
+      name: "LeaseProbe", dependencies: ["AccountsContract", "AccountsCore", "AccountsSystem"], path: "Tests/LeaseProbe"),
     .testTarget(
       name: "AccountsCoreTests",
-      dependencies: ["AccountsCore", "AccountsSystem", "LeaseProbe", "SecretMemory", "TestSupport"]
+      dependencies: ["AccountsContract", "AccountsCore", "AccountsSystem", "LeaseProbe", "SecretMemory", "TestSupport"]
     ),
     .testTarget(
       name: "AccountsCLITests",
-      dependencies: ["AccountsCLI", "AccountsCore", "AccountsSystem", "SecretMemory", "TestSupport", "accounts-generate"]
+      dependencies: [
+        "AccountsCLI", "AccountsContract", "AccountsCore", "AccountsSystem", "SecretMemory", "TestSupport",
+        "accounts-generate",
+      ]
     ),
     .testTarget(
       name: "SecretServiceTests",
-      dependencies: ["SecretService", "AccountsCore", "AccountsSystem", "SecretMemory", "TestSupport"]
+      dependencies: ["SecretService", "AccountsContract", "AccountsSystem", "SecretMemory", "TestSupport"]
     ),
     .testTarget(name: "AdapterKitTests", dependencies: ["AdapterKit", "SecretMemory"]),
     .testTarget(
       name: "AdapterHostTests",
       dependencies: [
-        "AdapterHost", "AccountsCore", "AccountsSystem", "AccountsText", "CAccountsAdapter", "SecretMemory",
+        "AdapterHost", "AccountsContract", "AccountsSystem", "AccountsText", "CAccountsAdapter", "SecretMemory",
         "TestSupport",
       ]
     ),
@@ -132,7 +145,10 @@ let package = Package(
     // target in a child process of its own, so a trap fails one test and names its case.
     .testTarget(
       name: "FuzzTests",
-      dependencies: ["AccountsCLI", "AccountsCore", "AccountsJSON", "AccountsSystem", "SecretMemory", "AdapterKit", "TestSupport"]
+      dependencies: [
+        "AccountsCLI", "AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "SecretMemory", "AdapterKit",
+        "TestSupport",
+      ]
     ),
     .testTarget(
       name: "EndToEndTests",
@@ -148,7 +164,7 @@ let package = Package(
 // (with libswift_RegexParser), about 0.7 ms of every start on the 2-core machine. The tests,
 // which Swift Testing runs concurrently, keep them.
 let shipped: Set = [
-  "accounts", "AccountsCLI", "AccountsCore", "AccountsJSON", "AccountsSystem", "AccountsText", "AccountsPrivate",
+  "accounts", "AccountsCLI", "AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "AccountsText", "AccountsPrivate",
   "SecretService", "AdapterHost", "AdapterKit", "plain", "hmac", "signed", "SecretMemory",
 ]
 for target in package.targets where shipped.contains(target.name) {

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// Binds the positional words of a command line to a command's arguments, for layouts that

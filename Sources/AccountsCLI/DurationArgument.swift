@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// A duration on the command line (`--wait`, `--ttl`, later `--within`): `0`, or whole numbers

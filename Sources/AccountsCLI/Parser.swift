@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// What the command line asks for.

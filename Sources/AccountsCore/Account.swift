@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsJSON
 
 /// A saved account as the index records it. Secrets are not here: the remembered password and

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsJSON
 
 /// The index's content: every saved account and the single auto-login slot.

@@ -1,3 +1,5 @@
+import AccountsContract
+
 extension AccountBook {
   /// Finds the account a user means by `query`: `user@backend`, `user` when only one backend has
   /// that user, or a prefix of either that only one account has (SPEC §3). `backend` (from

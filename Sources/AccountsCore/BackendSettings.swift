@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// A backend's settings held against its adapter's declaration (`backend add`, `backend show`).
 public struct BackendSettingsCheck: Sendable {
   public let adapter: AdapterDescription

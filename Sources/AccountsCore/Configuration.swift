@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsJSON
 
 /// A named login target (SPEC §2): which adapter, and its non-secret settings. Secret settings

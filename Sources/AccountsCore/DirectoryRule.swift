@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// "Inside DIR (and below), commands use ACCOUNT" (SPEC §3). Rules live only in the user's own
 /// config.json, which is owner- and mode-checked: nothing inside a directory or a repository
 /// can pick an account (a cloned repository is not trusted), so no per-directory file is read.

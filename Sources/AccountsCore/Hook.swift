@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsJSON
 
 /// What a hook runs after: a command that succeeded.

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsJSON
 
 /// Reads the index straight from its bytes into accounts, without a JSON tree, when it has the

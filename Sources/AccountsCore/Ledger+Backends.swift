@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 import SecretMemory
 /// The backends' half of the ledger: config.json and the backends' secret settings in the

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 
 /// TOTP seeds (kind `otp`), kept by the rules of `Ledger` exactly as remembered passwords are:

@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// Settling (rule 5 of `Ledger`): making the index and the keyring agree about accounts a
 /// command left unsettled (killed or failed between the keyring and the index). Every command
 /// that opens the Secret Service anyway settles the accounts it touches (`claimedSecret`), and

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 import SecretMemory
 /// A short-lived copy of session tokens outside the Secret Service (the kernel keyring), read

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 import SecretMemory
 /// The one place that changes the keyring and the index (or the config) together, so that they

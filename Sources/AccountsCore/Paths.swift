@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 
 /// Where accounts keeps its files (SPEC §2), from the XDG base directory variables.

@@ -1,3 +1,4 @@
+import AccountsContract
 import Glibc
 
 /// accounts' directory for files that should last no longer than the user's login: the lease

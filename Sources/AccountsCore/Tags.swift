@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// Tags label saved accounts for test runs (`accounts tag qa1 qa smoke`, `list --tag qa`).
 ///
 /// A tag is one word of ASCII letters, digits, `-`, `_` and `.`, not starting with `-`, at most

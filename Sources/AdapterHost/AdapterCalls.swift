@@ -1,4 +1,4 @@
-import AccountsCore
+import AccountsContract
 import AccountsJSON
 import AccountsSystem
 import CAccountsAdapter

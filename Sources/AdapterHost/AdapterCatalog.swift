@@ -1,4 +1,4 @@
-import AccountsCore
+import AccountsContract
 import Glibc
 
 /// The adapter files in the search path (SPEC §5): `NAME.so` or `libNAME.so` (the name SwiftPM

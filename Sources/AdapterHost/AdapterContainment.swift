@@ -1,4 +1,4 @@
-import AccountsCore
+import AccountsContract
 import Glibc
 import Synchronization
 

@@ -1,4 +1,4 @@
-import AccountsCore
+import AccountsContract
 internal import CLibSecret
 import AccountsSystem
 import Glibc

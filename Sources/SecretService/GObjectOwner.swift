@@ -1,4 +1,4 @@
-import AccountsCore
+import AccountsContract
 internal import CLibSecret
 
 /// Owns one reference to a GObject (a SecretService, SecretCollection or SecretItem) and drops

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 import Testing
 

@@ -1,3 +1,4 @@
+import AccountsContract
 @testable import AccountsCLI
 import AccountsCore
 import Foundation

@@ -1,3 +1,4 @@
+@testable import AccountsContract
 @testable import AccountsCore
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+@testable import AccountsContract
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+@testable import AccountsContract
 import AccountsSystem
 import Foundation
 import Testing

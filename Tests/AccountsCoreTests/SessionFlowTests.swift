@@ -1,3 +1,4 @@
+@testable import AccountsContract
 import AccountsSystem
 import Glibc
 import Synchronization
@@ -101,7 +102,7 @@ import Testing
     let world = try World(tokenExpired: command == .switchTo)
     world.host.script = script(verdict, command)
     let before = try world.book
-    var status: AccountsCore.ExitStatus?
+    var status: AccountsContract.ExitStatus?
     do { _ = try perform(command, world) } catch let error as any UserFacingError { status = error.status }
     let book = try world.book
     let account = try #require(book[alice])

@@ -1,3 +1,4 @@
+@testable import AccountsContract
 import TestSupport
 @testable import AccountsCore
 import Testing

@@ -1,4 +1,4 @@
-import AccountsCore
+import AccountsContract
 import AccountsSystem
 import Foundation
 import SecretMemory

@@ -1,4 +1,3 @@
-import AccountsCore
 import Foundation
 import Testing
 import TestSupport

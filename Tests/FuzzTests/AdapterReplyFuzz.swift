@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 import AccountsJSON
 import AccountsSystem
@@ -99,15 +100,15 @@ enum AdapterReplyFuzz {
     let mutated = String(decoding: fuzz.mutated(Array(text.utf8), pieces: pieces), as: UTF8.self)
     if (try? AdapterOutcome(wireText: mutated, token: token)) != nil { fuzz.tally("mutated outcome read") }
 
-    let error: AccountsCore.AdapterLoadError =
+    let error: AccountsContract.AdapterLoadError =
       switch fuzz.below(3) {
       case 0: .hostMissing(detail: fuzz.word(), fix: fuzz.oneIn(2) ? nil : fuzz.word())
       case 1: .notFound(name: fuzz.word(), searched: [fuzz.word()], known: [])
       default: .refused(path: fuzz.word(), reason: fuzz.word())
       }
-    fuzz.check(AccountsCore.AdapterLoadError(wireText: error.wireText) == error, "an error does not read back: \(error)")
+    fuzz.check(AccountsContract.AdapterLoadError(wireText: error.wireText) == error, "an error does not read back: \(error)")
     let broken = String(decoding: fuzz.mutated(Array(error.wireText.utf8), pieces: pieces), as: UTF8.self)
-    _ = AccountsCore.AdapterLoadError(wireText: broken)
+    _ = AccountsContract.AdapterLoadError(wireText: broken)
     _ = try? AdapterDescription.from(wireText: broken)
     _ = try? AdapterRequest.from(wireText: mutated, secrets: [("password", token), ("token", token)])
   }

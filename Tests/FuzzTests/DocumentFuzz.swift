@@ -1,3 +1,4 @@
+@testable import AccountsContract
 import AccountsJSON
 
 @testable import AccountsCore

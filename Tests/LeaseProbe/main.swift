@@ -10,6 +10,7 @@
 //                                            "FENCE CHILD_PID" and exits without waiting
 //   LeaseProbe release DIR LEASE NOW         releases LEASE at NOW (seconds since 1970); prints
 //                                            the accounts freed, or the error (exit 1)
+import AccountsContract
 import AccountsCore
 import AccountsSystem
 import Glibc

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// Arguments and options that several commands share, written once so that their spelling,

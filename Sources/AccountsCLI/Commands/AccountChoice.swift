@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// The account a command that takes `[USER]` uses, and which step of SPEC §3 chose it

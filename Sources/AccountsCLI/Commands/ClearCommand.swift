@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts clear`: forget every account.

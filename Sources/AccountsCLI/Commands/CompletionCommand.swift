@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts completion bash|zsh|fish`: print a shell's completion script.

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts current [--check]`: the account in the auto-login slot.

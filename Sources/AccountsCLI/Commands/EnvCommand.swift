@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts env [USER] [--shell bash|zsh|fish]`

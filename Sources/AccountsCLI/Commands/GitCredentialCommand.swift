@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts git-credential get|store|erase`: git's credential helper (gitcredentials(7)), so

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts help [COMMAND...]`: the same text as `--help`.

@@ -1,3 +1,4 @@
+import AccountsContract
 import SecretMemory
 import AccountsCore
 import AccountsSystem

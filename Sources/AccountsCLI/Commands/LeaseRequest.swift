@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// What `accounts lease` was asked for, checked before anything is taken.

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts login [USER] [--remember] [--auto] [--password-stdin]`, and

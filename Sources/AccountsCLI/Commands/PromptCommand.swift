@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts prompt`: a short segment for PS1.

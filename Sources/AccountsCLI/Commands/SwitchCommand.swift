@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `accounts switch USER` / `accounts switch -` / `accounts switch` (the picker)

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsCore
 
 /// `--help` text, from the command table.

@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// Why an import file cannot be read at all (its rows' own problems are `ImportProblem`s).
 /// Bad input: exit status 2, as for a bad row. Messages name the line and the field, never a
 /// field's content: any field may be a password, and so may any column of a first line that

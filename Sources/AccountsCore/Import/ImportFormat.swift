@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// The CSV files `accounts import` reads, told apart by their header rows: accounts' own and
 /// the exports of KeePassXC, Bitwarden, Chrome and Firefox. Column names are compared without
 /// case and without the spaces around them; a column a format does not use is ignored, except

@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// Why a lease could not be released. Exit status 1. A store that cannot be used throws
 /// `FileError` (local) instead, naming the file and the fix.
 public enum LeaseError: UserFacingError, Equatable {

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsJSON
 import AccountsSystem
 import Glibc

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsJSON
 
 /// The text of the local store's files: a lease record and a fence counter, both small JSON

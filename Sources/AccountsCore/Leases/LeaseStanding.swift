@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// Where an account's lease stands for the command about to act on its session: what SPEC §4's
 /// two lease rows decide on (`SessionRules`).
 public enum LeaseStanding: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// Where leases are kept: this machine (the default) or a shared Redis (issue 17), as written in
 /// ACCOUNTS_LEASE_STORE or a backend's `lease_store` setting.
 ///

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 
 /// Reading the records of a Redis lease store: one key's, and every key's under its prefixes.

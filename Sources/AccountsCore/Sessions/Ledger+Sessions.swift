@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 import SecretMemory
 /// The sessions' half of the ledger: SPEC §4 carried out on the keyring and the index together,

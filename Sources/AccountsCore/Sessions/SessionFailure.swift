@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 
 /// What a refusal for another holder's lease says about forcing it.

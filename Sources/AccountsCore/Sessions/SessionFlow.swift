@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 import SecretMemory
 /// Where a login's password comes from.

@@ -1,3 +1,4 @@
+import AccountsContract
 import AccountsSystem
 /// The rules of `Ledger`, written once for every document that claims secrets (the index for
 /// accounts, config.json for backends): how a change begins, how it is carried out, and how a

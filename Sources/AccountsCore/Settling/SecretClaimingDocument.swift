@@ -1,3 +1,5 @@
+import AccountsContract
+
 /// A document that claims secrets kept in the keyring, by the rules of `Ledger`: the index
 /// (accounts' passwords, tokens and TOTP seeds) and config.json (backends' secret settings).
 /// The ledger begins, settles and recovers a change the same way for both.
