@@ -31,7 +31,8 @@ let package = Package(
     .target(
       name: "AccountsCLI",
       dependencies: [
-        "AccountsContract", "AccountsCore", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate", "SecretMemory",
+        "AccountsContract", "AccountsCore", "AccountsServices", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate",
+        "SecretMemory",
       ]
     ),
     // Build-only, never a product nor installed: writes completions/ and man/ from the command
@@ -40,8 +41,13 @@ let package = Package(
     .executableTarget(
       name: "accounts-generate", dependencies: ["AccountsCLI", "AccountsContract", "AccountsCore", "AccountsSystem"]),
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
+    .target(name: "AccountsCore", dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "SecretMemory"]),
+    // Every part of the system the domain reaches through a port, and the choice between them:
+    // the lease stores (this machine's files, Redis through hiredis) and the Redis keeper, the
+    // session locks, the token refresher and its files.
     .target(
-      name: "AccountsCore", dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "CHiredis", "SecretMemory"]),
+      name: "AccountsServices",
+      dependencies: ["AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "CHiredis", "SecretMemory"]),
     // What the binary and its private library agree on, and all the library links of the domain:
     // the secret store and adapter host ports, their requests, answers and errors, their wire
     // formats across the door, names, exit statuses.
@@ -117,10 +123,13 @@ let package = Package(
     .testTarget(name: "SecretMemoryTests", dependencies: ["SecretMemory"]),
     // Takes leases in a process of its own, for the lease store's tests.
     .executableTarget(
-      name: "LeaseProbe", dependencies: ["AccountsContract", "AccountsCore", "AccountsSystem"], path: "Tests/LeaseProbe"),
+      name: "LeaseProbe", dependencies: ["AccountsContract", "AccountsCore", "AccountsServices", "AccountsSystem"],
+      path: "Tests/LeaseProbe"),
     .testTarget(
       name: "AccountsCoreTests",
-      dependencies: ["AccountsContract", "AccountsCore", "AccountsSystem", "LeaseProbe", "SecretMemory", "TestSupport"]
+      dependencies: [
+        "AccountsContract", "AccountsCore", "AccountsServices", "AccountsSystem", "LeaseProbe", "SecretMemory", "TestSupport",
+      ]
     ),
     .testTarget(
       name: "AccountsCLITests",
@@ -164,7 +173,7 @@ let package = Package(
 // (with libswift_RegexParser), about 0.7 ms of every start on the 2-core machine. The tests,
 // which Swift Testing runs concurrently, keep them.
 let shipped: Set = [
-  "accounts", "AccountsCLI", "AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "AccountsText", "AccountsPrivate",
+  "accounts", "AccountsCLI", "AccountsContract", "AccountsCore", "AccountsServices", "AccountsJSON", "AccountsSystem", "AccountsText", "AccountsPrivate",
   "SecretService", "AdapterHost", "AdapterKit", "plain", "hmac", "signed", "SecretMemory",
 ]
 for target in package.targets where shipped.contains(target.name) {

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 import Glibc
 
 /// The whole command line tool: parses argv against the command table, runs the command, and

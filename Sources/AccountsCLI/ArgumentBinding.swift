@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// Binds the positional words of a command line to a command's arguments, for layouts that
 /// `CommandSpec.layoutProblems` accepts:

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// A duration on the command line (`--wait`, `--ttl`, later `--within`): `0`, or whole numbers
 /// each followed by a unit, the units in falling order and each at most once: `500ms`, `30s`,

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsServices
 import AccountsSystem
 import Glibc
 import SecretMemory
@@ -125,10 +126,10 @@ struct LeaseStores {
       // The backends that use this store: their prefixes, and the password of the first that
       // has one.
       let users = try configuration.backends.filter { try self.address(of: $0.name) == address }
-      let prefixes = users.map { $0.settings[OwnBackendSetting.leasePrefix] ?? RedisLeaseStore.defaultPrefix(backend: $0.name) }
+      let prefixes = users.map { $0.settings[OwnBackendSetting.leasePrefix] ?? LeasePrefix.defaultPrefix(backend: $0.name) }
       let prefix: (AccountID) -> String = { account in
         self.configuration.backends.first { $0.name == account.backend }?.settings[OwnBackendSetting.leasePrefix]
-          ?? RedisLeaseStore.defaultPrefix(backend: account.backend)
+          ?? LeasePrefix.defaultPrefix(backend: account.backend)
       }
       return RedisLeaseStore(
         address: redis, password: try password(for: redis, from: users),

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// What the command line asks for.
 enum ParsedCommandLine: Sendable {

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsJSON
+import AccountsSystem
 
 /// The index's content: every saved account and the single auto-login slot.
 ///

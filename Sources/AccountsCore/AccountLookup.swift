@@ -1,4 +1,5 @@
 import AccountsContract
+import AccountsSystem
 
 extension AccountBook {
   /// Finds the account a user means by `query`: `user@backend`, `user` when only one backend has

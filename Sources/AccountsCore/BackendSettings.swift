@@ -56,7 +56,7 @@ public struct BackendSettingsCheck: Sendable {
     if let store = settings[OwnBackendSetting.leaseStore], let reason = LeaseStoreAddress.problem(store) {
       problems.append(.invalidValue(name: OwnBackendSetting.leaseStore, reason: reason))
     }
-    if let prefix = settings[OwnBackendSetting.leasePrefix], let reason = RedisLeaseStore.prefixProblem(prefix) {
+    if let prefix = settings[OwnBackendSetting.leasePrefix], let reason = LeasePrefix.prefixProblem(prefix) {
       problems.append(.invalidValue(name: OwnBackendSetting.leasePrefix, reason: reason))
     }
     for setting in adapter.settings where !setting.isOptional {

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsJSON
+import AccountsSystem
 
 /// A named login target (SPEC §2): which adapter, and its non-secret settings. Secret settings
 /// live in the Secret Service; the configuration only lists their names, so that `backend show`

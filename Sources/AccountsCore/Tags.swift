@@ -1,4 +1,5 @@
 import AccountsContract
+import AccountsSystem
 
 /// Tags label saved accounts for test runs (`accounts tag qa1 qa smoke`, `list --tag qa`).
 ///

@@ -1,4 +1,5 @@
 import AccountsContract
+import AccountsSystem
 import Glibc
 import Synchronization
 

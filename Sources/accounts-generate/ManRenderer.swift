@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCLI
 import AccountsCore
+import AccountsSystem
 
 /// man/accounts.1, from the command table. The header's date and version are VERSION's, so the
 /// file changes only when the commands or the release do.

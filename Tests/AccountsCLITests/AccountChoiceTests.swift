@@ -3,6 +3,7 @@
 import Testing
 
 @testable import AccountsCLI
+import AccountsSystem
 
 @Suite struct AccountChoiceTests {
   let alice = AccountID(user: "alice", backend: "corp")

@@ -3,6 +3,7 @@ import AccountsCore
 import Testing
 
 @testable import AccountsCLI
+import AccountsSystem
 
 /// `status --jobs N`: 1 to 64; out of that a usage error (exit 2) that names the fix.
 @Suite struct JobCountTests {

@@ -3,6 +3,7 @@ import AccountsCore
 import Testing
 
 @testable import AccountsCLI
+import AccountsSystem
 
 /// `otp` is a group whose default subcommand takes words: `otp alice` is `otp code alice`,
 /// while a group whose default takes none (`backend`) still calls another word a mistake.

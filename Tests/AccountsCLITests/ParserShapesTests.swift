@@ -3,6 +3,7 @@ import AccountsCore
 import Testing
 
 @testable import AccountsCLI
+import AccountsSystem
 
 /// The session commands of SPEC §3 and two more shapes, so the parser's binding rules are proved
 /// on the layouts they are for.

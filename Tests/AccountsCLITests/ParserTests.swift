@@ -3,6 +3,7 @@ import AccountsCore
 import Testing
 
 @testable import AccountsCLI
+import AccountsSystem
 
 @Suite struct ParserTests {
   let parser = Parser(commands: CommandTable.all, defaultCommand: "list")

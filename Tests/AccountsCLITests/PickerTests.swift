@@ -3,6 +3,7 @@ import AccountsCore
 import Testing
 
 @testable import AccountsCLI
+import AccountsSystem
 
 /// The picker of `accounts switch` as pure state: filtering, moving, choosing, scrolling, and
 /// the keys a raw terminal sends.

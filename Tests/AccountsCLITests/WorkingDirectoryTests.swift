@@ -1,6 +1,7 @@
 import AccountsContract
 @testable import AccountsCLI
 import AccountsCore
+import AccountsSystem
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 @testable import AccountsContract
 @testable import AccountsCore
+import AccountsSystem
 import Testing
 
 @Suite struct AccountBookTests {

@@ -1,4 +1,5 @@
 @testable import AccountsCore
+import AccountsSystem
 import Testing
 
 /// A key of kilobytes in config.json or the index, found by fuzzing (scripts/fuzz): the error

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 import Synchronization
 
 /// The lease stores as the session rules see them: each account's live lease, set by the test,

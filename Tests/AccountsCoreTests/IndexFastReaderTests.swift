@@ -1,5 +1,6 @@
 @testable import AccountsContract
 @testable import AccountsCore
+import AccountsSystem
 import Testing
 
 /// The fast reader of the index decides nothing: on every file it reads, it gives what the

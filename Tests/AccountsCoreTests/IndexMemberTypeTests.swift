@@ -1,4 +1,5 @@
 @testable import AccountsCore
+import AccountsSystem
 import Testing
 
 /// An account's times of the wrong type, found by fuzzing (scripts/fuzz): the index is

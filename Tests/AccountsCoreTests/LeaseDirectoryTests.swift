@@ -1,3 +1,4 @@
+@testable import AccountsServices
 @testable import AccountsCore
 import AccountsSystem
 import Foundation

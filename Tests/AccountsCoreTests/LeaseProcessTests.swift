@@ -1,3 +1,4 @@
+@testable import AccountsServices
 import AccountsSystem
 import Foundation
 import TestSupport

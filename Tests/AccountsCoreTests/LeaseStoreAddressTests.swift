@@ -1,3 +1,4 @@
+@testable import AccountsServices
 @testable import AccountsContract
 @testable import AccountsCore
 import AccountsSystem

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import AccountsCore
+import AccountsSystem
 
 /// `Ledger.changeBackend` (`accounts backend set`) by the ledger's rules, against the fake
 /// keyring: intent before effect, a secret stored before config.json claims it and forgotten

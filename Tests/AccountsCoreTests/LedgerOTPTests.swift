@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import AccountsCore
+import AccountsSystem
 
 /// TOTP seeds (kind `otp`) under the ledger's rules, as remembered passwords are: stored before
 /// the index claims them, undone when the index cannot record it, settled after a kill.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import AccountsCore
+import AccountsSystem
 
 /// The ledger's rules (see Ledger.swift) against a fake Secret Service whose faults the tests
 /// choose; the end-to-end LedgerTests run the races, disks and kills against a real keyring.

@@ -1,3 +1,4 @@
+@testable import AccountsServices
 @testable import AccountsContract
 import AccountsSystem
 import Foundation

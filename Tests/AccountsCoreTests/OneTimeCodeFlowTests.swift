@@ -39,10 +39,12 @@ import Testing
       }
     }
 
+    let locks = FakeSessionLocks.Registry()
+
     var flow: SessionFlow {
       SessionFlow(
         ledger: ledger, host: { [host] in host }, searchPath: AdapterSearchPath(directories: []), timeout: 5,
-        now: { OneTimeCodeFlowTests.start }, notice: { _ in },
+        locks: FakeSessionLocks(registry: locks), now: { OneTimeCodeFlowTests.start }, notice: { _ in },
         oneTimeCodes: OneTimeCodeSource(
           stored: { [self] _, _, _ in stored.map(secret) },
           ask: { [self] _ in

@@ -21,10 +21,12 @@ import Testing
     let host = FakeAdapterHost()
     let ledger: Ledger
     var notices: [String] = []
+    /// The session locks of this world's index.
+    let locks = FakeSessionLocks.Registry()
     var flow: SessionFlow {
       SessionFlow(
         ledger: ledger, host: { [host] in host }, searchPath: AdapterSearchPath(directories: []), timeout: 5,
-        now: { SessionFlowTests.start }, notice: { _ in })
+        locks: FakeSessionLocks(registry: locks), now: { SessionFlowTests.start }, notice: { _ in })
     }
 
     init(remembered: Bool = true, token: Bool = true, tokenExpired: Bool = false) throws {
@@ -102,7 +104,7 @@ import Testing
     let world = try World(tokenExpired: command == .switchTo)
     world.host.script = script(verdict, command)
     let before = try world.book
-    var status: AccountsContract.ExitStatus?
+    var status: AccountsSystem.ExitStatus?
     do { _ = try perform(command, world) } catch let error as any UserFacingError { status = error.status }
     let book = try world.book
     let account = try #require(book[alice])

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import AccountsCore
+import AccountsSystem
 
 /// A third document that claims secrets, as a later one (lease records, import journals) will:
 /// the notes it says are in the keyring (`SecretKey.setting("note", backend: "notes")` of each

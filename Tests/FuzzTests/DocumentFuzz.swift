@@ -2,6 +2,7 @@
 import AccountsJSON
 
 @testable import AccountsCore
+import AccountsSystem
 
 /// The readers of files a person may edit or another program may break: the JSON parser, the
 /// index (its fast reader and the general one) and config.json. Inputs are documents accounts

@@ -12,6 +12,7 @@
 //                                            the accounts freed, or the error (exit 1)
 import AccountsContract
 import AccountsCore
+import AccountsServices
 import AccountsSystem
 import Glibc
 

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// Arguments and options that several commands share, written once so that their spelling,
 /// help and completion cannot drift apart.

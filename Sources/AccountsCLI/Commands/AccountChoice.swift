@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// The account a command that takes `[USER]` uses, and which step of SPEC §3 chose it
 /// (`accounts which --explain` says it; a command may word its messages by it).

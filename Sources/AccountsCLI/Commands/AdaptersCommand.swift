@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 
 /// `accounts adapters [NAME]`: every adapter found, loaded or refused, and what it needs.
 enum AdaptersCommand {

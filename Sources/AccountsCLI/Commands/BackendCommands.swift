@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 
 /// `accounts backend add|list|show|set|test|remove`: the login targets.
 enum BackendCommands {

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// `accounts completion bash|zsh|fish`: print a shell's completion script.
 enum CompletionCommand {

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// `accounts current [--check]`: the account in the auto-login slot.
 enum CurrentCommand {

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// `accounts git-credential get|store|erase`: git's credential helper (gitcredentials(7)), so
 /// that git sends the session token of the account this directory uses.

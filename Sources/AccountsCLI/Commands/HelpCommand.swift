@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// `accounts help [COMMAND...]`: the same text as `--help`.
 enum HelpCommand {

@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 
 /// `accounts hook add|remove` and `accounts hooks`: commands run after `switch`, `login` and
 /// `logout`, kept in the user's own config.json only.

@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 
 /// What `accounts import` does with one row of the file.
 struct ImportEntry {

@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 
 /// `accounts` / `accounts list`: the QQ-style dropdown of every saved account.
 enum ListCommand {

@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsSystem
 
 /// `accounts password USER`: autofill, the remembered password on stdout.
 enum PasswordCommand {

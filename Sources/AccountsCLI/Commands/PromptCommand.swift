@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// `accounts prompt`: a short segment for PS1.
 enum PromptCommand {

@@ -2,6 +2,7 @@ import AccountsContract
 import AccountsCore
 import AccountsSystem
 import AccountsJSON
+import AccountsServices
 import SecretMemory
 
 /// What the session commands share: `--timeout`, the flow they run on, where a password comes
@@ -33,9 +34,11 @@ extension Environment {
     let host: () throws -> any AdapterHosting =
       announcesWaits
       ? { [unowned self] in NoticingAdapterHost(try self.adapterHost()) } : { [unowned self] in try self.adapterHost() }
+    // A login waits for another command's login of the same account: its two deadlines at most.
+    let locks = SessionLocks(index: paths.index, wait: 2 * timeout + 10)
     var flow = SessionFlow(
-      ledger: ledger, host: host, searchPath: adapterSearchPath,
-      timeout: timeout, now: now, notice: notice, oneTimeCodes: oneTimeCodeSource())
+      ledger: ledger, host: host, searchPath: adapterSearchPath, timeout: timeout, locks: locks, now: now,
+      notice: notice, oneTimeCodes: oneTimeCodeSource())
     flow.leases = StoreLeaseLookup(environment: self)
     (flow.heldLeases, flow.presentedLeases) = try leaseClaims()
     return flow

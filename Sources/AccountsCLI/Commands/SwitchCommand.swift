@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// `accounts switch USER` / `accounts switch -` / `accounts switch` (the picker)
 enum SwitchCommand {

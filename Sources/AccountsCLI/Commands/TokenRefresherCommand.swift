@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsServices
 import AccountsSystem
 import Glibc
 

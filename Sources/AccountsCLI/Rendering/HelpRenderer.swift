@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 
 /// `--help` text, from the command table.
 package enum HelpRenderer {

@@ -1,4 +1,5 @@
 import AccountsContract
+import AccountsSystem
 
 /// Why an import file cannot be read at all (its rows' own problems are `ImportProblem`s).
 /// Bad input: exit status 2, as for a bad row. Messages name the line and the field, never a

@@ -1,4 +1,5 @@
 import AccountsContract
+import AccountsSystem
 
 /// Why a lease could not be released. Exit status 1. A store that cannot be used throws
 /// `FileError` (local) instead, naming the file and the fix.
@@ -28,4 +29,21 @@ public enum LeaseError: UserFacingError, Equatable {
     case .held(_, let holder): "end that command (pid \(holder.pid) on \(holder.host)); the lease ends with it"
     }
   }
+}
+
+/// A shared lease store that cannot be used: not reachable, refusing us, or answering what no
+/// Redis would. Exit 8, naming the address (never a password: addresses hold none).
+public struct LeaseStoreUnavailable: UserFacingError, Equatable {
+  public let address: String
+  public let detail: String
+  public let fix: String?
+
+  public init(address: String, detail: String, fix: String? = nil) {
+    self.address = address
+    self.detail = detail
+    self.fix = fix
+  }
+
+  public var status: ExitStatus { .backendUnavailable }
+  public var message: String { "lease store \(address): \(detail)" }
 }

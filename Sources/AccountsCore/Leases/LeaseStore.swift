@@ -143,9 +143,9 @@ public final class LeaseGrant {
   public let lease: String
   /// One per account taken, in the order of the candidates.
   public let records: [LeaseRecord]
-  private(set) var descriptors: [FileDescriptor]
+  public private(set) var descriptors: [FileDescriptor]
 
-  init(lease: String, records: [LeaseRecord], descriptors: [FileDescriptor]) {
+  public init(lease: String, records: [LeaseRecord], descriptors: [FileDescriptor]) {
     self.lease = lease
     self.records = records
     self.descriptors = descriptors

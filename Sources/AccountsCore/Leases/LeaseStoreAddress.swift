@@ -1,4 +1,5 @@
 import AccountsContract
+import AccountsSystem
 
 /// Where leases are kept: this machine (the default) or a shared Redis (issue 17), as written in
 /// ACCOUNTS_LEASE_STORE or a backend's `lease_store` setting.
@@ -188,5 +189,20 @@ public struct RedisAddress: Hashable, Sendable, CustomStringConvertible {
       }
     }
     return (RedisAddress(endpoint: .tcp(host: String(host), port: port), database: database, user: user), nil)
+  }
+}
+
+/// The key prefix of a backend's accounts in a shared lease store (its `lease_prefix` setting):
+/// backends that share one name one pool.
+public enum LeasePrefix {
+  /// `accounts:lease:BACKEND`
+  public static func defaultPrefix(backend: String) -> String { "accounts:lease:" + backend }
+
+  /// Why `prefix` cannot be a `lease_prefix`, or nil when it can.
+  public static func prefixProblem(_ prefix: String) -> String? {
+    guard (1...200).contains(prefix.utf8.count), prefix.utf8.allSatisfy({ (0x21..<0x7F).contains($0) }) else {
+      return "must be 1 to 200 printable ASCII characters without spaces"
+    }
+    return nil
   }
 }

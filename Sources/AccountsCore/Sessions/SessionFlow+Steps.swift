@@ -81,7 +81,7 @@ extension SessionFlow {
   }
 
   /// 16 random hex digits naming a new session.
-  static func newGeneration() -> String {
+  public static func newGeneration() -> String {
     let text = String(UInt64.random(in: .min ... .max), radix: 16)  // the system's generator
     return String(repeating: "0", count: 16 - text.count) + text
   }

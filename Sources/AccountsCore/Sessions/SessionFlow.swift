@@ -67,7 +67,8 @@ public struct SessionFlow: @unchecked Sendable {
   /// Progress a person may want to know ("logging in again"), for stderr.
   var notice: (String) -> Void
   let prepared = PreparedBackends()
-  let locks: SessionLocks
+  /// One login at a time per account, across processes.
+  public let locks: any SessionLocking
   /// Who holds each account's lease (SPEC §4's lease rows): asked before every login and
   /// logout, and when a verdict would log in again.
   public var leases: any LeaseLookup = NoLeases()
@@ -87,13 +88,13 @@ public struct SessionFlow: @unchecked Sendable {
 
   public init(
     ledger: Ledger, host: @escaping () throws -> any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,
-    now: @escaping () -> Timestamp, notice: @escaping (String) -> Void, oneTimeCodes: OneTimeCodeSource = .none
+    locks: any SessionLocking, now: @escaping () -> Timestamp, notice: @escaping (String) -> Void,
+    oneTimeCodes: OneTimeCodeSource = .none
   ) {
     self.oneTimeCodes = oneTimeCodes
     self.ledger = ledger
     self.host = host
-    // A login waits for another command's login of the same account: its two deadlines at most.
-    self.locks = SessionLocks(path: ledger.index.file.path + ".sessions.lock", wait: 2 * timeout + 10)
+    self.locks = locks
     self.searchPath = searchPath
     self.timeout = timeout
     self.budget = OperationBudget(seconds: timeout)

@@ -1,3 +1,4 @@
+import AccountsCore
 import AccountsContract
 import AccountsJSON
 import AccountsSystem
@@ -47,17 +48,6 @@ public final class RedisLeaseStore: LeaseStore {
     self.heldTTLMilliseconds = heldTTLMilliseconds
     self.launchKeeper = launchKeeper
     self.random = random
-  }
-
-  /// `accounts:lease:BACKEND`
-  public static func defaultPrefix(backend: String) -> String { "accounts:lease:" + backend }
-
-  /// Why `prefix` cannot be a `lease_prefix`, or nil when it can.
-  public static func prefixProblem(_ prefix: String) -> String? {
-    guard (1...200).contains(prefix.utf8.count), prefix.utf8.allSatisfy({ (0x21..<0x7F).contains($0) }) else {
-      return "must be 1 to 200 printable ASCII characters without spaces"
-    }
-    return nil
   }
 
   func key(_ account: AccountID) -> String { prefix(account) + ":" + account.user }

@@ -1,5 +1,3 @@
-import AccountsContract
-import AccountsSystem
 import Glibc
 
 /// A small file that several `accounts` processes may change at once (the index, the config).
@@ -137,7 +135,7 @@ public struct DocumentFile: Sendable {
       descriptor.close()
       throw .refused(path: lockPath, reason: "not a regular file", fix: "remove it")
     }
-    let start = Timestamp.now()
+    let start = monotonicSeconds()
     let politeUntil = monotonicNanoseconds() + 250_000_000
     var waiting = false  // this writer holds the signal
     var pause: Int = 1_000_000  // nanoseconds, doubling up to 20 ms
@@ -153,7 +151,7 @@ public struct DocumentFile: Sendable {
           throw .unwritable(path: lockPath, errno: error.code)
         }
       }
-      if Timestamp.now().secondsSince1970 - start.secondsSince1970 >= limitSeconds {
+      if monotonicSeconds() - start >= Double(limitSeconds) {
         descriptor.close()
         throw .busy(lockPath: lockPath, seconds: limitSeconds)
       }
@@ -215,13 +213,13 @@ public struct DocumentFile: Sendable {
 
   private func danglingLink(_ target: String) -> FileError {
     .refused(
-      path: path, reason: "a symbolic link to \(Names.printable(target, limit: 200)), which does not exist",
+      path: path, reason: "a symbolic link to \(TerminalText.printable(target, limit: 200)), which does not exist",
       fix: "create the file it points to, or remove the link")
   }
 }
 
 /// Creates the missing directories above `file`, each 0700.
-func makeDirectories(for file: String) throws(FileError) {
+public func makeDirectories(for file: String) throws(FileError) {
   var directories: [String] = []
   var current = parentDirectory(of: file)
   while !current.isEmpty, current != "/", access(current, F_OK) != 0 {
@@ -233,7 +231,7 @@ func makeDirectories(for file: String) throws(FileError) {
   }
 }
 
-func parentDirectory(of path: String) -> String {
+public func parentDirectory(of path: String) -> String {
   guard let slash = path.lastIndex(of: "/") else { return "." }
   return slash == path.startIndex ? "/" : String(path[..<slash])
 }

@@ -1,3 +1,4 @@
+import AccountsCore
 import AccountsContract
 import AccountsSystem
 

@@ -1,5 +1,3 @@
-import AccountsContract
-import AccountsSystem
 import Glibc
 
 /// Problems with the index or the configuration file. Exit status 1; the file is never
@@ -68,7 +66,7 @@ public enum FileError: UserFacingError, Equatable {
 /// in a new file `temporary` (0600, never through a link; a stale one from a writer that was
 /// killed is removed first), on the disk before this returns. The caller renames it into place;
 /// on a failure it is gone and the error names `path`, the file being replaced.
-func writeDurably(_ bytes: [UInt8], to temporary: String, reportingAs path: String) throws(FileError) {
+public func writeDurably(_ bytes: [UInt8], to temporary: String, reportingAs path: String) throws(FileError) {
   unlink(temporary)
   let descriptor: FileDescriptor
   do {

@@ -1,4 +1,6 @@
+import AccountsCore
 import AccountsContract
+import AccountsSystem
 import Glibc
 
 /// accounts' directory for files that should last no longer than the user's login: the lease

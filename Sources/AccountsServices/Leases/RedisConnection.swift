@@ -1,25 +1,9 @@
+import AccountsCore
 import AccountsContract
 import AccountsSystem
 import CHiredis
 import Glibc
 import SecretMemory
-
-/// A shared lease store that cannot be used: not reachable, refusing us, or answering what no
-/// Redis would. Exit 8, naming the address (never a password: addresses hold none).
-public struct LeaseStoreUnavailable: UserFacingError, Equatable {
-  public let address: String
-  public let detail: String
-  public let fix: String?
-
-  public init(address: String, detail: String, fix: String? = nil) {
-    self.address = address
-    self.detail = detail
-    self.fix = fix
-  }
-
-  public var status: ExitStatus { .backendUnavailable }
-  public var message: String { "lease store \(address): \(detail)" }
-}
 
 /// One reply of Redis.
 enum RedisValue: Equatable {

@@ -1,30 +1,35 @@
+import AccountsCore
 import AccountsContract
 import AccountsSystem
 import Glibc
 import Synchronization
 
-/// One login at a time for each account, across every `accounts` process: when eight scripts
-/// find the same session expired, one logs in again and the others take its new session, rather
-/// than eight logins each taking the session over from the one before (single sign-on).
+/// The session locks (`SessionLocking`) of every `accounts` process of one index.
 ///
 /// Each account is one byte of one lock file beside the index, locked with an open file
 /// description lock (F_OFD_SETLK): it belongs to the descriptor, so threads of one process
 /// exclude each other too, and the kernel drops it when a process dies. Two accounts that share
 /// a byte only wait for each other. Reentrant within a flow: the login that a verdict leads to
 /// runs under the lock the verdict took.
-final class SessionLocks: Sendable {
+public final class SessionLocks: SessionLocking {
   let path: String
   /// Seconds to wait for another command's login before giving up.
   let wait: Double
   /// The accounts whose lock this process holds.
   private let held = Mutex<Set<AccountID>>([])
 
+  /// The locks beside the index `index`, waiting `wait` seconds at most for another
+  /// command's login.
+  public convenience init(index: String, wait: Double) {
+    self.init(path: index + ".sessions.lock", wait: wait)
+  }
+
   init(path: String, wait: Double) {
     self.path = path
     self.wait = wait
   }
 
-  func exclusive<Result>(_ id: AccountID, _ body: () throws -> Result) throws -> Result {
+  public func exclusive<Result>(_ id: AccountID, _ body: () throws -> Result) throws -> Result {
     if held.withLock({ $0.contains(id) }) { return try body() }
     let descriptor = try acquire(id)
     held.withLock { _ = $0.insert(id) }
