@@ -61,3 +61,16 @@ public func monotonicSeconds() -> Double {
   clock_gettime(CLOCK_MONOTONIC, &now)
   return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
+
+/// This machine's host name (gethostname(2)): printable ASCII, any other byte as `?`, at most
+/// 255 bytes; "localhost" when there is none.
+public func hostName() -> String {
+  var name = [CChar](repeating: 0, count: 256)
+  guard gethostname(&name, name.count - 1) == 0 else { return "localhost" }
+  let bytes = name.prefix { $0 != 0 }.prefix(255).map { UInt8(bitPattern: $0) }
+  let host = String(decoding: bytes.map { (0x21..<0x7F).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+  return host.isEmpty ? "localhost" : host
+}
+
+/// This process's id.
+public func currentProcessID() -> Int32 { getpid() }

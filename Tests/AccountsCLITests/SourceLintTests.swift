@@ -51,4 +51,32 @@ func codeLines(_ text: String) -> [(number: Int, code: Substring)] {
     let hits = codeLines(planted).filter { $0.code.contains("EINTR") }.map(\.number)
     #expect(hits == [2])
   }
+
+  /// The domain is rules over ports: it imports no C module, no Glibc, no Foundation. What it
+  /// needs of the system comes through AccountsSystem's typed primitives, and every system part
+  /// it reaches through a port lives in AccountsServices.
+  @Test func theDomainImportsNoSystemModule() throws {
+    let system = /^\s*(@testable\s+|@_implementationOnly\s+|(public|internal|package)\s+)*import\s+(Glibc|Foundation\w*|Dispatch|C[A-Z]\w*)\b/
+    var found: [String] = []
+    let sources = try swiftSources(under: ["Sources/AccountsCore"])
+    #expect(sources.count > 50)
+    for (path, text) in sources {
+      for (number, code) in codeLines(text) where code.contains(system) { found.append("\(path):\(number): \(code)") }
+    }
+    #expect(found.isEmpty, "move the system part into AccountsSystem or AccountsServices:\n\(found.joined(separator: "\n"))")
+    #expect(codeLines("import CHiredis\n@testable import Glibc\nimport AccountsSystem").filter { $0.code.contains(system) }.count == 2)
+  }
+
+  /// The private library links the contract it shares with the binary, never the domain: not a
+  /// symbol of AccountsCore (nor of the services or the command line) is in it.
+  @Test func thePrivateLibraryHoldsNoDomain() throws {
+    let library = PackagePaths.products.appendingPathComponent("libAccountsPrivate.so").path
+    let symbols = try runProcess("/usr/bin/nm", [library], environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+    #expect(symbols.status == 0, "\(symbols.standardError)")
+    let lines = symbols.standardOutput.split(separator: "\n")
+    #expect(lines.contains { $0.contains("16AccountsContract") }, "the contract is in it")
+    for module in ["12AccountsCore", "16AccountsServices", "11AccountsCLI"] {
+      #expect(!lines.contains { $0.contains(module) }, "\(module) is linked into the private library")
+    }
+  }
 }

@@ -1,6 +1,5 @@
 import AccountsContract
 import AccountsSystem
-import Glibc
 
 /// Leases (issue 17): an account checked out to one holder at a time, so parallel test
 /// workers never log each other out of a single sign-on backend.
@@ -63,13 +62,7 @@ public struct LeaseHolder: Equatable, Sendable, CustomStringConvertible {
 
   /// This process on this machine. A host name with bytes other than printable ASCII (which
   /// `isHostName` refuses) has them as `?`.
-  public static func current() -> LeaseHolder {
-    var name = [CChar](repeating: 0, count: 256)
-    guard gethostname(&name, name.count - 1) == 0 else { return LeaseHolder(host: "localhost", pid: getpid()) }
-    let bytes = name.prefix { $0 != 0 }.prefix(255).map { UInt8(bitPattern: $0) }
-    let host = String(decoding: bytes.map { (0x21..<0x7F).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-    return LeaseHolder(host: host.isEmpty ? "localhost" : host, pid: getpid())
-  }
+  public static func current() -> LeaseHolder { LeaseHolder(host: hostName(), pid: currentProcessID()) }
 
   /// A host name as `current` writes one: 1 to 255 printable ASCII characters, no space.
   public static func isHostName(_ text: String) -> Bool {

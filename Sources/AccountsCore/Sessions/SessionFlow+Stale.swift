@@ -1,6 +1,5 @@
 import AccountsContract
 import AccountsSystem
-import Glibc
 import Synchronization
 
 /// One account of `login --stale`, and what was done with it.
@@ -151,8 +150,7 @@ private final class BackendGate: @unchecked Sendable {
         }
       }
       if let verdict { return verdict }
-      var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-      nanosleep(&pause, nil)
+      sleep(seconds: 0.01)
     }
   }
 
