@@ -43,11 +43,16 @@ let package = Package(
     // The domain: accounts, backends, the index, the auto-login slot, the session rules.
     .target(name: "AccountsCore", dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "SecretMemory"]),
     // Every part of the system the domain reaches through a port, and the choice between them:
-    // the lease stores (this machine's files, Redis through hiredis) and the Redis keeper, the
-    // session locks, the token refresher and its files.
+    // the secret store stack (token cache, bare bus reads, the private library's libsecret),
+    // the adapter host behind the door to the private library, the lease stores (this
+    // machine's files, Redis through hiredis) and the Redis keeper, the session locks, the
+    // token refresher and its files, the helper processes.
     .target(
       name: "AccountsServices",
-      dependencies: ["AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "CHiredis", "SecretMemory"]),
+      dependencies: [
+        "AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate",
+        "CHiredis", "SecretMemory",
+      ]),
     // What the binary and its private library agree on, and all the library links of the domain:
     // the secret store and adapter host ports, their requests, answers and errors, their wire
     // formats across the door, names, exit statuses.
@@ -127,6 +132,12 @@ let package = Package(
       path: "Tests/LeaseProbe"),
     .testTarget(
       name: "AccountsCoreTests",
+      dependencies: [
+        "AccountsContract", "AccountsCore", "AccountsSystem", "SecretMemory", "TestSupport",
+      ]
+    ),
+    .testTarget(
+      name: "AccountsServicesTests",
       dependencies: [
         "AccountsContract", "AccountsCore", "AccountsServices", "AccountsSystem", "LeaseProbe", "SecretMemory", "TestSupport",
       ]

@@ -81,39 +81,12 @@ struct SessionRefresh {
     try TokenFile.prepareDirectory(environment: environment.variables)
   }
 
-  /// Writes each session's token file, starts the refresher and hands it the write end of its
-  /// pipe to the command this process becomes (kept across `exec`). `leases`: the id of the
-  /// lease each account is held by (`lease --refresh`), none for `exec`. Returns the files, in
-  /// the order of `sessions`; on a failure none is left.
+  /// Writes each session's token file and starts the refresher (`TokenRefresher.start`).
   func start(
     _ sessions: [ActiveSession], leases: [AccountID: String] = [:], timeout: Double, _ environment: Environment
   ) throws -> [TokenFile] {
-    var files: [TokenFile] = []
-    do {
-      for session in sessions {
-        let file = try TokenFile.create(environment: environment.variables)
-        files.append(file)
-        try file.write(session.token)
-      }
-      let order = TokenRefresher.Order(
-        entries: zip(sessions, files).map { TokenRefresher.Entry($0, file: $1, lease: leases[$0.id]) },
-        checkMilliseconds: checkMilliseconds, timeoutMilliseconds: Int64(timeout * 1000))
-      let pipe = try HelperProcess.launch(
-        TokenRefresherCommand.spec.name, what: "the token refresher", order: order.encoded())
-      guard HelperProcess.awaitLaunched() else {
-        throw CommandError(
-          .failure, "cannot start the token refresher: it could not fork",
-          fix: "check the limit on processes (ulimit -u, the pids cgroup)")
-      }
-      do throws(Errno) {
-        try pipe.setInheritedAcrossExec(true)
-      } catch {
-        throw CommandError(.failure, "cannot start the token refresher: \(error)")
-      }
-    } catch {
-      files.forEach { $0.remove() }
-      throw error
-    }
-    return files
+    try TokenRefresher.start(
+      sessions, leases: leases, checkMilliseconds: checkMilliseconds, timeout: timeout,
+      command: TokenRefresherCommand.spec.name, environment: environment.variables)
   }
 }

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsServices
 import AccountsSystem
 
 /// `accounts __complete KIND [-- PREFIX]`: the names the completion scripts offer, one per

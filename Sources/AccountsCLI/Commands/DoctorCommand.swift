@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsServices
 import AccountsSystem
 import Glibc
 
@@ -210,7 +211,7 @@ enum DoctorCommand {
     let searchPath = environment.adapterSearchPath
     let entries: [AdapterEntry]
     do {
-      entries = try AdapterProbe(environment).entries(searchPath)
+      entries = try AdapterProbe(timeout: try environment.adapterLoadTimeout()).entries(searchPath)
     } catch let error as UserFacingError {
       return [Finding(check: "adapters", ok: false, detail: error.message, fix: error.fix, status: error.status)]
     } catch {

@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsServices
 import AccountsSystem
 import Glibc
 
@@ -85,7 +86,7 @@ enum LeaseCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let request = try LeaseRequest(invocation, environment)
-    let store = try LeaseStores(environment, heldTTLMilliseconds: request.heldTTLMilliseconds).store(for: request.candidates)
+    let store = try environment.leaseStores(heldTTLMilliseconds: request.heldTTLMilliseconds).store(for: request.candidates)
     var flow = try environment.sessionFlow(invocation)
     // Before any login: token files with no safe place make every account useless.
     try request.refresh?.prepareDirectory(environment)

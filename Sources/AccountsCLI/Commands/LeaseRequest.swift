@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsServices
 import AccountsSystem
 
 /// What `accounts lease` was asked for, checked before anything is taken.

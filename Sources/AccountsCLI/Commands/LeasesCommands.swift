@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsServices
 import AccountsSystem
 import AccountsJSON
 
@@ -22,7 +23,7 @@ enum ReleaseCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = invocation.argument(lease)!
-    let freed = try release(id, in: LeaseStores(environment).all(), now: environment.now())
+    let freed = try release(id, in: environment.leaseStores().all(), now: environment.now())
     if invocation.json {
       environment.output.writeJSON(
         .object(["lease": .string(id), "accounts": .array(freed.map { .string($0.description) })]))
@@ -69,7 +70,7 @@ enum LeasesCommand {
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let now = environment.now()
-    let records = try LeaseStores(environment).all().flatMap { try $0.leases(now: now) }.sorted { $0.account < $1.account }
+    let records = try environment.leaseStores().all().flatMap { try $0.leases(now: now) }.sorted { $0.account < $1.account }
     if invocation.json {
       environment.output.writeJSON(.array(records.map(json)))
     } else if records.isEmpty {
@@ -105,7 +106,7 @@ enum LeaseGuard {
   static func check(_ ids: [AccountID], _ invocation: Invocation, _ environment: Environment) throws {
     let forced = invocation.isSet(force)
     guard !forced else { return }
-    let leases = try LeaseStores(environment).leases(of: ids, now: environment.now())
+    let leases = try environment.leaseStores().leases(of: ids, now: environment.now())
     let refusals = ids.compactMap { id in
       SessionFailure(
         refusing: .forget, of: id,

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsServices
 import AccountsJSON
 import AccountsSystem
 
@@ -72,7 +73,7 @@ enum ListCommand {
       environment.output.warning("leases not shown: \(text)")
     }
     do {
-      return try LeaseStores(environment, readsPasswords: false).leases(of: accounts, now: now, unread: warn)
+      return try environment.leaseStores(readsPasswords: false).leases(of: accounts, now: now, unread: warn)
     } catch {
       warn(error)
       return [:]

@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsCore
 import AccountsJSON
+import AccountsServices
 import AccountsSystem
 
 /// `accounts otp [USER]` (`otp code`), `accounts otp set USER`: RFC 6238 one-time codes from a

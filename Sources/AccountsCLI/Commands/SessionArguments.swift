@@ -39,7 +39,7 @@ extension Environment {
     var flow = SessionFlow(
       ledger: ledger, host: host, searchPath: adapterSearchPath, timeout: timeout, locks: locks, now: now,
       notice: notice, oneTimeCodes: oneTimeCodeSource())
-    flow.leases = StoreLeaseLookup(environment: self)
+    flow.leases = StoreLeaseLookup { [unowned self] in try self.leaseStores() }
     (flow.heldLeases, flow.presentedLeases) = try leaseClaims()
     return flow
   }
@@ -125,5 +125,18 @@ extension SessionText {
     ]
     if let reused { object["reused"] = .bool(reused) }
     return .object(object)
+  }
+}
+
+extension Environment {
+  /// The lease stores as this command opens them (`LeaseStoreChoice` from the configuration and
+  /// ACCOUNTS_LEASE_STORE).
+  func leaseStores(
+    heldTTLMilliseconds: Int64 = LeaseStores.defaultHeldTTLMilliseconds, readsPasswords: Bool = true
+  ) throws -> LeaseStores {
+    LeaseStores(
+      choice: LeaseStoreChoice(configuration: try config.load(), environment: variables), variables: variables,
+      ledger: ledger, networkTimeout: try networkTimeout(), heldTTLMilliseconds: heldTTLMilliseconds,
+      readsPasswords: readsPasswords, launchKeeper: LeaseKeeperCommand.launch)
   }
 }

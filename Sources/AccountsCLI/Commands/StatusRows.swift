@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsSystem
 import AccountsJSON
 
 extension StatusCommand {

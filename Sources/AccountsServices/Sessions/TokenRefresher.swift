@@ -228,3 +228,41 @@ extension TokenRefresher {
     }
   }
 }
+
+extension TokenRefresher {
+  /// Writes each session's token file, starts the refresher (`accounts COMMAND`) and hands it
+  /// the write end of its pipe to the command this process becomes (kept across `exec`). `leases`: the id of the
+  /// lease each account is held by (`lease --refresh`), none for `exec`. Returns the files, in
+  /// the order of `sessions`; on a failure none is left.
+  public static func start(
+    _ sessions: [ActiveSession], leases: [AccountID: String], checkMilliseconds: Int64, timeout: Double,
+    command: String, environment: [String: String]
+  ) throws -> [TokenFile] {
+    var files: [TokenFile] = []
+    do {
+      for session in sessions {
+        let file = try TokenFile.create(environment: environment)
+        files.append(file)
+        try file.write(session.token)
+      }
+      let order = TokenRefresher.Order(
+        entries: zip(sessions, files).map { TokenRefresher.Entry($0, file: $1, lease: leases[$0.id]) },
+        checkMilliseconds: checkMilliseconds, timeoutMilliseconds: Int64(timeout * 1000))
+      let pipe = try HelperProcess.launch(command, what: "the token refresher", order: order.encoded())
+      guard HelperProcess.awaitLaunched() else {
+        throw CommandError(
+          .failure, "cannot start the token refresher: it could not fork",
+          fix: "check the limit on processes (ulimit -u, the pids cgroup)")
+      }
+      do throws(Errno) {
+        try pipe.setInheritedAcrossExec(true)
+      } catch {
+        throw CommandError(.failure, "cannot start the token refresher: \(error)")
+      }
+    } catch {
+      files.forEach { $0.remove() }
+      throw error
+    }
+    return files
+  }
+}

@@ -19,17 +19,17 @@ import Synchronization
 ///
 /// Sendable: the table is a copy of the library's (function pointers into code that is never
 /// unloaded), set once.
-final class PrivateLibrary: @unchecked Sendable {
-  static let fileName = "libAccountsPrivate.so"
+public final class PrivateLibrary: @unchecked Sendable {
+  public static let fileName = "libAccountsPrivate.so"
 
   /// The library's calls.
-  let calls: accounts_private
+  public let calls: accounts_private
 
   /// Loaded by the first caller, from whichever thread; a failure is the same for every later one.
   private static let loaded = Mutex<Result<PrivateLibrary, InstalledFiles.Missing>?>(nil)
 
   /// The library, loaded on first use.
-  static func shared() throws(InstalledFiles.Missing) -> PrivateLibrary {
+  public static func shared() throws(InstalledFiles.Missing) -> PrivateLibrary {
     try loaded.withLock { loaded in
       if let loaded { return loaded }
       let result = Result { () throws(InstalledFiles.Missing) in try PrivateLibrary() }
@@ -40,7 +40,7 @@ final class PrivateLibrary: @unchecked Sendable {
 
   /// Whether the library abandoned a Secret Service call (the process should then end without
   /// exit handlers: the call's thread may hold GLib's locks). Never loads the library.
-  static var abandonedACall: Bool {
+  public static var abandonedACall: Bool {
     let library = loaded.withLock { try? $0?.get() }
     return library.map { $0.calls.secret_abandoned() != 0 } ?? false
   }
@@ -75,7 +75,7 @@ final class PrivateLibrary: @unchecked Sendable {
   }
 
   /// The text of a string the library returned, released.
-  func take(_ answer: UnsafeMutablePointer<CChar>?) -> String? {
+  public func take(_ answer: UnsafeMutablePointer<CChar>?) -> String? {
     guard let answer else { return nil }
     defer { calls.release(answer, -1) }
     return String(cString: answer)
@@ -85,7 +85,7 @@ final class PrivateLibrary: @unchecked Sendable {
 extension PrivateLibrary {
   /// TOTP's HMAC (`TOTP.HMAC`): GLib's GHmac in the library, so the executable carries no
   /// SHA-1 or SHA-512 of its own. Loads the library the first time.
-  static func hmac(_ algorithm: OTPAlgorithm, key: SecretBytes, message: [UInt8]) throws -> [UInt8] {
+  public static func hmac(_ algorithm: OTPAlgorithm, key: SecretBytes, message: [UInt8]) throws -> [UInt8] {
     let library: PrivateLibrary
     do throws(InstalledFiles.Missing) {
       library = try shared()

@@ -11,7 +11,7 @@ import Synchronization
 /// item, a prompt, an error reply) goes through the private library's store, loaded only then,
 /// which reports, unlocks and prompts as before. Whatever the bare path answers, the library
 /// would have answered the same.
-final class DirectReadSecretStore: SecretStore {
+public final class DirectReadSecretStore: SecretStore {
   private let busAddress: String?
   private let timeout: Double
   private let makeLibraryStore: () throws -> SecretStore
@@ -20,13 +20,13 @@ final class DirectReadSecretStore: SecretStore {
   private let state = Mutex(State())
 
   private struct State: @unchecked Sendable {
-    var session: SecretServiceSession??
-    var library: SecretStore?
+    public var session: SecretServiceSession??
+    public var library: SecretStore?
   }
 
   /// `busAddress`: DBUS_SESSION_BUS_ADDRESS (nil: every call takes the library's path);
   /// `timeout`: ACCOUNTS_SECRET_TIMEOUT, the bound of each whole bare read.
-  init(busAddress: String?, timeout: Double, library: @escaping () throws -> SecretStore) {
+  public init(busAddress: String?, timeout: Double, library: @escaping () throws -> SecretStore) {
     self.busAddress = busAddress
     self.timeout = timeout
     self.makeLibraryStore = library
@@ -34,7 +34,7 @@ final class DirectReadSecretStore: SecretStore {
 
   // MARK: - The bare reads
 
-  func lookup(_ key: SecretKey) throws -> SecretBytes? {
+  public func lookup(_ key: SecretKey) throws -> SecretBytes? {
     let attributes = [("backend", key.backend), ("account", key.account), ("kind", key.kind.attributeValue)]
     let read = try withSession { (session) throws(SecretServiceSession.Interruption) -> SecretBytes? in
       guard let found = try session.search(attributes), let item = found.unlocked.first else { return nil }
@@ -44,7 +44,7 @@ final class DirectReadSecretStore: SecretStore {
     return try library().lookup(key)
   }
 
-  func providerName() throws -> String? {
+  public func providerName() throws -> String? {
     if let name = try withSession({ $0.providerName }) ?? nil { return name }
     return try library().providerName()
   }
@@ -93,19 +93,19 @@ final class DirectReadSecretStore: SecretStore {
   }
 
   private struct LibraryStore: @unchecked Sendable {
-    let store: SecretStore
+    public let store: SecretStore
   }
 
   // MARK: - Everything else: the library's store
 
-  func store(_ secret: SecretBytes, for key: SecretKey) throws { try library().store(secret, for: key) }
-  func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] { try library().lookupAll(kind: kind) }
-  func kinds(backend: String, account: String) throws -> [SecretKind] {
+  public func store(_ secret: SecretBytes, for key: SecretKey) throws { try library().store(secret, for: key) }
+  public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] { try library().lookupAll(kind: kind) }
+  public func kinds(backend: String, account: String) throws -> [SecretKind] {
     try library().kinds(backend: backend, account: account)
   }
-  func delete(_ key: SecretKey) throws { try library().delete(key) }
-  func deleteAll(backend: String, account: String) throws { try library().deleteAll(backend: backend, account: account) }
-  func deleteSettings(backend: String) throws { try library().deleteSettings(backend: backend) }
-  func lock() throws -> String { try library().lock() }
-  func report() throws -> SecretServiceReport { try library().report() }
+  public func delete(_ key: SecretKey) throws { try library().delete(key) }
+  public func deleteAll(backend: String, account: String) throws { try library().deleteAll(backend: backend, account: account) }
+  public func deleteSettings(backend: String) throws { try library().deleteSettings(backend: backend) }
+  public func lock() throws -> String { try library().lock() }
+  public func report() throws -> SecretServiceReport { try library().report() }
 }

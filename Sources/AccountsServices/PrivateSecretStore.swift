@@ -7,7 +7,7 @@ import SecretMemory
 
 /// The Secret Service, through the private library (`PrivateLibrary`), loaded the first time
 /// a command needs a secret.
-final class PrivateSecretStore: SecretStore {
+public final class PrivateSecretStore: SecretStore {
   private typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
   private let library: PrivateLibrary
@@ -15,7 +15,7 @@ final class PrivateSecretStore: SecretStore {
 
   /// Loads the library and opens a store with the given deadlines. `quiet`: GLib's own
   /// warnings are dropped (ACCOUNTS_DEBUG keeps them).
-  init(timeout: Double, promptTimeout: Double, mayPrompt: Bool, quiet: Bool = true) throws(SecretStoreError) {
+  public init(timeout: Double, promptTimeout: Double, mayPrompt: Bool, quiet: Bool = true) throws(SecretStoreError) {
     do throws(InstalledFiles.Missing) {
       library = try PrivateLibrary.shared()
     } catch {
@@ -27,7 +27,7 @@ final class PrivateSecretStore: SecretStore {
   // The library runs each call on its own worker thread and answers even for a call it had to
   // abandon (the `stuck` error), so a call here always returns; see `PrivateLibrary.abandonedACall`.
 
-  func store(_ secret: SecretBytes, for key: SecretKey) throws {
+  public func store(_ secret: SecretBytes, for key: SecretKey) throws {
     let store = library.calls.secret_store
     let handle = handle
     try call { error in
@@ -37,7 +37,7 @@ final class PrivateSecretStore: SecretStore {
     }
   }
 
-  func lookup(_ key: SecretKey) throws -> SecretBytes? {
+  public func lookup(_ key: SecretKey) throws -> SecretBytes? {
     let lookup = library.calls.secret_lookup
     let release = library.calls.release
     let handle = handle
@@ -58,7 +58,7 @@ final class PrivateSecretStore: SecretStore {
     return answer.found
   }
 
-  func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
+  public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
     let lookupAll = library.calls.secret_lookup_all
     let release = library.calls.release
     let handle = handle
@@ -82,45 +82,45 @@ final class PrivateSecretStore: SecretStore {
     return answer.found
   }
 
-  func kinds(backend: String, account: String) throws -> [SecretKind] {
+  public func kinds(backend: String, account: String) throws -> [SecretKind] {
     let kinds = library.calls.secret_kinds
     let handle = handle
     return try text { kinds(handle, backend, account, $0, $1) }
       .split(separator: "\n").compactMap { SecretKind(attributeValue: String($0)) }
   }
 
-  func providerName() throws -> String? {
+  public func providerName() throws -> String? {
     let provider = library.calls.secret_provider
     let handle = handle
     let name = try text { provider(handle, $0, $1) }
     return name.isEmpty ? nil : name
   }
 
-  func delete(_ key: SecretKey) throws {
+  public func delete(_ key: SecretKey) throws {
     let delete = library.calls.secret_delete
     let handle = handle
     try call { delete(handle, key.backend, key.account, key.kind.attributeValue, $0) }
   }
 
-  func deleteAll(backend: String, account: String) throws {
+  public func deleteAll(backend: String, account: String) throws {
     let deleteAll = library.calls.secret_delete_all
     let handle = handle
     try call { deleteAll(handle, backend, account, $0) }
   }
 
-  func deleteSettings(backend: String) throws {
+  public func deleteSettings(backend: String) throws {
     let deleteSettings = library.calls.secret_delete_settings
     let handle = handle
     try call { deleteSettings(handle, backend, $0) }
   }
 
-  func lock() throws -> String {
+  public func lock() throws -> String {
     let lock = library.calls.secret_lock
     let handle = handle
     return try text { lock(handle, $0, $1) }
   }
 
-  func report() throws -> SecretServiceReport {
+  public func report() throws -> SecretServiceReport {
     let report = library.calls.secret_report
     let handle = handle
     return SecretServiceReport(wireText: try text { report(handle, $0, $1) })

@@ -16,25 +16,25 @@ import Synchronization
 /// another thread. Child processes get the command's stdout and stderr again: hooks and the
 /// dynamic loader through their own pipes (ChildProcess), `exec` and `shell` through `restore`
 /// just before they replace the process.
-enum AdapterStreams {
+public enum AdapterStreams {
   private struct Diversion {
     /// The command's own stdout and stderr.
-    let output: Int32
-    let error: Int32
+    public let output: Int32
+    public let error: Int32
     /// The read end of the pipe on fd 2 (non-blocking), and a line begun and not yet ended.
-    let errors: Int32
-    var partial: [UInt8] = []
+    public let errors: Int32
+    public var partial: [UInt8] = []
   }
 
   private static let state = Mutex<Diversion?>(nil)
 
   /// Bytes of a line adapters wrote that is forwarded without waiting for its end.
-  static let lineLimit = 4096
+  public static let lineLimit = 4096
 
   /// Points fds 1 and 2 away from adapter code, once per process; then `contain` is given the
   /// command's own stderr, for the message of a crash or exit() inside adapter code. When a
   /// descriptor cannot be had (none left), nothing is diverted.
-  static func divert(contain: (Int32) -> Void) {
+  public static func divert(contain: (Int32) -> Void) {
     state.withLock { state in
       guard state == nil else { return }
       let output = (try? FileDescriptor.standardOutput.duplicate(atLeast: 3))?.rawValue ?? -1
@@ -60,7 +60,7 @@ enum AdapterStreams {
 
   /// Forwards the lines adapters wrote on fd 2 since the last call, made visible; an unended
   /// line waits for its end (up to `lineLimit` bytes).
-  static func forwardErrors() {
+  public static func forwardErrors() {
     state.withLock { state in
       guard var diversion = state else { return }
       defer { state = diversion }
@@ -84,7 +84,7 @@ enum AdapterStreams {
 
   /// Gives fds 1 and 2 back to the command's stdout and stderr, for a program that replaces
   /// this process (`exec`, `shell`): no adapter code runs after that.
-  static func restore() {
+  public static func restore() {
     forwardErrors()
     state.withLock { state in
       guard let diversion = state else { return }

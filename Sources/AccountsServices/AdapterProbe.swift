@@ -16,21 +16,17 @@ import Glibc
 /// the adapter host is loaded, before any adapter code runs, then one line for the file, and
 /// exits at once. Anything else it writes, or any other end, is that file's refusal; only a
 /// child that fails before its first line tells of the host.
-struct AdapterProbe {
+public struct AdapterProbe {
   /// Seconds one file may take to load (ACCOUNTS_ADAPTER_LOAD_TIMEOUT).
-  let timeout: Double
+  public let timeout: Double
 
-  init(timeout: Double) { self.timeout = timeout }
+  public init(timeout: Double) { self.timeout = timeout }
 
-  init(_ environment: Environment) throws(CommandError) {
-    timeout = try environment.adapterLoadTimeout()
-  }
-
-  static let protocolReason = "its probe wrote something else on accounts' pipe"
+  public static let protocolReason = "its probe wrote something else on accounts' pipe"
 
   /// Every adapter file in `searchPath` as `accounts adapters` lists it, each loaded in a
   /// child process of its own.
-  func entries(_ searchPath: AdapterSearchPath) throws(AdapterLoadError) -> [AdapterEntry] {
+  public func entries(_ searchPath: AdapterSearchPath) throws(AdapterLoadError) -> [AdapterEntry] {
     var entries = searchPath.survey()
     for index in entries.indices where entries[index].isPending {
       entries[index] = try probe(entries[index])
@@ -40,7 +36,7 @@ struct AdapterProbe {
 
   /// The adapter called `name` (the first file of that name), loaded in a child process;
   /// nothing else is loaded.
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
+  public func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     let entries = searchPath.survey()
     guard let found = entries.first(where: { $0.name == name && $0.isPending }) else {
       throw Self.notFound(name, in: entries, searchPath)
@@ -49,7 +45,7 @@ struct AdapterProbe {
   }
 
   /// The description of adapter `name` in entries already probed, or why there is none.
-  static func description(
+  public static func description(
     of name: String, in entries: [AdapterEntry], _ searchPath: AdapterSearchPath
   ) throws(AdapterLoadError) -> AdapterDescription {
     guard let entry = entries.first(where: { $0.name == name && $0.shadowedBy == nil && $0.refusal != AdapterSearchPath.misnamedReason }) else {
@@ -67,7 +63,7 @@ struct AdapterProbe {
   }
 
   /// The entry of `file`, loaded in a child of its own.
-  func probe(_ file: AdapterEntry) throws(AdapterLoadError) -> AdapterEntry {
+  public func probe(_ file: AdapterEntry) throws(AdapterLoadError) -> AdapterEntry {
     let child: ChildProcess
     do {
       // No crash report: the child's death is the report, and a backtrace takes seconds.
@@ -117,7 +113,7 @@ struct AdapterProbe {
 
   /// An answer read from a pipe the adapter could write too: about this file, and every name
   /// in it one the host would have accepted (the host checked them; a forged line did not).
-  static func isValid(_ entry: AdapterEntry, for file: AdapterEntry) -> Bool {
+  public static func isValid(_ entry: AdapterEntry, for file: AdapterEntry) -> Bool {
     guard entry.path == file.path, entry.name == file.name, entry.shadowedBy == nil else { return false }
     guard let description = entry.description else { return entry.refusal != nil }
     guard entry.refusal == nil, description.name == file.name, Names.isBackendName(description.name),
@@ -127,14 +123,14 @@ struct AdapterProbe {
     return names.allSatisfy(AdapterSetting.isValidName) && Set(names).count == names.count
   }
 
-  static func reason(_ termination: ChildProcess.Termination) -> String {
+  public static func reason(_ termination: ChildProcess.Termination) -> String {
     switch termination {
     case .signaled(let signal): "crashed while loading (\(ChildProcess.signalName(signal)))"
     case .exited(let status): "ended the process while loading (exit status \(status))"
     }
   }
 
-  static func describe(_ termination: ChildProcess.Termination) -> String {
+  public static func describe(_ termination: ChildProcess.Termination) -> String {
     switch termination {
     case .signaled(let signal): ChildProcess.signalName(signal)
     case .exited(let status): "exit status \(status)"
@@ -145,13 +141,13 @@ struct AdapterProbe {
 /// What `accounts __probe-adapters` writes: `{"ready": true}` once the adapter host is loaded,
 /// then `{"entry": ENTRY}` for the file; or `{"error": ADAPTER_ERROR_WIRE_TEXT}` when there is
 /// no adapter host.
-enum ProbeLine {
+public enum ProbeLine {
   case ready
   case entry(AdapterEntry)
   case error(AdapterLoadError)
   case unreadable
 
-  init(text: String) {
+  public init(text: String) {
     guard let value = try? JSON.parse(text) else {
       self = .unreadable
       return
@@ -168,7 +164,7 @@ enum ProbeLine {
     }
   }
 
-  var text: String {
+  public var text: String {
     switch self {
     case .ready: JSON.serialize(.object(["ready": .bool(true)]), pretty: false)
     case .entry(let entry): JSON.serialize(.object(["entry": entry.wireValue]), pretty: false)
@@ -180,9 +176,9 @@ enum ProbeLine {
 
 extension AdapterEntry {
   /// Found, not shadowed, not yet loaded or refused.
-  var isPending: Bool { description == nil && refusal == nil && shadowedBy == nil }
+  public var isPending: Bool { description == nil && refusal == nil && shadowedBy == nil }
 
-  func refused(_ reason: String) -> AdapterEntry {
+  public func refused(_ reason: String) -> AdapterEntry {
     AdapterEntry(path: path, name: name, refusal: reason)
   }
 }

@@ -11,10 +11,10 @@ import Glibc
 /// for as long as anyone holds its write end. The caller hands that end to the command it
 /// becomes, so the helper sees end-of-file when the command and whatever it started that holds
 /// the descriptor have all exited, however they ended, SIGKILL included.
-enum HelperProcess {
+public enum HelperProcess {
   /// Starts `accounts command` with `order` on its standard input and returns the write end
   /// of that pipe (close-on-exec). `what` names the helper in errors ("the lease keeper").
-  static func launch(_ command: String, what: String, order: [UInt8]) throws -> FileDescriptor {
+  public static func launch(_ command: String, what: String, order: [UInt8]) throws -> FileDescriptor {
     let (reading, writing): (FileDescriptor, FileDescriptor)
     do {
       (reading, writing) = try closeOnExecPipe()
@@ -60,7 +60,7 @@ enum HelperProcess {
   /// helper has no use for a token of the environment, and keeps none. The strings are
   /// `environ`'s own, which stays unchanged while the helper starts.
   private static func environmentWithoutToken() -> [UnsafeMutablePointer<CChar>?] {
-    let prefix = Array((SessionVariables.tokenName + "=").utf8)
+    let prefix = Array((SessionExport.tokenVariable + "=").utf8)
     var kept: [UnsafeMutablePointer<CChar>?] = []
     var index = 0
     while let entry = environ[index] {
@@ -76,7 +76,7 @@ enum HelperProcess {
   /// long as it runs, then goes on in a child of its own, which is nobody's child but init's:
   /// the process `launch` started exits here, and the command its starter becomes never sees
   /// the helper exit.
-  static func detach() {
+  public static func detach() {
     closeDescriptors(from: 3)
     let child = fork()
     if child != 0 { _exit(child > 0 ? 0 : ExitStatus.failure.rawValue) }
@@ -88,7 +88,7 @@ enum HelperProcess {
   nonisolated(unsafe) private static var launched: [pid_t] = []
 
   /// Waits for the helpers' first processes; false when one failed (its helper never ran).
-  static func awaitLaunched() -> Bool {
+  public static func awaitLaunched() -> Bool {
     var allStarted = true
     for child in launched where (try? waitForChild(child)) != 0 {
       allStarted = false

@@ -12,14 +12,14 @@ import SecretMemory
 ///
 /// Sendable: it holds nothing but the library's table, set once; every call brings its own
 /// buffers and frees its own answers, and the library's calls may run on several threads at once.
-final class PrivateAdapterHost: AdapterHosting {
+public final class PrivateAdapterHost: AdapterHosting {
   private let library: PrivateLibrary
 
   /// Whether adapter code is contained (`contain`): false only in tests, whose own process
   /// keeps its stdout and stderr.
   private let containing: Bool
 
-  init(containing: Bool = true) throws(AdapterLoadError) {
+  public init(containing: Bool = true) throws(AdapterLoadError) {
     self.containing = containing
     do throws(InstalledFiles.Missing) {
       library = try PrivateLibrary.shared()
@@ -28,7 +28,7 @@ final class PrivateAdapterHost: AdapterHosting {
     }
   }
 
-  func probe(_ path: String) -> AdapterEntry {
+  public func probe(_ path: String) -> AdapterEntry {
     let text = library.take(library.calls.adapter_probe(path)) ?? ""
     guard let value = try? JSON.parse(text), let entry = try? AdapterEntry(wireReader: JSONReader(value)) else {
       return AdapterEntry(path: path, name: "", refusal: "the adapter host gave an unreadable answer")
@@ -42,7 +42,7 @@ final class PrivateAdapterHost: AdapterHosting {
     if containing { AdapterStreams.divert(contain: library.calls.adapter_contain) }
   }
 
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
+  public func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     contain()
     defer { AdapterStreams.forwardErrors() }
     var error: UnsafeMutablePointer<CChar>?
@@ -55,7 +55,7 @@ final class PrivateAdapterHost: AdapterHosting {
     }
   }
 
-  func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
+  public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterLoadError) -> AdapterOutcome
   {
     contain()
@@ -84,8 +84,8 @@ final class PrivateAdapterHost: AdapterHosting {
 
 /// Secrets as `acc_pair`s pointing into the SecretBytes themselves, valid inside `body` only:
 /// no copy of a secret is made on this side.
-enum SecretPairs {
-  static func withPairs<R>(
+public enum SecretPairs {
+  public static func withPairs<R>(
     _ named: [(name: String, value: SecretBytes)], _ body: (UnsafeBufferPointer<acc_pair>) -> R
   ) -> R {
     var pairs: [acc_pair] = []

@@ -1,8 +1,8 @@
 import AccountsContract
 import AccountsCore
+@testable import AccountsServices
 import Testing
 
-@testable import AccountsCLI
 
 /// What a probe child writes is re-checked by the parent: the adapter could have written it.
 @Suite struct ProbeAnswerTests {

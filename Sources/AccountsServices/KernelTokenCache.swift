@@ -13,7 +13,7 @@ import SecretMemory
 /// served only while that provider still owns the service, the alias still names that
 /// collection, it is unlocked and the item still exists (asked over a bare bus connection in
 /// one round trip: no libsecret, no GLib). Every failure is a miss.
-final class KernelTokenCache: TokenCache {
+public final class KernelTokenCache: TokenCache {
   /// Names this setup's keys: the state directory and the session bus, so that two setups of
   /// one user (parallel tests, two desktops) never see each other's entries.
   private let namespace: String
@@ -24,7 +24,7 @@ final class KernelTokenCache: TokenCache {
   /// libsecret's).
   private let probeTimeout: Double
 
-  init(stateDirectory: String, busAddress: String, secretTimeout: Double) {
+  public init(stateDirectory: String, busAddress: String, secretTimeout: Double) {
     self.namespace = "accounts:" + NameHash.hexadecimal(stateDirectory + "\u{0}" + busAddress)
     self.busAddress = busAddress
     self.probeTimeout = secretTimeout
@@ -32,7 +32,7 @@ final class KernelTokenCache: TokenCache {
 
   private func keyName(_ id: AccountID) -> String { "\(namespace):token:\(id)" }
 
-  func token(for id: AccountID, identity: String) throws(SecretStoreError) -> SecretBytes? {
+  public func token(for id: AccountID, identity: String) throws(SecretStoreError) -> SecretBytes? {
     guard let key = KernelKeyring.search(type: "user", description: keyName(id)) else { return nil }
     let entry: CacheEntry?? = KernelKeyring.read(key) { payload in CacheEntry(decoding: payload, identity: identity) }
     guard let entry = entry ?? nil else { return nil }
@@ -55,7 +55,7 @@ final class KernelTokenCache: TokenCache {
     return entry.token
   }
 
-  func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
+  public func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
     // Kept only when the item lives in the collection the probe watches (the alias one).
     let attributes = [("backend", id.backend), ("account", id.user), ("kind", "token")]
     guard
@@ -69,7 +69,7 @@ final class KernelTokenCache: TokenCache {
     }
   }
 
-  func forget(_ ids: [AccountID]) {
+  public func forget(_ ids: [AccountID]) {
     for id in ids {
       if let key = KernelKeyring.search(type: "user", description: keyName(id)) { KernelKeyring.invalidate(key) }
     }
@@ -78,15 +78,15 @@ final class KernelTokenCache: TokenCache {
 
 /// An entry's payload: a version line, the session's identity, the provider's unique bus name,
 /// the item's object path (its collection is the path's parent), then the token's bytes.
-struct CacheEntry {
-  static let version = "accounts-token-cache 3"
+public struct CacheEntry {
+  public static let version = "accounts-token-cache 3"
 
-  var owner: String
-  var item: String
-  var token: SecretBytes
+  public var owner: String
+  public var item: String
+  public var token: SecretBytes
 
   /// Builds the payload in a buffer that is wiped once `body` returns.
-  static func encode(
+  public static func encode(
     _ token: SecretBytes, identity: String, owner: String, item: String, _ body: (UnsafeRawBufferPointer) -> Void
   ) {
     let header = Array("\(version)\n\(identity)\n\(owner)\n\(item)\n".utf8)
@@ -100,7 +100,7 @@ struct CacheEntry {
 
   /// The entry a payload holds under `identity`; nil for another identity or a payload this
   /// version did not write.
-  init?(decoding payload: UnsafeRawBufferPointer, identity: String) {
+  public init?(decoding payload: UnsafeRawBufferPointer, identity: String) {
     var lines: [String] = []
     var start = 0
     while lines.count < 4 {

@@ -1,12 +1,12 @@
 import AccountsContract
 import AccountsCore
+@testable import AccountsServices
 import AccountsSystem
 import Foundation
 import SecretMemory
 import TestSupport
 import Testing
 
-@testable import AccountsCLI
 
 /// The adapter host as the command line uses it (libAccountsPrivate.so through
 /// `PrivateAdapterHost`), called from many threads at once, as `status --jobs` will.

@@ -1,9 +1,9 @@
 import AccountsCore
+@testable import AccountsServices
 import AccountsSystem
 import SecretMemory
 import Testing
 
-@testable import AccountsCLI
 
 /// The token cache's payload: served only under the identity it was kept under, and only as
 /// this version wrote it.

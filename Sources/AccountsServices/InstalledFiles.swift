@@ -5,19 +5,19 @@ import Glibc
 
 /// The files installed beside the executable, found from /proc/self/exe only (never from the
 /// environment, which another user of a shared shell could set).
-enum InstalledFiles {
+public enum InstalledFiles {
   /// Why a library is not there or does not fit, and its one fix: nil when a library it needs
   /// is missing (the caller names that one: libsecret for the Secret Service).
-  struct Missing: Error {
-    let text: String
-    var fix: String? = InstalledFiles.reinstall
+  public struct Missing: Error {
+    public let text: String
+    public var fix: String? = InstalledFiles.reinstall
   }
 
   /// The fix of a library that is not there or not ours to load as it is.
-  static let reinstall = "reinstall accounts (`make install`)"
+  public static let reinstall = "reinstall accounts (`make install`)"
 
   /// The directory of the running executable.
-  static func executableDirectory() -> String? {
+  public static func executableDirectory() -> String? {
     guard let executable = realpath("/proc/self/exe", nil) else { return nil }
     defer { free(executable) }
     return String(cString: executable).split(separator: "/", omittingEmptySubsequences: false)
@@ -25,7 +25,7 @@ enum InstalledFiles {
   }
 
   /// A library beside the executable (the build directory), else in ../lib/accounts.
-  static func library(_ fileName: String) -> Result<String, Missing> {
+  public static func library(_ fileName: String) -> Result<String, Missing> {
     guard let directory = executableDirectory() else {
       return .failure(Missing(text: "cannot resolve /proc/self/exe", fix: "run accounts from a path of its own"))
     }
@@ -38,14 +38,14 @@ enum InstalledFiles {
 
   /// accounts' own libraries, and the exit status when one is refused: without the private
   /// library no secret can be read (nor an adapter loaded).
-  static let libraries: [(fileName: String, status: ExitStatus)] = [
+  public static let libraries: [(fileName: String, status: ExitStatus)] = [
     (PrivateLibrary.fileName, .secretStoreUnavailable)
   ]
 
   /// The library `fileName`, found and checked by the rules adapters pass (SafePath, then the
   /// file rule): code that runs with the user's keyring must not come from a place, or a
   /// file, anyone else can change. The resolved path, or why it is refused.
-  static func checkedLibrary(_ fileName: String) -> Result<String, Missing> {
+  public static func checkedLibrary(_ fileName: String) -> Result<String, Missing> {
     let path: String
     switch library(fileName) {
     case .success(let found): path = found
@@ -63,7 +63,7 @@ enum InstalledFiles {
   /// `path` resolved name by name and checked as a file accounts loads, ELF headers included
   /// (`LoadableFile`, as adapters are: a truncated library would crash dlopen with SIGBUS);
   /// the resolved path.
-  static func check(_ path: String) -> Result<String, Refusal> {
+  public static func check(_ path: String) -> Result<String, Refusal> {
     let trust = SafePath()
     switch trust.resolve(path) {
     case .failure(let refusal): return .failure(refusal)
@@ -80,7 +80,7 @@ enum InstalledFiles {
 
   /// Where the built-in adapters are: PREFIX/lib/accounts/adapters when installed, else the
   /// build directory, where only the built-in names count (it holds other libraries too).
-  static func builtInAdapters() -> AdapterSearchPath.Directory? {
+  public static func builtInAdapters() -> AdapterSearchPath.Directory? {
     guard let directory = executableDirectory() else { return nil }
     if let installed = realpath("\(directory)/../lib/accounts/adapters", nil) {
       defer { free(installed) }
