@@ -1,4 +1,6 @@
 import AccountsContract
+import AccountsSystem
+import SecretMemory
 
 /// Settling (rule 5 of `Ledger`): making the index and the keyring agree about accounts a
 /// command left unsettled (killed or failed between the keyring and the index). Every command
@@ -115,5 +117,23 @@ extension Ledger {
       case .setting: return false
       }
     }
+  }
+}
+
+extension Ledger {
+  /// `password`: the remembered password of `id`, which must be saved; a password not
+  /// remembered, or one the keyring lost (a change interrupted or failed, or deleted outside
+  /// accounts), is exit 3 with the fix that stores it again.
+  public func rememberedPassword(of id: AccountID, in book: AccountBook) throws -> SecretBytes {
+    let name = book.shortestName(for: id)
+    guard book[id]?.remembered == true else {
+      throw CommandError(.loginRequired, "\(id) has no remembered password", fix: "remember one with `accounts passwd \(name)`")
+    }
+    if let password = try claimedSecret(SecretKey(id, .password), recorded: book.secretService) { return password }
+    let why =
+      book.unsettled.contains(id)
+      ? ": a command that changed it was interrupted or failed" : " (deleted outside accounts?)"
+    throw CommandError(
+      .loginRequired, "the keyring has no password for \(id)\(why)", fix: "store it again with `accounts passwd \(name)`")
   }
 }

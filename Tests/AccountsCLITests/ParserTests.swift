@@ -135,11 +135,11 @@ import AccountsSystem
   }
 
   @Test func settingsParseAsKeyValuePairsOnce() throws {
-    let settings = try BackendAddCommand.parseSettings(["base_url=http://h/a=b", "ver=1.0", "salt="])
+    let settings = try BackendSettingsRequest.parseSettings(["base_url=http://h/a=b", "ver=1.0", "salt="])
     #expect(settings == ["base_url": "http://h/a=b", "ver": "1.0", "salt": ""])
-    #expect(throws: CommandError.self) { try BackendAddCommand.parseSettings(["ver=1", "ver=2"]) }
-    #expect(throws: CommandError.self) { try BackendAddCommand.parseSettings(["=x"]) }
-    #expect(throws: CommandError.self) { try BackendAddCommand.parseSettings(["Base_URL=x"]) }
-    #expect(throws: CommandError.self) { try BackendAddCommand.parseSettings(["base_url"]) }
+    #expect(throws: CommandError.self) { try BackendSettingsRequest.parseSettings(["ver=1", "ver=2"]) }
+    #expect(throws: CommandError.self) { try BackendSettingsRequest.parseSettings(["=x"]) }
+    #expect(throws: CommandError.self) { try BackendSettingsRequest.parseSettings(["Base_URL=x"]) }
+    #expect(throws: CommandError.self) { try BackendSettingsRequest.parseSettings(["base_url"]) }
   }
 }

@@ -28,41 +28,11 @@ extension Environment {
   func resolveAccount(
     _ query: String, _ invocation: Invocation, in book: AccountBook, allowPrefix: Bool = true
   ) throws -> AccountID {
-    if let backend = invocation.backend, !book.accounts.contains(where: { $0.id.backend == backend }) {
-      _ = try config.load().backend(named: backend)  // "no backend 'crop'; did you mean 'corp'?"
-    }
-    return try book.resolve(query, backend: invocation.backend, allowPrefix: allowPrefix)
+    try book.resolve(query, backend: invocation.backend, configuration: { try config.load() }, allowPrefix: allowPrefix)
   }
 
-  /// The account a *new* name means: `user@backend` when the part after the last `@` is a
-  /// configured backend; else the whole name is the user (e-mail addresses contain `@`) on
-  /// `--backend` or the only backend. A suffix without a dot that is no backend is taken for
-  /// a mistyped backend rather than silently becoming part of the user name.
+  /// The account a *new* name means (`Configuration.newAccountID`), on `--backend`.
   func newAccountID(_ query: String, _ invocation: Invocation) throws -> AccountID {
-    let configuration = try config.load()
-    var user = query
-    var requested = invocation.backend
-    if let at = query.lastIndex(of: "@"), at != query.startIndex {
-      let suffix = String(query[query.index(after: at)...])
-      if configuration[suffix] != nil || !suffix.contains(".") {
-        if let requested, requested != suffix {
-          throw CommandError.usage(
-            "'\(query)' names backend '\(suffix)' but --backend says '\(requested)'",
-            fix: "give the backend once")
-        }
-        _ = try configuration.backend(named: suffix)
-        user = String(query[..<at])
-        requested = suffix
-      }
-    }
-    return try newAccountID(user: user, requested: requested, in: configuration)
-  }
-
-  /// The account a new `user` on `requested` (else the only backend) is: the rule every
-  /// command that saves an account follows, for `add` and each row of `import`.
-  func newAccountID(user: String, requested: String?, in configuration: Configuration) throws -> AccountID {
-    try Names.checkUser(user)
-    let backend = try configuration.backendForNewAccount(requested: requested)
-    return AccountID(user: user, backend: backend.name)
+    try config.load().newAccountID(query, backend: invocation.backend)
   }
 }

@@ -55,40 +55,18 @@ enum BackendAddCommand {
     guard Names.isBackendName(adapterName) else {
       throw CommandError.usage("'\(Names.printable(adapterName))' is not a valid adapter name")
     }
-    let settings = try parseSettings(invocation.values(set))
+    let fromStdin = invocation.value(secretStdin)
+    let request = BackendSettingsRequest(
+      given: try BackendSettingsRequest.parseSettings(invocation.values(set)),
+      secrets: invocation.values(secret) + (fromStdin.map { [$0] } ?? []))
+    let settings = request.given
     if try environment.config.load()[backendName] != nil {
       throw ConfigurationError.backendExists(backendName)  // before asking for any secret
     }
     let host = try environment.adapterHost()
     let searchPath = environment.adapterSearchPath
     let description = try host.describe(adapterName, in: searchPath)
-    let check = BackendSettingsCheck(adapter: description)
-
-    let fromStdin = invocation.value(secretStdin)
-    let wanted = invocation.values(secret) + (fromStdin.map { [$0] } ?? [])
-    for wantedName in wanted
-    where description.setting(named: wantedName)?.isSecret != true && !OwnBackendSetting.isOwnSecret(wantedName) {
-      throw CommandError.usage(
-        "adapter \(adapterName) has no secret setting '\(Names.printable(wantedName))'",
-        fix: "its settings: `accounts adapters \(adapterName)`")
-    }
-    // The adapter's secrets, then accounts' own ones wanted (lease_store_password).
-    var asked = check.secretsToAsk(wanted: wanted).map { (name: $0.name, label: $0.label) }
-    for own in OwnBackendSetting.secrets where wanted.contains(own) && !asked.contains(where: { $0.name == own }) {
-      asked.append((own, OwnBackendSetting.label(own)))
-    }
-    let problems = check.problems(settings: settings, secretNames: asked.map(\.name))
-    if let first = problems.first {
-      var fix = "`accounts adapters \(adapterName)` lists its settings"
-      if case .invalidValue(let key, _) = first,
-        let own = OwnBackendSetting.fix(key, value: settings[key] ?? "", backend: backendName)
-      {
-        fix = own
-      }
-      throw CommandError.usage(
-        "backend \(backendName): \(first)" + (problems.count > 1 ? " (and \(counted(problems.count - 1, "more problem")))" : ""),
-        fix: fix)
-    }
+    let asked = try request.newBackend(backendName, adapter: description)
 
     var secrets: [String: SecretBytes] = [:]
     for setting in asked {
@@ -100,7 +78,7 @@ enum BackendAddCommand {
           stdinOption: "--secret-stdin \(setting.name)")
       }
     }
-    try validate(
+    try BackendSettingsRequest.validate(
       AdapterRequest(
         adapter: adapterName, backend: backendName, settings: settings, operation: .validate,
         timeout: try environment.networkTimeout()),
@@ -113,42 +91,5 @@ enum BackendAddCommand {
     environment.output.message(
       "added backend \(backendName) (adapter \(adapterName))"
         + (secrets.isEmpty ? "" : "; \(secrets.keys.sorted().joined(separator: ", ")) in the keyring"))
-  }
-
-  /// `--set` values (or `backend set`'s words, `option` "") as a dictionary: KEY=VALUE each,
-  /// no key twice.
-  static func parseSettings(_ pairs: [String], option: String = "--set ") throws(CommandError) -> [String: String] {
-    var settings: [String: String] = [:]
-    for pair in pairs {
-      guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-        throw .usage("\(option)'\(Names.printable(pair))' is not KEY=VALUE", fix: "write it as \(option)base_url=https://...")
-      }
-      let key = String(pair[..<equals])
-      guard AdapterSetting.isValidName(key) else {
-        throw .usage(
-          "'\(Names.printable(key))' is not a valid setting name",
-          fix: "use lowercase letters, digits and '_', as `accounts adapters` shows them")
-      }
-      guard settings[key] == nil else { throw .usage("\(option)\(key) is given twice") }
-      settings[key] = String(pair[pair.index(after: equals)...])
-    }
-    return settings
-  }
-
-  /// The adapter's own check of the values (ACC_OP_VALIDATE): no network.
-  static func validate(
-    _ request: AdapterRequest, secretSettings: [String: SecretBytes], host: AdapterHosting,
-    searchPath: AdapterSearchPath
-  ) throws {
-    let outcome = try host.run(request, secretSettings: secretSettings, in: searchPath)
-    switch outcome {
-    case .ok: return
-    case .backendError(let message):
-      throw CommandError.usage(
-        "backend \(request.backend): \(message)", fix: "`accounts adapters \(request.adapter)` lists its settings")
-    case .adapterFailed(let message): throw CommandError(.adapterFailed, message)
-    default:
-      throw CommandError(.adapterFailed, "adapter \(request.adapter) gave an unexpected answer to the settings check")
-    }
   }
 }

@@ -48,52 +48,16 @@ enum BackendSetCommand {
     let name = invocation.argument(BackendCommands.name)!
     let configuration = try environment.config.load()
     let backend = try configuration.backend(named: name)  // "did you mean 'corp'?"
-    let given = try BackendAddCommand.parseSettings(invocation.arguments(settings), option: "")
-    let removed = Set(invocation.values(unset))
     let fromStdin = invocation.value(BackendAddCommand.secretStdin)
-    let asked = Set(invocation.values(secret) + (fromStdin.map { [$0] } ?? []))
-    guard !given.isEmpty || !removed.isEmpty || !asked.isEmpty else {
-      throw CommandError.usage(
-        "backend set \(name): no change given",
-        fix: "give KEY=VALUE, --unset KEY, --secret NAME or --secret-stdin NAME (`accounts backend show \(name)` shows the settings)")
-    }
-    for key in removed.sorted() where given[key] != nil || asked.contains(key) {
-      throw CommandError.usage("\(Names.printable(key)) is both given a value and unset", fix: "give one of them")
-    }
-
+    let request = BackendSettingsRequest(
+      given: try BackendSettingsRequest.parseSettings(invocation.arguments(settings), option: ""),
+      unset: Set(invocation.values(unset)), secrets: invocation.values(secret) + (fromStdin.map { [$0] } ?? []))
+    try request.checkChange(of: name)  // before the adapter is loaded
     let description = try environment.adapterHost().describe(backend.adapter, in: environment.adapterSearchPath)
-    for wanted in asked.sorted()
-    where description.setting(named: wanted)?.isSecret != true && !OwnBackendSetting.isOwnSecret(wanted) {
-      throw CommandError.usage(
-        "adapter \(backend.adapter) has no secret setting '\(Names.printable(wanted))'",
-        fix: "its settings: `accounts adapters \(backend.adapter)`")
-    }
-    try checkUnset(removed, of: backend, description)
-
-    var result = backend
-    result.settings.merge(given) { $1 }
-    for key in removed { result.settings[key] = nil }
-    let secretNames = Set(backend.secretSettings).subtracting(removed).union(asked)
-    let problems = BackendSettingsCheck(adapter: description).problems(
-      settings: result.settings, secretNames: secretNames.sorted())
-    if let first = problems.first {
-      var fix = "`accounts adapters \(backend.adapter)` lists its settings"
-      if case .unknown(let key, _) = first, given[key] == nil {
-        fix = "remove it with `accounts backend set \(name) --unset \(key)`"  // not one given now
-      } else if case .missingSecret(let key, _) = first {
-        fix = "give it with `accounts backend set \(name) --secret \(key)`"
-      } else if case .invalidValue(let key, _) = first,
-        let own = OwnBackendSetting.fix(key, value: result.settings[key] ?? "", backend: name)
-      {
-        fix = own
-      }
-      throw CommandError.usage(
-        "backend \(name): \(first)" + (problems.count > 1 ? " (and \(counted(problems.count - 1, "more problem")))" : ""),
-        fix: fix)
-    }
+    let result = try request.applied(to: backend, adapter: description)
 
     var newSecrets: [String: SecretBytes] = [:]
-    for key in asked.sorted() {
+    for key in Set(request.secrets).sorted() {
       let label = description.setting(named: key)?.label ?? OwnBackendSetting.label(key)
       newSecrets[key] =
         key == fromStdin
@@ -103,7 +67,7 @@ enum BackendSetCommand {
     }
     // The adapter checks the whole result, so the secrets kept are read for it too.
     var allSecrets = newSecrets
-    for key in secretNames.subtracting(asked).sorted() where !OwnBackendSetting.isOwnSecret(key) {
+    for key in result.kept {
       guard let value = try environment.ledger.claimedSecret(.setting(key, backend: name), recorded: configuration.secretService)
       else {
         throw CommandError(
@@ -112,69 +76,18 @@ enum BackendSetCommand {
       }
       allSecrets[key] = value
     }
-    try BackendAddCommand.validate(
+    try BackendSettingsRequest.validate(
       AdapterRequest(
         adapter: backend.adapter, backend: name, settings: result.settings, operation: .validate,
         timeout: try environment.networkTimeout()),
       secretSettings: allSecrets, host: environment.adapterHost(), searchPath: environment.adapterSearchPath)
 
     let change = try environment.ledger.changeBackend(
-      name, settings: given, secretSettings: newSecrets, unset: removed)
+      name, settings: request.given, secretSettings: newSecrets, unset: request.unset)
     if invocation.json {
       let accounts = try environment.index.load().accounts.filter { $0.id.backend == name }.count
       environment.output.writeJSON(BackendCommands.json(change.after, accounts: accounts))
     }
-    for line in report(change, given: given, secrets: asked, unset: removed) {
-      environment.output.message("backend \(name): \(line)")
-    }
-  }
-
-  /// Every KEY of `--unset` is one the backend has, and not one its adapter requires.
-  static func checkUnset(_ keys: Set<String>, of backend: BackendConfig, _ description: AdapterDescription) throws {
-    let present = Array(backend.settings.keys) + backend.secretSettings
-    for key in keys.sorted() {
-      guard present.contains(key) else {
-        let suggestions = Suggestions.closest(to: key, in: present)
-        throw CommandError.usage(
-          "backend \(backend.name) has no setting '\(Names.printable(key))' to unset"
-            + (suggestions.isEmpty ? "" : "; did you mean \(Suggestions.phrase(suggestions))?"),
-          fix: "`accounts backend show \(backend.name)` shows its settings")
-      }
-      if let setting = description.setting(named: key), !setting.isOptional {
-        throw CommandError.usage(
-          "\(key) is required by adapter \(backend.adapter) and cannot be unset",
-          fix: setting.isSecret
-            ? "replace it with `accounts backend set \(backend.name) --secret \(key)`"
-            : "give it another value with `accounts backend set \(backend.name) \(key)=VALUE`")
-      }
-    }
-  }
-
-  /// One line per setting changed; a secret by name only.
-  static func report(
-    _ change: Ledger.BackendChange, given: [String: String], secrets: Set<String>, unset: Set<String>
-  ) -> [String] {
-    func was(_ key: String) -> String {
-      change.before.settings[key].map { "was \(Names.printable($0))" } ?? "was not set"
-    }
-    var lines: [String] = []
-    for key in given.keys.sorted() {
-      let value = given[key]!
-      lines.append(
-        "\(key)=\(Names.printable(value))" + (change.before.settings[key] == value ? " (unchanged)" : " (\(was(key)))"))
-    }
-    for key in secrets.sorted() {
-      lines.append(key + (change.before.secretSettings.contains(key) ? " replaced in the keyring" : " stored in the keyring"))
-    }
-    for key in unset.sorted() {
-      if change.leftInKeyring.contains(key) {
-        lines.append("\(key) unset; its keyring item could not be deleted yet and goes with the next change")
-      } else if change.before.secretSettings.contains(key) {
-        lines.append("\(key) unset and deleted from the keyring")
-      } else {
-        lines.append("\(key) unset (\(was(key)))")
-      }
-    }
-    return lines
+    for line in request.report(change) { environment.output.message("backend \(name): \(line)") }
   }
 }

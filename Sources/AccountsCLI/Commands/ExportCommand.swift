@@ -43,17 +43,11 @@ enum ExportCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let tags = invocation.values(tag)
-    for tag in tags { try Tags.check(tag) }
+    let selection = try AccountSelection(tags: invocation.values(tag), backend: invocation.backend)
     let passwords = invocation.isSet(withPasswords)
     if passwords { try environment.ledger.adoptSecretServiceIfAsked() }
     let book = try environment.index.load()
-    var accounts = book.accounts
-    if let backend = invocation.backend {
-      accounts = accounts.filter { $0.id.backend == backend }
-      if accounts.isEmpty { _ = try environment.config.load().backend(named: backend) }
-    }
-    if !tags.isEmpty { accounts = accounts.filter { $0.hasTags(tags) } }
+    let accounts = try selection.tagged(in: book, configuration: { try environment.config.load() })
     // Every secret is read before anything is written: a keyring that fails, or a password
     // import could not read back, leaves nothing on stdout.
     var rows: [(account: Account, password: SecretBytes?, seed: SecretBytes?)] = []

@@ -1,6 +1,7 @@
 import AccountsContract
 import SecretMemory
 import AccountsCore
+import AccountsJSON
 import AccountsSystem
 import Glibc
 
@@ -83,7 +84,7 @@ enum ImportCommand {
     }
     var plan = ImportPlan(
       read, tags: tags, update: invocation.isSet(update), backend: invocation.backend,
-      book: try environment.index.load(), configuration: configuration, environment: environment)
+      book: try environment.index.load(), configuration: configuration)
     let failed = plan.failures
     if !failed.isEmpty, !invocation.isSet(partial) {
       report(failed, name, environment)
@@ -241,3 +242,18 @@ private struct ImportProgress {
     if shown { try? StandardStreams.error.writeAll(Array("\r\u{1B}[K".utf8)) }
   }
 }
+
+extension ImportEntry {
+  /// The entry in `import --json`.
+  var json: JSONValue {
+    var object: JSONObject = [
+      "line": .number(JSONNumber(Int64(line))), "account": id.map { .string($0.description) } ?? .null,
+      "action": .string(action.rawValue),
+    ]
+    if !problems.isEmpty {
+      let messages = problems.map { ($0.field.map { "field \($0): " } ?? "") + $0.message }
+      object["error"] = .string(messages.joined(separator: "; "))
+    }
+    if let reason { object["reason"] = .string(reason) }
+    return .object(object)
+  }}

@@ -87,64 +87,20 @@ enum LeaseCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let request = try LeaseRequest(invocation, environment)
     let store = try environment.leaseStores(heldTTLMilliseconds: request.heldTTLMilliseconds).store(for: request.candidates)
-    var flow = try environment.sessionFlow(invocation)
+    let flow = try environment.sessionFlow(invocation)
     // Before any login: token files with no safe place make every account useless.
     try request.refresh?.prepareDirectory(environment)
-    var skipped: [AccountID] = []
-    var lastFailure: (any Error)?
-    var pause = 0.05
-    // Even without --wait, a moment's contention (another lease taking or giving up the same
-    // accounts, which holds their locks for an instant) is waited out.
-    let deadline = monotonicSeconds() + max(Double(request.waitMilliseconds) / 1000, 0.25)
-    // Leases given up here (an account could not log in) may hold their accounts a moment
-    // longer: a shared store's keeper deletes their keys an instant after they end (within a
-    // held lease's ttl at the latest). That is waited out too, whatever the deadline.
-    var givenUp: [String] = []
-    var givenUpUntil = 0.0
-    while true {
-      let pool = request.candidates.filter { !skipped.contains($0) }
-      guard pool.count >= request.count else { throw lastFailure ?? CommandError(.failure, "no account to lease") }
-      // Taken held even for a detached lease, and detached only once its sessions are ready:
-      // a `lease --ttl` killed during a login leaves nothing held.
-      switch try store.tryAcquire(pool, count: request.count, holder: .current(), ttl: nil, now: environment.now()) {
-      case .busy(let busy):
-        let ours = busy.contains { $0.record.map { givenUp.contains($0.lease) } ?? false }
-        let remaining = (ours ? max(deadline, givenUpUntil) : deadline) - monotonicSeconds()
-        guard remaining > 0 else { throw noAccountFree(busy, request) }
-        var interval = timespec(tv_sec: 0, tv_nsec: Int(min(pause, remaining) * 1e9))
-        nanosleep(&interval, nil)
-        pause = min(pause * 2, 0.5)
-      case .granted(let grant):
-        // Its accounts' sessions are this command's now (SPEC §4: only the holder logs them in).
-        flow.heldLeases = held(grant)
-        var sessions: [ActiveSession] = []
-        for id in grant.accounts {
-          do {
-            try request.refresh?.requireRenewable(id, in: try environment.index.load(), flow)
-            sessions.append(try flow.leasedSession(for: id))
-          } catch let error as any UserFacingError {
-            skipped.append(id)
-            lastFailure = error
-            // Said when another account is tried instead; else the error itself is the message.
-            if request.candidates.count - skipped.count >= request.count {
-              environment.output.message("accounts: lease: skipped \(id): \(error.message)")
-            }
-            break
-          }
-        }
-        guard sessions.count == grant.accounts.count else {
-          grant.end()
-          givenUp.append(grant.lease)
-          givenUpUntil = monotonicSeconds() + Double(request.heldTTLMilliseconds) / 1000
-          pause = 0.05
-          continue
-        }
-        if let ttl = request.ttlSeconds {
-          return try hand(try store.detach(grant, ttl: ttl, now: environment.now()), sessions, request, invocation, environment)
-        }
-        return try hand(grant, sessions, request, invocation, environment)
-      }
+    let acquisition = LeaseAcquisition(
+      candidates: request.candidates, count: request.count, waitSeconds: Double(request.waitMilliseconds) / 1000,
+      heldTTLSeconds: Double(request.heldTTLMilliseconds) / 1000)
+    let (grant, sessions) = try acquisition.acquire(
+      from: store, holder: .current(), flow: flow,
+      check: { try request.refresh?.requireRenewable($0, in: try environment.index.load(), flow) },
+      notice: { environment.output.message($0) })
+    if let ttl = request.ttlSeconds {
+      return try hand(try store.detach(grant, ttl: ttl, now: environment.now()), sessions, request, invocation, environment)
     }
+    return try hand(grant, sessions, request, invocation, environment)
   }
 
   /// The lease to its user: CMD with the sessions in its environment, or the detached lease's id.
@@ -207,20 +163,5 @@ enum LeaseCommand {
   /// The lease id of each account `grant` holds.
   private static func held(_ grant: LeaseGrant) -> [AccountID: String] {
     Dictionary(grant.records.map { ($0.account, $0.lease) }) { first, _ in first }
-  }
-
-  /// Exit 10, naming who holds what was asked for.
-  private static func noAccountFree(_ busy: [BusyAccount], _ request: LeaseRequest) -> CommandError {
-    let held = busy.prefix(3).map { account in
-      guard let record = account.record else { return "\(account.account) being taken" }
-      return "\(account.account) held by \(record.holder) since \(LocalTime.format(record.since))"
-    }
-    let more = busy.count > 3 ? " and \(busy.count - 3) more" : ""
-    let wanted = request.count == 1 ? "no account free" : "not \(request.count) accounts free"
-    return CommandError(
-      .noAccountFree, "\(wanted): " + held.joined(separator: ", ") + more,
-      fix: request.waitMilliseconds == 0
-        ? "wait for one with --wait (e.g. --wait 10m); see who holds them with `accounts leases`"
-        : "wait longer with --wait, or see who holds them with `accounts leases`")
   }
 }

@@ -21,9 +21,9 @@ struct LeaseRequest {
 
   init(_ invocation: Invocation, _ environment: Environment) throws {
     command = invocation.arguments(LeaseCommand.command)
-    let tags = invocation.values(LeaseCommand.tag)
-    for tag in tags { try Tags.check(tag) }
-    let named = invocation.arguments(LeaseCommand.users)
+    let selection = try AccountSelection(
+      names: invocation.arguments(LeaseCommand.users), tags: invocation.values(LeaseCommand.tag),
+      backend: invocation.backend)
     refresh = try SessionRefresh(invocation)
     if refresh != nil, command.isEmpty {
       throw CommandError.usage(
@@ -51,29 +51,9 @@ struct LeaseRequest {
     // one second more keeps it at least --ttl long, never ending while its holder counts on it.
     ttlSeconds = command.isEmpty ? ttl.map { Double($0) / 1000 + 1 } : nil
     heldTTLMilliseconds = command.isEmpty ? LeaseStores.defaultHeldTTLMilliseconds : max(ttl ?? LeaseStores.defaultHeldTTLMilliseconds, 300)
-    guard named.isEmpty != tags.isEmpty else {
-      throw CommandError.usage(
-        named.isEmpty ? "lease from which accounts?" : "name the accounts or give --tag, not both",
-        fix: "e.g. `accounts lease --tag qa -- CMD...` or `accounts lease qa1 qa2 -- CMD...`")
-    }
-    let book = try environment.index.load()
-    if named.isEmpty {
-      var accounts = book.accounts.filter { $0.hasTags(tags) }
-      if let backend = invocation.backend { accounts = accounts.filter { $0.id.backend == backend } }
-      guard !accounts.isEmpty else {
-        throw CommandError(
-          .loginRequired, "no saved account has the tag\(tags.count == 1 ? "" : "s") \(tags.joined(separator: ", "))",
-          fix: "tag some with `accounts tag USER \(tags[0])`")
-      }
-      candidates = accounts.map(\.id)
-    } else {
-      var ids: [AccountID] = []
-      for word in named {
-        let id = try environment.resolveAccount(word, invocation, in: book)
-        if !ids.contains(id) { ids.append(id) }
-      }
-      candidates = ids
-    }
+    candidates = try selection.ids(
+      in: try environment.index.load(), configuration: try environment.config.load(), everyAccount: false,
+      command: "lease", trailing: " -- CMD...")
     guard count <= candidates.count else {
       throw CommandError.usage(
         "cannot lease \(count) of \(counted(candidates.count, "account"))", fix: "lower --count or add accounts to the pool")

@@ -38,15 +38,9 @@ enum ListCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let tags = invocation.values(tag)
-    for tag in tags { try Tags.check(tag) }
+    let selection = try AccountSelection(tags: invocation.values(tag), backend: invocation.backend)
     let book = try environment.index.load()
-    var accounts = book.accounts
-    if let backend = invocation.backend {
-      accounts = accounts.filter { $0.id.backend == backend }
-      if accounts.isEmpty { _ = try environment.config.load().backend(named: backend) }
-    }
-    if !tags.isEmpty { accounts = accounts.filter { $0.hasTags(tags) } }
+    let accounts = try selection.tagged(in: book, configuration: { try environment.config.load() })
     let now = environment.now()
     let leases = leasesShown(accounts.map(\.id), environment, now: now)
     if invocation.json {
@@ -54,9 +48,9 @@ enum ListCommand {
         .array(accounts.map { AccountPresentation.json($0, in: book, now: now, lease: leases[$0.id]) }))
     } else if accounts.isEmpty {
       environment.output.message(
-        !tags.isEmpty
+        !selection.tags.isEmpty
           ? "no saved account" + (invocation.backend.map { " on backend '\($0)'" } ?? "")
-            + " has the tag\(tags.count == 1 ? "" : "s") \(tags.joined(separator: ", "))"
+            + " has the tag\(selection.tags.count == 1 ? "" : "s") \(selection.tags.joined(separator: ", "))"
           : invocation.backend.map { "no saved accounts on backend '\($0)'" }
             ?? "no saved accounts yet; save one with `accounts add USER`")
     } else {

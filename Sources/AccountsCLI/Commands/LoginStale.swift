@@ -62,39 +62,14 @@ enum LoginStale {
     for entry in entries { if case .failed(let status, _) = entry.outcome { throw QuietFailure(status: status) } }
   }
 
-  /// The named accounts (the one resolver), else every account with each --tag, else every
-  /// account; narrowed by --backend.
+  /// The named accounts, else every account with each --tag, else every account; narrowed by
+  /// --backend (`AccountSelection`).
   static func chosen(_ invocation: Invocation, _ environment: Environment) throws -> [AccountID] {
-    let tags = invocation.values(tag)
-    for tag in tags { try Tags.check(tag) }
-    let named = invocation.arguments(LoginCommand.users)
-    guard named.isEmpty || tags.isEmpty else {
-      throw CommandError.usage(
-        "name the accounts or give --tag, not both",
-        fix: "e.g. `accounts login --stale --tag qa` or `accounts login --stale qa1 qa2`")
-    }
-    let book = try environment.index.load()
-    if !named.isEmpty {
-      var ids: [AccountID] = []
-      for word in named {
-        let id = try environment.resolveAccount(word, invocation, in: book)
-        if !ids.contains(id) { ids.append(id) }
-      }
-      return ids
-    }
-    var accounts = book.accounts
-    if let backend = invocation.backend {
-      accounts = accounts.filter { $0.id.backend == backend }
-      if accounts.isEmpty { _ = try environment.config.load().backend(named: backend) }
-    }
-    guard !tags.isEmpty else { return accounts.map(\.id) }
-    accounts = accounts.filter { $0.hasTags(tags) }
-    guard !accounts.isEmpty else {
-      throw CommandError(
-        .loginRequired, "no saved account has the tag\(tags.count == 1 ? "" : "s") \(tags.joined(separator: ", "))",
-        fix: "tag some with `accounts tag USER \(tags[0])`")
-    }
-    return accounts.map(\.id)
+    let selection = try AccountSelection(
+      names: invocation.arguments(LoginCommand.users), tags: invocation.values(tag), backend: invocation.backend)
+    return try selection.ids(
+      in: try environment.index.load(), configuration: try environment.config.load(), everyAccount: true,
+      command: "login --stale")
   }
 
   /// logged_in, fresh, skipped or failed: the `action` of --json.

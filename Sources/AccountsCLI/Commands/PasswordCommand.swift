@@ -22,23 +22,7 @@ enum PasswordCommand {
     try environment.ledger.adoptSecretServiceIfAsked()
     let book = try environment.index.load()
     let id = try environment.resolveAccount(invocation.argument(SharedArguments.account)!, invocation, in: book)
-    let name = book.shortestName(for: id)
-    guard book[id]!.remembered else {
-      throw CommandError(
-        .loginRequired, "\(id) has no remembered password",
-        fix: "remember one with `accounts passwd \(name)`")
-    }
-    guard let password = try environment.ledger.claimedSecret(SecretKey(id, .password), recorded: book.secretService) else {
-      if book.unsettled.contains(id) {
-        throw CommandError(
-          .loginRequired,
-          "the keyring has no password for \(id): a command that changed it was interrupted or failed",
-          fix: "store it again with `accounts passwd \(name)`")
-      }
-      throw CommandError(
-        .loginRequired, "the keyring has no password for \(id) (deleted outside accounts?)",
-        fix: "store it again with `accounts passwd \(name)`")
-    }
+    let password = try environment.ledger.rememberedPassword(of: id, in: book)
     if invocation.json {
       guard password.isUTF8Text else {
         throw CommandError(

@@ -1,3 +1,5 @@
+import AccountsCore
+
 /// bash: `complete -F _accounts accounts`, without depending on the bash-completion package.
 ///
 /// Every candidate reaches COMPREPLY as a literal word. The script never hands a name, or a

@@ -1,3 +1,5 @@
+import AccountsCore
+
 /// fish: `complete` rules conditioned on the command path typed so far.
 ///
 /// fish does not expand what a command substitution in `complete -a` prints, and

@@ -1,3 +1,5 @@
+import AccountsCore
+
 /// zsh: an autoloadable `_accounts` that also works when sourced.
 ///
 /// Candidates go to `compadd` as words (never with -Q, so zsh quotes what it inserts), and

@@ -2,7 +2,6 @@
 @testable import AccountsCore
 import Testing
 
-@testable import AccountsCLI
 import AccountsSystem
 
 @Suite struct AccountChoiceTests {
@@ -105,37 +104,6 @@ import AccountsSystem
     #expect(DirectoryRule.directoryProblem("/work/\u{202E}gpj") != nil, "a bidi override")
   }
 
-  @Test func whichExplainsTheDecidingStepThenTheStateOfTheOthers() {
-    let rule = DirectoryRule(directory: "/home/u/work/corp", account: alice)
-    func explain(_ choice: AccountChoice, option: String? = nil, variable: String? = nil, rule: DirectoryRule?) -> String {
-      WhichCommand.steps(choice, option: option, variable: variable, rule: rule, slot: bob, home: "/home/u")
-        .joined(separator: "; ")
-    }
-    #expect(
-      explain(AccountChoice(id: alice, source: .rule, rule: rule), rule: rule)
-        == "rule ~/work/corp; ACCOUNTS_ACCOUNT unset; the auto-login slot holds bob@corp")
-    #expect(
-      explain(AccountChoice(id: carolTest, source: .environment), variable: "carol@test", rule: rule)
-        == "ACCOUNTS_ACCOUNT=carol@test; rule ~/work/corp gives alice@corp; the auto-login slot holds bob@corp")
-    #expect(
-      explain(AccountChoice(id: bob, source: .slot), rule: nil)
-        == "the auto-login slot; ACCOUNTS_ACCOUNT unset; no rule for this directory")
-  }
-
-  /// Where a deleted working directory was: the kernel's record first (physical, as rules
-  /// are), PWD when there is none, nothing from a PWD that is relative or not normalised.
-  @Test func aDeletedDirectoryIsMatchedByThePathItHad() {
-    let former = WorkingDirectory.formerPath
-    #expect(former("/home/u/work/corp/gone (deleted)", "/home/u/link/gone") == "/home/u/work/corp/gone")
-    #expect(former(nil, "/home/u/work/corp/gone") == "/home/u/work/corp/gone")
-    #expect(former("/home/u/work/corp/gone", "/x") == "/x", "not a deleted directory's record")
-    #expect(former(nil, "work/corp") == nil)
-    #expect(former(nil, "/home/u/work/corp/../oss") == nil)
-    #expect(former(nil, nil) == nil)
-    #expect(WorkingDirectory.deleted(formerPath: "/a").rulePath == "/a")
-    #expect(WorkingDirectory.deleted(formerPath: "/a").path == nil, "no relative path resolves against it")
-  }
-
   @Test func rulesRoundTripThroughConfigJSONAndBadOnesAreNamed() throws {
     var configuration = try Configuration()
     configuration.setRule(DirectoryRule(directory: "/work/corp", account: alice))
@@ -229,35 +197,5 @@ import AccountsSystem
     let error = failure { try pick(argument: "carl") } as? AccountLookupError
     #expect(error == .unknown("carl", backend: nil, suggestions: ["carol@corp", "carol@test"]))
     #expect(failure { try pick(option: "zzzzzz", slot: alice) } is AccountLookupError)
-  }
-
-  /// The wiring: USER, --account and ACCOUNTS_ACCOUNT come from where a command finds them,
-  /// and names honour --backend.
-  @Test func anEnvironmentPicksFromTheInvocationAndItsVariables() throws {
-    let parser = Parser(commands: CommandTable.all + Shapes.all, defaultCommand: "token")
-    func choice(_ arguments: [String], _ variables: [String: String]) throws -> AccountChoice {
-      guard case .run(let invocation) = try parser.parse(arguments) else {
-        throw CommandError.usage("no run")
-      }
-      return try environment(variables).pickAccount(invocation, in: book)
-    }
-    let carol = ["ACCOUNTS_ACCOUNT": "carol@test"]
-    #expect(try choice(["token"], carol) == AccountChoice(id: carolTest, source: .environment))
-    #expect(
-      try choice(["token", "--account", "bob"], carol) == AccountChoice(id: bob, source: .option))
-    #expect(
-      try choice(["token", "carol", "--backend", "corp"], carol)
-        == AccountChoice(id: carolCorp, source: .argument))
-    #expect(try choice(["exec", "--", "carol"], [:]) == AccountChoice(id: alice, source: .slot))
-  }
-
-  func environment(_ variables: [String: String]) -> Environment {
-    let nowhere = "/nonexistent/accounts-tests"
-    return Environment(
-      variables: variables,
-      paths: Paths(configDirectory: nowhere, stateDirectory: nowhere, dataDirectory: nowhere),
-      terminal: Terminal(canPrompt: false, errorIsTerminal: false), output: Output(),
-      now: { Timestamp(secondsSince1970: 1_800_000_000) },
-      makeSecretStore: { throw CommandError.usage("no keyring in unit tests") })
   }
 }

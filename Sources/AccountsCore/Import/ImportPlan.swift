@@ -1,61 +1,48 @@
 import AccountsContract
 import AccountsCore
-import AccountsJSON
 import AccountsSystem
 
 /// What `accounts import` does with one row of the file.
-struct ImportEntry {
-  enum Action: String {
+public struct ImportEntry {
+  public enum Action: String, Sendable {
     case imported, updated, skipped, failed
   }
 
-  let line: Int
+  public let line: Int
   /// Nil for a row that names no account that could be saved.
-  var id: AccountID?
+  public var id: AccountID?
   /// The row to write; nil once it is known not to be written.
-  var row: ImportRow?
-  var tags: [String] = []
+  public var row: ImportRow?
+  public var tags: [String] = []
   /// The row's TOTP seed, read and checked.
-  var otp: OTPSeed?
-  var action: Action
+  public var otp: OTPSeed?
+  public var action: Action
   /// Why it failed (never a password), one line each.
-  var problems: [ImportProblem] = []
+  public var problems: [ImportProblem] = []
   /// Why it is skipped.
-  var reason: String?
+  public var reason: String?
   /// Skipped because the account is saved already (without --update): the expected outcome of
   /// running an import again, so not reported row by row.
-  var savedAlready = false
+  public var savedAlready = false
   /// Not written because an error (the keyring's) stopped the import at this row or before.
-  var stopped = false
+  public var stopped = false
 
-  var json: JSONValue {
-    var object: JSONObject = [
-      "line": .number(JSONNumber(Int64(line))), "account": id.map { .string($0.description) } ?? .null,
-      "action": .string(action.rawValue),
-    ]
-    if !problems.isEmpty {
-      let messages = problems.map { ($0.field.map { "field \($0): " } ?? "") + $0.message }
-      object["error"] = .string(messages.joined(separator: "; "))
-    }
-    if let reason { object["reason"] = .string(reason) }
-    return .object(object)
-  }
 }
 
 /// Every row of an import file checked against the configuration and the index, before
 /// anything is written: which account each row is (by the rule `add` follows), and whether it
 /// is imported, updated, skipped or failed.
-struct ImportPlan {
-  var entries: [ImportEntry] = []
+public struct ImportPlan {
+  public var entries: [ImportEntry] = []
   /// Whether an updated account's tags are replaced by the row's (the file has a tags column)
   /// rather than given the --tag values too.
-  var replacesTags = false
+  public var replacesTags = false
 
-  var failures: [ImportEntry] { entries.filter { $0.action == .failed } }
+  public var failures: [ImportEntry] { entries.filter { $0.action == .failed } }
 
-  init(
+  public init(
     _ file: ImportFile, tags extraTags: [String], update: Bool, backend: String?,
-    book: AccountBook, configuration: Configuration, environment: Environment
+    book: AccountBook, configuration: Configuration
   ) {
     replacesTags = file.hasTags
     for problem in file.problems {
@@ -63,7 +50,7 @@ struct ImportPlan {
         entries[entries.count - 1].problems.append(problem)
       } else {
         let id = file.named[problem.line].flatMap { named in
-          try? environment.newAccountID(user: named.user, requested: named.backend ?? backend, in: configuration)
+          try? configuration.newAccountID(user: named.user, requested: named.backend ?? backend)
         }
         entries.append(ImportEntry(line: problem.line, id: id, action: .failed, problems: [problem]))
       }
@@ -75,7 +62,7 @@ struct ImportPlan {
     for row in file.rows {
       var entry = ImportEntry(line: row.line, row: row, tags: Tags.normalised(row.tags + extraTags), action: .imported)
       do {
-        entry.id = try environment.newAccountID(user: row.user, requested: row.backend ?? backend, in: configuration)
+        entry.id = try configuration.newAccountID(user: row.user, requested: row.backend ?? backend)
       } catch {
         entry.fail(ImportPlan.problem(row.line, nil, error))
       }
@@ -116,7 +103,7 @@ struct ImportPlan {
   ///
   /// An unknown backend is most likely one the file came with from another machine: `export`
   /// does not carry backends (they have secret settings and adapters).
-  static func problem(_ line: Int, _ field: String?, _ error: Error) -> ImportProblem {
+  public static func problem(_ line: Int, _ field: String?, _ error: Error) -> ImportProblem {
     if let unknown = error as? ConfigurationError, case .unknownBackend(let name, let suggestions) = unknown {
       let add = "add it first with `accounts backend add \(name) --adapter A` (export does not carry backends)"
       let fix = suggestions.isEmpty ? add : "did you mean \(Suggestions.phrase(suggestions))? else " + add
@@ -127,7 +114,7 @@ struct ImportPlan {
   }
 
   /// How many rows took each action.
-  var summary: String {
+  public var summary: String {
     let count = { (action: ImportEntry.Action) in entries.count { $0.action == action } }
     return "imported \(count(.imported)), updated \(count(.updated)), skipped \(count(.skipped)), "
       + "failed \(count(.failed))"
@@ -135,14 +122,14 @@ struct ImportPlan {
 }
 
 extension ImportEntry {
-  mutating func fail(_ problem: ImportProblem) {
+  public mutating func fail(_ problem: ImportProblem) {
     action = .failed
     row = nil
     reason = nil
     problems.append(problem)
   }
 
-  mutating func skip(_ why: String) {
+  public mutating func skip(_ why: String) {
     action = .skipped
     row = nil
     reason = why

@@ -1,0 +1,79 @@
+import AccountsContract
+import AccountsCore
+import AccountsSystem
+import Testing
+
+/// The import plan: every row of a file checked against the configuration and the index before
+/// anything is written, each imported, updated, skipped or failed, by the rule `add` follows.
+@Suite struct ImportPlanTests {
+  let at = Timestamp(secondsSince1970: 1_800_000_000)
+
+  func plan(
+    _ text: String, tags: [String] = [], update: Bool = false, backend: String? = nil,
+    saved: [AccountID] = [], backends: [String] = ["corp"]
+  ) throws -> ImportPlan {
+    let file = try ImportReader.read(Array(text.utf8), backends: Set(backends))
+    let book = try AccountBook(accounts: saved.map { Account(id: $0, addedAt: at) }, autoLogin: nil, previousAutoLogin: nil)
+    let configuration = try Configuration(backends: backends.map { BackendConfig(name: $0, adapter: "plain") })
+    return try ImportPlan(file, tags: tags, update: update, backend: backend, book: book, configuration: configuration)
+  }
+
+  func actions(_ plan: ImportPlan) -> [String] { plan.entries.map { "\($0.line) \($0.action.rawValue)" } }
+
+  @Test func newRowsAreImportedOnTheOnlyBackendWithTheirTagsAndTheGivenOnes() throws {
+    let result = try plan("account,password,tags\nalice,pw1,qa\nbob@corp,pw2,\n", tags: ["smoke", "qa"])
+    #expect(actions(result) == ["2 imported", "3 imported"])
+    #expect(result.entries.map(\.id) == [AccountID(user: "alice", backend: "corp"), AccountID(user: "bob", backend: "corp")])
+    #expect(result.entries[0].tags == ["qa", "smoke"], "normalised: sorted, once each")
+    #expect(result.entries[1].tags == ["qa", "smoke"])
+    #expect(result.replacesTags, "the file has a tags column")
+    #expect(result.summary == "imported 2, updated 0, skipped 0, failed 0")
+    #expect(result.failures.isEmpty)
+  }
+
+  @Test func aSavedAccountIsSkippedUnlessUpdated() throws {
+    let alice = AccountID(user: "alice", backend: "corp")
+    let skipped = try plan("account,password\nalice,pw1\n", saved: [alice])
+    #expect(actions(skipped) == ["2 skipped"])
+    #expect(skipped.entries[0].savedAlready && skipped.entries[0].row == nil)
+    #expect(skipped.entries[0].reason == "alice@corp is saved already (--update updates it)")
+    let updated = try plan("account,password\nalice,pw1\n", update: true, saved: [alice])
+    #expect(actions(updated) == ["2 updated"])
+    #expect(updated.entries[0].row != nil && !updated.replacesTags)
+  }
+
+  @Test func oneAccountOnTwoLinesFailsBoth() throws {
+    let result = try plan("account,password\nalice,pw1\nbob,pw\nalice@corp,pw2\n")
+    #expect(actions(result) == ["2 failed", "3 imported", "4 failed"])
+    #expect(result.entries[0].problems.first?.message == "alice@corp is on lines 2 and 4")
+    #expect(result.entries[0].problems.first?.fix == "keep one of them")
+    #expect(result.entries[0].row == nil && result.entries[2].row == nil, "nothing of them is written")
+  }
+
+  /// A backend the file came with from another machine: named, with the fix that adds it
+  /// (export does not carry backends), and a guess when one is close.
+  @Test func anUnknownBackendFailsItsRowWithTheFixThatAddsIt() throws {
+    let result = try plan("account,password,backend\nalice,pw,crop\nbob,pw,home\n", backends: ["corp", "prod"])
+    #expect(actions(result) == ["2 failed", "3 failed"])
+    let guessed = try #require(result.entries[0].problems.first)
+    #expect(guessed.fix?.hasPrefix("did you mean 'corp'? else add it first with `accounts backend add crop") == true, "\(guessed)")
+    let other = try #require(result.entries[1].problems.first)
+    #expect(other.fix == "add it first with `accounts backend add home --adapter A` (export does not carry backends)")
+    #expect(result.summary == "imported 0, updated 0, skipped 0, failed 2")
+  }
+
+  @Test func withSeveralBackendsARowWithoutOneNeedsTheOption() throws {
+    let without = try plan("account,password\nalice,pw\n", backends: ["corp", "prod"])
+    #expect(actions(without) == ["2 failed"])
+    let with = try plan("account,password\nalice,pw\n", backend: "prod", backends: ["corp", "prod"])
+    #expect(with.entries.first?.id == AccountID(user: "alice", backend: "prod"))
+  }
+
+  @Test func aBadNameOrSeedFailsItsRowByFieldNeverByContent() throws {
+    let result = try plan("account,password,otp\nal ice,pw,\nbob,pw,not-base32!\ncarol,pw,JBSWY3DPEHPK3PXP\n")
+    #expect(actions(result) == ["2 failed", "3 failed", "4 imported"])
+    #expect(result.entries[1].problems.first?.field == "otp")
+    #expect(!(result.entries[1].problems.first?.message.contains("not-base32") ?? true), "the seed is a secret")
+    #expect(result.entries[2].otp?.label == "carol@corp", "a seed without a label takes the account's name")
+  }
+}
