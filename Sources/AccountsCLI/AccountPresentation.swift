@@ -68,11 +68,6 @@ enum AccountPresentation {
   }
 }
 
-/// "1 account", "3 accounts": a count with its noun, for messages.
-func counted(_ count: Int, _ noun: String) -> String {
-  "\(count) \(noun)\(count == 1 ? "" : "s")"
-}
-
 /// Plain columns separated by two spaces; the last column is not padded. Every cell goes
 /// through the one sanitiser first: cells hold names and settings from files people edit.
 ///

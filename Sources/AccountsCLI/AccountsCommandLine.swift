@@ -38,6 +38,7 @@ public enum AccountsCommandLine {
       case .help(let path):
         try StandardStreams.writeToStandardOutput(Array(HelpRenderer.help(for: path, in: CommandTable.all).utf8))
       case .run(let invocation):
+        try invocation.checkValues()
         let environment = try Environment.live()
         output = environment.output
         try invocation.path.command.handler!(invocation, environment)

@@ -50,11 +50,14 @@ package struct OptionSpec: Sendable, Hashable {
   package let required: Bool
   let completion: CompletionKind
   package let help: String
+  /// What its value must be, checked before the command runs.
+  let kind: ValueKind
 
   init(
     _ long: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false,
-    required: Bool = false, completion: CompletionKind = .none, help: String
+    required: Bool = false, completion: CompletionKind = .none, kind: ValueKind = .text, help: String
   ) {
+    self.kind = kind
     self.long = long
     self.short = short
     self.valueName = value
@@ -100,11 +103,14 @@ package struct ArgumentSpec: Sendable, Hashable {
   /// An optional account argument that, when absent, is chosen with the picker on a terminal
   /// (`switch`), not by `--account`, ACCOUNTS_ACCOUNT or the slot.
   let pickedWhenAbsent: Bool
+  /// What each word must be, checked before the command runs.
+  let valueKind: ValueKind
 
   init(
     _ name: String, kind: Kind = .word, completion: CompletionKind = .none, optional: Bool = false,
-    variadic: Bool = false, pickedWhenAbsent: Bool = false, help: String
+    variadic: Bool = false, pickedWhenAbsent: Bool = false, valueKind: ValueKind = .text, help: String
   ) {
+    self.valueKind = valueKind
     self.name = name
     self.pickedWhenAbsent = pickedWhenAbsent
     self.help = help

@@ -1,3 +1,5 @@
+import AccountsServices
+
 /// The shells `accounts env` writes for, and how each one quotes a value so that `eval` (or
 /// fish's `source`) gives back the exact bytes and runs nothing: no `$(...)`, backquote, glob,
 /// `~` or newline in a value is ever seen by the shell outside single quotes.
@@ -43,5 +45,22 @@ enum ExportSyntax: String, CaseIterable, Sendable {
       }
     }
     out.append(quote)
+  }
+}
+
+extension SessionVariables {
+  /// The lines that set the variables in `syntax`'s shell: the account, the user id (or its
+  /// removal), the removal of the token files (a shell has none of its own), then the token,
+  /// so that the last command, and with it the status of `eval` or fish's `source`, succeeds.
+  func appendExports(_ syntax: ExportSyntax, to out: inout [UInt8]) {
+    syntax.appendExport(Self.accountName, account.utf8, to: &out)
+    if let userID {
+      syntax.appendExport(Self.userIDName, userID.utf8, to: &out)
+    } else {
+      syntax.appendUnset(Self.userIDName, to: &out)
+    }
+    syntax.appendUnset(TokenFile.variable, to: &out)
+    syntax.appendUnset(TokenFile.listVariable, to: &out)
+    token.withUnsafeBytes { syntax.appendExport(Self.tokenName, $0, to: &out) }
   }
 }

@@ -13,7 +13,7 @@ struct SessionRefresh {
     help: "keep the session live while CMD runs: renewed at 80% of its lifetime with the remembered password, "
       + "its token always in the file $ACCOUNTS_TOKEN_FILE")
   static let check = OptionSpec(
-    "refresh-check", value: "DURATION",
+    "refresh-check", value: "DURATION", kind: .duration(forms: "1s, 30s, 10m or 1h"),
     help: "with --refresh: how often the backend is asked whether the session still lives, between renewals "
       + "(default 60s; at least 1s)")
 
@@ -47,9 +47,7 @@ struct SessionRefresh {
       if checkText != nil { throw CommandError.usage("--refresh-check needs --refresh", fix: "add --refresh") }
       return nil
     }
-    checkMilliseconds =
-      try checkText.map { try DurationArgument.parse($0, option: "--refresh-check", forms: "1s, 30s, 10m or 1h") }
-      ?? RefreshSchedule.defaultCheckMilliseconds
+    checkMilliseconds = invocation.milliseconds(Self.check) ?? RefreshSchedule.defaultCheckMilliseconds
     guard checkMilliseconds >= 1000 else {
       throw CommandError.usage("--refresh-check \(Names.printable(checkText ?? "")) is too often", fix: "give 1s or more")
     }

@@ -90,7 +90,7 @@ public struct AccountChoice: Sendable, Equatable {
 
   /// The rule for this directory names an account that is no longer saved.
   public static func ruleAccountMissing(_ rule: DirectoryRule) -> CommandError {
-    let directory = shellQuotedIfNeeded(rule.directory)
+    let directory = shellWord(rule.directory)
     return CommandError(
       .loginRequired,
       "the rule for \(directory) names \(rule.account), which is no longer saved",

@@ -9,8 +9,12 @@ public func shellWord(_ word: String) -> String {
     (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
       || "@%+=:,./-_".utf8.contains(byte)
   }
-  if plain { return word }
-  return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+  return plain ? word : shellQuoted(word)
+}
+
+/// `'text'` for sh, bash, zsh and fish alike.
+public func shellQuoted(_ text: String) -> String {
+  "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
 }
 
 /// A name read from the file system (a directory entry, a link's target, a path the dynamic

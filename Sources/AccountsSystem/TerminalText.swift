@@ -40,3 +40,8 @@ public enum TerminalText {
     }
   }
 }
+
+/// "1 account", "3 accounts": a count with its noun, for messages.
+public func counted(_ count: Int, _ noun: String) -> String {
+  "\(count) \(noun)\(count == 1 ? "" : "s")"
+}

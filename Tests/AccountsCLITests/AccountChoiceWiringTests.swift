@@ -1,5 +1,6 @@
 @testable import AccountsContract
 @testable import AccountsCore
+import AccountsServices
 import AccountsSystem
 import Testing
 

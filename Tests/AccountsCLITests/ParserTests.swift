@@ -142,4 +142,15 @@ import AccountsSystem
     #expect(throws: CommandError.self) { try BackendSettingsRequest.parseSettings(["Base_URL=x"]) }
     #expect(throws: CommandError.self) { try BackendSettingsRequest.parseSettings(["base_url"]) }
   }
+
+  /// git runs the helper `accounts` as git-credential-accounts, a link to accounts, by any path.
+  @Test func theProgramGitCredentialAccountsIsGitCredential() {
+    #expect(AccountsCommandLine.commandArguments(["git-credential-accounts", "get"]) == ["git-credential", "get"])
+    #expect(
+      AccountsCommandLine.commandArguments(["/usr/bin/git-credential-accounts", "--erase-logs-out", "erase"])
+        == ["git-credential", "--erase-logs-out", "erase"])
+    #expect(AccountsCommandLine.commandArguments(["/usr/bin/accounts", "get"]) == ["get"])
+    #expect(AccountsCommandLine.commandArguments(["/opt/git-credential-accounts/accounts", "list"]) == ["list"])
+    #expect(AccountsCommandLine.commandArguments(["xgit-credential-accounts", "get"]) == ["get"])
+  }
 }

@@ -1,5 +1,6 @@
 import AccountsContract
 @testable import AccountsCLI
+import AccountsServices
 import AccountsCore
 import AccountsSystem
 import Foundation

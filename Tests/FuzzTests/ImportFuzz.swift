@@ -48,7 +48,7 @@ enum ImportFuzz {
         good.append(expected)
       }
       text += [row.user + "@" + row.backend, row.password, row.backend, row.tags.joined(separator: " "), row.otp]
-        .map(ExportCommand.csvField).joined(separator: ",") + (fuzz.oneIn(2) ? "\r\n" : "\n")
+        .map { CSVWriter.field($0) }.joined(separator: ",") + (fuzz.oneIn(2) ? "\r\n" : "\n")
     }
     let written = Array(text.utf8)
     do {
@@ -101,7 +101,7 @@ enum ImportFuzz {
       if text.isEmpty { fields[0] = String(fields[0].drop { $0 == "\u{FEFF}" }) }
       records.append(fields)
       lines.append(1 + text.utf8.filter { $0 == 0x0A }.count)
-      text += fields.map(ExportCommand.csvField).joined(separator: ",") + fuzz.pick(["\r\n", "\n"])
+      text += fields.map { CSVWriter.field($0) }.joined(separator: ",") + fuzz.pick(["\r\n", "\n"])
     }
     let bytes = Array(text.utf8)
     do {

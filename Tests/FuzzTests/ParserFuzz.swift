@@ -111,13 +111,13 @@ enum ParserFuzz {
 
   /// The option values commands read themselves: a value or a usage error, never a trap.
   static func checkValues(_ invocation: Invocation, _ fuzz: inout Case, _ shown: String) {
-    for option in [StatusCommand.jobs] + invocation.path.command.options where option.long == "jobs" {
-      do {
-        let count = try StatusCommand.jobCount(invocation, option: option)
-        fuzz.check((1...64).contains(count), "--jobs gave \(count): \(shown)")
-      } catch {
-        fuzz.check(error.status == .usage, "--jobs: status \(error.status.rawValue): \(shown)")
+    do {
+      try invocation.checkValues()
+      for option in invocation.path.command.options where option.long == "jobs" {
+        if let count = invocation.number(option) { fuzz.check((1...64).contains(count), "--jobs gave \(count): \(shown)") }
       }
+    } catch {
+      fuzz.check(error.status == .usage, "a value: status \(error.status.rawValue): \(shown)")
     }
     for values in invocation.optionValues.values {
       for value in values {

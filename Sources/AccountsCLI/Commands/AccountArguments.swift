@@ -17,6 +17,14 @@ enum SharedArguments {
   static let accountOption = OptionSpec(
     "account", value: "USER", completion: .account,
     help: "the account to use, as the USER argument would name it")
+  /// `--tag TAG`, repeatable, checked as a tag; `help` says what it selects.
+  static func tag(help: String) -> OptionSpec {
+    OptionSpec("tag", value: "TAG", repeatable: true, completion: .tag, kind: .tag, help: help)
+  }
+  /// `--jobs N`: at most N at once, 1 to 64 (4 by default).
+  static func jobs(help: String) -> OptionSpec {
+    OptionSpec("jobs", short: "j", value: "N", kind: .number(1...64, example: "--jobs 8"), help: help)
+  }
   /// `--password-stdin`: the only way besides the no-echo prompt to give a password.
   static let passwordStdin = OptionSpec(
     "password-stdin", help: "read the password from stdin (its first line) instead of asking")

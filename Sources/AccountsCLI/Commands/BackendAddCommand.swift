@@ -11,7 +11,7 @@ enum BackendAddCommand {
     "adapter", value: "ADAPTER", required: true, completion: .adapter,
     help: "the adapter that speaks the backend's protocol (see `accounts adapters`)")
   static let set = OptionSpec(
-    "set", value: "KEY=VALUE", repeatable: true,
+    "set", value: "KEY=VALUE", repeatable: true, kind: .setting,
     help: "a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example")
   static let secretStdin = OptionSpec(
     "secret-stdin", value: "NAME",
@@ -57,7 +57,7 @@ enum BackendAddCommand {
     }
     let fromStdin = invocation.value(secretStdin)
     let request = BackendSettingsRequest(
-      given: try BackendSettingsRequest.parseSettings(invocation.values(set)),
+      given: invocation.settings(set),
       secrets: invocation.values(secret) + (fromStdin.map { [$0] } ?? []))
     let settings = request.given
     if try environment.config.load()[backendName] != nil {

@@ -7,7 +7,7 @@ import SecretMemory
 /// place, the result checked against the adapter's declaration as `backend add` checks a new one.
 enum BackendSetCommand {
   static let settings = ArgumentSpec(
-    "KEY=VALUE", completion: .setting, optional: true, variadic: true,
+    "KEY=VALUE", completion: .setting, optional: true, variadic: true, valueKind: .setting,
     help: "a non-secret setting to give a new value, e.g. check_path=me")
   static let unset = OptionSpec(
     "unset", value: "KEY", repeatable: true,
@@ -50,7 +50,7 @@ enum BackendSetCommand {
     let backend = try configuration.backend(named: name)  // "did you mean 'corp'?"
     let fromStdin = invocation.value(BackendAddCommand.secretStdin)
     let request = BackendSettingsRequest(
-      given: try BackendSettingsRequest.parseSettings(invocation.arguments(settings), option: ""),
+      given: invocation.settings(settings),
       unset: Set(invocation.values(unset)), secrets: invocation.values(secret) + (fromStdin.map { [$0] } ?? []))
     try request.checkChange(of: name)  // before the adapter is loaded
     let description = try environment.adapterHost().describe(backend.adapter, in: environment.adapterSearchPath)

@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsServices
 import AccountsSystem
 
 /// `accounts env [USER] [--shell bash|zsh|fish]`

@@ -6,9 +6,7 @@ import SecretMemory
 
 /// `accounts export`: the saved accounts as CSV in the format `accounts import` reads.
 enum ExportCommand {
-  static let tag = OptionSpec(
-    "tag", value: "TAG", repeatable: true, completion: .tag,
-    help: "only accounts with this tag; repeated, only those with every one")
+  static let tag = SharedArguments.tag(help: "only accounts with this tag; repeated, only those with every one")
   static let withPasswords = OptionSpec(
     "with-passwords",
     help: "add the remembered passwords and OTP seeds, read from the Secret Service (a warning on stderr)")
@@ -57,9 +55,9 @@ enum ExportCommand {
         rows.append((account, nil, nil))
         continue
       }
-      let password = try remembered(account, book, environment)
+      let password = try environment.ledger.exportedPassword(of: account, in: book)
       if account.remembered, password == nil { missing.append(account.id) }
-      rows.append((account, password, try otpSeed(account, book, environment)))
+      rows.append((account, password, try environment.ledger.exportedSeed(of: account, in: book)))
     }
     if passwords {
       environment.output.warning(
@@ -98,66 +96,15 @@ enum ExportCommand {
         }
         output.write("\n  }")
       } else {
-        output.write(csvField(account.id.description) + ",")
-        if let password { output.writeSecret { csvField(password, into: &$0) } }
-        let rest = [account.id.backend, account.tags.joined(separator: " ")].map(csvField)
+        output.write(CSVWriter.field(account.id.description) + ",")
+        if let password { output.writeSecret { CSVWriter.field(password, into: &$0) } }
+        let rest = [account.id.backend, account.tags.joined(separator: " ")].map { CSVWriter.field($0) }
         output.write("," + rest.joined(separator: ",") + ",")
-        if let seed { output.writeSecret { csvField(seed, into: &$0) } }
+        if let seed { output.writeSecret { CSVWriter.field(seed, into: &$0) } }
         output.write("\r\n")
       }
       first = false
     }
     if json { output.write(first ? "[]\n" : "\n]\n") }
-  }
-
-  /// The remembered password of `account`, read as `accounts password` reads it; nil when
-  /// none is remembered or the keyring lost it. A password `import` cannot read back (not
-  /// UTF-8 text, or holding a NUL: stored by another program) is refused.
-  private static func remembered(_ account: Account, _ book: AccountBook, _ environment: Environment) throws
-    -> SecretBytes?
-  {
-    guard account.remembered,
-      let password = try environment.ledger.claimedSecret(
-        SecretKey(account.id, .password), recorded: book.secretService)
-    else { return nil }
-    guard password.isUTF8Text, !password.withUnsafeBytes({ $0.contains(0) }) else {
-      throw CommandError(
-        .failure, "the password of \(account.id) is not UTF-8 text without NUL bytes, so it cannot be exported",
-        fix: "store it again with `accounts passwd \(book.shortestName(for: account.id))`")
-    }
-    return password
-  }
-
-  /// The TOTP seed of `account` as the keyring keeps it (an otpauth://totp/ URI); nil when
-  /// none is kept.
-  private static func otpSeed(_ account: Account, _ book: AccountBook, _ environment: Environment) throws
-    -> SecretBytes?
-  {
-    guard account.otp else { return nil }
-    return try environment.ledger.claimedOTPSeed(of: account.id, in: book)?.canonicalText
-  }
-
-  /// A CSV field as RFC 4180 writes it: in double quotes, with each quote doubled, when it
-  /// holds a comma, a quote, a line break or space at either end.
-  static func csvField(_ text: String) -> String {
-    var bytes: [UInt8] = []
-    csvField(Array(text.utf8), into: &bytes)
-    return String(decoding: bytes, as: UTF8.self)
-  }
-
-  static func csvField(_ secret: SecretBytes, into buffer: inout [UInt8]) {
-    secret.withUnsafeBytes { csvField($0, into: &buffer) }
-  }
-
-  private static func csvField<Bytes: BidirectionalCollection<UInt8>>(_ field: Bytes, into buffer: inout [UInt8]) {
-    let quoted = field.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
-      || field.first == 0x20 || field.first == 0x09 || field.last == 0x20
-    guard quoted else { return buffer.append(contentsOf: field) }
-    buffer.append(0x22)
-    for byte in field {
-      buffer.append(byte)
-      if byte == 0x22 { buffer.append(0x22) }
-    }
-    buffer.append(0x22)
   }
 }

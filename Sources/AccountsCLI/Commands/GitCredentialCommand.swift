@@ -1,5 +1,6 @@
 import AccountsContract
 import AccountsCore
+import AccountsServices
 import AccountsSystem
 
 /// `accounts git-credential get|store|erase`: git's credential helper (gitcredentials(7)), so

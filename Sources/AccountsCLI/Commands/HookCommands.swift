@@ -58,7 +58,8 @@ enum HookAddCommand {
   static let withToken = OptionSpec(
     "with-token", help: "give the hook the session token as ACCOUNTS_TOKEN (switch and login only)")
   static let timeout = OptionSpec(
-    "timeout", value: "SECONDS", help: "stop the hook after SECONDS (default \(Hook.defaultTimeout))")
+    "timeout", value: "SECONDS", kind: .number(1...Hook.timeoutLimit, example: "--timeout 30"),
+    help: "stop the hook after SECONDS (default \(Hook.defaultTimeout))")
 
   static let spec = CommandSpec(
     "add",
@@ -101,7 +102,7 @@ enum HookAddCommand {
         "a logout hook gets no token: the session has ended when it runs",
         fix: "leave out --with-token, or use a login or switch hook")
     }
-    let seconds = try timeout(invocation)
+    let seconds = timeout(invocation)
     let scope = try scope(invocation, environment)
     let hook = Hook(event: event, command: text, scope: scope, withToken: invocation.isSet(withToken), timeout: seconds)
     let number = try environment.config.update { configuration in
@@ -127,15 +128,7 @@ enum HookAddCommand {
     }
   }
 
-  static func timeout(_ invocation: Invocation) throws(CommandError) -> Int {
-    guard let text = invocation.value(timeout) else { return Hook.defaultTimeout }
-    guard let seconds = Int(text), (1...Hook.timeoutLimit).contains(seconds) else {
-      throw .usage(
-        "--timeout '\(Names.printable(text))' is not a whole number of seconds",
-        fix: "give one from 1 to \(Hook.timeoutLimit), e.g. --timeout 30")
-    }
-    return seconds
-  }
+  static func timeout(_ invocation: Invocation) -> Int { invocation.number(timeout) ?? Hook.defaultTimeout }
 }
 
 enum HookRemoveCommand {

@@ -9,9 +9,7 @@ import Glibc
 /// password manager's export), each as `add --remember` saves one.
 enum ImportCommand {
   static let file = ArgumentSpec("FILE", completion: .file, help: "the CSV file to read, or - for stdin")
-  static let tag = OptionSpec(
-    "tag", value: "TAG", repeatable: true, completion: .tag,
-    help: "give every account of the file this tag too; repeated, every one")
+  static let tag = SharedArguments.tag(help: "give every account of the file this tag too; repeated, every one")
   static let dryRun = OptionSpec("dry-run", help: "check the file and say what would happen; write nothing")
   static let update = OptionSpec(
     "update",

@@ -31,16 +31,9 @@ struct LeaseRequest {
         fix: "give the command to run after --, or refresh it with "
           + "`ACCOUNTS_LEASE_ID=ID accounts login --stale ACCOUNT` (the id the lease prints)")
     }
-    if let text = invocation.value(LeaseCommand.count) {
-      guard let number = Int(text), number >= 1, number <= 1000 else {
-        throw CommandError.usage("--count \(Names.printable(text)) is not a number of accounts", fix: "give --count 1 or more")
-      }
-      count = number
-    } else {
-      count = 1
-    }
-    waitMilliseconds = try invocation.value(LeaseCommand.wait).map { try DurationArgument.parse($0, option: "--wait") } ?? 0
-    let ttl = try invocation.value(LeaseCommand.ttl).map { try DurationArgument.parse($0, option: "--ttl") }
+    count = invocation.number(LeaseCommand.count) ?? 1
+    waitMilliseconds = invocation.milliseconds(LeaseCommand.wait) ?? 0
+    let ttl = invocation.milliseconds(LeaseCommand.ttl)
     if ttl == 0 { throw CommandError.usage("--ttl 0 would end the lease at once", fix: "give --ttl like 30m") }
     if command.isEmpty, ttl == nil {
       throw CommandError.usage(

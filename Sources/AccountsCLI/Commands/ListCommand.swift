@@ -6,9 +6,7 @@ import AccountsSystem
 
 /// `accounts` / `accounts list`: the QQ-style dropdown of every saved account.
 enum ListCommand {
-  static let tag = OptionSpec(
-    "tag", value: "TAG", repeatable: true, completion: .tag,
-    help: "only accounts with this tag; repeated, only those with every one")
+  static let tag = SharedArguments.tag(help: "only accounts with this tag; repeated, only those with every one")
 
   static let spec = CommandSpec(
     "list", aliases: ["ls"],

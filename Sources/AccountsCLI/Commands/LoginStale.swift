@@ -8,13 +8,10 @@ import AccountsJSON
 enum LoginStale {
   static let stale = OptionSpec(
     "stale", help: "log in again every chosen account whose session is gone or ends within --within")
-  static let tag = OptionSpec(
-    "tag", value: "TAG", repeatable: true, completion: .tag,
-    help: "with --stale: the accounts with this tag; repeated, those with every one")
+  static let tag = SharedArguments.tag(help: "with --stale: the accounts with this tag; repeated, those with every one")
   static let within = OptionSpec(
-    "within", value: "DURATION", help: "with --stale: also sessions that end within DURATION (default 10m)")
-  static let jobs = OptionSpec(
-    "jobs", short: "j", value: "N", help: "with --stale: at most N logins at once (default 4)")
+    "within", value: "DURATION", kind: .duration(forms: ValueKind.durationForms), help: "with --stale: also sessions that end within DURATION (default 10m)")
+  static let jobs = SharedArguments.jobs(help: "with --stale: at most N logins at once (default 4)")
 
   /// The options only `--stale` takes, and the ones of a single login it refuses.
   static let ownOptions = [tag, within, jobs]
@@ -40,9 +37,8 @@ enum LoginStale {
   }
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let width = try StatusCommand.jobCount(invocation, option: jobs)
-    let milliseconds =
-      try invocation.value(within).map { try DurationArgument.parse($0, option: "--within") } ?? 600_000
+    let width = invocation.number(jobs) ?? 4
+    let milliseconds = invocation.milliseconds(within) ?? 600_000
     let ids = try chosen(invocation, environment)
     var flow = try environment.sessionFlow(invocation, concurrent: true)
     flow.forced = invocation.isSet(LoginCommand.force)

@@ -1,4 +1,5 @@
 import AccountsCore
+import AccountsSystem
 
 /// `accounts remove USER`: forget an account and every secret of it.
 enum RemoveCommand {
@@ -39,7 +40,7 @@ enum RemoveCommand {
     for rule in (try? environment.config.load().rules) ?? [] where rule.account == id {
       environment.output.message(
         "the rule for \(RulePaths.display(rule.directory, home: RulePaths.home(environment))) still names \(id); "
-          + "remove it with `accounts rule remove \(shellQuotedIfNeeded(rule.directory))`")
+          + "remove it with `accounts rule remove \(shellWord(rule.directory))`")
     }
   }
 }

@@ -161,7 +161,7 @@ enum RulePaths {
       if code == ENOENT || code == ENOTDIR {
         throw CommandError.usage(
           "no directory '\(given)'",
-          fix: "create it first (`mkdir -p \(shellQuotedIfNeeded(given))`) or check the spelling")
+          fix: "create it first (`mkdir -p \(shellWord(given))`) or check the spelling")
       }
       throw CommandError(.failure, "cannot resolve '\(given)': \(describeErrno(code))", fix: "check the path and its permissions")
     }

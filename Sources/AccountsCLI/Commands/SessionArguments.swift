@@ -9,7 +9,7 @@ import SecretMemory
 /// from, and how a session is shown.
 enum SessionArguments {
   static let timeout = OptionSpec(
-    "timeout", value: "SECONDS",
+    "timeout", value: "SECONDS", kind: .seconds,
     help: "give up on the backend after SECONDS, all of the command's calls together (status and login --stale: per account; "
       + "default: ACCOUNTS_NETWORK_TIMEOUT, else 20)")
 }
@@ -83,11 +83,8 @@ extension Environment {
 
   /// `--timeout`, else ACCOUNTS_NETWORK_TIMEOUT, else 20 s.
   func timeout(_ invocation: Invocation) throws(CommandError) -> Double {
-    guard let text = invocation.value(SessionArguments.timeout) else { return try networkTimeout() }
-    guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
-      throw .usage("--timeout '\(Names.printable(text))' is not a number of seconds", fix: "give a number between 0 and 3600, e.g. --timeout 10")
-    }
-    return seconds
+    if let seconds = invocation.seconds(SessionArguments.timeout) { return seconds }
+    return try networkTimeout()
   }
 
   /// `--password-stdin`, else the remembered password, else the no-echo prompt when there is

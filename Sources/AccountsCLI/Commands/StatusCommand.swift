@@ -5,7 +5,7 @@ import AccountsJSON
 
 /// `accounts status [--jobs N]`
 enum StatusCommand {
-  static let jobs = OptionSpec("jobs", short: "j", value: "N", help: "check at most N accounts at once (default 4)")
+  static let jobs = SharedArguments.jobs(help: "check at most N accounts at once (default 4)")
   static let jsonLines = OptionSpec(
     "json-lines", help: "print one JSON object per line as each check ends (the objects of --json)")
 
@@ -30,7 +30,7 @@ enum StatusCommand {
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    let width = try jobCount(invocation)
+    let width = invocation.number(jobs) ?? 4
     if invocation.json && invocation.isSet(jsonLines) {
       throw CommandError.usage("--json and --json-lines are two forms of the same output", fix: "give one of them")
     }
@@ -75,15 +75,6 @@ enum StatusCommand {
 
   static func row(_ entry: StatusEntry) -> [String] {
     [entry.id.description, entry.id.backend, outcome(entry), detail(entry)]
-  }
-
-  /// --jobs (of `status`, or `option` of another command): 1 to 64, default 4.
-  static func jobCount(_ invocation: Invocation, option: OptionSpec = jobs) throws(CommandError) -> Int {
-    guard let text = invocation.value(option) else { return 4 }
-    guard let count = Int(text), (1...64).contains(count) else {
-      throw .usage("--jobs '\(Names.printable(text))' is not a number from 1 to 64", fix: "e.g. --jobs 8")
-    }
-    return count
   }
 
   /// "valid", "no session", "signed in elsewhere", ...

@@ -6,7 +6,7 @@ import AccountsJSON
 /// index under its writers' lock like every other change of it.
 enum TagCommand {
   static let tags = ArgumentSpec(
-    "TAG", completion: .tag, variadic: true, help: "a tag: one word of \(Tags.rule)")
+    "TAG", completion: .tag, variadic: true, valueKind: .tag, help: "a tag: one word of \(Tags.rule)")
 
   static let spec = CommandSpec(
     "tag",
@@ -25,7 +25,7 @@ enum TagCommand {
 
 enum UntagCommand {
   static let tags = ArgumentSpec(
-    "TAG", completion: .accountTag, variadic: true, help: "a tag the account has")
+    "TAG", completion: .accountTag, variadic: true, valueKind: .tag, help: "a tag the account has")
 
   static let spec = CommandSpec(
     "untag",
@@ -44,7 +44,6 @@ enum UntagCommand {
 private enum TagChange {
   static func run(_ invocation: Invocation, _ environment: Environment, remove: Bool) throws {
     let tags = invocation.arguments(remove ? UntagCommand.tags : TagCommand.tags)
-    for tag in tags { try Tags.check(tag) }  // every one before anything is written
     let query = invocation.argument(SharedArguments.account)!
     let id = try environment.resolveAccount(query, invocation, in: try environment.index.load())
     let now: [String]? = try environment.index.update { book in

@@ -1,3 +1,4 @@
+import AccountsSystem
 import AccountsCore
 
 /// bash: `complete -F _accounts accounts`, without depending on the bash-completion package.

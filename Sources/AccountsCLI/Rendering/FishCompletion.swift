@@ -1,3 +1,4 @@
+import AccountsSystem
 import AccountsCore
 
 /// fish: `complete` rules conditioned on the command path typed so far.

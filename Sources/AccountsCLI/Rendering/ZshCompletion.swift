@@ -1,3 +1,4 @@
+import AccountsSystem
 import AccountsCore
 
 /// zsh: an autoloadable `_accounts` that also works when sourced.

@@ -3,7 +3,7 @@ import Glibc
 
 /// Where this process is, as the directory rules need it (SPEC §3: the longest rule that
 /// contains the physical current directory).
-enum WorkingDirectory: Equatable {
+public enum WorkingDirectory: Equatable {
   /// The physical path, symlinks resolved (getcwd).
   case present(String)
   /// Deleted after the process entered it (getcwd fails with ENOENT). `formerPath` is where it
@@ -15,13 +15,13 @@ enum WorkingDirectory: Equatable {
   case unnamed
 
   /// The physical path while the directory exists.
-  var path: String? {
+  public var path: String? {
     if case .present(let path) = self { return path }
     return nil
   }
 
   /// The path the rules are matched against: the directory's, or the one it had.
-  var rulePath: String? {
+  public var rulePath: String? {
     switch self {
     case .present(let path): path
     case .deleted(let formerPath): formerPath
@@ -31,7 +31,7 @@ enum WorkingDirectory: Equatable {
 
   /// This process's working directory; `pwd` is `$PWD`, used only when the kernel's record of a
   /// deleted directory cannot be read.
-  static func current(pwd: String?) -> WorkingDirectory {
+  public static func current(pwd: String?) -> WorkingDirectory {
     if let pointer = getcwd(nil, 0) {
       defer { free(pointer) }
       return utf8Text(UnsafeRawPointer(pointer), count: strlen(pointer)).map(WorkingDirectory.present) ?? .unnamed
@@ -42,7 +42,7 @@ enum WorkingDirectory: Equatable {
 
   /// Where a deleted working directory was: the kernel's record ("PATH (deleted)") when it
   /// reads as one, else `pwd` when it is an absolute, normalised path, else nil.
-  static func formerPath(kernelRecord: String?, pwd: String?) -> String? {
+  public static func formerPath(kernelRecord: String?, pwd: String?) -> String? {
     let marker = " (deleted)"
     if let record = kernelRecord, record.hasPrefix("/"), record.hasSuffix(marker) {
       let path = String(record.dropLast(marker.count))

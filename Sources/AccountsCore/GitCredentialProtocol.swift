@@ -1,7 +1,6 @@
 import AccountsContract
 import AccountsCore
 import AccountsSystem
-import Glibc
 import SecretMemory
 
 /// What git tells a credential helper on stdin (git-credential(1)): `key=value` lines up to a
@@ -9,30 +8,30 @@ import SecretMemory
 /// is sent where: a line git would never write (no `=`, a NUL, a carriage return) is refused
 /// rather than guessed at, and error messages name lines by number, never by content (a `store`
 /// or `erase` request carries the password).
-struct GitCredentialRequest: Equatable {
+public struct GitCredentialRequest: Equatable {
   /// More than any request git writes (a URL, a path, a few `wwwauth[]` headers); a bound on
   /// what a hostile writer can make us hold.
-  static let inputLimit = 65536
+  public static let inputLimit = 65536
 
   /// The keys kept as text; every other one (`wwwauth[]`, `capability[]`...) is read past and
   /// dropped. `password` is kept apart, as secret bytes, never copied into a String.
-  static let keptKeys: Set<String> = ["protocol", "host", "path", "username"]
+  public static let keptKeys: Set<String> = ["protocol", "host", "path", "username"]
 
   /// The kept values by key; for a key given twice the last one, as git reads them.
-  var values: [String: String] = [:]
+  public var values: [String: String] = [:]
   /// `password=`, which `erase` carries: the credential git found rejected.
-  var password: SecretBytes?
+  public var password: SecretBytes?
 
   /// `protocol=`: https, or http for a remote given as an http:// URL.
-  var scheme: String? { values["protocol"].flatMap { $0.isEmpty ? nil : $0.lowercased() } }
+  public var scheme: String? { values["protocol"].flatMap { $0.isEmpty ? nil : $0.lowercased() } }
 
   /// `host=`: the host name, with `:PORT` when not the scheme's default.
-  var host: String? { values["host"].flatMap { $0.isEmpty ? nil : $0 } }
+  public var host: String? { values["host"].flatMap { $0.isEmpty ? nil : $0 } }
   /// `username=`, when git already knows the user (from the URL or an earlier helper).
-  var username: String? { values["username"].flatMap { $0.isEmpty ? nil : $0 } }
+  public var username: String? { values["username"].flatMap { $0.isEmpty ? nil : $0 } }
 
   /// The request in `bytes`: the lines before the first blank line, or all of them.
-  static func parse(_ bytes: [UInt8], limit: Int = inputLimit) throws(CommandError) -> GitCredentialRequest {
+  public static func parse(_ bytes: [UInt8], limit: Int = inputLimit) throws(CommandError) -> GitCredentialRequest {
     guard bytes.count <= limit else { throw tooLong(limit) }
     var request = GitCredentialRequest()
     var number = 0
@@ -57,7 +56,7 @@ struct GitCredentialRequest: Equatable {
 
   /// Reads the request from `input` up to its blank line or the end of input, at most `limit`
   /// bytes: a writer that never stops cannot make us read forever.
-  static func read(from input: FileDescriptor, limit: Int = inputLimit) throws(CommandError) -> GitCredentialRequest {
+  public static func read(from input: FileDescriptor, limit: Int = inputLimit) throws(CommandError) -> GitCredentialRequest {
     var bytes: [UInt8] = []
     defer { wipe(&bytes) }
     var chunk = [UInt8](repeating: 0, count: 4096)

@@ -2,7 +2,7 @@ import AccountsContract
 import AccountsCore
 import AccountsSystem
 
-extension DoctorCommand {
+extension Diagnosis {
   /// The schema every accounts item is stored under (Sources/CLibSecret/shim.h).
   static let schema = "io.accounts.Secret"
 
@@ -13,13 +13,13 @@ extension DoctorCommand {
   /// whole attribute set cannot match an item accounts claims; one without them is named
   /// (label, object path) for removal in Seahorse or KeePassXC: a clear of what it has would
   /// match claimed items too.
-  static func itemFindings(_ environment: Environment) throws -> Finding {
-    let timeout = try Environment.secretTimeout(environment.variables)
+  func itemFindings() throws -> Finding {
+    let timeout = try secretTimeout()
     // Unchecked is not checked: a keyring that stopped answering, or answered nonsense, fails.
     let listed: [(path: String, attributes: [String: String])]?
-    let bus = environment.variables["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+    let bus = busAddress
     do {
-      listed = try SecretServiceItems.items(matching: ["xdg:schema": schema], busAddress: bus, timeout: timeout)
+      listed = try SecretServiceItems.items(matching: ["xdg:schema": Self.schema], busAddress: bus, timeout: timeout)
     } catch {
       let error = SecretStoreError.timedOut(operation: "list the items of accounts", seconds: error.seconds, prompt: false)
       return Finding(check: "items", ok: false, detail: "not checked: " + error.message, fix: error.fix, status: error.status)
@@ -44,7 +44,7 @@ extension DoctorCommand {
         partial.append((path, attributes))
       }
     }
-    let clearable = try environment.ledger.unclaimed(keys).map { key in
+    let clearable = try ledger.unclaimed(keys).map { key in
       (name: key.label.dropFirst("accounts: ".count), attributes: ["backend": key.backend, "account": key.account, "kind": key.kind.attributeValue])
     } + exact.map { attributes in
       (name: Substring("an item with attributes \(attributes.keys.sorted().joined(separator: ", "))"), attributes: attributes)
@@ -62,7 +62,7 @@ extension DoctorCommand {
         + item.attributes.keys.sorted().joined(separator: ", ")
     }
     let commands = shown.map { item in
-      (["secret-tool", "clear", "xdg:schema", schema] + item.attributes.sorted { $0.key < $1.key }
+      (["secret-tool", "clear", "xdg:schema", Self.schema] + item.attributes.sorted { $0.key < $1.key }
         .filter { $0.key != "xdg:schema" }.flatMap { [$0.key, $0.value] }).map(shellWord).joined(separator: " ")
     }
     var fixes: [String] = []
@@ -70,7 +70,7 @@ extension DoctorCommand {
     if !named.isEmpty {
       fixes.append(
         "remove \(named.count == 1 ? "the item" : "the items") without backend, account and kind in Seahorse or KeePassXC "
-          + "(`secret-tool search --all xdg:schema \(schema)` shows them; a clear of their attributes would match "
+          + "(`secret-tool search --all xdg:schema \(Self.schema)` shows them; a clear of their attributes would match "
           + "items accounts keeps)")
     }
     return Finding(

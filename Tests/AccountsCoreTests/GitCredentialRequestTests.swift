@@ -1,27 +1,16 @@
 import AccountsContract
-import AccountsCore
+@testable import AccountsCore
 import AccountsSystem
 import Glibc
 import Testing
 
-@testable import AccountsCLI
+
 
 /// git's credential helper protocol as `accounts git-credential` reads it: strict, bounded, and
 /// never echoing what it refuses.
 @Suite struct GitCredentialRequestTests {
   func parse(_ text: String, limit: Int = GitCredentialRequest.inputLimit) throws(CommandError) -> GitCredentialRequest {
     try GitCredentialRequest.parse(Array(text.utf8), limit: limit)
-  }
-
-  /// git runs the helper `accounts` as git-credential-accounts, a link to accounts, by any path.
-  @Test func theProgramGitCredentialAccountsIsGitCredential() {
-    #expect(AccountsCommandLine.commandArguments(["git-credential-accounts", "get"]) == ["git-credential", "get"])
-    #expect(
-      AccountsCommandLine.commandArguments(["/usr/bin/git-credential-accounts", "--erase-logs-out", "erase"])
-        == ["git-credential", "--erase-logs-out", "erase"])
-    #expect(AccountsCommandLine.commandArguments(["/usr/bin/accounts", "get"]) == ["get"])
-    #expect(AccountsCommandLine.commandArguments(["/opt/git-credential-accounts/accounts", "list"]) == ["list"])
-    #expect(AccountsCommandLine.commandArguments(["xgit-credential-accounts", "get"]) == ["get"])
   }
 
   @Test func readsKeyValueLinesUpToTheBlankLine() throws {

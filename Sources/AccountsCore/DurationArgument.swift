@@ -6,14 +6,14 @@ import AccountsSystem
 /// each followed by a unit, the units in falling order and each at most once: `500ms`, `30s`,
 /// `10m`, `1h`, `1h30m`, `2m30s`. Nothing else (no spaces, fractions, signs or `d`), so that a
 /// typo is a usage error rather than a surprising wait.
-enum DurationArgument {
+public enum DurationArgument {
   /// The units, largest first, in milliseconds.
-  static let units: [(suffix: String, milliseconds: Int64)] = [("h", 3_600_000), ("m", 60_000), ("s", 1_000), ("ms", 1)]
+  public static let units: [(suffix: String, milliseconds: Int64)] = [("h", 3_600_000), ("m", 60_000), ("s", 1_000), ("ms", 1)]
   /// Longer than any wait or lease a test run needs; keeps every sum far from overflow.
-  static let maximum: Int64 = 366 * 24 * 3_600_000
+  public static let maximum: Int64 = 366 * 24 * 3_600_000
 
   /// The duration in milliseconds; nil when `text` is not one.
-  static func milliseconds(_ text: String) -> Int64? {
+  public static func milliseconds(_ text: String) -> Int64? {
     if text == "0" { return 0 }
     var rest = Substring(text)
     var total: Int64 = 0
@@ -37,7 +37,7 @@ enum DurationArgument {
 
   /// `milliseconds(text)`, or the usage error for `option` that names the forms.
   /// `forms`: examples of what `option` accepts, for the fix.
-  static func parse(
+  public static func parse(
     _ text: String, option: String, forms: String = "0, 500ms, 30s, 10m, 1h or 1h30m"
   ) throws(CommandError) -> Int64 {
     guard let value = milliseconds(text) else {

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import AccountsCLI
+@testable import AccountsCore
+import AccountsContract
+import AccountsSystem
 
 /// The durations `--wait` and `--ttl` take: the forms the issue names, and what must be refused.
 @Suite struct DurationArgumentTests {
