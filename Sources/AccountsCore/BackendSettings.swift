@@ -81,7 +81,7 @@ public enum OwnBackendSetting {
   /// The host `accounts git-credential` answers git for with this backend's accounts
   /// (`git.corp.example`, or `HOST:PORT`, as git names the host in its credential requests).
   public static let gitHost = "git_host"
-  /// Where this backend's accounts are leased (issue 17): `redis://[USER@]HOST[:PORT][/DB]`,
+  /// Where this backend's accounts are leased: `redis://[USER@]HOST[:PORT][/DB]`,
   /// `unix:///PATH` or `local` (the default). ACCOUNTS_LEASE_STORE overrides it.
   public static let leaseStore = "lease_store"
   /// The Redis key prefix of this backend's leases, `accounts:lease:BACKEND` by default: one

@@ -6,7 +6,7 @@ import AccountsSystem
 import Glibc
 
 /// `accounts lease`: accounts checked out to one holder at a time, so that parallel test
-/// workers never log each other out (issue 17).
+/// workers never log each other out.
 enum LeaseCommand {
   static let users = ArgumentSpec(
     "USER", completion: .account, optional: true, variadic: true, help: "lease from these accounts (instead of --tag)")

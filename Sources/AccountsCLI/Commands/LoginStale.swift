@@ -4,7 +4,7 @@ import AccountsSystem
 import AccountsJSON
 
 /// `accounts login --stale [USER...] [--tag TAG]... [--within DURATION] [--jobs N]`: pre-warms
-/// every chosen session that is gone or about to end (issue 18).
+/// every chosen session that is gone or about to end.
 enum LoginStale {
   static let stale = OptionSpec(
     "stale", help: "log in again every chosen account whose session is gone or ends within --within")

@@ -1,7 +1,7 @@
 import AccountsContract
 import AccountsSystem
 
-/// Leases (issue 17): an account checked out to one holder at a time, so parallel test
+/// Leases: an account checked out to one holder at a time, so parallel test
 /// workers never log each other out of a single sign-on backend.
 ///
 /// The invariant every store keeps: at no moment do two live leases hold the same account.

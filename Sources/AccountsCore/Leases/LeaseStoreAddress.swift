@@ -1,7 +1,7 @@
 import AccountsContract
 import AccountsSystem
 
-/// Where leases are kept: this machine (the default) or a shared Redis (issue 17), as written in
+/// Where leases are kept: this machine (the default) or a shared Redis, as written in
 /// ACCOUNTS_LEASE_STORE or a backend's `lease_store` setting.
 ///
 /// `redis://[USER@]HOST[:PORT][/DB]` or `unix:///PATH` (a Redis unix socket); `local` names this

@@ -3,7 +3,7 @@ import AccountsContract
 import AccountsSystem
 import Glibc
 
-/// The lease store of one machine, with no server (issue 17's default store).
+/// The lease store of one machine, with no server: the default store.
 ///
 /// Each account has a lock file held with an open file description lock (`F_OFD_SETLK`). A held
 /// lease keeps it taken through descriptors the lease's processes inherit, so the kernel ends

@@ -5,7 +5,7 @@ import AccountsSystem
 import Glibc
 import SecretMemory
 
-/// The lease store shared through Redis, for CI runners on many machines (issue 17).
+/// The lease store shared through Redis, for CI runners on many machines.
 ///
 /// An account's lease is a key, `PREFIX:USER` (the prefix is `accounts:lease:BACKEND` unless
 /// the backend's `lease_prefix` names another), set only when absent and with an expiry

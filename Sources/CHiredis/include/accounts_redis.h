@@ -1,5 +1,5 @@
 /*
- * hiredis for the shared lease store (issue 17), loaded with dlopen the first time a command
+ * hiredis for the shared lease store, loaded with dlopen the first time a command
  * uses a Redis store: nothing else needs it, and every command would otherwise pay for loading
  * it. The header is only for types and constants; the library loaded is the one these headers
  * describe (HIREDIS_SONAME).
