@@ -169,18 +169,12 @@ public struct DocumentFile: Sendable {
     // Never write what a later read refuses: the old version stays instead.
     guard bytes.count <= Self.sizeLimit else { throw .tooLargeToWrite(path: path, limit: Self.sizeLimit) }
     let target = try writeTarget()
-    let temporary = target + ".tmp"
-    try writeDurably(bytes, to: temporary, reportingAs: path)
-    // Keep the version being replaced: a hard link costs nothing and survives the rename.
-    let backup = target + ".bak"
-    unlink(backup)
-    _ = link(target, backup)
-    guard rename(temporary, target) == 0 else {
-      let code = errno
-      unlink(temporary)
-      throw .unwritable(path: path, errno: code)
+    try replaceDurably(target, with: bytes, reportingAs: path) {
+      // Keep the version being replaced: a hard link costs nothing and survives the rename.
+      let backup = target + ".bak"
+      unlink(backup)
+      _ = link(target, backup)
     }
-    syncDirectory(of: target)
   }
 
   /// The file a write replaces: the path itself when it does not exist yet, else the file it
@@ -234,11 +228,4 @@ public func makeDirectories(for file: String) throws(FileError) {
 public func parentDirectory(of path: String) -> String {
   guard let slash = path.lastIndex(of: "/") else { return "." }
   return slash == path.startIndex ? "/" : String(path[..<slash])
-}
-
-/// Makes the rename durable: without it a crash can bring back the old directory entry.
-private func syncDirectory(of path: String) {
-  guard let directory = try? FileDescriptor.open(parentDirectory(of: path), O_RDONLY | O_DIRECTORY) else { return }
-  try? directory.sync()
-  directory.close()
 }

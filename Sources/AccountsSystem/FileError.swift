@@ -84,3 +84,31 @@ public func writeDurably(_ bytes: [UInt8], to temporary: String, reportingAs pat
     throw .unwritable(path: path, errno: error.code)
   }
 }
+
+/// Replaces `path` with `bytes` atomically: `writeDurably` to `temporary` (by default `path`
+/// + ".tmp"), then a rename over it, then (with `syncingDirectory`) an fsync of the directory so
+/// that a crash cannot bring the old entry back. A crash leaves the old content or the new,
+/// never a mix; on a failure the temporary file is gone and the error names `reportingAs`.
+/// `beforeRename` runs between the two (DocumentFile keeps its backup there).
+public func replaceDurably(
+  _ path: String, with bytes: [UInt8], temporary: String? = nil, reportingAs reported: String? = nil,
+  syncingDirectory: Bool = true, beforeRename: () -> Void = {}
+) throws(FileError) {
+  let temporary = temporary ?? path + ".tmp"
+  try writeDurably(bytes, to: temporary, reportingAs: reported ?? path)
+  beforeRename()
+  guard rename(temporary, path) == 0 else {
+    let code = errno
+    unlink(temporary)
+    throw .unwritable(path: reported ?? path, errno: code)
+  }
+  if syncingDirectory { syncDirectory(of: path) }
+}
+
+/// Makes a rename in `path`'s directory durable: without it a crash can bring back the old
+/// directory entry.
+public func syncDirectory(of path: String) {
+  guard let directory = try? FileDescriptor.open(parentDirectory(of: path), O_RDONLY | O_DIRECTORY) else { return }
+  try? directory.sync()
+  directory.close()
+}

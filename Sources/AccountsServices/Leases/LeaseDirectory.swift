@@ -87,20 +87,13 @@ struct LeaseDirectory {
   /// directory. A crash leaves the old content or the new, never a mix. Callers hold the
   /// account's lock, so one temporary name per file is enough.
   func replace(_ file: String, with bytes: [UInt8]) throws(FileError) {
-    let temporary = file + ".tmp"
-    try writeDurably(bytes, to: temporary, reportingAs: file)
-    guard rename(temporary, file) == 0 else {
-      let code = errno
-      unlink(temporary)
-      throw .unwritable(path: file, errno: code)
-    }
-    syncDirectory()
+    try replaceDurably(file, with: bytes)
   }
 
   /// Removes `file` for good (a crash afterwards does not bring it back).
   func remove(_ file: String) throws(FileError) {
     guard unlink(file) == 0 || errno == ENOENT else { throw .unwritable(path: file, errno: errno) }
-    syncDirectory()
+    syncDirectory(of: file)
   }
 
   /// The record files in the directory.
@@ -110,12 +103,6 @@ struct LeaseDirectory {
       throw .unreadable(path: path, errno: errno)
     }
     return names.filter { $0.hasSuffix(".lease") }.sorted().map { path + "/" + $0 }
-  }
-
-  private func syncDirectory() {
-    guard let directory = try? FileDescriptor.open(path, O_RDONLY | O_DIRECTORY) else { return }
-    try? directory.sync()
-    directory.close()
   }
 
   /// A file in the directory must be a regular file of the user's, writable by nobody else.

@@ -40,13 +40,7 @@ public struct TokenFile: Sendable, Equatable {
   public func write(_ token: SecretBytes) throws(FileError) {
     var bytes = token.withUnsafeBytes { Array($0) }
     defer { wipe(&bytes) }
-    let temporary = path + ".tmp"
-    try writeDurably(bytes, to: temporary, reportingAs: path)
-    guard rename(temporary, path) == 0 else {
-      let code = errno
-      unlink(temporary)
-      throw .unwritable(path: path, errno: code)
-    }
+    try replaceDurably(path, with: bytes, syncingDirectory: false)  // the file lives as long as its command
   }
 
   /// Removes the file (and a temporary one a killed writer left); nothing there is fine.
