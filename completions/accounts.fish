@@ -193,6 +193,7 @@ function __accounts_takes_command --argument-names command_path
     end
     return 1
 end
+
 # Succeeds when argument INDEX of the command at the path given names an account.
 function __accounts_is_account_argument --argument-names command_path index
     switch "$command_path:$index"
@@ -210,6 +211,7 @@ function __accounts_is_backend_argument --argument-names command_path index
     end
     return 1
 end
+
 # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
 function __accounts_is_method --argument-names word
     string match -qr '^[a-zA-Z]+$' -- $word; or return 1

@@ -5,12 +5,6 @@ import AccountsSystem
 /// The configuration, `$XDG_CONFIG_HOME/accounts/config.json`: the backends, without secrets.
 public typealias ConfigStore = DocumentStore<ConfigFormat>
 
-extension DocumentStore where Format == ConfigFormat {
-  public init(paths: Paths) {
-    self.init(file: DocumentFile(path: paths.config))
-  }
-}
-
 /// config.json, version 1:
 ///
 ///     {
@@ -33,6 +27,7 @@ extension DocumentStore where Format == ConfigFormat {
 /// versions keep reading the file.
 public enum ConfigFormat: DocumentFormat {
   static let version: Int64 = 1
+  public static func path(in paths: Paths) -> String { paths.config }
   static let rootKeys: Set<String> = ["version", "backends", "unsettled", "secret_service", "rules", "hooks"]
   static let backendKeys: Set<String> = ["adapter", "settings", "secret_settings"]
 

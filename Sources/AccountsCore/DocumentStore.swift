@@ -9,6 +9,8 @@ public protocol DocumentFormat {
   /// The content `bytes` hold; the errors name `file`.
   static func decode(_ bytes: [UInt8], file: DocumentFile) throws -> Content
   static func encode(_ content: Content) -> String
+  /// Where the document lives among the tool's files.
+  static func path(in paths: Paths) -> String
 }
 
 /// A document several `accounts` processes may read and change at once, kept in a
@@ -18,6 +20,11 @@ public struct DocumentStore<Format: DocumentFormat>: Sendable {
 
   public init(file: DocumentFile) {
     self.file = file
+  }
+
+  /// The document at its place among the tool's files.
+  public init(paths: Paths) {
+    self.init(file: DocumentFile(path: Format.path(in: paths)))
   }
 
   /// The content; the empty one when the file does not exist yet. No lock is taken.

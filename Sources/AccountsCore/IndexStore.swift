@@ -6,12 +6,6 @@ import AccountsSystem
 /// `list`, `current` and completion read only this file and never touch D-Bus.
 public typealias IndexStore = DocumentStore<IndexFormat>
 
-extension DocumentStore where Format == IndexFormat {
-  public init(paths: Paths) {
-    self.init(file: DocumentFile(path: paths.index))
-  }
-}
-
 /// accounts.json, version 1:
 ///
 ///     {
@@ -33,6 +27,7 @@ extension DocumentStore where Format == IndexFormat {
 /// Members this version does not know are kept, at every level that has them.
 public enum IndexFormat: DocumentFormat {
   static let version: Int64 = 1
+  public static func path(in paths: Paths) -> String { paths.index }
   static let rootKeys: Set<String> = ["version", "auto_login", "previous_auto_login", "accounts", "unsettled", "secret_service"]
 
   public static func emptyContent() -> AccountBook { AccountBook() }

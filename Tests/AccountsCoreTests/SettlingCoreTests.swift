@@ -35,6 +35,7 @@ struct Notebook: SecretClaimingDocument {
 /// The notebook as three lines: the notes, the unsettled holders, the provider.
 enum NotebookFormat: DocumentFormat {
   static func emptyContent() -> Notebook { Notebook() }
+  static func path(in paths: Paths) -> String { paths.stateDirectory + "/notebook" }
 
   static func encode(_ notebook: Notebook) -> String {
     let lines = [notebook.notes, notebook.unsettled].map { $0.joined(separator: " ") } + [notebook.secretService ?? ""]

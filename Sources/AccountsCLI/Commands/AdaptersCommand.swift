@@ -6,9 +6,6 @@ import AccountsSystem
 
 /// `accounts adapters [NAME]`: every adapter found, loaded or refused, and what it needs.
 enum AdaptersCommand {
-  static let name = ArgumentSpec(
-    "NAME", completion: .adapter, optional: true, help: "show only this adapter, with its settings")
-
   static let spec = CommandSpec(
     "adapters",
     summary: "list the login adapters found, or why one was refused",
@@ -30,6 +27,9 @@ enum AdaptersCommand {
       ("accounts adapters signed", "the settings a signed backend needs"),
     ],
     handler: run)
+
+  static let name = ArgumentSpec(
+    "NAME", completion: .adapter, optional: true, help: "show only this adapter, with its settings")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let searchPath = environment.adapterSearchPath

@@ -5,12 +5,6 @@ import SecretMemory
 
 /// `accounts add USER`: save an account, with or without its password; no network.
 enum AddCommand {
-  static let user = ArgumentSpec(
-    "USER", help: "the user name, or USER@BACKEND when there are several backends")
-  static let remember = OptionSpec(
-    "remember",
-    help: "remember the password in the Secret Service (asked for without echo, or read with --password-stdin)")
-
   static let spec = CommandSpec(
     "add",
     summary: "save an account",
@@ -27,6 +21,12 @@ enum AddCommand {
        "save alice on corp and remember her password"),
     ],
     handler: run)
+
+  static let user = ArgumentSpec(
+    "USER", help: "the user name, or USER@BACKEND when there are several backends")
+  static let remember = OptionSpec(
+    "remember",
+    help: "remember the password in the Secret Service (asked for without echo, or read with --password-stdin)")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = try environment.newAccountID(invocation.argument(user)!, invocation)

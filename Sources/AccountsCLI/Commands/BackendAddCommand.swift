@@ -6,20 +6,6 @@ import SecretMemory
 /// `accounts backend add NAME --adapter A [--set KEY=VALUE...]`: a new login target, its
 /// settings checked against what the adapter declares, its secret settings asked for.
 enum BackendAddCommand {
-  static let name = ArgumentSpec("NAME", help: "a name for the backend, e.g. corp")
-  static let adapter = OptionSpec(
-    "adapter", value: "ADAPTER", required: true, completion: .adapter,
-    help: "the adapter that speaks the backend's protocol (see `accounts adapters`)")
-  static let set = OptionSpec(
-    "set", value: "KEY=VALUE", repeatable: true, kind: .setting,
-    help: "a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example")
-  static let secretStdin = OptionSpec(
-    "secret-stdin", value: "NAME",
-    help: "read the secret setting NAME from stdin (its first line) instead of asking for it")
-  static let secret = OptionSpec(
-    "secret", value: "NAME", repeatable: true,
-    help: "also ask for the optional secret setting NAME (required ones are always asked for)")
-
   static let spec = CommandSpec(
     "add",
     summary: "add a backend",
@@ -36,7 +22,7 @@ enum BackendAddCommand {
       backend set`); and the secret lease_store_password, the Redis password, asked for with \
       --secret lease_store_password or read with --secret-stdin lease_store_password.
       """,
-    arguments: [name], options: [adapter, set, secretStdin, secret],
+    arguments: [name], options: [adapter, set, BackendCommands.secretStdin, secret],
     examples: [
       ("accounts backend add corp --adapter signed --set base_url=https://api.corp.example/api --set app_id=170ib799 --set ver=1.0",
        "a backend that signs every request; asks for private_key"),
@@ -48,6 +34,16 @@ enum BackendAddCommand {
     secretInput: .secretSetting,
     handler: run)
 
+  static let name = ArgumentSpec("NAME", help: "a name for the backend, e.g. corp")
+  static let adapter = OptionSpec(
+    "adapter", value: "ADAPTER", required: true, completion: .adapter,
+    help: "the adapter that speaks the backend's protocol (see `accounts adapters`)")
+  static let set = OptionSpec(
+    "set", value: "KEY=VALUE", repeatable: true, kind: .setting,
+    help: "a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example")
+  static let secret = BackendCommands.secret(
+    help: "also ask for the optional secret setting NAME (required ones are always asked for)")
+
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let backendName = invocation.argument(name)!
     try Names.checkBackend(backendName)
@@ -55,10 +51,8 @@ enum BackendAddCommand {
     guard Names.isBackendName(adapterName) else {
       throw CommandError.usage("'\(Names.printable(adapterName))' is not a valid adapter name")
     }
-    let fromStdin = invocation.value(secretStdin)
     let request = BackendSettingsRequest(
-      given: invocation.settings(set),
-      secrets: invocation.values(secret) + (fromStdin.map { [$0] } ?? []))
+      given: invocation.settings(set), secrets: BackendCommands.secretNames(invocation, secret))
     let settings = request.given
     if try environment.config.load()[backendName] != nil {
       throw ConfigurationError.backendExists(backendName)  // before asking for any secret
@@ -68,15 +62,9 @@ enum BackendAddCommand {
     let description = try host.describe(adapterName, in: searchPath)
     let asked = try request.newBackend(backendName, adapter: description)
 
-    var secrets: [String: SecretBytes] = [:]
-    for setting in asked {
-      if setting.name == fromStdin {
-        secrets[setting.name] = try environment.terminal.readSecretFromStandardInput(what: setting.name)
-      } else {
-        secrets[setting.name] = try environment.terminal.promptSecret(
-          "\(setting.name) for backend \(backendName) (\(Names.printable(setting.label))): ", what: setting.name,
-          stdinOption: "--secret-stdin \(setting.name)")
-      }
+    let labels = Dictionary(asked.map { ($0.name, $0.label) }, uniquingKeysWith: { first, _ in first })
+    let secrets = try BackendCommands.readSecrets(asked.map(\.name), invocation, environment) { name in
+      "\(name) for backend \(backendName) (\(Names.printable(labels[name] ?? name))): "
     }
     try BackendSettingsRequest.validate(
       AdapterRequest(

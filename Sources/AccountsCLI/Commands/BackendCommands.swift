@@ -2,6 +2,7 @@ import AccountsContract
 import AccountsCore
 import AccountsJSON
 import AccountsSystem
+import SecretMemory
 
 /// `accounts backend add|list|show|set|test|remove`: the login targets.
 enum BackendCommands {
@@ -21,6 +22,37 @@ enum BackendCommands {
     defaultSubcommand: "list")
 
   static let name = ArgumentSpec("NAME", completion: .backend, help: "the backend's name")
+
+  /// `--secret-stdin NAME`, for `backend add` and `backend set`.
+  static let secretStdin = OptionSpec(
+    "secret-stdin", value: "NAME",
+    help: "read the secret setting NAME from stdin (its first line) instead of asking for it")
+
+  /// `--secret NAME` (repeatable); `help` says what asking means for the command.
+  static func secret(help: String) -> OptionSpec {
+    OptionSpec("secret", value: "NAME", repeatable: true, help: help)
+  }
+
+  /// The secret settings named with `secret` and `--secret-stdin`, in that order.
+  static func secretNames(_ invocation: Invocation, _ secret: OptionSpec) -> [String] {
+    invocation.values(secret) + (invocation.value(secretStdin).map { [$0] } ?? [])
+  }
+
+  /// Reads each setting in `names`: the one named by `--secret-stdin` from stdin, the others
+  /// asked for without echo with the prompt `prompt` gives for the name.
+  static func readSecrets(
+    _ names: [String], _ invocation: Invocation, _ environment: Environment, prompt: (String) -> String
+  ) throws -> [String: SecretBytes] {
+    let fromStdin = invocation.value(secretStdin)
+    var secrets: [String: SecretBytes] = [:]
+    for name in names {
+      secrets[name] =
+        name == fromStdin
+        ? try environment.terminal.readSecretFromStandardInput(what: name)
+        : try environment.terminal.promptSecret(prompt(name), what: name, stdinOption: "--secret-stdin \(name)")
+    }
+    return secrets
+  }
 
   /// The `--json` object of a backend. Secret settings appear by name only.
   static func json(_ backend: BackendConfig, accounts: Int) -> JSONValue {
@@ -148,9 +180,6 @@ enum BackendShowCommand {
 }
 
 enum BackendRemoveCommand {
-  static let force = OptionSpec(
-    "force", help: "also forget the backend's saved accounts and their secrets")
-
   static let spec = CommandSpec(
     "remove", aliases: ["rm"],
     summary: "remove a backend and its secret settings",
@@ -161,6 +190,9 @@ enum BackendRemoveCommand {
       """,
     arguments: [BackendCommands.name], options: [force],
     handler: run)
+
+  static let force = OptionSpec(
+    "force", help: "also forget the backend's saved accounts and their secrets")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let name = invocation.argument(BackendCommands.name)!

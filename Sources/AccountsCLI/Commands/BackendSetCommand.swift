@@ -6,16 +6,6 @@ import SecretMemory
 /// `accounts backend set NAME KEY=VALUE... [--unset KEY]`: a backend's settings changed in
 /// place, the result checked against the adapter's declaration as `backend add` checks a new one.
 enum BackendSetCommand {
-  static let settings = ArgumentSpec(
-    "KEY=VALUE", completion: .setting, optional: true, variadic: true, valueKind: .setting,
-    help: "a non-secret setting to give a new value, e.g. check_path=me")
-  static let unset = OptionSpec(
-    "unset", value: "KEY", repeatable: true,
-    help: "remove the setting KEY (the adapter's default applies again; a secret one leaves the keyring)")
-  static let secret = OptionSpec(
-    "secret", value: "NAME", repeatable: true,
-    help: "ask for a new value of the secret setting NAME without echo")
-
   static let spec = CommandSpec(
     "set",
     summary: "change a backend's settings",
@@ -33,7 +23,7 @@ enum BackendSetCommand {
       default) and the secret lease_store_password (the Redis password). Prints one line per \
       setting changed, never a secret's value.
       """,
-    arguments: [BackendCommands.name, settings], options: [unset, secret, BackendAddCommand.secretStdin],
+    arguments: [BackendCommands.name, settings], options: [unset, secret, BackendCommands.secretStdin],
     examples: [
       ("accounts backend set corp check_path=me logout_path=logout", "check sessions with GET me, log out on the backend"),
       ("accounts backend set corp --unset check_path", "back to trusting the local expiry"),
@@ -44,26 +34,28 @@ enum BackendSetCommand {
     secretInput: .secretSetting,
     handler: run)
 
+  static let settings = ArgumentSpec(
+    "KEY=VALUE", completion: .setting, optional: true, variadic: true, valueKind: .setting,
+    help: "a non-secret setting to give a new value, e.g. check_path=me")
+  static let unset = OptionSpec(
+    "unset", value: "KEY", repeatable: true,
+    help: "remove the setting KEY (the adapter's default applies again; a secret one leaves the keyring)")
+  static let secret = BackendCommands.secret(help: "ask for a new value of the secret setting NAME without echo")
+
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let name = invocation.argument(BackendCommands.name)!
     let configuration = try environment.config.load()
     let backend = try configuration.backend(named: name)  // "did you mean 'corp'?"
-    let fromStdin = invocation.value(BackendAddCommand.secretStdin)
     let request = BackendSettingsRequest(
-      given: invocation.settings(settings),
-      unset: Set(invocation.values(unset)), secrets: invocation.values(secret) + (fromStdin.map { [$0] } ?? []))
+      given: invocation.settings(settings), unset: Set(invocation.values(unset)),
+      secrets: BackendCommands.secretNames(invocation, secret))
     try request.checkChange(of: name)  // before the adapter is loaded
     let description = try environment.adapterHost().describe(backend.adapter, in: environment.adapterSearchPath)
     let result = try request.applied(to: backend, adapter: description)
 
-    var newSecrets: [String: SecretBytes] = [:]
-    for key in Set(request.secrets).sorted() {
+    let newSecrets = try BackendCommands.readSecrets(Set(request.secrets).sorted(), invocation, environment) { key in
       let label = description.setting(named: key)?.label ?? OwnBackendSetting.label(key)
-      newSecrets[key] =
-        key == fromStdin
-        ? try environment.terminal.readSecretFromStandardInput(what: key)
-        : try environment.terminal.promptSecret(
-          "new \(key) for backend \(name) (\(Names.printable(label))): ", what: key, stdinOption: "--secret-stdin \(key)")
+      return "new \(key) for backend \(name) (\(Names.printable(label))): "
     }
     // The adapter checks the whole result, so the secrets kept are read for it too.
     var allSecrets = newSecrets

@@ -6,8 +6,6 @@ import AccountsJSON
 /// `accounts backend test NAME USER`: one LOGIN (then LOGOUT) through the adapter, to try a
 /// backend's settings; stores nothing.
 enum BackendTestCommand {
-  static let user = ArgumentSpec("USER", help: "the user name to log in as")
-
   static let spec = CommandSpec(
     "test",
     summary: "log in once through a backend's adapter, keeping nothing",
@@ -25,6 +23,8 @@ enum BackendTestCommand {
       ("printf '%s\\n' \"$PW\" | accounts backend test corp alice --password-stdin", "try corp's settings with alice"),
     ],
     handler: run)
+
+  static let user = ArgumentSpec("USER", help: "the user name to log in as")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let backend = try environment.config.load().backend(named: invocation.argument(BackendCommands.name)!)

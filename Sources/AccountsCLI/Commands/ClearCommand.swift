@@ -4,8 +4,6 @@ import AccountsSystem
 
 /// `accounts clear`: forget every account.
 enum ClearCommand {
-  static let yes = OptionSpec("yes", short: "y", help: "do not ask for confirmation")
-
   static let spec = CommandSpec(
     "clear",
     summary: "forget every account",
@@ -20,6 +18,8 @@ enum ClearCommand {
     options: [yes, LeaseGuard.force],
     examples: [("accounts clear --yes", "start afresh")],
     handler: run)
+
+  static let yes = OptionSpec("yes", short: "y", help: "do not ask for confirmation")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let accounts = try environment.index.load().accounts

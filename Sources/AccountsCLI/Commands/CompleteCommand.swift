@@ -11,17 +11,17 @@ import AccountsSystem
 /// (see `Names`; the index and config are refused when they hold another), and the scripts
 /// drop any other line too.
 enum CompleteCommand {
-  static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters, settings (of --backend), commands or tags")
-  static let account = OptionSpec(
-    "account", value: "USER", help: "with tags: only the tags of this account (none when it names none)")
-  static let prefix = ArgumentSpec(
-    "PREFIX", optional: true, help: "print only the names that start with PREFIX (after --: it may start with '-')")
-
   static let spec = CommandSpec(
     "__complete",
     summary: "print completion candidates (used by the completion scripts)",
     arguments: [kind, prefix], options: [account], hidden: true,
     handler: run)
+
+  static let kind = ArgumentSpec("KIND", help: "accounts, backends, adapters, settings (of --backend), commands or tags")
+  static let account = OptionSpec(
+    "account", value: "USER", help: "with tags: only the tags of this account (none when it names none)")
+  static let prefix = ArgumentSpec(
+    "PREFIX", optional: true, help: "print only the names that start with PREFIX (after --: it may start with '-')")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     var names: [String]

@@ -4,8 +4,6 @@ import AccountsSystem
 
 /// `accounts completion bash|zsh|fish`: print a shell's completion script.
 enum CompletionCommand {
-  static let shell = ArgumentSpec("SHELL", completion: .shell, help: "bash, zsh or fish")
-
   static let spec = CommandSpec(
     "completion",
     summary: "print the shell completion script for bash, zsh or fish",
@@ -22,6 +20,8 @@ enum CompletionCommand {
       ("accounts completion fish > ~/.config/fish/completions/accounts.fish", "fish"),
     ],
     handler: run)
+
+  static let shell = ArgumentSpec("SHELL", completion: .shell, help: "bash, zsh or fish")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let name = invocation.argument(shell)!

@@ -4,9 +4,6 @@ import AccountsSystem
 
 /// `accounts current [--check]`: the account in the auto-login slot.
 enum CurrentCommand {
-  static let check = OptionSpec(
-    "check", help: "prove the session with the backend, logging in again once if it expired")
-
   static let spec = CommandSpec(
     "current",
     summary: "show the account in the auto-login slot",
@@ -23,6 +20,9 @@ enum CurrentCommand {
       ("accounts current --check", "the app-start path: is that session still good?"),
     ],
     handler: run)
+
+  static let check = OptionSpec(
+    "check", help: "prove the session with the backend, logging in again once if it expired")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()

@@ -5,10 +5,6 @@ import AccountsSystem
 
 /// `accounts env [USER] [--shell bash|zsh|fish]`
 enum EnvCommand {
-  static let shell = OptionSpec(
-    "shell", value: "SHELL", completion: .shell,
-    help: "write for bash, zsh or fish (default: the one $SHELL names, else bash)")
-
   static let spec = CommandSpec(
     "env",
     summary: "print the account's session as exports for eval",
@@ -30,6 +26,10 @@ enum EnvCommand {
       ("accounts env bob --shell fish | source", "fish: this shell uses bob"),
     ],
     handler: run)
+
+  static let shell = OptionSpec(
+    "shell", value: "SHELL", completion: .shell,
+    help: "write for bash, zsh or fish (default: the one $SHELL names, else bash)")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let syntax = try syntax(invocation, environment)

@@ -6,8 +6,6 @@ import Glibc
 
 /// `accounts exec [USER] -- CMD...`
 enum ExecCommand {
-  static let command = ArgumentSpec.trailingCommand(help: "the command to run, after --, with its arguments")
-
   static let spec = CommandSpec(
     "exec",
     summary: "run a command with the account's session in its environment",
@@ -33,6 +31,8 @@ enum ExecCommand {
       ("accounts exec bob --refresh -- ./four-hour-suite.sh", "$ACCOUNTS_TOKEN_FILE holds a live token all along"),
     ],
     handler: run)
+
+  static let command = ArgumentSpec.trailingCommand(help: "the command to run, after --, with its arguments")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let refresh = try SessionRefresh(invocation)

@@ -6,11 +6,6 @@ import SecretMemory
 
 /// `accounts export`: the saved accounts as CSV in the format `accounts import` reads.
 enum ExportCommand {
-  static let tag = SharedArguments.tag(help: "only accounts with this tag; repeated, only those with every one")
-  static let withPasswords = OptionSpec(
-    "with-passwords",
-    help: "add the remembered passwords and OTP seeds, read from the Secret Service (a warning on stderr)")
-
   static let spec = CommandSpec(
     "export",
     summary: "print the saved accounts as CSV, for import",
@@ -39,6 +34,11 @@ enum ExportCommand {
       ("accounts export --with-passwords | gpg -e -r me > accounts.csv.gpg", "a backup with passwords, encrypted"),
     ],
     handler: run)
+
+  static let tag = SharedArguments.tag(help: "only accounts with this tag; repeated, only those with every one")
+  static let withPasswords = OptionSpec(
+    "with-passwords",
+    help: "add the remembered passwords and OTP seeds, read from the Secret Service (a warning on stderr)")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let selection = try AccountSelection(tags: invocation.values(tag), backend: invocation.backend)

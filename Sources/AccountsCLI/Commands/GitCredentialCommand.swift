@@ -6,15 +6,6 @@ import AccountsSystem
 /// `accounts git-credential get|store|erase`: git's credential helper (gitcredentials(7)), so
 /// that git sends the session token of the account this directory uses.
 enum GitCredentialCommand {
-  /// The program git runs for the helper `accounts` (gitcredentials(7)): a link to accounts.
-  static let program = "git-credential-accounts"
-  /// What git asks a helper to do (git-credential(1)).
-  static let actions = ["get", "store", "erase"]
-  static let action = ArgumentSpec(
-    "ACTION", completion: .credentialAction, help: "get, store or erase, as git calls it; any other action is ignored")
-  static let eraseLogsOut = OptionSpec(
-    "erase-logs-out", help: "when git erases a rejected credential, log that account out")
-
   static let spec = CommandSpec(
     "git-credential",
     summary: "git's credential helper: the token of the account this directory uses",
@@ -47,6 +38,15 @@ enum GitCredentialCommand {
     ],
     secretInput: .credential,
     handler: run)
+
+  /// The program git runs for the helper `accounts` (gitcredentials(7)): a link to accounts.
+  static let program = "git-credential-accounts"
+  /// What git asks a helper to do (git-credential(1)).
+  static let actions = ["get", "store", "erase"]
+  static let action = ArgumentSpec(
+    "ACTION", completion: .credentialAction, help: "get, store or erase, as git calls it; any other action is ignored")
+  static let eraseLogsOut = OptionSpec(
+    "erase-logs-out", help: "when git erases a rejected credential, log that account out")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let verb = invocation.argument(action)!

@@ -4,15 +4,15 @@ import AccountsSystem
 
 /// `accounts help [COMMAND...]`: the same text as `--help`.
 enum HelpCommand {
-  static let command = ArgumentSpec(
-    "COMMAND", completion: .command, optional: true, variadic: true,
-    help: "the command to explain, e.g. add or backend add")
-
   static let spec = CommandSpec(
     "help",
     summary: "show help for accounts or for one command",
     arguments: [command],
     handler: run)
+
+  static let command = ArgumentSpec(
+    "COMMAND", completion: .command, optional: true, variadic: true,
+    help: "the command to explain, e.g. add or backend add")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let words = invocation.arguments(command)

@@ -51,16 +51,6 @@ enum HookCommands {
 }
 
 enum HookAddCommand {
-  static let event = ArgumentSpec("EVENT", completion: .hookEvent, help: "switch, login or logout")
-  static let command = ArgumentSpec("CMD", help: "the command, run with /bin/sh -c")
-  static let account = OptionSpec(
-    "account", value: "USER", completion: .account, help: "run it only for this account (else --backend, else every account)")
-  static let withToken = OptionSpec(
-    "with-token", help: "give the hook the session token as ACCOUNTS_TOKEN (switch and login only)")
-  static let timeout = OptionSpec(
-    "timeout", value: "SECONDS", kind: .number(1...Hook.timeoutLimit, example: "--timeout 30"),
-    help: "stop the hook after SECONDS (default \(Hook.defaultTimeout))")
-
   static let spec = CommandSpec(
     "add",
     summary: "run a command after switch, login or logout",
@@ -87,6 +77,16 @@ enum HookAddCommand {
       ("accounts hook add login 'notify-send \"logged in as $ACCOUNTS_ACCOUNT\"'", "say so after every login"),
     ],
     handler: run)
+
+  static let event = ArgumentSpec("EVENT", completion: .hookEvent, help: "switch, login or logout")
+  static let command = ArgumentSpec("CMD", help: "the command, run with /bin/sh -c")
+  static let account = OptionSpec(
+    "account", value: "USER", completion: .account, help: "run it only for this account (else --backend, else every account)")
+  static let withToken = OptionSpec(
+    "with-token", help: "give the hook the session token as ACCOUNTS_TOKEN (switch and login only)")
+  static let timeout = OptionSpec(
+    "timeout", value: "SECONDS", kind: .number(1...Hook.timeoutLimit, example: "--timeout 30"),
+    help: "stop the hook after SECONDS (default \(Hook.defaultTimeout))")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let eventName = invocation.argument(event)!
@@ -132,8 +132,6 @@ enum HookAddCommand {
 }
 
 enum HookRemoveCommand {
-  static let number = ArgumentSpec("N", help: "the hook's number in `accounts hooks`")
-
   static let spec = CommandSpec(
     "remove", aliases: ["rm"],
     summary: "remove a hook by its number",
@@ -141,6 +139,8 @@ enum HookRemoveCommand {
     arguments: [number],
     examples: [("accounts hook remove 2", "remove the second hook")],
     handler: run)
+
+  static let number = ArgumentSpec("N", help: "the hook's number in `accounts hooks`")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let text = invocation.argument(number)!

@@ -8,15 +8,6 @@ import Glibc
 /// `accounts import FILE|-`: save the accounts of a CSV file (accounts' own format or a
 /// password manager's export), each as `add --remember` saves one.
 enum ImportCommand {
-  static let file = ArgumentSpec("FILE", completion: .file, help: "the CSV file to read, or - for stdin")
-  static let tag = SharedArguments.tag(help: "give every account of the file this tag too; repeated, every one")
-  static let dryRun = OptionSpec("dry-run", help: "check the file and say what would happen; write nothing")
-  static let update = OptionSpec(
-    "update",
-    help: "update accounts saved already from their rows instead of skipping them")
-  static let partial = OptionSpec(
-    "partial", help: "import the good rows even when others have problems (then exit 1)")
-
   static let spec = CommandSpec(
     "import",
     summary: "save accounts from a CSV file",
@@ -64,6 +55,15 @@ enum ImportCommand {
       ),
     ],
     handler: run)
+
+  static let file = ArgumentSpec("FILE", completion: .file, help: "the CSV file to read, or - for stdin")
+  static let tag = SharedArguments.tag(help: "give every account of the file this tag too; repeated, every one")
+  static let dryRun = OptionSpec("dry-run", help: "check the file and say what would happen; write nothing")
+  static let update = OptionSpec(
+    "update",
+    help: "update accounts saved already from their rows instead of skipping them")
+  static let partial = OptionSpec(
+    "partial", help: "import the good rows even when others have problems (then exit 1)")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let tags = invocation.values(tag)

@@ -8,22 +8,6 @@ import Glibc
 /// `accounts lease`: accounts checked out to one holder at a time, so that parallel test
 /// workers never log each other out.
 enum LeaseCommand {
-  static let users = ArgumentSpec(
-    "USER", completion: .account, optional: true, variadic: true, help: "lease from these accounts (instead of --tag)")
-  static let command = ArgumentSpec.trailingCommand(
-    optional: true, help: "the command to run while the lease lasts; without one, a detached lease (--ttl)")
-  static let tag = SharedArguments.tag(help: "lease from the accounts with this tag; repeated, from those with every one")
-  static let count = OptionSpec(
-    "count", value: "N", kind: .number(1...1000, example: "--count 4"),
-    help: "lease N accounts together, all or none (default 1)")
-  static let wait = OptionSpec(
-    "wait", value: "DURATION", kind: .duration(forms: ValueKind.durationForms),
-    help: "wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0: only a moment's contention)")
-  static let ttl = OptionSpec(
-    "ttl", value: "DURATION", kind: .duration(forms: ValueKind.durationForms),
-    help: "without CMD (required then): the lease ends after DURATION unless released first; "
-      + "with CMD and a Redis store: how soon a holder killed with SIGKILL frees its accounts (default 30s)")
-
   static let spec = CommandSpec(
     "lease",
     summary: "check accounts out to one holder at a time (parallel test runs)",
@@ -83,6 +67,22 @@ enum LeaseCommand {
       ("accounts lease --tag qa --refresh -- ./suite.sh", "$ACCOUNTS_TOKEN_FILE holds a live token all along"),
     ],
     handler: run)
+
+  static let users = ArgumentSpec(
+    "USER", completion: .account, optional: true, variadic: true, help: "lease from these accounts (instead of --tag)")
+  static let command = ArgumentSpec.trailingCommand(
+    optional: true, help: "the command to run while the lease lasts; without one, a detached lease (--ttl)")
+  static let tag = SharedArguments.tag(help: "lease from the accounts with this tag; repeated, from those with every one")
+  static let count = OptionSpec(
+    "count", value: "N", kind: .number(1...1000, example: "--count 4"),
+    help: "lease N accounts together, all or none (default 1)")
+  static let wait = OptionSpec(
+    "wait", value: "DURATION", kind: .duration(forms: ValueKind.durationForms),
+    help: "wait up to DURATION for enough free accounts (e.g. 30s, 10m, 1h30m; default 0: only a moment's contention)")
+  static let ttl = OptionSpec(
+    "ttl", value: "DURATION", kind: .duration(forms: ValueKind.durationForms),
+    help: "without CMD (required then): the lease ends after DURATION unless released first; "
+      + "with CMD and a Redis store: how soon a holder killed with SIGKILL frees its accounts (default 30s)")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let request = try LeaseRequest(invocation, environment)

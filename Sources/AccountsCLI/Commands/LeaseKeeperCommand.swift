@@ -6,17 +6,12 @@ import Glibc
 /// `accounts __lease-keeper`: keeps a held lease of a shared store alive while its holders run
 /// (see `LeaseKeeper`). Started by `launch`, never by people.
 enum LeaseKeeperCommand {
-  static let spec = CommandSpec(
-    "__lease-keeper",
-    summary: "keep a held lease of a shared store alive while its holders run (used by lease)",
-    hidden: true,
-    handler: run)
-
-  static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    HelperProcess.detach()
-    _exit(LeaseKeeper.run(input: .standardInput) { line in
+  static let spec = CommandSpec.helper(
+    "__lease-keeper", summary: "keep a held lease of a shared store alive while its holders run (used by lease)"
+  ) { _ in
+    LeaseKeeper.run(input: .standardInput) { line in
       try? FileDescriptor.standardError.writeAll(Array((line + "\n").utf8))
-    })
+    }
   }
 
   /// Starts a keeper with `order` and returns the write end of the pipe it watches

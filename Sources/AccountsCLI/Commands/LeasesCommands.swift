@@ -6,8 +6,6 @@ import AccountsJSON
 
 /// `accounts release LEASE_ID`: ends a detached lease early.
 enum ReleaseCommand {
-  static let lease = ArgumentSpec("LEASE_ID", help: "the id `accounts lease --ttl` printed")
-
   static let spec = CommandSpec(
     "release",
     summary: "end a detached lease early",
@@ -20,6 +18,8 @@ enum ReleaseCommand {
     arguments: [lease],
     examples: [("accounts release \"$LEASE\"", "give the accounts back")],
     handler: run)
+
+  static let lease = ArgumentSpec("LEASE_ID", help: "the id `accounts lease --ttl` printed")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = invocation.argument(lease)!

@@ -6,8 +6,6 @@ import AccountsSystem
 
 /// `accounts` / `accounts list`: the QQ-style dropdown of every saved account.
 enum ListCommand {
-  static let tag = SharedArguments.tag(help: "only accounts with this tag; repeated, only those with every one")
-
   static let spec = CommandSpec(
     "list", aliases: ["ls"],
     summary: "show every saved account (the default command)",
@@ -34,6 +32,8 @@ enum ListCommand {
       ("accounts list --json | jq -r '.[].account'", "every account name, for a script"),
     ],
     handler: run)
+
+  static let tag = SharedArguments.tag(help: "only accounts with this tag; repeated, only those with every one")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let selection = try AccountSelection(tags: invocation.values(tag), backend: invocation.backend)

@@ -4,15 +4,6 @@ import AccountsCore
 /// `accounts login [USER] [--remember] [--auto] [--password-stdin]`, and
 /// `accounts login --stale [USER...]` (`LoginStale`).
 enum LoginCommand {
-  /// The one account to log in (as `picksAccount` would take it), or with --stale the accounts.
-  static let users = ArgumentSpec(
-    SharedArguments.optionalAccount.name, completion: .account, optional: true, variadic: true,
-    help: SharedArguments.optionalAccount.help + "; with --stale, any number of accounts (else every one)")
-  static let remember = OptionSpec("remember", help: "keep the password in the keyring for the next login")
-  static let auto = OptionSpec("auto", help: "also take the auto-login slot")
-  static let force = OptionSpec(
-    "force", help: "log in even an account another holder leases (its holder's session may end)")
-
   static let spec = CommandSpec(
     "login",
     summary: "log in through the backend and keep the session",
@@ -63,6 +54,15 @@ enum LoginCommand {
       ("accounts login --stale --tag qa --within 15m --jobs 8", "warm every qa session that is gone or ends soon"),
     ],
     handler: run)
+
+  /// The one account to log in (as `picksAccount` would take it), or with --stale the accounts.
+  static let users = ArgumentSpec(
+    SharedArguments.optionalAccount.name, completion: .account, optional: true, variadic: true,
+    help: SharedArguments.optionalAccount.help + "; with --stale, any number of accounts (else every one)")
+  static let remember = OptionSpec("remember", help: "keep the password in the keyring for the next login")
+  static let auto = OptionSpec("auto", help: "also take the auto-login slot")
+  static let force = OptionSpec(
+    "force", help: "log in even an account another holder leases (its holder's session may end)")
 
   /// The account to log in: a USER that names no saved account is a new one (saved by the
   /// login); else the account `pickAccount` chooses.

@@ -2,9 +2,6 @@ import AccountsCore
 
 /// `accounts logout [USER]`
 enum LogoutCommand {
-  static let force = OptionSpec(
-    "force", help: "log out even an account another holder leases (its holder's session ends)")
-
   static let spec = CommandSpec(
     "logout",
     summary: "end the session; the remembered password stays",
@@ -24,6 +21,9 @@ enum LogoutCommand {
     picksAccount: true, options: [force, SessionArguments.timeout, HookArguments.noHooks],
     examples: [("accounts logout", "log the auto-login account out")],
     handler: run)
+
+  static let force = OptionSpec(
+    "force", help: "log out even an account another holder leases (its holder's session ends)")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = try environment.pickAccountOrChoose(invocation, in: try environment.index.load(), prompt: "log out> ")

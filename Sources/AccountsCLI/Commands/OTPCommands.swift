@@ -20,10 +20,6 @@ enum OTPCommands {
 }
 
 enum OTPCodeCommand {
-  static let at = OptionSpec(
-    "at", value: "UNIX_SECONDS",
-    help: "the code at this moment (seconds since 1970) instead of now, e.g. to check clocks")
-
   static let spec = CommandSpec(
     "code",
     summary: "print the current one-time code",
@@ -42,6 +38,10 @@ enum OTPCodeCommand {
       ("accounts otp alice --at 1700000000", "the code alice's seed gave at that moment"),
     ],
     handler: run)
+
+  static let at = OptionSpec(
+    "at", value: "UNIX_SECONDS",
+    help: "the code at this moment (seconds since 1970) instead of now, e.g. to check clocks")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let moment = try invocation.value(at).map(unixSeconds)

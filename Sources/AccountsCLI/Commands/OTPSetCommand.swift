@@ -3,8 +3,6 @@ import AccountsJSON
 
 /// `accounts otp set USER [--remove]`: store, replace or delete an account's TOTP seed.
 enum OTPSetCommand {
-  static let remove = OptionSpec("remove", help: "delete the account's seed instead of storing one")
-
   static let spec = CommandSpec(
     "set",
     summary: "store or remove an account's one-time code seed",
@@ -33,6 +31,8 @@ enum OTPSetCommand {
     ],
     secretInput: .seed,
     handler: run)
+
+  static let remove = OptionSpec("remove", help: "delete the account's seed instead of storing one")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()

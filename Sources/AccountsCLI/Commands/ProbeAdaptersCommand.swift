@@ -10,13 +10,13 @@ import Glibc
 /// runs; then the file's entry; then `_exit`, so that no destructor or atexit handler of the
 /// adapter runs after the answer.
 enum ProbeAdaptersCommand {
-  static let path = ArgumentSpec("PATH", help: "the adapter file to load")
-
   static let spec = CommandSpec(
     "__probe-adapters",
     summary: "load an adapter file and describe it on a JSON line (used by adapters and doctor)",
     arguments: [path], hidden: true,
     handler: run)
+
+  static let path = ArgumentSpec("PATH", help: "the adapter file to load")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     // The lines go to a copy of stdout, and stdout itself to /dev/null: an adapter that prints

@@ -4,9 +4,6 @@ import AccountsSystem
 
 /// `accounts prompt`: a short segment for PS1.
 enum PromptCommand {
-  /// Appended to the name when the account's token has expired.
-  static let expiredMark = "!"
-
   static let spec = CommandSpec(
     "prompt",
     summary: "print a short segment for the shell prompt",
@@ -23,6 +20,9 @@ enum PromptCommand {
       ("PS1='$(accounts prompt) \\w \\$ '", "bash: show the account before the directory"),
     ],
     handler: run)
+
+  /// Appended to the name when the account's token has expired.
+  static let expiredMark = "!"
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     do {

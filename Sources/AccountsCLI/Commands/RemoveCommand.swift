@@ -3,9 +3,6 @@ import AccountsSystem
 
 /// `accounts remove USER`: forget an account and every secret of it.
 enum RemoveCommand {
-  static let user = ArgumentSpec(
-    "USER", completion: .account, help: "the account: USER or USER@BACKEND, spelled out in full")
-
   static let spec = CommandSpec(
     "remove", aliases: ["forget"],
     summary: "forget an account and every secret of it",
@@ -23,6 +20,9 @@ enum RemoveCommand {
     options: [LeaseGuard.force],
     examples: [("accounts remove bob", "forget bob and his secrets")],
     handler: run)
+
+  static let user = ArgumentSpec(
+    "USER", completion: .account, help: "the account: USER or USER@BACKEND, spelled out in full")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()

@@ -4,11 +4,6 @@ import AccountsSystem
 
 /// `accounts request [USER] METHOD PATH [KEY=VALUE...]`
 enum RequestCommand {
-  static let method = ArgumentSpec.method(help: "GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS")
-  static let path = ArgumentSpec("PATH", help: "the API path, relative to the backend's base_url (e.g. user/info)")
-  static let parameters = ArgumentSpec(
-    "KEY=VALUE", optional: true, variadic: true, help: "the call's parameters (signed with the rest when the adapter signs)")
-
   static let spec = CommandSpec(
     "request",
     summary: "call a backend API with the account's session",
@@ -28,6 +23,11 @@ enum RequestCommand {
       ("accounts request bob GET me", "the same, as bob"),
     ],
     handler: run)
+
+  static let method = ArgumentSpec.method(help: "GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS")
+  static let path = ArgumentSpec("PATH", help: "the API path, relative to the backend's base_url (e.g. user/info)")
+  static let parameters = ArgumentSpec(
+    "KEY=VALUE", optional: true, variadic: true, help: "the call's parameters (signed with the rest when the adapter signs)")
 
   /// PATH stays below the backend's base_url and carries no parameters of its own: a script
   /// that builds PATH from its input cannot send the token to another endpoint of the host, and

@@ -24,9 +24,6 @@ enum RuleCommands {
 }
 
 enum RuleAddCommand {
-  static let user = ArgumentSpec(
-    "USER", completion: .account, help: "the saved account: USER, USER@BACKEND or a unique prefix")
-
   static let spec = CommandSpec(
     "add",
     summary: "use an account inside a directory and below it",
@@ -44,6 +41,9 @@ enum RuleAddCommand {
       ("accounts rule add . bob", "the current directory uses bob"),
     ],
     handler: run)
+
+  static let user = ArgumentSpec(
+    "USER", completion: .account, help: "the saved account: USER, USER@BACKEND or a unique prefix")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let given = invocation.argument(RuleCommands.directory)!

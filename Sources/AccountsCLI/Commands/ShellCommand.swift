@@ -6,11 +6,6 @@ import Glibc
 
 /// `accounts shell [USER] [--force]`
 enum ShellCommand {
-  static let force = OptionSpec("force", help: "start one even inside a shell that `accounts shell` started")
-
-  /// Set to 1 in the shell, so that a second `accounts shell` inside it is refused.
-  static let nestingVariable = "ACCOUNTS_SHELL"
-
   static let spec = CommandSpec(
     "shell",
     summary: "start $SHELL with the account's session in its environment",
@@ -28,6 +23,11 @@ enum ShellCommand {
     examples: [("accounts shell carol", "work as carol until exit")],
     secretInput: .password,
     handler: run)
+
+  static let force = OptionSpec("force", help: "start one even inside a shell that `accounts shell` started")
+
+  /// Set to 1 in the shell, so that a second `accounts shell` inside it is refused.
+  static let nestingVariable = "ACCOUNTS_SHELL"
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     if let nested = environment.variables[nestingVariable], !nested.isEmpty, !invocation.isSet(force) {

@@ -5,10 +5,6 @@ import AccountsJSON
 
 /// `accounts status [--jobs N]`
 enum StatusCommand {
-  static let jobs = SharedArguments.jobs(help: "check at most N accounts at once (default 4)")
-  static let jsonLines = OptionSpec(
-    "json-lines", help: "print one JSON object per line as each check ends (the objects of --json)")
-
   static let spec = CommandSpec(
     "status",
     summary: "check every account's session with its backend",
@@ -28,6 +24,10 @@ enum StatusCommand {
     options: [jobs, jsonLines, SessionArguments.timeout],
     examples: [("accounts status --jobs 8", "check every session, 8 at a time")],
     handler: run)
+
+  static let jobs = SharedArguments.jobs(help: "check at most N accounts at once (default 4)")
+  static let jsonLines = OptionSpec(
+    "json-lines", help: "print one JSON object per line as each check ends (the objects of --json)")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let width = invocation.number(jobs) ?? 4

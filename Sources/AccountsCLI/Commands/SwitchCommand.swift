@@ -4,10 +4,6 @@ import AccountsSystem
 
 /// `accounts switch USER` / `accounts switch -` / `accounts switch` (the picker)
 enum SwitchCommand {
-  static let target = ArgumentSpec(
-    "USER", completion: .account, optional: true, pickedWhenAbsent: true,
-    help: "the account to switch to, or - for the previous one; without it, pick one on the terminal")
-
   static let spec = CommandSpec(
     "switch",
     summary: "make an account the logged-in, auto-login one",
@@ -32,6 +28,10 @@ enum SwitchCommand {
       ("accounts switch", "pick the account on the terminal"),
     ],
     handler: run)
+
+  static let target = ArgumentSpec(
+    "USER", completion: .account, optional: true, pickedWhenAbsent: true,
+    help: "the account to switch to, or - for the previous one; without it, pick one on the terminal")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()

@@ -5,9 +5,6 @@ import AccountsJSON
 /// runs (`list --tag qa`). Both are idempotent, touch no secret and no network, and change the
 /// index under its writers' lock like every other change of it.
 enum TagCommand {
-  static let tags = ArgumentSpec(
-    "TAG", completion: .tag, variadic: true, valueKind: .tag, help: "a tag: one word of \(Tags.rule)")
-
   static let spec = CommandSpec(
     "tag",
     summary: "add tags to an account",
@@ -21,12 +18,13 @@ enum TagCommand {
     arguments: [SharedArguments.account, tags],
     examples: [("accounts tag qa1 qa smoke", "tag qa1 with qa and smoke")],
     handler: { try TagChange.run($0, $1, remove: false) })
+
+  static let tags = ArgumentSpec(
+    "TAG", completion: .tag, variadic: true, valueKind: .tag, help: "a tag: one word of \(Tags.rule)")
+
 }
 
 enum UntagCommand {
-  static let tags = ArgumentSpec(
-    "TAG", completion: .accountTag, variadic: true, valueKind: .tag, help: "a tag the account has")
-
   static let spec = CommandSpec(
     "untag",
     summary: "remove tags from an account",
@@ -38,6 +36,10 @@ enum UntagCommand {
     arguments: [SharedArguments.account, tags],
     examples: [("accounts untag qa1 smoke", "take the smoke tag off qa1")],
     handler: { try TagChange.run($0, $1, remove: true) })
+
+  static let tags = ArgumentSpec(
+    "TAG", completion: .accountTag, variadic: true, valueKind: .tag, help: "a tag the account has")
+
 }
 
 /// What `tag` and `untag` share.

@@ -3,8 +3,6 @@ import AccountsJSON
 
 /// `accounts token [USER] [--check]`
 enum TokenCommand {
-  static let check = OptionSpec("check", help: "prove the session with the backend first")
-
   static let spec = CommandSpec(
     "token",
     summary: "print the session token for scripts",
@@ -18,6 +16,8 @@ enum TokenCommand {
     picksAccount: true, options: [check, SharedArguments.passwordStdin, SessionArguments.timeout],
     examples: [("curl -H \"AuthorisedToken: $(accounts token)\" https://api.example/me", "call an API as the current account")],
     handler: run)
+
+  static let check = OptionSpec("check", help: "prove the session with the backend first")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let id = try environment.pickAccount(invocation, in: try environment.index.load()).id

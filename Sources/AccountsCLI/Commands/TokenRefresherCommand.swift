@@ -7,24 +7,19 @@ import Glibc
 /// live while their command runs (see `TokenRefresher`). Started by `SessionRefresh`, never by
 /// people.
 enum TokenRefresherCommand {
-  static let spec = CommandSpec(
+  static let spec = CommandSpec.helper(
     "__token-refresher",
-    summary: "keep sessions and their token files live while a command runs (used by exec and lease --refresh)",
-    hidden: true,
-    handler: run)
-
-  static func run(_ invocation: Invocation, _ environment: Environment) throws {
-    HelperProcess.detach()
-    _exit(
-      TokenRefresher.run(
-        input: .standardInput,
-        makeFlow: { order in
-          // Renewals are the point, not news: only failures are said (by the refresher).
-          var flow = try environment.sessionFlow(timeout: Double(order.timeoutMilliseconds) / 1000, notice: { _ in })
-          flow.heldLeases.merge(order.heldLeases) { _, ordered in ordered }
-          return flow
-        },
-        // Through the command's own stderr: fd 2 is the adapters' once one is loaded.
-        say: { environment.output.message($0) }))
+    summary: "keep sessions and their token files live while a command runs (used by exec and lease --refresh)"
+  ) { environment in
+    TokenRefresher.run(
+      input: .standardInput,
+      makeFlow: { order in
+        // Renewals are the point, not news: only failures are said (by the refresher).
+        var flow = try environment.sessionFlow(timeout: Double(order.timeoutMilliseconds) / 1000, notice: { _ in })
+        flow.heldLeases.merge(order.heldLeases) { _, ordered in ordered }
+        return flow
+      },
+      // Through the command's own stderr: fd 2 is the adapters' once one is loaded.
+      say: { environment.output.message($0) })
   }
 }

@@ -4,9 +4,6 @@ import AccountsJSON
 
 /// `accounts which [--explain]`: the account a command here would use, and why (SPEC §3).
 enum WhichCommand {
-  static let explain = OptionSpec(
-    "explain", help: "say which step decided and what the other steps hold")
-
   static let spec = CommandSpec(
     "which",
     summary: "show the account a command here would use, and why",
@@ -35,6 +32,9 @@ enum WhichCommand {
       ("cd ~/work/corp && accounts which", "the account the rule for ~/work/corp gives"),
     ],
     handler: run)
+
+  static let explain = OptionSpec(
+    "explain", help: "say which step decided and what the other steps hold")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let book = try environment.index.load()

@@ -19,21 +19,10 @@ enum BashCompletion {
       # passes a name, or a word on the command line, through compgen -W, eval or an unquoted
       # expansion, which would run $(...) and backquotes and expand globs once more.
 
-      # Sets _accounts_path to the command path a word leads to from a command path; fails for
-      # an unknown word. (Functions here set variables rather than print: a $(...) per word
-      # would fork a subshell each time.)
-      _accounts_next() {
-        case "$1:$2" in
 
       """
-    for step in model.steps {
-      out += "    \(shellQuoted("\(step.from):\(step.word)"))) _accounts_path=\(shellQuoted(step.to)) ;;\n"
-    }
+    out += model.nextFunction
     out += """
-        *) return 1 ;;
-        esac
-      }
-
       # Sets what may follow a command path: subcommands, options, and the completion kinds of
       # its arguments (a kind ending in ... takes every remaining word; "account|method" is an
       # optional argument that a METHOD word skips, so that word is the METHOD).
@@ -52,20 +41,10 @@ enum BashCompletion {
         esac
       }
 
-      # Sets _accounts_kind to the completion kind of an option's value; fails for options
-      # without a value.
-      _accounts_option_kind() {
-        case "$1" in
 
       """
-    for option in model.valueOptions {
-      out += "    \(model.spellings(option).joined(separator: "|"))) _accounts_kind=\(option.completion.rawValue) ;;\n"
-    }
+    out += model.optionKindFunction
     out += """
-        *) return 1 ;;
-        esac
-      }
-
       # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
       _accounts_is_method() {
         [[ -n $1 && $1 != *[!a-zA-Z]* ]] || return 1
@@ -111,17 +90,16 @@ enum BashCompletion {
         return 0
       }
 
-      # Succeeds when $1 could be a saved name (see NAMES in `man accounts`): not empty, not
-      # starting with '-', no control character, and every ASCII character in it a letter, a
-      # digit or one of . _ - @ +. Letters of other scripts pass. Anything else was not saved
-      # by accounts (a damaged or planted file) and is dropped, not quoted: bash inserts
-      # COMPREPLY as it is, so $(...), backquotes, globs, ~ or a blank in it would act when the
-      # line runs, and a quoted form (printf %q) would no longer start with what was typed.
-      _accounts_is_name() {
-        local rest=${1//[[:alnum:]._@+-]/}
-        [[ -n $1 && $1 != -* && $rest != *[[:ascii:][:cntrl:]]* ]]
-      }
 
+      """
+    out += CompletionModel.isNameFunction(
+      why: """
+        Letters of other scripts pass. Anything else was not saved
+        # by accounts (a damaged or planted file) and is dropped, not quoted: bash inserts
+        # COMPREPLY as it is, so $(...), backquotes, globs, ~ or a blank in it would act when the
+        # line runs, and a quoted form (printf %q) would no longer start with what was typed.
+        """)
+    out += """
       # Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
       # being completed ($3) with the --backend typed so far ($4), which prints only those; for
       # account-tag, the tags of the account typed earlier on the line ($5). Names come from the
@@ -159,10 +137,7 @@ enum BashCompletion {
       let typed = kind == .method ? "${2^^}" : "$2"
       out += "    \(kind.rawValue)) _accounts_offer \"\(typed)\" \(fixed.joined(separator: " ")) ; return ;;\n"
     }
-    for kind in CompletionKind.allCases {
-      guard let word = CompletionModel.completeWord(kind) else { continue }
-      out += "    \(kind.rawValue)) word=\(word) ;;\n"
-    }
+    out += CompletionModel.completeWordArms
     out += """
           *) return ;;
         esac

@@ -46,60 +46,39 @@ enum FishCompletion {
     for option in model.valueOptions {
       out += "        case \(model.spellings(option).joined(separator: " "))\n            echo \(option.completion.rawValue)\n"
     }
-    // path:index of every argument that names an account (untag's tags depend on it).
-    let accountArguments = model.nodes.flatMap { node in
-      node.arguments.indices.filter { node.arguments[$0].completion == .account }
-        .map { shellQuoted("\(node.path):\($0)") }
-    }
-    let backendArguments = model.nodes.flatMap { node in
-      node.arguments.indices.filter { node.arguments[$0].completion == .backend }
-        .map { shellQuoted("\(node.path):\($0)") }
-    }
-    let methodSkips = model.nodes.flatMap { node in
-      node.arguments.indices.filter { model.methodAfter(node, $0) != nil }.map { shellQuoted("\(node.path):\($0)") }
-    }
-    let commandPaths = model.nodes.filter { $0.arguments.last?.completion == .commandLine }.map { shellQuoted($0.path) }
     out += """
               case '*'
                   return 1
           end
       end
 
-      # Succeeds when argument INDEX of the command at the path given is optional and a METHOD
-      # follows it: a method word there is the METHOD (`request [USER] METHOD`).
-      function __accounts_method_after --argument-names command_path index
-          switch "$command_path:$index"
-              case \(methodSkips.isEmpty ? "''" : methodSkips.joined(separator: " "))
-                  return 0
-          end
-          return 1
-      end
 
-      # Succeeds for a command path whose last argument is a command line after -- (exec, lease).
-      function __accounts_takes_command --argument-names command_path
-          switch "$command_path"
-              case \(commandPaths.isEmpty ? "''" : commandPaths.joined(separator: " "))
-                  return 0
-          end
-          return 1
-      end
-      # Succeeds when argument INDEX of the command at the path given names an account.
-      function __accounts_is_account_argument --argument-names command_path index
-          switch "$command_path:$index"
-              case \(accountArguments.isEmpty ? "''" : accountArguments.joined(separator: " "))
-                  return 0
-          end
-          return 1
-      end
-
-      # Succeeds when argument INDEX of the command at the path given names a backend.
-      function __accounts_is_backend_argument --argument-names command_path index
-          switch "$command_path:$index"
-              case \(backendArguments.isEmpty ? "''" : backendArguments.joined(separator: " "))
-                  return 0
-          end
-          return 1
-      end
+      """
+    // path:index of every argument that names an account (untag's tags depend on it).
+    let arguments = { (kind: CompletionKind) in
+      model.nodes.flatMap { node in
+        node.arguments.indices.filter { node.arguments[$0].completion == kind }.map { "\(node.path):\($0)" }
+      }
+    }
+    let methodSkips = model.nodes.flatMap { node in
+      node.arguments.indices.filter { model.methodAfter(node, $0) != nil }.map { "\(node.path):\($0)" }
+    }
+    out += membership(
+      "__accounts_method_after", of: "$command_path:$index", methodSkips, """
+        # Succeeds when argument INDEX of the command at the path given is optional and a METHOD
+        # follows it: a method word there is the METHOD (`request [USER] METHOD`).
+        """)
+    out += membership(
+      "__accounts_takes_command", of: "$command_path",
+      model.nodes.filter { $0.arguments.last?.completion == .commandLine }.map(\.path),
+      "# Succeeds for a command path whose last argument is a command line after -- (exec, lease).")
+    out += membership(
+      "__accounts_is_account_argument", of: "$command_path:$index", arguments(.account),
+      "# Succeeds when argument INDEX of the command at the path given names an account.")
+    out += membership(
+      "__accounts_is_backend_argument", of: "$command_path:$index", arguments(.backend),
+      "# Succeeds when argument INDEX of the command at the path given names a backend.")
+    out += """
       # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
       function __accounts_is_method --argument-names word
           string match -qr '^[a-zA-Z]+$' -- $word; or return 1
@@ -290,5 +269,25 @@ enum FishCompletion {
     if kind == .accountTag { return "(__accounts_account_tags)" }
     if kind == .setting { return "(__accounts_settings)" }
     return CompletionModel.completeWord(kind).map { "(__accounts_names \($0))" }
+  }
+
+  /// A fish function that succeeds when `subject` is one of `members` (each quoted): one
+  /// `switch`, so the check costs no process.
+  private static func membership(
+    _ name: String, of subject: String, _ members: [String], _ comment: String
+  ) -> String {
+    let arguments = subject.contains(":") ? "command_path index" : "command_path"
+    return """
+      \(comment)
+      function \(name) --argument-names \(arguments)
+          switch "\(subject)"
+              case \(members.isEmpty ? "''" : members.map(shellQuoted).joined(separator: " "))
+                  return 0
+          end
+          return 1
+      end
+
+
+      """
   }
 }

@@ -18,21 +18,10 @@ enum ZshCompletion {
       # Names reach compadd as words, which zsh quotes when it inserts one; nothing from a name
       # or the command line is evaluated.
 
-      # Sets _accounts_path to the command path a word leads to from a command path; fails for
-      # an unknown word. (Functions here set variables rather than print: a $(...) per word
-      # would fork a subshell each time.)
-      _accounts_next() {
-        case "$1:$2" in
 
       """
-    for step in model.steps {
-      out += "    \(shellQuoted("\(step.from):\(step.word)"))) _accounts_path=\(shellQuoted(step.to)) ;;\n"
-    }
+    out += model.nextFunction
     out += """
-        *) return 1 ;;
-        esac
-      }
-
       # Sets what may follow a command path, with descriptions. An argument kind ending in ...
       # takes every remaining word; "account|method" is an optional argument that a METHOD word
       # skips, so that word is the METHOD.
@@ -75,20 +64,10 @@ enum ZshCompletion {
         )
       }
 
-      # Sets _accounts_kind to the completion kind of an option's value; fails for options
-      # without a value.
-      _accounts_option_kind() {
-        case "$1" in
 
       """
-    for option in model.valueOptions {
-      out += "    \(model.spellings(option).joined(separator: "|"))) _accounts_kind=\(option.completion.rawValue) ;;\n"
-    }
+    out += model.optionKindFunction
     out += """
-        *) return 1 ;;
-        esac
-      }
-
       # Succeeds for an HTTP method word, in any case (ASCII letters only, as the parser).
       _accounts_is_method() {
         [[ -n $1 && $1 != *[^a-zA-Z]* ]] || return 1
@@ -98,15 +77,14 @@ enum ZshCompletion {
         return 1
       }
 
-      # Succeeds when $1 could be a saved name (see NAMES in `man accounts`): not empty, not
-      # starting with '-', no control character, and every ASCII character in it a letter, a
-      # digit or one of . _ - @ +. Anything else was not saved by accounts (a damaged or
-      # planted file) and is not offered, as in the bash and fish scripts.
-      _accounts_is_name() {
-        local rest=${1//[[:alnum:]._@+-]/}
-        [[ -n $1 && $1 != -* && $rest != *[[:ascii:][:cntrl:]]* ]]
-      }
 
+      """
+    out += CompletionModel.isNameFunction(
+      why: """
+        Anything else was not saved by accounts (a damaged or
+        # planted file) and is not offered, as in the bash and fish scripts.
+        """)
+    out += """
       # Offers the names of a kind ($1), asking the accounts being completed ($2) with the
       # --backend typed so far ($3); for account-tag, the tags of the account typed earlier on
       # the line ($4). Names come from the index and config only; each line
@@ -128,10 +106,7 @@ enum ZshCompletion {
       guard let fixed = CompletionModel.fixedCandidates(kind) else { continue }
       out += "    \(kind.rawValue)) names=(\(fixed.joined(separator: " "))) ;;\n"
     }
-    for kind in CompletionKind.allCases {
-      guard let word = CompletionModel.completeWord(kind) else { continue }
-      out += "    \(kind.rawValue)) word=\(word) ;;\n"
-    }
+    out += CompletionModel.completeWordArms
     out += """
           *) return 1 ;;
         esac
