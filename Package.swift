@@ -3,6 +3,13 @@
 // accounts: a command-line account manager. No Swift package dependencies: only the toolchain
 // and the system libraries libsecret-1 and GLib, libcurl and hiredis (see README.md for the
 // Debian packages).
+//
+// Three layers, each importing only those below it (README.md, "Three layers"):
+//   AccountsCLI       the command line: table, parsing, rendering, terminal; wires the rest
+//   AccountsServices  every implementation of the domain's ports and the choice between them
+//   AccountsCore      the domain, its ports and flows; no C module, no Glibc (SourceLintTests)
+// on AccountsContract (what the binary and its private library share), AccountsSystem (the
+// system primitives, Glibc only), AccountsJSON and SecretMemory.
 import PackageDescription
 
 /// The package's directory: the linker's version script is named by its absolute path.
@@ -40,13 +47,18 @@ let package = Package(
     // renderers stay out of the accounts binary. `make` builds the products it installs, not this.
     .executableTarget(
       name: "accounts-generate", dependencies: ["AccountsCLI", "AccountsContract", "AccountsCore", "AccountsSystem"]),
-    // The domain: accounts, backends, the index, the auto-login slot, the session rules.
+    // The domain: accounts, backends, the index, the auto-login slot, the ledger, the session
+    // rules with the lease, the flows; and the ports it reaches the system through (SecretStore
+    // and AdapterHosting are declared in AccountsContract, which the private library shares).
     .target(name: "AccountsCore", dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "SecretMemory"]),
     // Every part of the system the domain reaches through a port, and the choice between them:
-    // the secret store stack (token cache, bare bus reads, the private library's libsecret),
-    // the adapter host behind the door to the private library, the lease stores (this
-    // machine's files, Redis through hiredis) and the Redis keeper, the session locks, the
-    // token refresher and its files, the helper processes.
+    //   SecretStore     PrivateSecretStore (libsecret behind the door), DirectReadSecretStore
+    //   AdapterHosting  PrivateAdapterHost (the adapter host behind the door)
+    //   TokenCache      KernelTokenCache (the kernel keyring)
+    //   LeaseStore      LocalLeaseStore (files), RedisLeaseStore (hiredis) and its LeaseKeeper
+    //   LeaseLookup     StoreLeaseLookup
+    //   SessionLocking  SessionLocks (open file description locks)
+    // and the token refresher with its files, the helper processes, doctor's checks.
     .target(
       name: "AccountsServices",
       dependencies: [
