@@ -135,6 +135,11 @@ let package = Package(
 
     // Helpers shared by the tests: a private headless keyring, running the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // The unit tests' doubles of the domain's ports: a secret store, an adapter host, lease
+    // stores, session locks and a token cache in memory, and a temporary XDG tree.
+    .target(
+      name: "TestDoubles", dependencies: ["AccountsContract", "AccountsCore", "AccountsSystem", "SecretMemory"],
+      path: "Tests/TestDoubles"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
     .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem", "SecretMemory"]),
     .testTarget(name: "SecretMemoryTests", dependencies: ["SecretMemory"]),
@@ -145,20 +150,21 @@ let package = Package(
     .testTarget(
       name: "AccountsCoreTests",
       dependencies: [
-        "AccountsContract", "AccountsCore", "AccountsSystem", "SecretMemory", "TestSupport",
+        "AccountsContract", "AccountsCore", "AccountsSystem", "SecretMemory", "TestDoubles", "TestSupport",
       ]
     ),
     .testTarget(
       name: "AccountsServicesTests",
       dependencies: [
-        "AccountsContract", "AccountsCore", "AccountsServices", "AccountsSystem", "LeaseProbe", "SecretMemory", "TestSupport",
+        "AccountsContract", "AccountsCore", "AccountsServices", "AccountsSystem", "LeaseProbe", "SecretMemory",
+        "TestDoubles", "TestSupport",
       ]
     ),
     .testTarget(
       name: "AccountsCLITests",
       dependencies: [
-        "AccountsCLI", "AccountsContract", "AccountsCore", "AccountsSystem", "SecretMemory", "TestSupport",
-        "accounts-generate",
+        "AccountsCLI", "AccountsContract", "AccountsCore", "AccountsServices", "AccountsSystem", "SecretMemory",
+        "TestDoubles", "TestSupport", "accounts-generate",
       ]
     ),
     .testTarget(

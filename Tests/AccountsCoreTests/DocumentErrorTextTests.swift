@@ -2,6 +2,7 @@
 @testable import AccountsCore
 import AccountsSystem
 import Foundation
+import TestDoubles
 import Testing
 
 /// A malformed config.json or index names the offending key or value as the user wrote it in

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Synchronization
 import TestSupport
+import TestDoubles
 import Testing
 
 /// A writer that takes the lock again as soon as it lets go (`import`, one account at a time)

@@ -2,6 +2,7 @@ import AccountsContract
 import AccountsCore
 import AccountsSystem
 import Foundation
+import TestDoubles
 import Testing
 
 /// Which hooks run after an event, in which order, and how config.json keeps them.

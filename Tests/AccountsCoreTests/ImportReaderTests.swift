@@ -1,6 +1,7 @@
 @testable import AccountsContract
 @testable import AccountsCore
 import AccountsSystem
+import TestDoubles
 import Testing
 
 /// The import file reader (issue 18): RFC 4180 CSV, hostile fields refused by line and field
@@ -56,7 +57,7 @@ import Testing
       let file = try read(text)
       #expect(file.format == .accounts, "\(text.debugDescription)")
       #expect(file.rows.map(\.user) == ["alice", "bob"], "\(text.debugDescription)")
-      #expect(file.rows.map { $0.password.map(AccountsCoreTests.text) } == ["pw1", "pw2"])
+      #expect(file.rows.map { $0.password.map(TestDoubles.text) } == ["pw1", "pw2"])
     }
     for empty in ["", "\u{FEFF}", "\n\n", "\r\n"] {
       #expect(throws: ImportError.noHeader, "\(empty.debugDescription)") { try read(empty) }
@@ -108,7 +109,7 @@ import Testing
     let file = try read(text)
     try #require(file.rows.count == 1_000 && file.problems.isEmpty)
     #expect(file.rows.map(\.line) == Array(2...1_001))
-    #expect(file.rows[999].user == "qa1000" && file.rows[999].password.map(AccountsCoreTests.text) == "p,\"1000")
+    #expect(file.rows[999].user == "qa1000" && file.rows[999].password.map(TestDoubles.text) == "p,\"1000")
     #expect(file.rows.allSatisfy { $0.tags == ["qa", "smoke"] })
   }
 
@@ -129,8 +130,8 @@ import Testing
         + quoted(["Root/QA", "corp", "alice", "pw,1", "https://corp", "a\nnote", seed, "0", "2024-01-01T00:00:00Z", ""])
         + quoted(["Root/Recycle Bin", "old", "zed", "pw", "", "", "", "0", "", ""]))
     try #require(keePassXC.format == .keePassXC && keePassXC.rows.map(\.user) == ["alice"])
-    #expect(keePassXC.rows[0].password.map(AccountsCoreTests.text) == "pw,1")
-    #expect(keePassXC.rows[0].otp.map(AccountsCoreTests.text) == seed)
+    #expect(keePassXC.rows[0].password.map(TestDoubles.text) == "pw,1")
+    #expect(keePassXC.rows[0].otp.map(TestDoubles.text) == seed)
     #expect(keePassXC.rows[0].backend == nil && keePassXC.rows[0].tags.isEmpty, "a group becomes no tag")
     #expect(keePassXC.skipped == [ImportSkip(line: 4, reason: "in KeePassXC's Recycle Bin")])
 
@@ -139,15 +140,15 @@ import Testing
         + "QA,1,login,corp,,,0,https://corp,bob,pw2,JBSWY3DPEHPK3PXP\n"
         + ",,note,a secure note,hunter2 in a note,,0,,,,\n")
     try #require(bitwarden.format == .bitwarden && bitwarden.rows.map(\.user) == ["bob"])
-    #expect(bitwarden.rows[0].password.map(AccountsCoreTests.text) == "pw2")
-    #expect(bitwarden.rows[0].otp.map(AccountsCoreTests.text) == "JBSWY3DPEHPK3PXP")
+    #expect(bitwarden.rows[0].password.map(TestDoubles.text) == "pw2")
+    #expect(bitwarden.rows[0].otp.map(TestDoubles.text) == "JBSWY3DPEHPK3PXP")
     #expect(bitwarden.skipped == [ImportSkip(line: 3, reason: "a Bitwarden item of type 'note'")])
 
     for header in ["name,url,username,password,note", "name,url,username,password"] {
       let note = header.hasSuffix("note") ? ",a note" : ""
       let chrome = try read(header + "\ncorp,https://corp/login,carol,pw3\(note)\ncorp,https://corp,dave,\(note)\n")
       try #require(chrome.format == .chrome && chrome.rows.map(\.user) == ["carol", "dave"])
-      #expect(chrome.rows[0].password.map(AccountsCoreTests.text) == "pw3" && chrome.rows[0].otp == nil)
+      #expect(chrome.rows[0].password.map(TestDoubles.text) == "pw3" && chrome.rows[0].otp == nil)
       #expect(chrome.rows[1].password == nil, "an empty password is none")
     }
 
@@ -155,7 +156,7 @@ import Testing
       quoted(ImportFormat.firefox.headerRow.split(separator: ",").map(String.init), end: "\r\n")
         + quoted(["https://corp", "erin", "pw4", "", "https://corp", "{0d3c}", "1", "1", "1"], end: "\r\n"))
     try #require(firefox.format == .firefox && firefox.rows.map(\.user) == ["erin"])
-    #expect(firefox.rows[0].password.map(AccountsCoreTests.text) == "pw4")
+    #expect(firefox.rows[0].password.map(TestDoubles.text) == "pw4")
   }
 
   @Test func anUnknownHeaderIsRefusedListingTheKnownOnesWithoutEchoingIt() {

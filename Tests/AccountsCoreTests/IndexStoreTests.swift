@@ -2,25 +2,8 @@
 @testable import AccountsCore
 import AccountsSystem
 import Foundation
+import TestDoubles
 import Testing
-
-/// A fresh XDG tree under the system's temporary directory, removed at the end.
-final class TemporaryTree {
-  let root: String
-  let paths: Paths
-
-  init() throws {
-    root = NSTemporaryDirectory() + "accounts-core-tests-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    paths = Paths(configDirectory: root + "/config/accounts", stateDirectory: root + "/state/accounts", dataDirectory: root + "/data/accounts")
-  }
-
-  deinit { try? FileManager.default.removeItem(atPath: root) }
-
-  func mode(_ path: String) throws -> Int {
-    (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as! NSNumber).intValue
-  }
-}
 
 @Suite struct IndexStoreTests {
   let now = Timestamp(secondsSince1970: 1_800_000_000)

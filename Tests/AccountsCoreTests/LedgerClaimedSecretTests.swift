@@ -1,6 +1,7 @@
 @testable import AccountsContract
 import AccountsSystem
 import SecretMemory
+import TestDoubles
 import Testing
 
 @testable import AccountsCore

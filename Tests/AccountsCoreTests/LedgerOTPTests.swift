@@ -1,5 +1,6 @@
 @testable import AccountsContract
 import Foundation
+import TestDoubles
 import Testing
 
 @testable import AccountsCore

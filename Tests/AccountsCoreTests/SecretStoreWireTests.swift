@@ -3,6 +3,7 @@ import AccountsCore
 import AccountsSystem
 import Glibc
 import SecretMemory
+import TestDoubles
 import Testing
 
 /// Errors and reports cross the C boundary of libAccountsPrivate.so as JSON text.

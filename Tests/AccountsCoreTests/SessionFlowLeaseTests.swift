@@ -1,6 +1,7 @@
 @testable import AccountsContract
 import AccountsSystem
 import Foundation
+import TestDoubles
 import Testing
 
 @testable import AccountsCore

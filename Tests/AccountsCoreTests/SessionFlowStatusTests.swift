@@ -1,5 +1,6 @@
 @testable import AccountsContract
 import AccountsSystem
+import TestDoubles
 import Testing
 
 @testable import AccountsCore

@@ -2,6 +2,7 @@
 import AccountsSystem
 import Glibc
 import Synchronization
+import TestDoubles
 import Testing
 
 @testable import AccountsCore

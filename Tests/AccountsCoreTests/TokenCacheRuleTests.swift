@@ -2,6 +2,7 @@
 import AccountsSystem
 import Foundation
 import SecretMemory
+import TestDoubles
 import Testing
 
 @testable import AccountsCore
@@ -12,27 +13,7 @@ import Testing
   let now = Timestamp(secondsSince1970: 1_800_000_000)
   let alice = AccountID(user: "alice", backend: "corp")
 
-  /// A cache that keeps bytes in memory and logs what it is asked.
-  final class MemoryTokenCache: TokenCache {
-    var entries: [AccountID: (identity: String, token: [UInt8], seconds: Int)] = [:]
-    var forgotten: [AccountID] = []
-
-    func token(for id: AccountID, identity: String) throws -> SecretBytes? {
-      guard var entry = entries[id], entry.identity == identity else { return nil }
-      return SecretBytes(consuming: &entry.token)
-    }
-
-    func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
-      entries[id] = (identity, token.withUnsafeBytes { Array($0) }, seconds)
-    }
-
-    func forget(_ ids: [AccountID]) {
-      forgotten += ids
-      for id in ids { entries[id] = nil }
-    }
-  }
-
-  func ledger(_ tree: TemporaryTree, _ store: FakeSecretStore, _ cache: MemoryTokenCache) -> Ledger {
+  func ledger(_ tree: TemporaryTree, _ store: FakeSecretStore, _ cache: InMemoryTokenCache) -> Ledger {
     let config = ConfigStore(paths: tree.paths)
     if (try? config.load()["corp"]) == nil {
       try? config.update { try $0.add(BackendConfig(name: "corp", adapter: "plain")) }
@@ -81,7 +62,7 @@ import Testing
   @Test func aReadKeepsTheTokenAndTheNextIsServedWithoutTheKeyring() throws {
     let tree = try TemporaryTree()
     let store = FakeSecretStore()
-    let cache = MemoryTokenCache()
+    let cache = InMemoryTokenCache()
     let ledger = ledger(tree, store, cache)
     try logIn(ledger, token: "t1", generation: "g1", expiresIn: 600)
     let (account, book) = try account(ledger)
@@ -95,7 +76,7 @@ import Testing
   @Test func everyChangeOfTheAccountsSecretsDropsTheEntryFirst() throws {
     let tree = try TemporaryTree()
     let store = FakeSecretStore()
-    let cache = MemoryTokenCache()
+    let cache = InMemoryTokenCache()
     let ledger = ledger(tree, store, cache)
     try logIn(ledger, token: "t1", generation: "g1")
     #expect(cache.forgotten == [alice], "a login (and a re-login) drops the old entry")

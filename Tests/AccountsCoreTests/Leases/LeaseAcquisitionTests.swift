@@ -1,6 +1,7 @@
 import AccountsContract
 import AccountsSystem
 import Synchronization
+import TestDoubles
 import Testing
 
 @testable import AccountsCore

@@ -3,19 +3,22 @@ import AccountsCore
 import AccountsSystem
 import Synchronization
 
-/// A lease store in memory, for the lease flow's unit tests: held leases live until their grant
-/// ends, detached ones until they expire; busy accounts are reported with their records. It is
-/// also the session rules' `LeaseLookup`, as the real stores are through `StoreLeaseLookup`.
-/// The real stores are tested against files and a real Redis.
-final class InMemoryLeaseStore: LeaseStore, LeaseLookup, @unchecked Sendable {
+/// A lease store in memory: held leases live until their grant ends, detached ones until they
+/// expire; busy accounts are reported with their records. It is also the session rules'
+/// `LeaseLookup`, as the real stores are through `StoreLeaseLookup`. The real stores are tested
+/// against files and a real Redis.
+public final class InMemoryLeaseStore: LeaseStore, LeaseLookup, @unchecked Sendable {
   private let state = Mutex((records: [AccountID: LeaseRecord](), fences: [AccountID: UInt64](), attempts: 0))
   /// Accounts some other acquirer is taking at this instant: busy, without a record.
-  var beingTaken: Set<AccountID> = []
+  public var beingTaken: Set<AccountID> = []
 
-  var attempts: Int { state.withLock { $0.attempts } }
+  public init() {}
+
+  /// How many times `tryAcquire` was called.
+  public var attempts: Int { state.withLock { $0.attempts } }
 
   /// Holds `id` for another holder, as if another command leased it.
-  func hold(_ id: AccountID, lease: String = "held-elsewhere", host: String = "ci-9", expiresAt: Timestamp? = nil) {
+  public func hold(_ id: AccountID, lease: String = "held-elsewhere", host: String = "ci-9", expiresAt: Timestamp? = nil) {
     state.withLock {
       $0.records[id] = LeaseRecord(
         account: id, lease: lease, holder: LeaseHolder(host: host, pid: 99), since: Timestamp(secondsSince1970: 1_799_999_000),
@@ -23,11 +26,12 @@ final class InMemoryLeaseStore: LeaseStore, LeaseLookup, @unchecked Sendable {
     }
   }
 
-  func free(_ id: AccountID) { state.withLock { _ = $0.records.removeValue(forKey: id) } }
+  /// Frees `id`, as if its holder ended its lease.
+  public func free(_ id: AccountID) { state.withLock { _ = $0.records.removeValue(forKey: id) } }
 
   private func live(_ record: LeaseRecord, _ now: Timestamp) -> Bool { record.expiresAt.map { now < $0 } ?? true }
 
-  func tryAcquire(
+  public func tryAcquire(
     _ candidates: [AccountID], count: Int, holder: LeaseHolder, ttl: Double?, now: Timestamp
   ) throws -> LeaseAttempt {
     try state.withLock { state in
@@ -58,7 +62,7 @@ final class InMemoryLeaseStore: LeaseStore, LeaseLookup, @unchecked Sendable {
     }
   }
 
-  func release(lease: String, now: Timestamp) throws -> [AccountID] {
+  public func release(lease: String, now: Timestamp) throws -> [AccountID] {
     state.withLock { state in
       let freed = state.records.values.filter { $0.lease == lease }.map(\.account).sorted()
       for id in freed { state.records[id] = nil }
@@ -66,11 +70,11 @@ final class InMemoryLeaseStore: LeaseStore, LeaseLookup, @unchecked Sendable {
     }
   }
 
-  func leases(now: Timestamp) throws -> [LeaseRecord] {
+  public func leases(now: Timestamp) throws -> [LeaseRecord] {
     state.withLock { $0.records.values.filter { live($0, now) }.sorted { $0.account < $1.account } }
   }
 
-  func detach(_ grant: LeaseGrant, ttl: Double, now: Timestamp) throws -> LeaseGrant {
+  public func detach(_ grant: LeaseGrant, ttl: Double, now: Timestamp) throws -> LeaseGrant {
     try state.withLock { state in
       var records: [LeaseRecord] = []
       for var record in grant.records {
@@ -84,7 +88,7 @@ final class InMemoryLeaseStore: LeaseStore, LeaseLookup, @unchecked Sendable {
   }
 
   /// Ends a held grant (what its command's exit does to a real store).
-  func end(_ grant: LeaseGrant) {
+  public func end(_ grant: LeaseGrant) {
     state.withLock { state in
       for record in grant.records where state.records[record.account]?.lease == grant.lease && record.expiresAt == nil {
         state.records[record.account] = nil
@@ -92,7 +96,7 @@ final class InMemoryLeaseStore: LeaseStore, LeaseLookup, @unchecked Sendable {
     }
   }
 
-  func lease(of id: AccountID, now: Timestamp) throws -> LeaseRecord? {
+  public func lease(of id: AccountID, now: Timestamp) throws -> LeaseRecord? {
     state.withLock { state in state.records[id].flatMap { live($0, now) ? $0 : nil } }
   }
 }

@@ -1,42 +1,45 @@
-@testable import AccountsContract
-@testable import AccountsCore
+import AccountsContract
+import AccountsCore
 import AccountsSystem
 import SecretMemory
 import Synchronization
 
-/// An adapter host for the session flow's unit tests: answers each operation from a script and
-/// records every call in order ("login alice pw", "check alice T1", "call alice GET me T1",
-/// "logout alice T1"). The end-to-end tests run the real host against the test backend.
-final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
+/// An adapter host that answers each operation from a script and records every call in order
+/// ("login alice pw", "check alice T1", "call alice GET me T1", "logout alice T1"). The
+/// end-to-end tests run the real host against the test backend.
+public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   /// Answers, consumed in order; when empty, `fallback` answers.
-  var script: [AdapterOutcome] = []
+  public var script: [AdapterOutcome] = []
   /// What an operation gets when the script is used up: a LOGIN a fresh token, the rest ok.
-  var fallback: (AdapterRequest) -> AdapterOutcome = { request in
+  public var fallback: (AdapterRequest) -> AdapterOutcome = { request in
     if case .login = request.operation { return FakeAdapterHost.loggedIn("T\(FakeAdapterHost.issued.next())") }
     return .ok(AdapterSuccess(body: "{}"))
   }
-  private(set) var calls: [String] = []
+  public private(set) var calls: [String] = []
   /// The settings every adapter declares.
-  var declared: [AdapterSetting] = []
+  public var declared: [AdapterSetting] = []
   /// The names of the secret settings each call was given, in order.
-  private(set) var secretSettingNames: [[String]] = []
+  public private(set) var secretSettingNames: [[String]] = []
   private let lock = Mutex(())
 
-  static let issued = Counter(start: 2)
+  /// The numbers of the tokens the fallback's logins return: T2, T3, ...
+  public static let issued = Counter(start: 2)
+
+  public init() {}
 
   /// A successful LOGIN that returns `token`, valid for an hour, with userId 1001.
-  static func loggedIn(_ token: String, expiresIn: Int64 = 3600) -> AdapterOutcome {
+  public static func loggedIn(_ token: String, expiresIn: Int64 = 3600) -> AdapterOutcome {
     .ok(AdapterSuccess(token: secret(token), expiresIn: expiresIn, sessionValues: ["userId": "1001"]))
   }
 
-  func probe(_ path: String) -> AdapterEntry { AdapterEntry(path: path, name: "fake") }
+  public func probe(_ path: String) -> AdapterEntry { AdapterEntry(path: path, name: "fake") }
 
-  func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
+  public func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     AdapterDescription(
       name: name, version: "1", summary: "fake", abiVersion: 1 << 16, settings: declared, path: "/fake/\(name).so")
   }
 
-  func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
+  public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterLoadError) -> AdapterOutcome
   {
     // The fallback runs outside the lock: tests of concurrency put their own waits in it.
@@ -49,7 +52,7 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   }
 
   /// The operations, without their payloads: ["check", "login", "call"].
-  var operations: [String] { lock.withLock { _ in calls.map { String($0.prefix { $0 != " " }) } } }
+  public var operations: [String] { lock.withLock { _ in calls.map { String($0.prefix { $0 != " " }) } } }
 
   private static func describe(_ request: AdapterRequest) -> String {
     switch request.operation {
@@ -63,11 +66,10 @@ final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   }
 }
 
-func text(_ secret: SecretBytes) -> String { secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
-
-final class Counter: @unchecked Sendable {
+/// A number that goes up by one each time it is read, from any thread.
+public final class Counter: @unchecked Sendable {
   private var value: Int
   private let lock = Mutex(())
-  init(start: Int) { value = start }
-  func next() -> Int { lock.withLock { _ in defer { value += 1 }; return value } }
+  public init(start: Int) { value = start }
+  public func next() -> Int { lock.withLock { _ in defer { value += 1 }; return value } }
 }

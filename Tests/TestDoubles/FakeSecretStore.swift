@@ -3,32 +3,37 @@ import AccountsCore
 import AccountsSystem
 import SecretMemory
 
-/// An in-memory Secret Service for the ledger's unit tests: items by key, a log of calls, and
-/// faults to inject. The end-to-end tests run the same scenarios against a real keyring.
-final class FakeSecretStore: SecretStore {
-  var items: [SecretKey: [UInt8]] = [:]
+/// An in-memory Secret Service: items by key, a log of calls, and faults to inject. The
+/// end-to-end tests run the same scenarios against a real keyring.
+public final class FakeSecretStore: SecretStore {
+  public var items: [SecretKey: [UInt8]] = [:]
   /// "store alice@corp password", "delete ...", "deleteAll alice@corp", "exists ...", "lookup ...",
   /// "lookupAll token"
-  private(set) var calls: [String] = []
+  public private(set) var calls: [String] = []
   /// The error the next call of an operation ("store", "delete", "deleteAll", "exists", "lookup",
   /// "lookupAll") throws, once.
-  var failNext: [String: SecretStoreError] = [:]
+  public var failNext: [String: SecretStoreError] = [:]
   /// The error every call of an operation throws (a keyring that stays silent), after `failNext`.
-  var failAlways: [String: SecretStoreError] = [:]
+  public var failAlways: [String: SecretStoreError] = [:]
   /// A store that times out but lands anyway (what a provider that was slow does).
-  var storeTimesOutButLands = false
+  public var storeTimesOutButLands = false
   /// Called during each store, after the item is in place: a test sabotages the index here.
-  var duringStore: (() -> Void)?
+  public var duringStore: (() -> Void)?
   /// Called during each delete, before the item goes.
-  var duringDelete: (() -> Void)?
+  public var duringDelete: (() -> Void)?
   /// Called during each lookup, before the item is read: a test runs another command's step here.
-  var duringLookup: ((SecretKey) -> Void)?
+  public var duringLookup: ((SecretKey) -> Void)?
   /// Called during each lookupAll, before the items are read.
-  var beforeLookupAll: (() -> Void)?
+  public var beforeLookupAll: (() -> Void)?
   /// Called during each lookupAll, once the items are read and before they are returned.
-  var afterLookupAll: (() -> Void)?
+  public var afterLookupAll: (() -> Void)?
+  /// The provider the fake claims to be.
+  public var provider: String? = "fake"
 
-  func text(_ key: SecretKey) -> String? { items[key].map { String(decoding: $0, as: UTF8.self) } }
+  public init() {}
+
+  /// The item of `key` as text, nil when there is none.
+  public func text(_ key: SecretKey) -> String? { items[key].map { String(decoding: $0, as: UTF8.self) } }
 
   private func fault(_ operation: String) throws(SecretStoreError) {
     if let error = failNext.removeValue(forKey: operation) ?? failAlways[operation] { throw error }
@@ -36,7 +41,7 @@ final class FakeSecretStore: SecretStore {
 
   private func describe(_ key: SecretKey) -> String { "\(key.account)@\(key.backend) \(key.kind.attributeValue)" }
 
-  func store(_ secret: SecretBytes, for key: SecretKey) throws {
+  public func store(_ secret: SecretBytes, for key: SecretKey) throws {
     calls.append("store \(describe(key))")
     try fault("store")
     items[key] = secret.withUnsafeBytes { Array($0) }
@@ -44,7 +49,7 @@ final class FakeSecretStore: SecretStore {
     if storeTimesOutButLands { throw SecretStoreError.timedOut(operation: "store", seconds: 5) }
   }
 
-  func lookup(_ key: SecretKey) throws -> SecretBytes? {
+  public func lookup(_ key: SecretKey) throws -> SecretBytes? {
     calls.append("lookup \(describe(key))")
     try fault("lookup")
     duringLookup?(key)
@@ -52,7 +57,7 @@ final class FakeSecretStore: SecretStore {
     return SecretBytes(consuming: &bytes)
   }
 
-  func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
+  public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
     calls.append("lookupAll \(kind.attributeValue)")
     try fault("lookupAll")
     beforeLookupAll?()
@@ -65,48 +70,40 @@ final class FakeSecretStore: SecretStore {
     return found
   }
 
-  func kinds(backend: String, account: String) throws -> [SecretKind] {
+  public func kinds(backend: String, account: String) throws -> [SecretKind] {
     calls.append("kinds \(account)@\(backend)")
     try fault("kinds")
     return items.keys.filter { $0.backend == backend && $0.account == account }.map(\.kind)
   }
 
-  func delete(_ key: SecretKey) throws {
+  public func delete(_ key: SecretKey) throws {
     calls.append("delete \(describe(key))")
     try fault("delete")
     duringDelete?()
     items[key] = nil
   }
 
-  func deleteAll(backend: String, account: String) throws {
+  public func deleteAll(backend: String, account: String) throws {
     calls.append("deleteAll \(account)@\(backend)")
     try fault("deleteAll")
     items = items.filter { !($0.key.backend == backend && $0.key.account == account) }
   }
 
-  func deleteSettings(backend: String) throws {
+  public func deleteSettings(backend: String) throws {
     calls.append("deleteSettings \(backend)")
     try fault("deleteSettings")
     items = items.filter { !($0.key.backend == backend && $0.key.account.isEmpty) }
   }
 
-  /// The provider the fake claims to be.
-  var provider: String? = "fake"
-
-  func providerName() throws -> String? {
+  public func providerName() throws -> String? {
     calls.append("providerName")
     try fault("providerName")
     return provider
   }
 
-  func lock() throws -> String { "Fake" }
+  public func lock() throws -> String { "Fake" }
 
-  func report() throws -> SecretServiceReport {
+  public func report() throws -> SecretServiceReport {
     SecretServiceReport(provider: "fake", providerProcessID: nil, collection: "Fake", collectionLocked: false)
   }
-}
-
-func secret(_ text: String) -> SecretBytes {
-  var bytes = Array(text.utf8)
-  return SecretBytes(consuming: &bytes)
 }
