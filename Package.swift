@@ -142,6 +142,7 @@ let package = Package(
       path: "Tests/TestDoubles"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
     .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem", "SecretMemory"]),
+    .testTarget(name: "AccountsContractTests", dependencies: ["AccountsContract", "AccountsSystem", "SecretMemory", "TestDoubles"]),
     .testTarget(name: "SecretMemoryTests", dependencies: ["SecretMemory"]),
     // Takes leases in a process of its own, for the lease store's tests.
     .executableTarget(

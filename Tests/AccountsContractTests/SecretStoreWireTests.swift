@@ -1,5 +1,4 @@
 import AccountsContract
-import AccountsCore
 import AccountsSystem
 import Glibc
 import SecretMemory
@@ -73,13 +72,5 @@ import Testing
         _ = try bytes.withUnsafeBytes { try SecretRecords.decode($0, kind: .token) }
       }
     }
-  }
-
-  @Test func kindsRoundTripThroughTheirAttribute() {
-    for kind in [SecretKind.password, .token, .setting("private_key")] {
-      #expect(SecretKind(attributeValue: kind.attributeValue) == kind)
-    }
-    #expect(SecretKind(attributeValue: "setting:") == nil)
-    #expect(SecretKind(attributeValue: "cookie") == nil)
   }
 }

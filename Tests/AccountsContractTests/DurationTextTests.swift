@@ -1,5 +1,4 @@
 import AccountsContract
-import AccountsCore
 import Testing
 
 /// Every form the one duration formatter prints, at the edges between its units.
