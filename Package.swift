@@ -141,7 +141,7 @@ let package = Package(
       name: "TestDoubles", dependencies: ["AccountsContract", "AccountsCore", "AccountsSystem", "SecretMemory"],
       path: "Tests/TestDoubles"),
     .testTarget(name: "AccountsJSONTests", dependencies: ["AccountsJSON", "TestSupport"]),
-    .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem", "SecretMemory"]),
+    .testTarget(name: "AccountsSystemTests", dependencies: ["AccountsSystem", "SecretMemory", "TestSupport"]),
     .testTarget(name: "AccountsContractTests", dependencies: ["AccountsContract", "AccountsSystem", "SecretMemory", "TestDoubles"]),
     .testTarget(name: "SecretMemoryTests", dependencies: ["SecretMemory"]),
     // Takes leases in a process of its own, for the lease store's tests.

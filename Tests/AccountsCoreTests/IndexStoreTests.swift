@@ -179,19 +179,6 @@ import Testing
     #expect(refusal { _ = try IndexStore(paths: tree.paths).load() }?.contains("not a regular file (a character device)") == true)
   }
 
-  @Test func sizeIsCappedOnBothSidesOfTheLimit() throws {
-    let tree = try TemporaryTree()
-    try prepare(tree)
-    let file = DocumentFile(path: tree.paths.index)
-    #expect(FileManager.default.createFile(atPath: file.path, contents: Data(count: DocumentFile.sizeLimit), attributes: [.posixPermissions: 0o600]))
-    #expect(try file.read()?.count == DocumentFile.sizeLimit, "exactly the limit is read")
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file.path))
-    try handle.seekToEnd()
-    try handle.write(contentsOf: Data([0]))
-    try handle.close()
-    #expect(refusal { _ = try file.read() } == "refusing to read \(file.path): it is larger than 16 MiB, the most accounts reads; move it away: it is not an accounts file")
-  }
-
   @Test func filesOthersCanWriteAreRefused() throws {
     let tree = try TemporaryTree()
     try prepare(tree)

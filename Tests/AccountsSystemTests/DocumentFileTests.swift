@@ -1,18 +1,43 @@
-@testable import AccountsCore
-import AccountsSystem
 import Foundation
 import Glibc
 import Synchronization
 import TestSupport
-import TestDoubles
 import Testing
 
-/// A writer that takes the lock again as soon as it lets go (`import`, one account at a time)
-/// must not starve a command waiting for it.
-@Suite(.blocking) struct DocumentLockTurnTests {
+@testable import AccountsSystem
+
+/// A document's file: the size it reads, and its writers' lock, which takes turns between the
+/// commands waiting for it.
+@Suite(.blocking) struct DocumentFileTests {
+  /// The message and fix of the file error `body` throws; nil when it throws none.
+  func refusal(_ body: () throws -> Void) -> String? {
+    do {
+      try body()
+      return nil
+    } catch let error as FileError {
+      return error.message + "; " + (error.fix ?? "")
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func sizeIsCappedOnBothSidesOfTheLimit() throws {
+    let scratch = try ScratchDirectory()
+    let file = DocumentFile(path: scratch.path + "/accounts.json")
+    #expect(FileManager.default.createFile(atPath: file.path, contents: Data(count: DocumentFile.sizeLimit), attributes: [.posixPermissions: 0o600]))
+    #expect(try file.read()?.count == DocumentFile.sizeLimit, "exactly the limit is read")
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file.path))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data([0]))
+    try handle.close()
+    #expect(refusal { _ = try file.read() } == "refusing to read \(file.path): it is larger than 16 MiB, the most accounts reads; move it away: it is not an accounts file")
+  }
+
+  /// A writer that takes the lock again as soon as it lets go (`import`, one account at a time)
+  /// must not starve a command waiting for it.
   @Test func aWaitingWriterGetsItsTurnBetweenTheTurnsOfOneThatTakesTheLockAgainAtOnce() throws {
-    let tree = try TemporaryTree()
-    let file = DocumentFile(path: tree.root + "/document.json")
+    let scratch = try ScratchDirectory()
+    let file = DocumentFile(path: scratch.path + "/document.json")
     let turns = Atomic<Int>(0)
     let stop = Atomic<Bool>(false)
     let finished = Atomic<Bool>(false)
@@ -33,7 +58,7 @@ import Testing
       while !finished.load(ordering: .acquiring) { usleep(1_000) }
     }
     while turns.load(ordering: .relaxed) < 2 { usleep(1_000) }
-    // Before the turnstile this waited the whole 15 s and failed as "held for 15 s".
+    // Without turns the waiter would wait the whole 15 s here and fail as "held for 15 s".
     let seen = try file.withLock { transaction in
       try transaction.write(Array("{}".utf8))
       return turns.load(ordering: .relaxed)
@@ -44,8 +69,8 @@ import Testing
   /// A waiter that stops (Ctrl-Z, SIGSTOP) while it says it waits costs the others a moment,
   /// never the lock: the signal is no gate.
   @Test func aStoppedWaiterDoesNotKeepTheOthersOut() throws {
-    let tree = try TemporaryTree()
-    let file = DocumentFile(path: tree.root + "/document.json")
+    let scratch = try ScratchDirectory()
+    let file = DocumentFile(path: scratch.path + "/document.json")
     try file.withLock { try $0.write(Array("{}".utf8)) }
     // What a stopped waiter leaves: the signal, taken through its own open file description.
     let stopped = try FileDescriptor.open(file.lockPath, O_RDWR, mode: 0o600)
