@@ -3,8 +3,7 @@ import AccountsCore
 import AccountsSystem
 import Testing
 
-/// Which saved accounts `list`, `export`, `login --stale` and `lease` act on, and how a new
-/// name becomes an account (`add`, a first `login`, each row of `import`).
+/// Which saved accounts `list`, `export`, `login --stale` and `lease` act on.
 @Suite struct AccountSelectionTests {
   let at = Timestamp(secondsSince1970: 1_800_000_000)
   let qa1 = AccountID(user: "qa1", backend: "corp")
@@ -74,23 +73,5 @@ import Testing
     #expect(both?.fix == "e.g. `accounts lease --tag qa -- CMD` or `accounts lease qa1 qa2 -- CMD`")
     let neither = #expect(throws: CommandError.self) { try ids(AccountSelection(), everyAccount: false) }
     #expect(neither?.message == "lease from which accounts?")
-  }
-
-  @Test func aNewNameIsUserAtBackendOrTheWholeNameOnTheOnlyBackend() throws {
-    let one = try Configuration(backends: [BackendConfig(name: "corp", adapter: "plain")])
-    #expect(try one.newAccountID("alice", backend: nil) == AccountID(user: "alice", backend: "corp"))
-    #expect(try one.newAccountID("alice@corp", backend: nil) == AccountID(user: "alice", backend: "corp"))
-    #expect(
-      try one.newAccountID("alice@example.com", backend: nil) == AccountID(user: "alice@example.com", backend: "corp"),
-      "an e-mail address is a user")
-    #expect(throws: ConfigurationError.self, "a suffix without a dot is a mistyped backend") {
-      try one.newAccountID("alice@crop", backend: nil)
-    }
-    #expect(throws: CommandError.usage("'alice@corp' names backend 'corp' but --backend says 'home'", fix: "give the backend once")) {
-      try configuration.newAccountID("alice@corp", backend: "home")
-    }
-    #expect(throws: (any Error).self, "two backends and none named") { try configuration.newAccountID("alice", backend: nil) }
-    #expect(try configuration.newAccountID("alice", backend: "home") == AccountID(user: "alice", backend: "home"))
-    #expect(throws: CommandError.self) { try one.newAccountID("al ice", backend: nil) }
   }
 }

@@ -4,7 +4,7 @@ import Testing
 import AccountsContract
 import AccountsSystem
 
-/// The durations `--wait` and `--ttl` take: the forms the issue names, and what must be refused.
+/// The durations `--wait` and `--ttl` take: the documented forms, and what must be refused.
 @Suite struct DurationArgumentTests {
   @Test(arguments: [
     ("0", 0), ("500ms", 500), ("30s", 30_000), ("10m", 600_000), ("1h", 3_600_000), ("1h30m", 5_400_000),

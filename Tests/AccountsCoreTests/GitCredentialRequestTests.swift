@@ -4,8 +4,6 @@ import AccountsSystem
 import Glibc
 import Testing
 
-
-
 /// git's credential helper protocol as `accounts git-credential` reads it: strict, bounded, and
 /// never echoing what it refuses.
 @Suite struct GitCredentialRequestTests {

@@ -1,5 +1,6 @@
 @testable import AccountsContract
 import Foundation
+import SecretMemory
 import TestDoubles
 import Testing
 
@@ -7,8 +8,8 @@ import Testing
 import AccountsSystem
 
 /// The ledger's rules (see Ledger.swift) against a fake Secret Service whose faults the tests
-/// choose; the end-to-end LedgerTests run the races, disks and kills against a real keyring.
-@Suite struct LedgerRuleTests {
+/// choose; the end-to-end tests run the races, disks and kills against a real keyring.
+@Suite struct LedgerTests {
   let now = Timestamp(secondsSince1970: 1_800_000_000)
   let alice = AccountID(user: "alice", backend: "corp")
   let bob = AccountID(user: "bob", backend: "corp")
@@ -441,5 +442,27 @@ import AccountsSystem
     let locked = SecretStoreError.locked(collection: "accounts", provider: "keepassxc").fix ?? ""
     #expect(locked.hasPrefix("unlock the database in KeePassXC") && !locked.contains("Seahorse"))
     #expect(SecretStoreError.locked(collection: "Login", provider: "gnome-keyring-daemon").fix?.contains("Seahorse") == true)
+  }
+
+  /// Rule 6 through the function that reads a claimed secret: when another provider answers
+  /// than the one the files record, its item of the same name is never taken for the secret.
+  @Test func aClaimedSecretIsNotReadFromAnotherProvider() throws {
+    let tree = try TemporaryTree()
+    let other = FakeSecretStore()  // gnome-keyring, started by D-Bus in KeePassXC's place
+    other.provider = "gnome-keyring-daemon"
+    other.items[SecretKey(alice, .password)] = Array("old-item".utf8)
+    other.items[SecretKey(alice, .token)] = Array("old-token".utf8)
+    let ledger = Ledger(index: IndexStore(paths: tree.paths), config: ConfigStore(paths: tree.paths), secrets: { other })
+    for kind in [SecretKind.password, .token] {
+      var read: SecretBytes?
+      #expect(throws: SecretStoreError.providerChanged(stored: "keepassxc", current: "gnome-keyring-daemon")) {
+        read = try ledger.claimedSecret(SecretKey(alice, kind), recorded: "keepassxc")
+      }
+      #expect(read == nil)
+    }
+    #expect(other.calls == ["providerName", "providerName"], "asked who answers, never read from")
+
+    let same = try ledger.claimedSecret(SecretKey(alice, .password), recorded: "gnome-keyring-daemon")
+    #expect(same.map { $0.withUnsafeBytes { Array($0) } } == Array("old-item".utf8), "the recorded provider is read")
   }
 }

@@ -5,8 +5,9 @@ import Foundation
 import SecretMemory
 import Testing
 
-/// Lease store addresses (issue 17) as users write them in ACCOUNTS_LEASE_STORE and a
-/// backend's lease_store, and the keeper's order, which carries the Redis password.
+/// Lease store addresses as users write them in ACCOUNTS_LEASE_STORE and a backend's
+/// lease_store: what parses and reads back, and what is refused, saying why and never showing a
+/// password written in it.
 @Suite struct LeaseStoreAddressTests {
   private func redis(_ text: String) throws -> RedisAddress {
     guard case .redis(let address) = try LeaseStoreAddress.parse(text) else {

@@ -9,7 +9,7 @@ import AccountsSystem
 /// `Ledger.changeBackend` (`accounts backend set`) by the ledger's rules, against the fake
 /// keyring: intent before effect, a secret stored before config.json claims it and forgotten
 /// before it is deleted, and a failed write or keyring call taken back.
-extension LedgerRuleTests {
+extension LedgerTests {
   /// A ledger whose config has "hq" keeping private_key "k1" and hmac_key "h1".
   func ledgerWithSecrets(_ tree: TemporaryTree, _ store: FakeSecretStore) throws -> Ledger {
     let ledger = ledger(tree, store)

@@ -309,41 +309,14 @@ import Testing
     #expect(world.item(.token) == fresh)
   }
 
-  @Test func statusReadsEveryTokenAtOnceAndAskesASilentKeyringOnce() throws {
+  /// "Expired again right after the re-login" ends the command with exit 5 (SPEC §3), as any
+  /// ended session does: a status pinned by the number a script sees.
+  @Test func expiredAgainRightAfterTheReloginHasExitStatus5() throws {
     let world = try World()
-    _ = try world.flow.status(of: [alice], jobs: 4)
-    #expect(!world.store.calls.contains("lookup alice@corp token"), "read with lookupAll: \(world.store.calls)")
-    world.store.failNext["lookupAll"] = .timedOut(operation: "search", seconds: 5)
-    #expect(throws: SecretStoreError.timedOut(operation: "search", seconds: 5)) { try world.flow.status(of: [alice], jobs: 4) }
+    world.host.script = [.sessionExpired(message: "e1"), FakeAdapterHost.loggedIn("T2"), .sessionExpired(message: "e2")]
+    let error = try #require(throws: SessionFailure.self) { try perform(.request, world) }
+    #expect(error.status == .sessionEnded)
+    #expect(error.status.rawValue == 5)
+    #expect(world.host.operations == ["call", "login", "call"])
   }
-
-  @Test func statusRunsAtMostJobsOperationsAtOnceAndDoesRunThemConcurrently() throws {
-    let world = try World()
-    var ids: [AccountID] = []
-    for index in 0..<12 {
-      let id = AccountID(user: "user\(index)", backend: "corp")
-      _ = try world.flow.logIn(id, password: .given(secret("p")), remember: false, takeSlot: false)
-      ids.append(id)
-    }
-    let gauge = Gauge()
-    world.host.fallback = { _ in
-      gauge.enter()
-      usleep(30_000)
-      gauge.leave()
-      return .ok(AdapterSuccess())
-    }
-    let entries = try world.flow.status(of: ids, jobs: 3)
-    #expect(entries.count == 12)
-    #expect(entries.allSatisfy { if case .valid = $0.outcome { true } else { false } })
-    #expect(gauge.maximum == 3)
-  }
-}
-
-/// Counts how many callers are inside at once.
-final class Gauge: @unchecked Sendable {
-  private var current = 0
-  private(set) var maximum = 0
-  private let lock = Mutex(())
-  func enter() { lock.withLock { _ in current += 1; maximum = max(maximum, current) } }
-  func leave() { lock.withLock { _ in current -= 1 } }
 }

@@ -8,7 +8,7 @@ import Testing
 /// Logins of a backend whose adapter needs a one-time code: where the code comes from, who may
 /// be asked, and what a rejection with a code does (the end-to-end tests run the same stories
 /// with the real adapters, the keyring and the test backend).
-@Suite struct OneTimeCodeFlowTests {
+@Suite struct OneTimeCodeTests {
   static let start = Timestamp(secondsSince1970: 1_800_000_000)
   let alice = AccountID(user: "alice", backend: "corp")
 
@@ -45,7 +45,7 @@ import Testing
     var flow: SessionFlow {
       SessionFlow(
         ledger: ledger, host: { [host] in host }, searchPath: AdapterSearchPath(directories: []), timeout: 5,
-        locks: FakeSessionLocks(registry: locks), now: { OneTimeCodeFlowTests.start }, notice: { _ in },
+        locks: FakeSessionLocks(registry: locks), now: { OneTimeCodeTests.start }, notice: { _ in },
         oneTimeCodes: OneTimeCodeSource(
           stored: { [self] _, _, _ in stored.map(secret) },
           ask: { [self] _ in

@@ -8,7 +8,7 @@ import Testing
 /// `accounts password`'s rule: the remembered password, or exit 3 saying why there is none and
 /// how to store one: never remembered, lost by a change that was interrupted, or deleted outside
 /// accounts.
-@Suite struct RememberedPasswordTests {
+@Suite struct LedgerSettlingTests {
   let alice = AccountID(user: "alice", backend: "corp")
   let bob = AccountID(user: "bob", backend: "corp")
   let at = Timestamp(secondsSince1970: 1_800_000_000)

@@ -8,8 +8,8 @@ import Testing
 @testable import AccountsCore
 
 /// Which token the cache may serve, and when the ledger drops it (the kernel keyring and the
-/// lock check are run end to end in TokenCacheTests).
-@Suite struct TokenCacheRuleTests {
+/// lock check are run end to end).
+@Suite struct LedgerTokenCacheTests {
   let now = Timestamp(secondsSince1970: 1_800_000_000)
   let alice = AccountID(user: "alice", backend: "corp")
 

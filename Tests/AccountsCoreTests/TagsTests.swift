@@ -6,7 +6,7 @@ import Testing
 
 /// Tags (`accounts tag`): the rule for a tag, and how the index keeps them, read by both of
 /// its readers.
-@Suite struct TagTests {
+@Suite struct TagsTests {
   let now = Timestamp(secondsSince1970: 1_800_000_000)
   let file = DocumentFile(path: "/nonexistent/accounts.json")
 
@@ -66,8 +66,8 @@ import Testing
     #expect(try IndexFormat.decodeGenerally(Array(text.utf8), file: file) == book)
   }
 
-  /// What an earlier version wrote (no tags anywhere) reads as accounts without tags, by the
-  /// fast reader too, so `list` stays fast for it.
+  /// An index without tags anywhere (what versions before tags wrote) reads as accounts without
+  /// tags, by the fast reader too, so `list` stays fast for it.
   @Test func anIndexWithoutTagsReadsAsNoTags() throws {
     let text = """
       {"version": 1, "auto_login": null, "previous_auto_login": null,

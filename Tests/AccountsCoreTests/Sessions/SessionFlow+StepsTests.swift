@@ -6,11 +6,12 @@ import Testing
 
 @testable import AccountsCore
 
-/// SPEC §4's lease rows through the session flow, with a fake keyring, adapter host and lease
-/// store: nobody but the holder logs a leased account in or out, and a holder that lost its
-/// lease stops at once. The end-to-end tests run the same stories on two machines sharing a
-/// real Redis, with the test backend's single sign-on as the witness.
-@Suite struct SessionFlowLeaseTests {
+/// The steps every entry point shares that decide who may act on a leased account (SPEC §4's
+/// lease rows), through the entry points, with a fake keyring, adapter host and lease store:
+/// nobody but the holder logs a leased account in or out, and a holder that lost its lease
+/// stops at once. The end-to-end tests run the same stories on two machines sharing a real
+/// Redis, with the test backend's single sign-on as the witness.
+@Suite struct SessionFlowStepsTests {
   let alice = AccountID(user: "alice", backend: "corp")
   typealias World = SessionFlowTests.World
 

@@ -4,8 +4,8 @@ import AccountsSystem
 import TestDoubles
 import Testing
 
-/// The import file reader (issue 18): RFC 4180 CSV, hostile fields refused by line and field
-/// name and never by content, its bounds, and the header rows of each format it reads.
+/// The import file reader: hostile fields refused by line and field name and never by content,
+/// its bounds, and what each format it reads gives.
 @Suite struct ImportReaderTests {
   /// Every record of `text`: its line and its fields as text.
   func records(_ text: String) throws(ImportError) -> [(line: Int, fields: [String])] {
@@ -39,16 +39,6 @@ import Testing
   /// A record as KeePassXC and Firefox write them: every field in quotes.
   func quoted(_ fields: [String], end: String = "\n") -> String {
     fields.map { "\"\($0)\"" }.joined(separator: ",") + end
-  }
-
-  @Test func quotedFieldsHoldCommasDoubledQuotesAndLineEndsAsTheyAre() throws {
-    let text = "a,b,c\r\n\"x,y\",\"say \"\"hi\"\"\",\"l1\r\nl2\nl3\"\r\nlast,,\n\"\",\"\"\"\",end"
-    let read = try records(text)
-    try #require(read.map(\.line) == [1, 2, 5, 6])
-    #expect(read[0].fields == ["a", "b", "c"])
-    #expect(read[1].fields == ["x,y", "say \"hi\"", "l1\r\nl2\nl3"])
-    #expect(read[2].fields == ["last", "", ""], "empty fields, the last one too")
-    #expect(read[3].fields == ["", "\"", "end"], "a final record without a line end")
   }
 
   @Test func aFinalLineEndBlankLinesAndAByteOrderMarkChangeNothing() throws {
@@ -111,16 +101,6 @@ import Testing
     #expect(file.rows.map(\.line) == Array(2...1_001))
     #expect(file.rows[999].user == "qa1000" && file.rows[999].password.map(TestDoubles.text) == "p,\"1000")
     #expect(file.rows.allSatisfy { $0.tags == ["qa", "smoke"] })
-  }
-
-  @Test func eachFormatIsKnownByItsHeaderRow() throws {
-    for format in ImportFormat.allCases {
-      #expect(ImportFormat.detect(header: format.headerRow.split(separator: ",").map(String.init)) == format)
-    }
-    #expect(ImportFormat.detect(header: ["Group", "Title", "Username", "Password", "URL", "Notes"]) == .keePassXC)
-    #expect(ImportFormat.detect(header: ["name", "url", "username", "password"]) == .chrome)
-    #expect(ImportFormat.detect(header: [" ACCOUNT ", "Password\t"]) == .accounts)
-    #expect(ImportFormat.detect(header: ["user", "password"]) == nil)
   }
 
   @Test func eachFormatGivesItsUsersPasswordsAndSeeds() throws {

@@ -5,51 +5,11 @@ import Testing
 
 @testable import AccountsCore
 
-/// Another command acting on alice at exactly the step between two of this command's steps
-/// (a hook of the fake keyring runs it there): what this command makes of the other's session.
-/// The end-to-end tests (LoginLockWaitTests) prove the same across processes and the real lock.
+/// The entry points when another command logs alice in at exactly the step between two of this
+/// command's steps (a hook of the fake keyring runs it there): what this command makes of the
+/// other's session once it holds her login lock. The end-to-end tests prove the same across
+/// processes and the real lock.
 extension SessionFlowTests {
-  /// Where `status`'s other party renews alice's session: just before `status` reads every
-  /// token, or once it has read them (before it reads alice's session from the index again).
-  enum RenewalStep: String, CaseIterable, CustomTestStringConvertible {
-    case beforeTheTokensAreRead, afterTheTokensAreRead
-    var testDescription: String { rawValue }
-  }
-
-  /// `status` reads the index, every token at once, then each account's session: a session
-  /// renewed in between is never paired with the other session's token. Whichever session the
-  /// entry names (told by its expiry), the token is that session's, and the backend was asked
-  /// about that token.
-  @Test(arguments: RenewalStep.allCases)
-  func statusNeverPairsASessionWithAnotherSessionsToken(_ step: RenewalStep) throws {
-    let world = try World()  // T1, until start + 1 h
-    let sessions: [(expiresAt: Timestamp, token: String)] = [
-      (Self.start.adding(seconds: 3600), "T1"), (Self.start.adding(seconds: 7200), "T9"),
-    ]
-    world.host.script = [FakeAdapterHost.loggedIn("T9", expiresIn: 7200)]
-    let renew = {
-      world.store.beforeLookupAll = nil
-      world.store.afterLookupAll = nil
-      do {
-        _ = try world.flow.logIn(self.alice, password: .given(secret("pw")), remember: false, takeSlot: false)
-      } catch {
-        Issue.record("the renewal failed: \(error)")
-      }
-    }
-    switch step {
-    case .beforeTheTokensAreRead: world.store.beforeLookupAll = renew
-    case .afterTheTokensAreRead: world.store.afterLookupAll = renew
-    }
-    let entry = try world.flow.status(of: [alice], jobs: 1)[0]
-    #expect(world.host.calls.first == "login alice pw", "renewed while status ran")
-    guard case .valid(let session) = entry.outcome else {
-      Issue.record("\(entry.outcome)")
-      return
-    }
-    let named = try #require(sessions.first { $0.expiresAt == session.expiresAt }, "a session status never saw")
-    #expect(text(session.token) == named.token, "the session until \(named.expiresAt) has token \(named.token)")
-    #expect(world.host.calls.last == "check alice \(named.token)", "\(world.host.calls)")
-  }
 
   /// What the backend says of the session the waiting command finds.
   enum FreshVerdict: String, CaseIterable, CustomTestStringConvertible {

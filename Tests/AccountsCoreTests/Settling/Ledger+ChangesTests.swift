@@ -52,7 +52,9 @@ enum NotebookFormat: DocumentFormat {
   }
 }
 
-@Suite struct SettlingCoreTests {
+/// The ledger's write skeleton (`carryOut`) and its settling over the notebook: the change
+/// described once as a `SecretChange`, carried out by the same rules as the index's.
+@Suite struct LedgerChangesTests {
   let tree: TemporaryTree
   let store = FakeSecretStore()
   let notebook: DocumentStore<NotebookFormat>
