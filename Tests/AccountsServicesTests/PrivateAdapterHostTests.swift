@@ -10,7 +10,7 @@ import Testing
 
 /// The adapter host as the command line uses it (libAccountsPrivate.so through
 /// `PrivateAdapterHost`), called from many threads at once, as `status --jobs` will.
-@Suite(.blocking) struct AdapterHostLibraryTests {
+@Suite(.blocking) struct PrivateAdapterHostTests {
   static let threads = 16
   static let rounds = 2
   static let appID = "170ib799dd511e7b66000163e033322"

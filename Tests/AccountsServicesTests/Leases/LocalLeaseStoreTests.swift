@@ -7,7 +7,7 @@ import Testing
 
 @testable import AccountsCore
 
-extension LeaseTests {
+extension LocalLeaseTests {
   /// The local lease store within one process: each store instance opens its own descriptors,
   /// and open file description locks conflict between descriptors as they do between processes.
   @Suite(.blocking, .withoutSpawnsElsewhere) struct LocalLeaseStoreTests {

@@ -6,10 +6,10 @@ import Testing
 
 @testable import AccountsCore
 
-extension LeaseTests {
+extension LocalLeaseTests {
   /// The lease store's promises about processes, with real processes: acquirers that run at
   /// once, a holder killed with SIGKILL, an acquirer that exits while its command runs on.
-  @Suite(.blocking, .withoutSpawnsElsewhere) struct LeaseProcessTests {
+  @Suite(.blocking, .withoutSpawnsElsewhere) struct LocalLeaseStoreProcessTests {
     @Test func twentyConcurrentAcquirersOfThreeAccountsNeverOverlap() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }

@@ -5,7 +5,7 @@ import Testing
 
 
 /// What a probe child writes is re-checked by the parent: the adapter could have written it.
-@Suite struct ProbeAnswerTests {
+@Suite struct AdapterProbeTests {
   let file = AdapterEntry(path: "/a/example.so", name: "example")
 
   func described(name: String = "example", settings: [String] = ["base_url"]) -> AdapterEntry {

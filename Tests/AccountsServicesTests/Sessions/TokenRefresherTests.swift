@@ -5,7 +5,7 @@ import AccountsSystem
 import Testing
 
 /// The token refresher's order, the one line its command writes on its standard input.
-@Suite struct TokenRefresherOrderTests {
+@Suite struct TokenRefresherTests {
   let login = Timestamp(secondsSince1970: 1_800_000_000)
 
   @Test func theOrderCarriesNoSecretAndReadsBackAsWritten() throws {

@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-extension LeaseTests {
+extension LocalLeaseTests {
   /// The lease directory is the user's own: planted directories and files are refused, not used.
   @Suite(.blocking, .withoutSpawnsElsewhere) struct LeaseDirectoryTests {
     /// Every refusal is a FileError.refused naming the path, and nothing was leased.

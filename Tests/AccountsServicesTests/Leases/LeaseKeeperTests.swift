@@ -8,7 +8,7 @@ import Testing
 
 /// The lease keeper's order, the one line its command writes on its standard input: every
 /// password byte survives it (in hex), and a malformed one is refused.
-@Suite struct LeaseKeeperOrderTests {
+@Suite struct LeaseKeeperTests {
   private func order(password: [UInt8]?) -> LeaseKeeper.Order {
     var secret: SecretBytes?
     if var bytes = password { secret = SecretBytes(consuming: &bytes) }

@@ -6,10 +6,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The lease store's suites, one at a time: a child spawned by one test holds copies of this
-/// process's descriptors from fork to exec, close-on-exec or not, and for that instant keeps
-/// another test's just-ended lease alive. (`accounts` spawns its commands from one thread.)
-@Suite(.serialized) struct LeaseTests {}
+/// The suites of this machine's lease store, one at a time: a child spawned by one test holds
+/// copies of this process's descriptors from fork to exec, close-on-exec or not, and for that
+/// instant keeps another test's just-ended lease alive. (`accounts` spawns its commands from one
+/// thread.)
+@Suite(.serialized) struct LocalLeaseTests {}
 
 /// A fresh lease directory per test, under the private temporary directory: its parent is made
 /// 0700 so that the store's checks of the directories above pass.
