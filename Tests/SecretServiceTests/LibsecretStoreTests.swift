@@ -11,9 +11,9 @@ import Testing
 /// The libsecret wrapper against a real headless gnome-keyring (one per test process: GDBus
 /// caches the session bus). Each test uses its own backend name so tests can run side by side.
 /// Hanging the daemon would disturb the other tests here, so that is tested end to end, each with
-/// a keyring of its own (Tests/EndToEndTests/KeyringFailureTests.swift). The one test that locks
-/// the collection unlocks it again before it ends (`unlockSharedKeyring`), and the suite runs
-/// its tests one at a time so that no other test sees it locked.
+/// a keyring of its own. The one test that locks the collection unlocks it again before it ends
+/// (`unlockSharedKeyring`), and the suite runs its tests one at a time so that no other test sees
+/// it locked.
 @Suite(.serialized, .blocking) struct LibsecretStoreTests {
   let keyring = KeyringSession.shared
   let backend = "test-" + UUID().uuidString.prefix(8).lowercased()
@@ -263,26 +263,5 @@ import Testing
     #expect(report.providerProcessID == keyring.daemonProcessID)
     #expect(report.collection != nil)
     #expect(report.collectionLocked == false)
-  }
-}
-
-@Suite(.blocking) struct DeadlineTests {
-  @Test func cancelsWhenTheTimeIsUp() {
-    let deadline = Deadline(seconds: 0.05, failure: .timedOut(operation: "test", seconds: 0.05))
-    let end = Date().addingTimeInterval(10)
-    while !deadline.isCancelled, Date() < end { usleep(1000) }
-    #expect(deadline.isCancelled)
-    #expect(deadline.expired)
-  }
-
-  @Test func aCallThatFinishesInTimeIsNotCancelled() {
-    var deadline: Deadline? = Deadline(seconds: 60, failure: .timedOut(operation: "test", seconds: 60))
-    #expect(deadline?.isCancelled == false)
-    let started = Date()
-    deadline = nil  // the call finished: the watchdog must stop now, not after its 60 s
-    #expect(Date().timeIntervalSince(started) < 30)
-    let again = Deadline(seconds: 5, failure: .timedOut(operation: "test", seconds: 5))
-    usleep(10_000)
-    #expect(!again.isCancelled && !again.expired)
   }
 }
