@@ -5,6 +5,8 @@ import Testing
 @testable import AccountsCLI
 import AccountsSystem
 
+/// The command line as the parser reads it against the command table: commands, groups and
+/// their defaults, options anywhere, and the usage errors of every mistake.
 @Suite struct ParserTests {
   let parser = Parser(commands: CommandTable.all, defaultCommand: "list")
 
@@ -22,6 +24,22 @@ import AccountsSystem
       return nil
     } catch {
       return error
+    }
+  }
+
+  /// The invocation `arguments` parse to; nil for help or the version.
+  func parsedRun(_ arguments: [String]) throws -> Invocation? {
+    guard case .run(let invocation) = try parser.parse(arguments) else { return nil }
+    return invocation
+  }
+
+  /// The message of the error parsing `arguments` gives; nil when it parses.
+  func message(_ arguments: [String]) -> String? {
+    do {
+      _ = try parser.parse(arguments)
+      return nil
+    } catch {
+      return error.message
     }
   }
 
@@ -152,5 +170,49 @@ import AccountsSystem
     #expect(AccountsCommandLine.commandArguments(["/usr/bin/accounts", "get"]) == ["get"])
     #expect(AccountsCommandLine.commandArguments(["/opt/git-credential-accounts/accounts", "list"]) == ["list"])
     #expect(AccountsCommandLine.commandArguments(["xgit-credential-accounts", "get"]) == ["get"])
+  }
+
+  /// `otp` is a group whose default subcommand takes words: `otp alice` is `otp code alice`,
+  /// while a group whose default takes none (`backend`) still calls another word a mistake.
+  @Test func aWordAfterOTPIsTheCodesAccount() throws {
+    for arguments in [
+      ["otp", "alice"], ["otp", "code", "alice"], ["otp", "alice", "--at", "59"], ["otp", "--at=59", "alice"],
+    ] {
+      let parsed = try #require(try parsedRun(arguments), "\(arguments)")
+      #expect(parsed.path.name == "otp code", "\(arguments)")
+      #expect(parsed.argument(SharedArguments.optionalAccount) == "alice", "\(arguments)")
+    }
+    let bare = try #require(try parsedRun(["otp", "--at", "59"]))
+    #expect(bare.path.name == "otp code")
+    #expect(bare.value(OTPCodeCommand.at) == "59")
+    #expect(try parsedRun(["otp"])?.path.name == "otp code")
+    #expect(try parsedRun(["otp", "set", "alice", "--remove"])?.path.name == "otp set")
+  }
+
+  @Test func otherGroupsStillRefuseAnUnknownWord() {
+    #expect(throws: CommandError.self) { try parser.parse(["backend", "frob"]) }
+    #expect(throws: CommandError.self) { try parser.parse(["otp", "alice", "bob"]) }
+    #expect(throws: CommandError.self) { try parser.parse(["otp", "set"]) }
+  }
+
+  /// An unknown command or option is quoted as every other word is, at most 80 characters, so a
+  /// word of 128 KiB (the most argv holds) makes no error line of 128 KiB.
+  @Test func aLongUnknownWordIsQuotedInPart() {
+    let word = String(repeating: "é", count: 7548)
+    let quoted = String(repeating: "é", count: 80) + "…"
+    #expect(message(["--", word]) == "unknown command '\(quoted)' for `accounts`")
+    #expect(message([word]) == "unknown command '\(quoted)' for `accounts`")
+    #expect(message(["backend", word]) == "unknown command '\(quoted)' for `accounts backend`")
+    #expect(message(["--" + word]) == "unknown option '--\(quoted)' for `accounts`")
+    let option = "-y" + String(repeating: "é", count: 78) + "…"
+    #expect(message(["clear", "-y" + word]) == "unknown option '\(option)' for `accounts clear`")
+  }
+
+  /// A short hostile word is quoted whole: the one line of the error escapes what a terminal
+  /// would act on either way.
+  @Test func aShortUnknownWordIsQuotedWhole() {
+    #expect(message(["lsit"]) == "unknown command 'lsit' for `accounts`")
+    #expect(message(["--jsno"]) == "unknown option '--jsno' for `accounts`")
+    #expect(message(["\u{1B}[2J"]) == "unknown command '\\u{1b}[2J' for `accounts`")
   }
 }

@@ -35,7 +35,7 @@ enum Shapes {
   static let all = [rename, wrap, hold]
 }
 
-@Suite struct ParserShapesTests {
+@Suite struct ArgumentBindingTests {
   let parser = Parser(commands: CommandTable.all + Shapes.all, defaultCommand: "list")
   let user = SharedArguments.optionalAccount
 
