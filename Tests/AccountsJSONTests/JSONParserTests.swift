@@ -1,7 +1,8 @@
 import AccountsJSON
 import Testing
 
-@Suite struct ParsingTests {
+/// What `JSON.parse` reads: scalars, numbers, escapes and raw UTF-8, containers large and nested.
+@Suite struct JSONParserTests {
   @Test func scalarsParseAtTheTopLevel() throws {
     #expect(try JSON.parse("null") == .null)
     #expect(try JSON.parse("true") == .bool(true))

@@ -6,7 +6,7 @@ import Testing
 /// The encoders' structure, checked against a fake digest that echoes its input: which bytes
 /// go to which digest, in which order. The real digests of the SPEC vectors are checked end to
 /// end through the host (the test backend refuses to start if its own vectors disagree).
-@Suite struct ProofTests {
+@Suite struct PasswordProofsTests {
   static let appKey = "170ib799dd511e7b66000163e033322"
 
   @Test func theSignedVectorsSigningInputIsSortedBytewiseWithThePrivateKey() {

@@ -10,7 +10,7 @@ import TestSupport
 
 /// The C example adapter through the real libcurl transport against the test backend: logins,
 /// and the transport's rules (no redirects, no cookies, bounded size and time).
-@Suite(.blocking) struct TransportTests {
+@Suite(.blocking) struct CurlTransportTests {
   let scratch: ScratchDirectory
   let backend: TestBackend
   let adapter: LoadedAdapter

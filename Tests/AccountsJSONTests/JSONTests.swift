@@ -2,7 +2,7 @@ import AccountsJSON
 import Testing
 
 /// Pseudo-random values and documents from fixed seeds: any failure replays exactly.
-@Suite struct PropertyTests {
+@Suite struct JSONTests {
   /// Scalars chosen to hit every escape and encoding path: ASCII, control characters, the
   /// characters JSON escapes, U+2028/U+2029, two to four byte UTF-8, the edges of each range.
   static let interestingScalars: [Unicode.Scalar] = [

@@ -8,26 +8,9 @@ import TestSupport
 
 @testable import AdapterHost
 
-/// Answers every request with the same reply and remembers what was asked.
-final class CannedTransport: HTTPTransport, @unchecked Sendable {
-  let reply: HTTPResponse
-  private let seen = Mutex<[HTTPRequest]>([])
-
-  init(status: Int32 = 200, body: String = "{}") {
-    reply = HTTPResponse(status: status, headers: [], body: Array(body.utf8))
-  }
-
-  var requests: [HTTPRequest] { seen.withLock { $0 } }
-
-  func perform(_ request: HTTPRequest, timeout: Double, responseLimit: Int) throws(TransportError) -> HTTPResponse {
-    seen.withLock { $0.append(request) }
-    return reply
-  }
-}
-
 /// Adapters that loop, spin, or return garbage end the operation with a message; the host
-/// neither hangs nor crashes (the last "must hold").
-@Suite(.blocking) struct HostileAdapterTests {
+/// neither hangs nor crashes.
+@Suite(.blocking) struct AdapterSessionRunnerTests {
   let scratch: ScratchDirectory
 
   init() throws { scratch = try ScratchDirectory() }

@@ -8,7 +8,7 @@ import TestSupport
 
 /// The checks before and after dlopen (SPEC §5): each refusal names its reason, and a refused
 /// adapter does not stop the others.
-@Suite(.blocking) struct LoaderRefusalTests {
+@Suite(.blocking) struct AdapterLoaderTests {
   let scratch: ScratchDirectory
 
   init() throws { scratch = try ScratchDirectory() }

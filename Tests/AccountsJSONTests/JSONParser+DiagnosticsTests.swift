@@ -1,7 +1,8 @@
 import AccountsJSON
 import Testing
 
-@Suite struct RejectionTests {
+/// What the parser refuses, and the one-line error that says where (line, column) and why.
+@Suite struct JSONParserDiagnosticsTests {
   static let grammar: [Rejection] = [
     Rejection("", 1, 1, "empty input"),
     Rejection("  \n ", 2, 2, "expected a value, found the end of the input"),

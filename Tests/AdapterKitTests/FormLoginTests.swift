@@ -4,7 +4,7 @@ import Testing
 @testable import AdapterKit
 
 /// The form-login family's requests, built in-process with a fake host.
-@Suite struct FormLoginSessionTests {
+@Suite struct FormLoginTests {
   static let definitions = BackendSettings.definitions + FormLoginSettings.definitions
 
   func session(

@@ -1,7 +1,8 @@
 import AccountsJSON
 import Testing
 
-@Suite struct ReaderTests {
+/// Reading a parsed document by member and type, each mistake named by its full path.
+@Suite struct JSONReaderTests {
   static let config = """
     {
       "version": 1,

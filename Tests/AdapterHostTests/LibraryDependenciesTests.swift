@@ -9,7 +9,7 @@ import TestSupport
 /// Every library the dynamic loader would load with an adapter, found by asking the loader
 /// itself (`ld.so` in trace mode, which maps but runs nothing), passes the file rules before
 /// `dlopen`: libraries found by plain names, and their own libraries in turn.
-@Suite(.blocking) struct DependencyRefusalTests {
+@Suite(.blocking) struct LibraryDependenciesTests {
   let scratch: ScratchDirectory
   /// Names no other test uses: glibc hands out a library already loaded under the same name.
   let unique = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()

@@ -6,7 +6,7 @@ import TestSupport
 
 /// An ELF file for another machine, or one that is not a shared library, is named for what it
 /// is instead of dlopen's "No such file or directory".
-@Suite(.blocking) struct ForeignELFTests {
+@Suite(.blocking) struct AdapterFileCheckTests {
   let scratch: ScratchDirectory
 
   init() throws { scratch = try ScratchDirectory() }

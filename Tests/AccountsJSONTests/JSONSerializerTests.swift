@@ -1,7 +1,8 @@
 import AccountsJSON
 import Testing
 
-@Suite struct SerializationTests {
+/// `JSON.serialize`: compact and pretty text, what is escaped, and documents written back as read.
+@Suite struct JSONSerializerTests {
   static let sample: JSONValue = .object([
     "name": .string("corp"),
     "settings": .object([:]),

@@ -11,7 +11,7 @@ import TestSupport
 /// ABI 1.1's one-time code: the built-in adapters send it where `otp_field` / `otp_param` say
 /// (the signed one under its signature), and nowhere when the setting is unset; the host reads
 /// the ONE_TIME_CODE flag only from 1.1 descriptors, and a 1.0 adapter keeps loading.
-@Suite(.blocking) struct OneTimeCodeTests {
+@Suite(.blocking) struct OneTimeCodeFieldTests {
   let scratch: ScratchDirectory
 
   init() throws { scratch = try ScratchDirectory() }

@@ -8,7 +8,7 @@ import TestSupport
 /// entries name, found through its RUNPATH or RPATH. Each is checked before `dlopen` by the
 /// rules the adapter file itself passes; a refused adapter runs no code, neither its own nor
 /// a planted library's (whose constructor would leave a sentinel file).
-@Suite(.blocking) struct LinkingRefusalTests {
+@Suite(.blocking) struct LinkingCheckTests {
   let scratch: ScratchDirectory
 
   init() throws { scratch = try ScratchDirectory() }

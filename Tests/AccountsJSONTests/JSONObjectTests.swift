@@ -1,7 +1,8 @@
 import AccountsJSON
 import Testing
 
-@Suite struct ObjectTests {
+/// JSONObject: members kept in order, subscripts that add, replace and remove, equality.
+@Suite struct JSONObjectTests {
   @Test func literalsKeepTheirOrder() {
     let object: JSONObject = ["state": .string("none"), "expires_at": .null]
     #expect(object.keys == ["state", "expires_at"])
