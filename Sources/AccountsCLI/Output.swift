@@ -11,8 +11,15 @@ import Synchronization
 /// Scripts read stdout, so a write that fails (a full disk, a closed descriptor) is an error
 /// with exit status 1, never a silent success.
 final class Output {
-  private var buffer: [UInt8] = []
+  /// What was collected for stdout and not yet flushed.
+  private(set) var buffer: [UInt8] = []
   private var holdsSecret = false
+  /// Where messages go: stderr, or (in a test of a command) a list the test reads.
+  private let writeMessage: ([UInt8]) -> Void
+
+  init(writeMessage: @escaping ([UInt8]) -> Void = { try? StandardStreams.error.writeAll($0) }) {
+    self.writeMessage = writeMessage
+  }
 
   /// Appends data for stdout, as is: JSON, completion candidates, scripts.
   func write(_ text: String) {
@@ -65,7 +72,7 @@ final class Output {
   /// A line for the user on stderr, e.g. "saved alice@corp", through the sanitiser. A message
   /// that cannot be written has nowhere else to go, so that failure is not reported.
   func message(_ text: String) {
-    try? StandardStreams.error.writeAll(Array((Names.printable(text, limit: .max) + "\n").utf8))
+    writeMessage(Array((Names.printable(text, limit: .max) + "\n").utf8))
   }
 
   /// A warning on stderr: something went wrong but the command still did its work (exit status
