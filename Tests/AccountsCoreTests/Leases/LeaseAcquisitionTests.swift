@@ -8,7 +8,7 @@ import Testing
 
 /// `accounts lease`'s flow with an in-memory store, a fake keyring and adapter host, and a fake
 /// clock: what it takes, what it skips and says, how long it waits before exit 10. The real
-/// stores and the command run end to end in LeaseTests and RedisLeaseTests.
+/// stores (this machine's files, Redis) and the command run end to end.
 @Suite struct LeaseAcquisitionTests {
   static let start = Timestamp(secondsSince1970: 1_800_000_000)
   let qa1 = AccountID(user: "qa1", backend: "corp")

@@ -6,7 +6,7 @@ import Testing
 @testable import AccountsCore
 
 /// When `--refresh` renews a session and how long it waits after failures (the process itself
-/// is run end to end in RefreshTests).
+/// is run end to end).
 @Suite struct RefreshScheduleTests {
   let login = Timestamp(secondsSince1970: 1_800_000_000)
 
