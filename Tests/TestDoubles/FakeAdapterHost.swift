@@ -34,7 +34,9 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
 
   public func probe(_ path: String) -> AdapterEntry { AdapterEntry(path: path, name: "fake") }
 
-  public func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
+  public func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError)
+    -> AdapterDescription
+  {
     AdapterDescription(
       name: name, version: "1", summary: "fake", abiVersion: 1 << 16, settings: declared, path: "/fake/\(name).so")
   }

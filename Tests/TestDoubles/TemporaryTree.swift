@@ -10,7 +10,9 @@ public final class TemporaryTree {
   public init() throws {
     root = NSTemporaryDirectory() + "accounts-tests-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    paths = Paths(configDirectory: root + "/config/accounts", stateDirectory: root + "/state/accounts", dataDirectory: root + "/data/accounts")
+    paths = Paths(
+      configDirectory: root + "/config/accounts", stateDirectory: root + "/state/accounts",
+      dataDirectory: root + "/data/accounts")
   }
 
   deinit { try? FileManager.default.removeItem(atPath: root) }
