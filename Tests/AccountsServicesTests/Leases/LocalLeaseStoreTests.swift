@@ -119,6 +119,46 @@ extension LocalLeaseTests {
       #expect(fences[0] == 1)
     }
 
+    @Test(arguments: ["torn", "lost"])
+    func aBrokenCopyWithTheCounterThereCountsOnFromTheCounter(_ damage: String) throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      let store = sandbox.store()
+      var fences: [UInt64] = []
+      for _ in 0..<3 {
+        let grant = try #require(try store.take([qa(1)], ttl: 5))
+        fences.append(grant.records[0].fence)
+        _ = try store.release(lease: grant.lease, now: leaseNow)  // no record keeps the fence
+      }
+      let lock = open(store.files.files(of: qa(1)).lock, O_WRONLY)
+      #expect(lock >= 0)
+      if damage == "torn" {
+        #expect(pwrite(lock, "00000x", 6, 0) == 6)  // a crash in the middle of the copy's write
+      } else {
+        #expect(ftruncate(lock, 0) == 0)
+      }
+      close(lock)
+      let next = try #require(try store.take([qa(1)]))
+      #expect(fences == [1, 2, 3])
+      #expect(next.records[0].fence == 4, "the counter file still says 3: one more, not the clock's restart")
+    }
+
+    @Test func aBusyLockOverAnExpiredLeaseIsAnAccountBeingTakenNotItsOldHolder() throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      let store = sandbox.store()
+      let detached = try #require(try store.take([qa(1)], ttl: 5))
+      let expiry = leaseNow.adding(seconds: 5)
+      // Another acquirer has the account's lock for the instant it decides.
+      let other = try FileDescriptor.open(store.files.files(of: qa(1)).lock, O_RDWR)
+      defer { other.close() }
+      #expect(try other.tryLockWholeFile())
+      let beforeExpiry = try #require(try sandbox.store().busy([qa(1)], now: leaseNow.adding(seconds: 4)))
+      #expect(beforeExpiry == [BusyAccount(account: qa(1), record: detached.records[0])], "a live lease names its holder")
+      let busy = try #require(try sandbox.store().busy([qa(1)], now: expiry))
+      #expect(busy == [BusyAccount(account: qa(1), record: nil)], "the expired lease's holder is gone: no name to give")
+    }
+
     @Test func countTakesAllOrNoneAndSkipsBusyCandidatesInOrder() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }
