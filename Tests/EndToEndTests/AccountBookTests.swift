@@ -79,7 +79,7 @@ import Testing
     let sandbox = try Sandbox(provider: provider)
     defer { sandbox.close() }
     try sandbox.addBackend("corp")
-    let failures = Failures()
+    let failures = ThreadSafeList<String>()
     // KeePassXC 2.7.4 quit (its bus name gone, D-Bus started gnome-keyring in its place) under
     // 50 concurrent clients while the whole test run loads the machine; alone it takes them.
     // 20 is what issue 9 measured it with; gnome-keyring gets all 50.
@@ -110,7 +110,7 @@ import Testing
     try sandbox.addBackend("corp")
     for round in 0..<3 {
       try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "pw-\(round)\n")
-      let outcomes = Failures()
+      let outcomes = ThreadSafeList<String>()
       DispatchQueue.concurrentPerform(iterations: 6) { _ in
         do {
           let result = try sandbox.run(["remove", "alice"])
@@ -224,29 +224,4 @@ import Testing
     #expect(needsBackend.status == 2)
     #expect(needsBackend.standardError.contains("say which with --backend NAME or USER@BACKEND"))
   }
-}
-
-final class Failures: @unchecked Sendable {
-  private let lock = NSLock()
-  private var items: [String] = []
-  func append(_ item: String) { lock.withLock { items.append(item) } }
-  var all: [String] { lock.withLock { items } }
-}
-
-/// Polls `condition` every 20 ms for at most `seconds`.
-func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-  let deadline = Date().addingTimeInterval(seconds)
-  while Date() < deadline {
-    if condition() { return true }
-    usleep(20_000)
-  }
-  return condition()
-}
-
-/// The state letter of a process from /proc/PID/stat ("R", "S", "T" for stopped, ...).
-func processState(_ pid: pid_t) -> String? {
-  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-    let close = stat.lastIndex(of: ")")
-  else { return nil }
-  return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").first.map(String.init)
 }

@@ -207,21 +207,3 @@ import Testing
     #expect(try sandbox.ok(["backend", "list", "--json"]).standardOutput == "[]\n")
   }
 }
-
-/// The leak search itself: it finds a value however a file quotes it.
-@Suite(.blocking) struct LeakSearchTests {
-  @Test func aQuotedSecretInAJSONFileIsFound() throws {
-    let scratch = try ScratchDirectory()
-    let key = AdapterCommandTests.privateKey
-    try FileManager.default.createDirectory(atPath: scratch.path + "/config/accounts", withIntermediateDirectories: true)
-    let leaked = scratch.path + "/config/accounts/config.json"
-    try #"{"backends": {"corp": {"private_key": "\#(key)"}}}"#.write(toFile: leaked, atomically: false, encoding: .utf8)
-    try "nothing here\n".write(toFile: scratch.path + "/other", atomically: false, encoding: .utf8)
-    #expect(filesContaining(key, under: scratch.path) == [leaked])
-  }
-}
-
-/// Runs of spaces as one, for matching table rows whatever the column widths.
-func squeezed(_ text: String) -> String {
-  text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-}

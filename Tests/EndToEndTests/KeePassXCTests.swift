@@ -84,7 +84,7 @@ import Testing
     defer { sandbox.close() }
     for round in 0..<5 {
       try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "pw-\(round)\n")
-      let outcomes = Failures()
+      let outcomes = ThreadSafeList<String>()
       DispatchQueue.concurrentPerform(iterations: 8) { _ in
         do {
           let result = try sandbox.run(["remove", "alice"], timeout: 60)

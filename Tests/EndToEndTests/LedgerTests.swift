@@ -310,7 +310,7 @@ import Testing
     let sandbox = try sandbox(provider)
     defer { sandbox.close() }
     let names = ["ann", "ben", "cat", "dan"]
-    let failures = Failures()
+    let failures = ThreadSafeList<String>()
     var generator = SplitMix(seed: 8)
     for round in 0..<10 {
       // Name and operation drawn independently: every name meets every kind of writer.
@@ -367,80 +367,6 @@ private func accountObject(_ index: String) -> String {
   return String(index[start..<end])
 }
 
-/// An exclusive flock held by the test process, as another `accounts` writer would hold it.
-final class HeldLock {
-  private var descriptor: Int32
-
-  init(_ path: String) throws {
-    descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else { throw CocoaError(.fileLocking) }
-  }
-
-  func release() {
-    guard descriptor >= 0 else { return }
-    close(descriptor)
-    descriptor = -1
-  }
-
-  deinit { release() }
-}
-
-/// The built binary running in the background, stoppable between its steps.
-final class BackgroundAccounts {
-  let process: SpawnedProcess
-
-  init(
-    _ sandbox: Sandbox, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
-  ) throws {
-    process = try SpawnedProcess(
-      PackagePaths.accounts, arguments, environment: sandbox.environment.merging(environment) { $1 },
-      standardInput: stdin == nil ? .null : .pipe, standardOutput: .pipe, standardError: .pipe)
-    if let stdin {
-      process.write(Data(stdin.utf8))
-      process.closeInput()
-    }
-  }
-
-  var pid: pid_t { process.processIdentifier }
-
-  /// Waits (at most 20 s) until the process has `lockPath` open: it is waiting for the lock.
-  func waitUntilWaitingFor(lockPath: String) throws {
-    let waiting = waitUntil(seconds: 20) {
-      let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-      return fds.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == lockPath }
-    }
-    guard waiting else { throw CocoaError(.fileLocking) }
-    usleep(100_000)  // into its polling loop
-  }
-
-  /// Waits (at most 20 s) until the process stopped itself (the interposer's SIGSTOP).
-  func waitUntilStopped() throws {
-    guard waitUntil(seconds: 20, { processState(pid) == "T" }) else { throw CocoaError(.executableLoad) }
-  }
-
-  func stop() { process.signal(SIGSTOP) }
-  func resume() { process.signal(SIGCONT) }
-
-  func kill() {
-    process.signal(SIGKILL)
-    process.waitUntilExit()
-  }
-
-  /// Waits (at most 60 s) for the process to end.
-  func finish() throws -> ProcessResult {
-    let started = Date()
-    guard waitUntil(seconds: 60, { !process.isRunning }) else {
-      process.signal(SIGKILL)
-      throw SubprocessError.timedOut(command: "accounts \(process.arguments)", seconds: 60)
-    }
-    process.waitUntilExit()
-    return ProcessResult(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: readAll(from: process.outputDescriptor), as: UTF8.self),
-      standardError: String(decoding: readAll(from: process.errorDescriptor), as: UTF8.self),
-      seconds: Date().timeIntervalSince(started))
-  }
-}
 
 extension Sandbox {
   /// Runs a bash script in a mount namespace of its own (so that the tmpfs it mounts goes away

@@ -264,7 +264,7 @@ import Testing
     let aliceToken = try world.keyringToken("alice")
     let bobToken = try world.keyringToken("bob")
     let group = DispatchGroup()
-    let failures = Failures()
+    let failures = ThreadSafeList<String>()
     for index in 0..<20 {
       DispatchQueue.global().async(group: group) {
         let result = try? sandbox.run(["switch", index % 2 == 0 ? "alice" : "bob"])
@@ -303,7 +303,7 @@ import Testing
     // Every answer takes 0.3 s, so all eight meet the expiry while the first one logs in again.
     try world.backend.control("delay", ["seconds": 0.3])
     _ = try world.seen()
-    let failures = Failures()
+    let failures = ThreadSafeList<String>()
     let group = DispatchGroup()
     for _ in 0..<8 {
       DispatchQueue.global().async(group: group) {
