@@ -82,9 +82,37 @@ final class Sandbox: @unchecked Sendable {
     return try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8), options: [.fragmentsAllowed])
   }
 
-  /// A backend on the built-in plain adapter that needs no secret and no network to add.
-  func addBackend(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    try ok(["backend", "add", name, "--adapter", "plain", "--set", "base_url=https://\(name).example/api"], sourceLocation: sourceLocation)
+  /// `accounts backend add NAME --adapter ADAPTER --set SETTING...`, a secret setting's value
+  /// on stdin (--secret-stdin): a backend for a test to use, not the command under test.
+  /// Without `settings`, plain's base_url at NAME.example: it needs no secret and no network.
+  func addBackend(
+    _ name: String, adapter: String = "plain", settings: [String]? = nil, secret: (name: String, value: String)? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let settings = settings ?? ["base_url=https://\(name).example/api"]
+    try ok(
+      ["backend", "add", name, "--adapter", adapter] + settings.flatMap { ["--set", $0] }
+        + (secret.map { ["--secret-stdin", $0.name] } ?? []),
+      stdin: secret.map { $0.value + "\n" }, sourceLocation: sourceLocation)
+  }
+
+  /// Backend NAME on the built-in plain adapter at `server`'s form login (/plain/plain), over
+  /// plain http (allow_insecure_transport=true), with `settings` besides.
+  func addBackend(
+    _ name: String, servedBy server: TestBackend, settings: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    try addBackend(
+      name, settings: ["base_url=\(server.url)/plain/plain", "allow_insecure_transport=true"] + settings,
+      sourceLocation: sourceLocation)
+  }
+
+  /// Runs a bash script with the sandbox's environment and $ACCOUNTS the built binary (bounded:
+  /// 30 s).
+  func shell(_ script: String, stdin: String? = nil) throws -> ProcessResult {
+    try runProcess(
+      "/bin/bash", ["-c", script], environment: environment.merging(["ACCOUNTS": PackagePaths.accounts]) { $1 },
+      standardInput: stdin, timeout: 30)
   }
 
   var indexPath: String { environment["XDG_STATE_HOME"]! + "/accounts/accounts.json" }
