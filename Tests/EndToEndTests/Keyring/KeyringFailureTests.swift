@@ -194,7 +194,7 @@ import Testing
   /// is "no session" (here: logged in again with the remembered password), never exit 7 "did
   /// not grant access" (it was, in 2-3 % of such races).
   @Test func aTokenDeletedBetweenSearchAndReadIsNoSession() throws {
-    let world = try SessionTests.World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["login", "alice"])

@@ -112,7 +112,7 @@ import Testing
   /// On one machine, while `accounts lease qa2 -- CMD` runs: the README's warm-up skips qa2 and
   /// logs the rest in, and login and logout of qa2 are refused, naming the holder, unless forced.
   @Test func aLocalLeaseKeepsOtherCommandsOffItsAccount() throws {
-    let world = try RefreshTests.World(lifetime: 3600, users: ["qa1", "qa2"])
+    let world = try Fixture.pool(["qa1", "qa2"], tokenLifetime: 3600)
     defer { world.close() }
     let machine = world.sandbox
     let root = world.root
@@ -149,7 +149,7 @@ import Testing
   /// The command a lease runs is its holder (ACCOUNTS_LEASE_ID and ACCOUNTS_LEASED say so):
   /// its own `accounts request` logs the account in again after an expiry, as SPEC §3 says.
   @Test func theCommandOfALeaseIsItsHolder() throws {
-    let world = try RefreshTests.World(lifetime: 3600, users: ["qa1"])
+    let world = try Fixture.pool(["qa1"], tokenLifetime: 3600)
     defer { world.close() }
     try world.sandbox.ok(["login", "qa1"])
     let script = """
@@ -165,7 +165,7 @@ import Testing
   /// A detached lease's worker is its holder when it is given the lease's id, as the README's
   /// recipe does; without it, it is anyone else.
   @Test func aDetachedLeasesWorkerIsItsHolderWithItsId() throws {
-    let world = try RefreshTests.World(lifetime: 3600, users: ["qa1"])
+    let world = try Fixture.pool(["qa1"], tokenLifetime: 3600)
     defer { world.close() }
     let lease = try #require(try world.sandbox.json(["lease", "qa1", "--ttl", "30m", "--json"]) as? [String: Any])
     let account = try #require((lease["accounts"] as? [String])?.first)
@@ -192,7 +192,7 @@ import Testing
   /// answer) lands first: the lease waits for it and hands on its session, which nothing ends
   /// afterwards (a backend without a session check, whose stored session is trusted).
   @Test func aLoginInFlightWhenTheLeaseIsTakenLandsBeforeItsSessionIsHandedOn() throws {
-    let world = try RefreshTests.World(lifetime: 3600, users: ["qa1"])
+    let world = try Fixture.pool(["qa1"], tokenLifetime: 3600)
     defer { world.close() }
     try world.sandbox.ok(["backend", "set", "corp", "--unset", "check_path"])
     try world.sandbox.ok(["login", "qa1"])

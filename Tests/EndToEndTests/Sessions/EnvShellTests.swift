@@ -5,12 +5,10 @@ import Testing
 /// `accounts env` evaluated by the real bash, zsh and fish, and `accounts shell` with SHELL set
 /// to a script that reports what it was given; against the test backend and a real keyring.
 @Suite(.serialized, .blocking) struct EnvShellTests {
-  typealias World = SessionTests.World
-
   /// Runs `accounts env bob` inside each shell as the help says, with SHELL naming that shell
   /// and no --shell: the variables it sets are the session's, the token the keyring's.
   @Test func eachShellGetsTheSessionFromEval() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["login", "bob"])
@@ -44,7 +42,7 @@ import Testing
 
   /// The default is bash's syntax when SHELL names no shell env knows.
   @Test func withoutAKnownShellItWritesBashSyntax() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     try world.sandbox.ok(["login", "bob"])
     let token = try #require(try world.keyringToken("bob"))
@@ -59,7 +57,7 @@ import Testing
   }
 
   @Test func noSessionAndNothingRememberedIsExit3AtOnce() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let start = Date()
     let result = try world.sandbox.run(["env", "carol"])
@@ -72,7 +70,7 @@ import Testing
   /// An expired session is logged in again once with the remembered password; the exports
   /// carry the new token.
   @Test func anExpiredSessionLogsInAgainOnce() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["login", "alice"])
@@ -105,7 +103,7 @@ import Testing
   /// The shell replaces accounts (same process id), gets the session and ACCOUNTS_SHELL=1, and
   /// its exit status is the caller's.
   @Test func shellReplacesItselfWithSHELLAndTheSession() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["login", "bob"])
@@ -131,7 +129,7 @@ import Testing
   /// Inside a shell that `accounts shell` started: refused with exit 2 before any network and
   /// before the shell runs, unless --force.
   @Test func aNestedShellIsRefusedUnlessForced() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["login", "bob"])
@@ -148,7 +146,7 @@ import Testing
 
   /// Without SHELL it is /bin/sh, which here reads its commands from stdin.
   @Test func withoutSHELLItIsBinSh() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["login", "bob"])

@@ -2,16 +2,31 @@ import Foundation
 import TestSupport
 import Testing
 
-/// What `exec` hands on and what it says when it cannot (issue 16, item 10): a command that
-/// cannot run exits as `env(1)` and shells say it, and a token no environment can carry is
-/// refused at login, not at every later `exec`, `env`, `shell` or hook.
-@Suite(.serialized, .blocking) struct SessionHandOnTests {
-  typealias World = SessionTests.World
+/// What `exec` hands on and what it says when it cannot: the session through CMD's environment
+/// only, and CMD's exit status; a command that cannot run exits as `env(1)` and shells say it;
+/// and a token no environment can carry is refused at login, not at every later `exec`, `env`,
+/// `shell` or hook.
+@Suite(.serialized, .blocking) struct ExecTests {
+  @Test func execHandsTheSessionToTheCommandThroughItsEnvironmentOnly() throws {
+    let world = try Fixture.aliceBobAndCarol()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["login", "bob"])
+    let result = try sandbox.run(["exec", "bob", "--", "sh", "-c", "echo \"$ACCOUNTS_ACCOUNT $ACCOUNTS_USER_ID $ACCOUNTS_TOKEN\"; exit 7"])
+    #expect(result.status == 7, "CMD's exit status is the caller's: \(result)")
+    let token = try #require(try world.keyringToken("bob"))
+    #expect(result.standardOutput == "bob@corp 1002 \(token)\n")
+    // A signal that ends CMD ends the caller's child too: the shell sees 128 + SIGTERM.
+    let signalled = try runProcess(
+      "/bin/sh", ["-c", "\"$0\" exec --account bob -- sh -c 'kill -TERM $$'; echo \"status $?\"", PackagePaths.accounts],
+      environment: sandbox.environment, timeout: 60)
+    #expect(signalled.standardOutput == "status 143\n", "\(signalled)")
+  }
 
   /// 127: no such command; 126: found but not runnable (a file without the execute bit, a
   /// directory). One line on stderr naming the command, nothing on stdout, no token left over.
   @Test func execExits127ForAMissingCommandAnd126ForOneThatCannotRun() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["login", "bob"])
@@ -38,7 +53,7 @@ import Testing
   /// a token of exactly the most ACCOUNTS_TOKEN can hold is stored and reaches the command; one
   /// byte more fails the login with exit 8 and the reason, and nothing is stored.
   @Test func aTokenTooLargeForAnEnvironmentIsRefusedAtLogin() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     let most = 128 * 1024 - "ACCOUNTS_TOKEN=".utf8.count - 1
@@ -59,30 +74,5 @@ import Testing
     #expect(token.utf8.count == most)
     let ran = try sandbox.ok(["exec", "alice", "--", "sh", "-c", #"printf %s "${#ACCOUNTS_TOKEN}""#])
     #expect(ran.standardOutput == "\(most)", "\(ran)")
-  }
-}
-
-/// `request --timeout` (issue 16, item 11) is one budget for the whole command.
-@Suite(.serialized, .blocking) struct RequestBudgetTests {
-  typealias World = SessionTests.World
-
-  /// The stored session expired at the backend, which answers every request after 2 s: the call
-  /// (2 s, "expired") leaves 1 s of a 3 s budget for the login again, which gives up when the
-  /// budget is gone instead of taking a fresh 3 s for each step (a login and a second call).
-  @Test func theTimeoutBoundsTheCallTheLoginAgainAndTheRetryTogether() throws {
-    let world = try World()
-    defer { world.close() }
-    let sandbox = world.sandbox
-    try sandbox.ok(["login", "alice"])
-    try world.backend.control("expire", ["name": "alice"])
-    try world.backend.delay(seconds: 2)
-    _ = try world.seen()
-    let result = try sandbox.run(["request", "alice", "GET", "me", "--timeout", "3"])
-    #expect(result.status == 8, "\(result)")
-    #expect(result.standardOutput.isEmpty, "\(result)")
-    #expect(result.standardError.contains("--timeout 3"), "\(result)")
-    // The login it gave up on is logged once the server answers it: await that, then look.
-    for _ in 0..<200 where try world.backend.concurrency().current > 0 { usleep(50_000) }
-    #expect(try world.seen() == ["me", "login"], "the call is not sent again")
   }
 }

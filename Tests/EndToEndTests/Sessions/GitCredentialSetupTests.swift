@@ -5,7 +5,7 @@ import Testing
 /// The git setup exactly as README.md and accounts(1) show it, run by a real git: the helper
 /// `accounts` (git runs git-credential-accounts, the link installed beside accounts) and
 /// `!accounts git-credential` (a shell snippet, for a PATH without that link).
-@Suite(.serialized, .blocking) struct GitCredentialHelperTests {
+@Suite(.serialized, .blocking) struct GitCredentialSetupTests {
   /// The `git config` lines of README.md's "git" section, as a user would paste them.
   static func readmeLines() throws -> [String] {
     let readme = try String(contentsOf: PackagePaths.root.appendingPathComponent("README.md"), encoding: .utf8)
@@ -46,10 +46,11 @@ import Testing
   /// as alice.
   @Test(arguments: [0, 1]) func theDocumentedSetupWorksWithARealGit(_ index: Int) throws {
     let line = try #require(try Self.readmeLines().dropFirst(index).first)
-    let world = try GitCredentialTests.World()
+    let world = try Fixture.gitUsers()
     defer { world.close() }
+    let server = try GitServer(in: world)
     let home = world.home
-    let host = "127.0.0.1:\(world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" })"
+    let host = "127.0.0.1:\(server.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" })"
     let links = "\(home)/bin"
     try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(
@@ -77,20 +78,21 @@ import Testing
       .flatMap { ($0["token"] as? [String: Any])?["state"] as? String }
     #expect(state == "valid", "git's reject logs out only with --erase-logs-out")
 
-    try "alice:\(token)\n".write(toFile: world.credentialsFile, atomically: true, encoding: .utf8)
-    _ = try world.sent()
-    let clone = try world.git(["clone", "-q", world.url, "copy"], environment: environment, in: "\(home)/work")
+    try "alice:\(token)\n".write(toFile: server.credentialsFile, atomically: true, encoding: .utf8)
+    _ = try server.sent()
+    let clone = try world.git(["clone", "-q", server.url, "copy"], environment: environment, in: "\(home)/work")
     #expect(clone.status == 0, "\(line): \(clone)")
     #expect(FileManager.default.fileExists(atPath: "\(home)/work/copy/README"))
-    #expect(Set(try world.sent()) == ["alice:\(token)"], "the clone went as alice, and only as alice")
+    #expect(Set(try server.sent()) == ["alice:\(token)"], "the clone went as alice, and only as alice")
   }
 
   /// README's `accounts --erase-logs-out`: git's reject of the current token logs alice out.
   @Test func theHelperTakesEraseLogsOutAsItsArgument() throws {
-    let world = try GitCredentialTests.World()
+    let world = try Fixture.gitUsers()
     defer { world.close() }
+    let server = try GitServer(in: world)
     let home = world.home
-    let host = "127.0.0.1:\(world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" })"
+    let host = "127.0.0.1:\(server.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" })"
     let links = "\(home)/bin"
     try FileManager.default.createDirectory(atPath: links, withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(

@@ -6,141 +6,55 @@ import Testing
 /// (Tests/Fixtures/git/basic-auth-git-server.py): the directory git runs in decides whose token
 /// it sends, through the same rules as every other command.
 @Suite(.serialized, .blocking) struct GitCredentialTests {
-  /// RuleTests' world (alice and bob, remembered, on corp) plus the git server, corp's git_host
-  /// naming it, ~/work ruled by alice and ~/oss by bob, and a git config of its own.
-  final class World {
-    let sandbox: Sandbox
-    let backend: TestBackend
-    let home: String
-    let url: String
-    let credentialsFile: String
-    let logFile: String
-    private let server: SpawnedProcess
-
-    init(backendArguments: [String] = []) throws {
-      sandbox = try Sandbox()
-      backend = try TestBackend(arguments: backendArguments)
-      home = sandbox.environment["HOME"]!
-      try sandbox.ok([
-        "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
-        "--set", "allow_insecure_transport=true",
-      ])
-      try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
-      try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "hunter2\n")
-      for directory in ["work", "oss", "server"] {
-        try FileManager.default.createDirectory(atPath: "\(home)/\(directory)", withIntermediateDirectories: true)
-      }
-      try sandbox.ok(["rule", "add", "\(home)/work", "alice"])
-      try sandbox.ok(["rule", "add", "\(home)/oss", "bob"])
-
-      credentialsFile = "\(home)/server-credentials"
-      logFile = "\(home)/server-log"
-      try Data().write(to: URL(fileURLWithPath: credentialsFile))
-      try Data().write(to: URL(fileURLWithPath: logFile))
-      let urlFile = "\(home)/server-url"
-      server = try SpawnedProcess(
-        "/usr/bin/python3",
-        [
-          PackagePaths.root.appendingPathComponent("Tests/Fixtures/git/basic-auth-git-server.py").path,
-          "--root", "\(home)/server", "--credentials", credentialsFile, "--log", logFile,
-          "--url-file", urlFile, "--lifetime", "120",
-        ],
-        environment: ["PATH": "/usr/bin:/bin"])
-      var found: String?
-      for _ in 0..<200 where found == nil && server.isRunning {
-        found = try? String(contentsOfFile: urlFile, encoding: .utf8)
-        if found == nil { usleep(100_000) }
-      }
-      guard let found else {
-        server.terminate()
-        throw GitServerError.didNotStart
-      }
-      url = found
-      let port = found.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
-      try sandbox.ok(["backend", "set", "corp", "git_host=127.0.0.1:\(port)"])
-
-      let gitConfig = "[credential \"http://127.0.0.1:\(port)\"]\n\thelper = \(PackagePaths.accounts) git-credential\n"
-      try gitConfig.write(toFile: "\(home)/gitconfig", atomically: true, encoding: .utf8)
-    }
-
-    /// Runs git in `directory` with only our config (or `extra`'s GIT_CONFIG_GLOBAL), never
-    /// prompting, bounded in time.
-    func git(
-      _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], in directory: String
-    ) throws -> ProcessResult {
-      try runProcess(
-        "/usr/bin/git", arguments,
-        environment: sandbox.environment.merging([
-          "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": "\(home)/gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
-          "GIT_HTTP_LOW_SPEED_LIMIT": "1", "GIT_HTTP_LOW_SPEED_TIME": "20",
-        ]) { $1 }.merging(extra) { $1 },
-        standardInput: stdin, timeout: 60, currentDirectory: directory)
-    }
-
-    /// The USER:TOKEN pairs the server was sent since the last call.
-    func sent() throws -> [String] {
-      let pairs = try String(contentsOfFile: logFile, encoding: .utf8).split(separator: "\n").map(String.init)
-      try Data().write(to: URL(fileURLWithPath: logFile))
-      return pairs
-    }
-
-    func close() {
-      server.terminate()
-      server.waitUntilExit()
-      backend.stop()
-      sandbox.close()
-    }
-  }
-
-  enum GitServerError: Error { case didNotStart }
-
   @Test func gitSendsAliceTokenUnderHerRuleAndBobsUnderHis() throws {
-    let world = try World()
+    let world = try Fixture.gitUsers()
     defer { world.close() }
+    let server = try GitServer(in: world)
     let sandbox = world.sandbox
     let home = world.home
     let alice = try sandbox.ok(["token", "alice"]).standardOutput.trimmingCharacters(in: .newlines)
     let bob = try sandbox.ok(["token", "bob"]).standardOutput.trimmingCharacters(in: .newlines)
     #expect(!alice.isEmpty && !bob.isEmpty && alice != bob)
-    try "alice:\(alice)\nbob:\(bob)\n".write(toFile: world.credentialsFile, atomically: true, encoding: .utf8)
-    _ = try world.sent()
+    try "alice:\(alice)\nbob:\(bob)\n".write(toFile: server.credentialsFile, atomically: true, encoding: .utf8)
+    _ = try server.sent()
 
-    let inWork = try world.git(["ls-remote", world.url], in: "\(home)/work")
+    let inWork = try world.git(["ls-remote", server.url], in: "\(home)/work")
     #expect(inWork.status == 0 && inWork.standardOutput.contains("refs/heads/main"), "\(inWork)")
-    #expect(Set(try world.sent()) == ["alice:\(alice)"], "under ~/work git sent alice's token, and only hers")
-    let inOSS = try world.git(["ls-remote", world.url], in: "\(home)/oss")
+    #expect(Set(try server.sent()) == ["alice:\(alice)"], "under ~/work git sent alice's token, and only hers")
+    let inOSS = try world.git(["ls-remote", server.url], in: "\(home)/oss")
     #expect(inOSS.status == 0 && inOSS.standardOutput.contains("refs/heads/main"), "\(inOSS)")
-    #expect(Set(try world.sent()) == ["bob:\(bob)"], "under ~/oss git sent bob's token, and only his")
+    #expect(Set(try server.sent()) == ["bob:\(bob)"], "under ~/oss git sent bob's token, and only his")
 
-    let clone = try world.git(["clone", "-q", world.url, "copy"], in: "\(home)/oss")
+    let clone = try world.git(["clone", "-q", server.url, "copy"], in: "\(home)/oss")
     #expect(clone.status == 0, "\(clone)")
     #expect(FileManager.default.fileExists(atPath: "\(home)/oss/copy/README"))
-    #expect(Set(try world.sent()) == ["bob:\(bob)"], "the whole clone went as bob")
+    #expect(Set(try server.sent()) == ["bob:\(bob)"], "the whole clone went as bob")
     let fetch = try world.git(["fetch", "-q"], in: "\(home)/oss/copy")
     #expect(fetch.status == 0, "\(fetch)")
-    #expect(Set(try world.sent()) == ["bob:\(bob)"], "a fetch inside the clone, under ~/oss, goes as bob")
+    #expect(Set(try server.sent()) == ["bob:\(bob)"], "a fetch inside the clone, under ~/oss, goes as bob")
 
     // No rule and an empty slot: the helper answers nothing, git (never prompting) fails, and
     // no token was sent to anyone.
-    let nowhere = try world.git(["ls-remote", world.url], in: home)
+    let nowhere = try world.git(["ls-remote", server.url], in: home)
     #expect(nowhere.status != 0, "\(nowhere)")
-    #expect(try world.sent().isEmpty)
+    #expect(try server.sent().isEmpty)
     #expect(!nowhere.standardError.contains(alice) && !nowhere.standardError.contains(bob))
 
     // The host no longer named by corp: nothing for git, under alice's rule too.
     try sandbox.ok(["backend", "set", "corp", "--unset", "git_host"])
-    let unnamed = try world.git(["ls-remote", world.url], in: "\(home)/work")
+    let unnamed = try world.git(["ls-remote", server.url], in: "\(home)/work")
     #expect(unnamed.status != 0, "\(unnamed)")
-    #expect(try world.sent().isEmpty)
+    #expect(try server.sent().isEmpty)
     #expect(try sandbox.invariantViolations().isEmpty)
   }
 
   @Test func getStoreAndEraseSpeakTheProtocol() throws {
-    let world = try World()
+    let world = try Fixture.gitUsers()
     defer { world.close() }
+    let server = try GitServer(in: world)
     let sandbox = world.sandbox
     let home = world.home
-    let port = world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+    let port = server.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
     let request = "protocol=http\nhost=127.0.0.1:\(port)\npath=repo.git\n\n"
 
     let get = try sandbox.ok(["git-credential", "get"], stdin: request, in: "\(home)/work")
@@ -195,11 +109,12 @@ import Testing
   /// rule's account answers only for its own user, never for another one, saved or not. A token
   /// that is not one line (changed in the keyring behind accounts' back) never reaches git.
   @Test func gitsUsernameIsHonouredAndATokenThatIsNotOneLineIsNeverGiven() throws {
-    let world = try World()
+    let world = try Fixture.gitUsers()
     defer { world.close() }
+    let server = try GitServer(in: world)
     let sandbox = world.sandbox
     let work = "\(world.home)/work"
-    let port = world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+    let port = server.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
     let request = "protocol=https\nhost=127.0.0.1:\(port)\n"
     let asAlice = try sandbox.ok(["git-credential", "get"], stdin: request + "username=alice\n\n", in: work)
     let token = try sandbox.ok(["token", "alice"]).standardOutput
@@ -229,11 +144,12 @@ import Testing
   }
 
   @Test func anExpiredTokenIsRenewedWithTheRememberedPasswordAndNothingIsEverAsked() throws {
-    let world = try World(backendArguments: ["--token-lifetime", "60"])
+    let world = try Fixture.gitUsers(tokenLifetime: 60)
     defer { world.close() }
+    let server = try GitServer(in: world)
     let sandbox = world.sandbox
     let home = world.home
-    let port = world.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+    let port = server.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
     let request = "protocol=http\nhost=127.0.0.1:\(port)\n\n"
     let first = try sandbox.ok(["git-credential", "get"], stdin: request, in: "\(home)/work")
     // A minute later (the test clock of the debug build): the token has expired.
@@ -253,4 +169,91 @@ import Testing
     #expect(carol.status == 3 && carol.standardOutput.isEmpty, "\(carol)")
     #expect(carol.standardError.split(separator: "\n").count == 1, "\(carol)")
   }
+}
+
+extension Fixture {
+  /// alice (123456) and bob (hunter2), remembered, on corp, on a test backend whose tokens last
+  /// `tokenLifetime` seconds; ~/work ruled by alice and ~/oss by bob, and ~/server for the git
+  /// server's repository.
+  static func gitUsers(tokenLifetime: Int? = nil) throws -> Fixture {
+    let world = try Fixture().serving(tokenLifetime: tokenLifetime).addingServedBackend("corp")
+      .saving("alice", password: "123456").saving("bob", password: "hunter2")
+    for directory in ["work", "oss", "server"] {
+      try FileManager.default.createDirectory(atPath: "\(world.home)/\(directory)", withIntermediateDirectories: true)
+    }
+    try world.sandbox.ok(["rule", "add", "\(world.home)/work", "alice"])
+    try world.sandbox.ok(["rule", "add", "\(world.home)/oss", "bob"])
+    return world
+  }
+
+  /// Runs git in `directory` with only our config (~/gitconfig, or `extra`'s
+  /// GIT_CONFIG_GLOBAL), never prompting, bounded in time.
+  func git(
+    _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], in directory: String
+  ) throws -> ProcessResult {
+    try runProcess(
+      "/usr/bin/git", arguments,
+      environment: sandbox.environment.merging([
+        "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": "\(home)/gitconfig", "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_HTTP_LOW_SPEED_LIMIT": "1", "GIT_HTTP_LOW_SPEED_TIME": "20",
+      ]) { $1 }.merging(extra) { $1 },
+      standardInput: stdin, timeout: 60, currentDirectory: directory)
+  }
+}
+
+/// A local server that demands basic auth (Tests/Fixtures/git/basic-auth-git-server.py) for a
+/// fixture: its repository in ~/server, corp's git_host naming it, and ~/gitconfig making
+/// `accounts git-credential` git's helper for it. It stops with the fixture.
+final class GitServer {
+  let url: String
+  /// The USER:TOKEN pairs the server accepts, one a line.
+  let credentialsFile: String
+  let logFile: String
+  private let process: SpawnedProcess
+
+  init(in world: Fixture) throws {
+    let home = world.home
+    credentialsFile = "\(home)/server-credentials"
+    logFile = "\(home)/server-log"
+    try Data().write(to: URL(fileURLWithPath: credentialsFile))
+    try Data().write(to: URL(fileURLWithPath: logFile))
+    let urlFile = "\(home)/server-url"
+    process = try SpawnedProcess(
+      "/usr/bin/python3",
+      [
+        PackagePaths.root.appendingPathComponent("Tests/Fixtures/git/basic-auth-git-server.py").path,
+        "--root", "\(home)/server", "--credentials", credentialsFile, "--log", logFile,
+        "--url-file", urlFile, "--lifetime", "120",
+      ],
+      environment: ["PATH": "/usr/bin:/bin"])
+    var found: String?
+    for _ in 0..<200 where found == nil && process.isRunning {
+      found = try? String(contentsOfFile: urlFile, encoding: .utf8)
+      if found == nil { usleep(100_000) }
+    }
+    guard let found else {
+      process.terminate()
+      throw GitServerError.didNotStart
+    }
+    url = found
+    let process = process
+    world.onClose {
+      process.terminate()
+      process.waitUntilExit()
+    }
+    let port = found.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
+    try world.sandbox.ok(["backend", "set", "corp", "git_host=127.0.0.1:\(port)"])
+
+    let gitConfig = "[credential \"http://127.0.0.1:\(port)\"]\n\thelper = \(PackagePaths.accounts) git-credential\n"
+    try gitConfig.write(toFile: "\(home)/gitconfig", atomically: true, encoding: .utf8)
+  }
+
+  /// The USER:TOKEN pairs the server was sent since the last call.
+  func sent() throws -> [String] {
+    let pairs = try String(contentsOfFile: logFile, encoding: .utf8).split(separator: "\n").map(String.init)
+    try Data().write(to: URL(fileURLWithPath: logFile))
+    return pairs
+  }
+
+  enum GitServerError: Error { case didNotStart }
 }

@@ -2,14 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Hooks (issue 11, part 5) with the built binary, a real keyring and the test backend: what a
-/// hook's environment holds, what a failing or hanging hook does to the command, and which
-/// hooks run for which account in which order.
+/// Hooks with the built binary, a real keyring and the test backend: what a hook's environment
+/// holds, what a failing or hanging hook does to the command, and which hooks run for which
+/// account in which order.
 @Suite(.serialized, .blocking) struct HookTests {
-  typealias World = SessionTests.World
-
   /// A directory for what hooks write.
-  func outputDirectory(_ world: World) throws -> String {
+  func outputDirectory(_ world: Fixture) throws -> String {
     let directory = world.sandbox.keyring.root + "/hook-output"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return directory
@@ -30,7 +28,7 @@ import Testing
   }
 
   @Test func aSwitchHookGetsTheAccountAndNoSecretUnlessItAsksForTheToken() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     let out = try outputDirectory(world)
@@ -64,7 +62,7 @@ import Testing
   /// environment variable: the hook that asks for it is not run, never run with the token cut
   /// at the NUL; a warning says why, the other hooks run and the switch stands.
   @Test func aTokenWithANulByteIsNotGivenToAHook() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     let out = try outputDirectory(world)
@@ -92,7 +90,7 @@ import Testing
   }
 
   @Test func aFailingHookWarnsAndTheSwitchStands() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     let out = try outputDirectory(world)
@@ -109,7 +107,7 @@ import Testing
   }
 
   @Test func aHookPastItsTimeoutIsKilledWithWhatItStarted() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     let out = try outputDirectory(world)
@@ -126,7 +124,7 @@ import Testing
   }
 
   @Test func noHooksSkipsThemOnSwitchLoginAndLogout() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     let out = try outputDirectory(world)
@@ -144,7 +142,7 @@ import Testing
   }
 
   @Test func perBackendAndPerAccountHooksRunForTheirAccountsAfterTheGlobalOnes() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     let out = try outputDirectory(world)
@@ -179,10 +177,10 @@ import Testing
     #expect(both.status == 2, "a hook is for a backend or an account: \(both)")
   }
 
-  /// A hook that runs `accounts switch -` (issue 16, item 10): the switch it starts does its job
-  /// but runs no hooks, so the hook runs once instead of recursing until its timeout.
+  /// A hook that runs `accounts switch -`: the switch it starts does its job but runs no hooks,
+  /// so the hook runs once instead of recursing until its timeout.
   @Test func anAccountsCommandStartedByAHookRunsNoHooks() throws {
-    let world = try World()
+    let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
     let sandbox = world.sandbox
     let out = try outputDirectory(world)

@@ -2,79 +2,14 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `accounts login --stale` (issue 18) with the built binary, a real keyring and the test
+/// `accounts login --stale` with the built binary, a real keyring and the test
 /// backend: which sessions are logged in again, which are left alone or skipped, how many
 /// logins are in flight, and what a failure does to the rest and to the exit status.
 @Suite(.serialized, .blocking) struct LoginStaleTests {
-  /// qa1...qa5 (remembered, tag qa) and nopw (tag qa, nothing remembered) on corp, whose tokens
-  /// last an hour; old (remembered) on brief, whose tokens last a second.
-  final class World {
-    let sandbox: Sandbox
-    let backend: TestBackend
-    let brief: TestBackend
-    static let pool = (1...5).map { "qa\($0)" }
-
-    init() throws {
-      sandbox = try Sandbox()
-      backend = try TestBackend(
-        arguments: ["--token-lifetime", "3600", "--user", "nopw:nopw0"]
-          + Self.pool.flatMap { ["--user", "\($0):pw-\($0)"] })
-      brief = try TestBackend(arguments: ["--token-lifetime", "1", "--user", "old:pw-old"])
-      for (name, server) in [("corp", backend), ("brief", brief)] {
-        try sandbox.ok([
-          "backend", "add", name, "--adapter", "plain", "--set", "base_url=\(server.url)/plain/plain",
-          "--set", "allow_insecure_transport=true",
-        ])
-      }
-      for user in Self.pool {
-        try sandbox.ok(["add", "\(user)@corp", "--remember", "--password-stdin"], stdin: "pw-\(user)\n")
-        try sandbox.ok(["tag", "\(user)@corp", "qa"])
-      }
-      try sandbox.ok(["add", "nopw@corp"])
-      try sandbox.ok(["tag", "nopw@corp", "qa"])
-      try sandbox.ok(["add", "old@brief", "--remember", "--password-stdin"], stdin: "pw-old\n")
-    }
-
-    func close() {
-      backend.stop()
-      brief.stop()
-      sandbox.close()
-    }
-
-    /// The users corp saw log in since the last call, then forgets them.
-    func loginsSeen(_ server: TestBackend? = nil) throws -> [String] {
-      let server = server ?? backend
-      let requests = try server.requests().filter { ($0["path"] as? String)?.hasSuffix("/login") == true }
-      try server.control("log/clear")
-      return requests.compactMap { ($0["form"] as? [String: Any])?["username"] as? String }.sorted()
-    }
-
-    /// `list --json`'s token state of `account` ("valid", "expired", "none").
-    func tokenState(_ account: String) throws -> String? {
-      let listed = try sandbox.json(["list", "--json"]) as? [[String: Any]] ?? []
-      return listed.first { $0["account"] as? String == account }.flatMap {
-        ($0["token"] as? [String: Any])?["state"] as? String
-      }
-    }
-
-    var remembered: [String: Bool] {
-      get throws {
-        let listed = try sandbox.json(["list", "--json"]) as? [[String: Any]] ?? []
-        return Dictionary(
-          uniqueKeysWithValues: listed.map { ($0["account"] as? String ?? "", $0["remembered"] as? Bool ?? false) })
-      }
-    }
-
-    /// `login --stale ARGUMENTS --json`: the result, and each account's object by name.
-    func stale(_ arguments: [String]) throws -> (ProcessResult, [String: [String: Any]]) {
-      let result = try sandbox.run(["login", "--stale", "--json"] + arguments)
-      let array = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [[String: Any]] ?? []
-      return (result, Dictionary(uniqueKeysWithValues: array.map { ($0["account"] as? String ?? "", $0) }))
-    }
-  }
+  static let pool = (1...5).map { "qa\($0)" }
 
   @Test func missingExpiredAndEndingSessionsAreLoggedInFreshOnesLeftAloneAndNoPasswordSkipped() throws {
-    let world = try World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     try world.sandbox.ok(["login", "qa1@corp"])
     try world.sandbox.ok(["login", "old@brief"])
@@ -115,7 +50,7 @@ import Testing
   }
 
   @Test func aRejectedPasswordFailsWithExit4AndTheOthersAreStillLoggedIn() throws {
-    let world = try World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     try world.backend.control("password", ["name": "qa3", "password": "changed-elsewhere"])
     let (result, entries) = try world.stale(["--tag", "qa"])
@@ -129,7 +64,7 @@ import Testing
     #expect(entries["old@brief"] == nil, "not tagged qa")
     #expect(try world.loginsSeen() == ["qa1", "qa2", "qa3", "qa4", "qa5"])
     #expect(result.standardError.contains("logged in 4, fresh 0, skipped 1, failed 1"), "\(result)")
-    #expect(try world.remembered["qa3@corp"] == false, "SPEC §4: a rejected remembered password is forgotten")
+    #expect(try world.remembered("qa3@corp") == false, "SPEC §4: a rejected remembered password is forgotten")
     #expect(!result.standardError.contains("pw-qa") && !result.standardOutput.contains("pw-qa"))
     #expect(try world.sandbox.invariantViolations().isEmpty)
   }
@@ -137,7 +72,7 @@ import Testing
   /// A backend that cannot be reached: exit 8, each account failed, the one on the other
   /// backend still logged in.
   @Test func anUnreachableBackendFailsWithExit8() throws {
-    let world = try World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     world.backend.stop()
     let (result, entries) = try world.stale(["qa1", "old"])
@@ -149,7 +84,7 @@ import Testing
 
   /// The login hooks run for each account logged in, not for those left alone or skipped.
   @Test func theLoginHooksRunForEachAccountLoggedIn() throws {
-    let world = try World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     let ran = world.sandbox.keyring.root + "/ran"
     try world.sandbox.ok(["hook", "add", "login", "echo \"$ACCOUNTS_ACCOUNT\" >> '\(ran)'"])
@@ -161,17 +96,17 @@ import Testing
   }
 
   @Test func jobsBoundsTheLoginsInFlight() throws {
-    let world = try World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     try world.backend.delay(seconds: 0.5)
     try world.backend.resetConcurrency()
     let two = try world.sandbox.run(["login", "--stale", "--tag", "qa", "--jobs", "2"])
     #expect(two.status == 0, "\(two)")
     #expect(try world.backend.concurrency().max == 2, "five logins, two at a time")
-    #expect(try world.loginsSeen() == World.pool)
+    #expect(try world.loginsSeen() == Self.pool)
 
     // The default is 4: with every session missing again, four of the five at once.
-    for user in World.pool { try world.sandbox.ok(["logout", "\(user)@corp"]) }
+    for user in Self.pool { try world.sandbox.ok(["logout", "\(user)@corp"]) }
     try world.backend.resetConcurrency()
     let four = try world.sandbox.run(["login", "--stale", "--tag", "qa"])
     #expect(four.status == 0, "\(four)")
@@ -181,7 +116,7 @@ import Testing
   /// A login of another command that ends while `login --stale` waits for the account's lock
   /// leaves nothing stale: a second login would take that command's session over.
   @Test func aSessionLoggedInWhileWaitingForTheLockIsLeftAlone() throws {
-    let world = try World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     try world.backend.delay(seconds: 10)
     let other = try BackgroundAccounts(world.sandbox, ["login", "qa1@corp"])
@@ -199,7 +134,7 @@ import Testing
   }
 
   @Test func badRequestsAreUsageErrorsThatNameTheFix() throws {
-    let world = try World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     let cases: [([String], String)] = [
       (["login", "--stale", "--remember"], "--remember is for one login"),
@@ -229,7 +164,7 @@ import Testing
   /// that one password (SPEC §4), and the backend's other accounts are not tried, so their
   /// passwords stay. Fixed, a second run logs them in.
   @Test func aBackendThatRejectsItsFirstLoginIsNotTriedFurtherAndKeepsTheOtherPasswords() throws {
-    let world = try LoginStaleTests.World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     try world.sandbox.ok(["backend", "set", "corp", "encoding=md5"])
     let (result, entries) = try world.stale(["--tag", "qa"])
@@ -239,9 +174,9 @@ import Testing
     for user in ["qa2", "qa3", "qa4", "qa5"] {
       let error = entries["\(user)@corp"]?["error"] as? String ?? ""
       #expect(error.hasPrefix("not tried: the remembered password of qa1@corp was rejected"), "\(user): \(result)")
-      #expect(try world.remembered["\(user)@corp"] == true, "\(user)'s password is kept")
+      #expect(try world.remembered("\(user)@corp") == true, "\(user)'s password is kept")
     }
-    #expect(try world.remembered["qa1@corp"] == false, "SPEC §4: the rejected one is forgotten")
+    #expect(try world.remembered("qa1@corp") == false, "SPEC §4: the rejected one is forgotten")
     try world.sandbox.ok(["backend", "set", "corp", "--unset", "encoding"])
     let (again, second) = try world.stale(["--tag", "qa"])
     #expect(again.status == 0, "\(again)")
@@ -255,7 +190,7 @@ import Testing
   /// One line per account on stderr, then the summary: no "using the remembered password"
   /// lines, and a failure does not name its account twice.
   @Test func itSaysOneLinePerAccountAndTheSummary() throws {
-    let world = try LoginStaleTests.World()
+    let world = try Fixture.stalePool()
     defer { world.close() }
     try world.backend.control("password", ["name": "qa3", "password": "changed-elsewhere"])
     let result = try world.sandbox.run(["login", "--stale", "--tag", "qa"])
@@ -265,5 +200,47 @@ import Testing
     #expect(lines.last == "logged in 4, fresh 0, skipped 1, failed 1", "\(result)")
     let qa3 = lines.first { $0.hasPrefix("qa3@corp: failed: ") } ?? ""
     #expect(!qa3.dropFirst("qa3@corp: failed: ".count).contains("qa3@corp:"), "\(qa3)")
+  }
+}
+
+extension Fixture {
+  /// LoginStaleTests.pool (qa1...qa5: remembered, tag qa) and nopw (tag qa, nothing remembered)
+  /// on corp, whose tokens last an hour; old (remembered) on brief, a second test backend whose
+  /// tokens last a second.
+  static func stalePool() throws -> Fixture {
+    let world = try Fixture()
+      .serving(users: LoginStaleTests.pool, tokenLifetime: 3600, arguments: ["--user", "nopw:nopw0"])
+      .serving(tokenLifetime: 1, arguments: ["--user", "old:pw-old"])
+      .addingServedBackend("corp").addingServedBackend("brief", server: 1)
+    for user in LoginStaleTests.pool {
+      try world.saving("\(user)@corp", password: Fixture.password(of: user), tags: ["qa"])
+    }
+    return try world.saving("nopw@corp", tags: ["qa"]).saving("old@brief", password: "pw-old")
+  }
+
+  /// The test backend of backend brief.
+  var brief: TestBackend { servers[1] }
+
+  /// The users corp saw log in since the last call, then forgets them.
+  func loginsSeen(_ server: TestBackend? = nil) throws -> [String] {
+    let server = server ?? backend
+    let requests = try server.requests().filter { ($0["path"] as? String)?.hasSuffix("/login") == true }
+    try server.control("log/clear")
+    return requests.compactMap { ($0["form"] as? [String: Any])?["username"] as? String }.sorted()
+  }
+
+  /// `list --json`'s token state of `account` ("valid", "expired", "none").
+  func tokenState(_ account: String) throws -> String? {
+    let listed = try sandbox.json(["list", "--json"]) as? [[String: Any]] ?? []
+    return listed.first { $0["account"] as? String == account }.flatMap {
+      ($0["token"] as? [String: Any])?["state"] as? String
+    }
+  }
+
+  /// `login --stale ARGUMENTS --json`: the result, and each account's object by name.
+  func stale(_ arguments: [String]) throws -> (ProcessResult, [String: [String: Any]]) {
+    let result = try sandbox.run(["login", "--stale", "--json"] + arguments)
+    let array = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [[String: Any]] ?? []
+    return (result, Dictionary(uniqueKeysWithValues: array.map { ($0["account"] as? String ?? "", $0) }))
   }
 }

@@ -2,10 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Logins with a one-time code (issue 18): a TOTP-protected user of the test backend, on plain,
-/// hmac and signed backends that set `otp_field` / `otp_param` and on the C example adapter,
-/// logged in through the real binary, keyring and backend. The code is computed here, with
-/// Python's hmac, independently of the Swift code.
+/// Logins with a one-time code: a TOTP-protected user of the test backend, on plain, hmac and
+/// signed backends that set `otp_field` / `otp_param` and on the C example adapter, logged in
+/// through the real binary, keyring and backend. The code is typed at a terminal, or, with the
+/// seed kept by `otp set`, sent by the login itself: off a terminal, in `login --stale` and in
+/// `exec --refresh`. The code is computed here, with Python's hmac, independently of the Swift
+/// code.
 @Suite(.blocking) struct OneTimeCodeLoginTests {
   static let seed = "JBSWY3DPEHPK3PXP"
   static let appID = "170ib799dd511e7b66000163e033322"
@@ -35,27 +37,19 @@ import Testing
       .first { !accepted.contains($0) }!
   }
 
-  /// A sandbox with backends p (plain, md5), h (hmac), s (signed) and x (the C example built
-  /// against this header) that send the code, and the test backend with alice as a TOTP user.
-  func world(codeSettings: Bool = true) throws -> (Sandbox, TestBackend) {
-    let sandbox = try Sandbox()
-    let backend = try TestBackend(arguments: ["--otp-user", "alice:\(Self.seed)"])
-    let field = codeSettings ? ["--set", "otp_field=otp"] : []
-    try sandbox.ok(
-      ["backend", "add", "p", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/md5",
-       "--set", "encoding=md5"] + field)
-    try sandbox.ok(
-      ["backend", "add", "h", "--adapter", "hmac", "--set", "base_url=\(backend.url)/hmac", "--set", "time_zone=UTC",
-       "--secret-stdin", "hmac_key"] + field, stdin: "qianqian\n")
-    try sandbox.ok(
-      ["backend", "add", "s", "--adapter", "signed", "--set", "base_url=\(backend.url)/signed/api",
-       "--set", "app_id=\(Self.appID)", "--set", "ver=1.0", "--secret-stdin", "private_key"]
-        + (codeSettings ? ["--set", "otp_param=otp"] : []), stdin: Self.appID + "\n")
-    let directory = try sandbox.userAdapterDirectory()
-    try CAdapterCompiler.build("example.c", name: "example", into: directory)
-    try sandbox.ok(
-      ["backend", "add", "x", "--adapter", "example", "--set", "base_url=\(backend.url)/plain/plain"] + field)
-    return (sandbox, backend)
+  /// The codes the backend accepts now (±1 period), computed with Python, not with our code.
+  static func acceptedCodes() throws -> Set<String> {
+    try Set((-1...2).map { try code(periods: $0) })
+  }
+
+  /// The one-time code each login request carried, in order.
+  static func sentCodes(_ backend: TestBackend) throws -> [String] {
+    try backend.requests().filter { ($0["path"] as? String)?.hasSuffix("/login") == true }.compactMap { request in
+      let form = request["form"] as? [String: Any] ?? [:]
+      if let code = form["otp"] as? String { return code }
+      let query = (request["query"] as? String ?? "").split(separator: "&")
+      return query.first { $0.hasPrefix("otp=") }.map { String($0.dropFirst(4)) }
+    }
   }
 
   func terminal(
@@ -65,8 +59,9 @@ import Testing
   }
 
   @Test func onATerminalTheCodeIsAskedAndSentWhereTheBackendSays() throws {
-    let (sandbox, backend) = try world()
-    defer { sandbox.close() }
+    let world = try Fixture.oneTimeCodeBackends()
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
     for name in ["p", "h", "s", "x"] {
       let id = "alice@\(name)"
       let code = try Self.code()
@@ -110,12 +105,10 @@ import Testing
   }
 
   @Test func offATerminalTheLoginStopsWithExit3AndSaysHowToKeepTheSeed() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    let backend = try TestBackend(arguments: ["--otp-user", "alice:\(Self.seed)"])
-    try sandbox.ok(
-      ["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/md5",
-       "--set", "encoding=md5", "--set", "otp_field=otp"])
+    let world = try Fixture().serving(arguments: ["--otp-user", "alice:\(Self.seed)"])
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
+    try world.addingBackend("corp", settings: ["base_url=\(backend.url)/plain/md5", "encoding=md5", "otp_field=otp"])
     try sandbox.ok(["add", "alice", "--backend", "corp", "--remember", "--password-stdin"], stdin: "123456\n")
     let piped = try sandbox.run(["login", "alice", "--password-stdin"], stdin: "123456\n")
     #expect(piped.status == 3, "\(piped)")
@@ -130,8 +123,9 @@ import Testing
   }
 
   @Test func aBackendWithoutTheCodeSettingNeverAsks() throws {
-    let (sandbox, backend) = try world(codeSettings: false)
-    defer { sandbox.close() }
+    let world = try Fixture.oneTimeCodeBackends(codeSettings: false)
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
     for name in ["p", "h", "s", "x"] {
       let bob = try terminal(sandbox, ["login", "bob@\(name)"], [("Password for bob@\(name): ", "hunter2\n")])
       #expect(bob.status == 0, "\(name): \(bob)")
@@ -144,9 +138,9 @@ import Testing
   }
 
   @Test func aVersion1_0AdapterStillLoadsAndLogsInWithoutACode() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    let backend = try TestBackend()
+    let world = try Fixture().serving()
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
     let directory = try sandbox.userAdapterDirectory()
     try CAdapterCompiler.build("example.c", name: "example", header: .version1_0, into: directory)
     // Declares ABI 1.0 with bit 0x8 on otp_field, which meant nothing in 1.0.
@@ -163,5 +157,78 @@ import Testing
     let session = try #require(
       try JSONSerialization.jsonObject(with: Data(login.standardOutput.utf8)) as? [String: Any], "\(login)")
     #expect((session["session"] as? [String: Any])?["code"] as? String == "absent", "\(session)")
+  }
+
+  @Test func withTheSeedKeptALoginOffATerminalSendsTheCodeOnEveryAdapter() throws {
+    let world = try Fixture.oneTimeCodeBackends()
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
+    for name in ["p", "h", "s"] {
+      let id = "alice@\(name)"
+      try sandbox.ok(["add", id, "--remember", "--password-stdin"], stdin: "123456\n")
+      // Before the seed, off a terminal: exit 3 naming `otp set`.
+      let refused = try sandbox.run(["login", id])
+      #expect(refused.status == 3, "\(name): \(refused)")
+      try sandbox.ok(["otp", "set", id], stdin: "otpauth://totp/corp:alice?secret=\(Self.seed)&issuer=corp\n")
+      try backend.control("log/clear")
+      let login = try sandbox.run(["login", id])
+      #expect(login.status == 0, "\(name): \(login)")
+      let sent = try Self.sentCodes(backend)
+      #expect(sent.count == 1, "\(name): one login, one code: \(sent)")
+      #expect(try Self.acceptedCodes().isSuperset(of: sent), "\(name): \(sent)")
+      #expect(!login.standardOutput.contains(sent.first ?? "-") && !login.standardError.contains(sent.first ?? "-"))
+    }
+    // A wrong seed: the rejection says to check the seed and the clock, not "the user name".
+    try sandbox.ok(["otp", "set", "alice@p"], stdin: "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n")
+    let wrong = try sandbox.run(["login", "alice@p"])
+    #expect(wrong.status == 4, "\(wrong)")
+    #expect(
+      wrong.standardError.contains(
+        "check the password, the TOTP seed (`accounts otp alice@p` against your authenticator) and this machine's clock"),
+      "\(wrong)")
+    try sandbox.ok(["otp", "set", "alice@p"], stdin: "\(Self.seed)\n")
+    // login --stale never asks, and needs none asked: the seeds give the codes.
+    let stale = try sandbox.run(["login", "--stale", "--within", "3h", "alice@p", "alice@h", "alice@s"])
+    #expect(stale.status == 0, "\(stale)")
+    #expect(stale.standardError.contains("logged in 3,"), "\(stale)")
+    #expect(try sandbox.invariantViolations().isEmpty)
+  }
+
+  @Test func execRefreshLogsInAgainWithTheCodeFromTheSeed() throws {
+    let world = try Fixture().serving(tokenLifetime: 3, arguments: ["--otp-user", "alice:\(Self.seed)"])
+      .addingServedBackend("corp", settings: ["check_path=check", "otp_field=otp"]).saving("alice", password: "123456")
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
+    try sandbox.ok(["otp", "set", "alice"], stdin: Self.seed + "\n")
+    let script = RefreshTests.awaitNewToken + """
+
+      awaitNewToken "$ACCOUNTS_TOKEN_FILE" "$ACCOUNTS_TOKEN" "$1"
+      """
+    let result = try sandbox.run(["exec", "alice", "--refresh", "--", "/bin/sh", "-c", script, "sh", backend.url])
+    #expect(result.status == 0, "a renewed token the backend accepts: \(result)")
+    let sent = try Self.sentCodes(backend)
+    #expect(sent.count >= 2, "the first login and the renewal each sent a code: \(sent)")
+    #expect(try Self.acceptedCodes().isSuperset(of: sent.suffix(1)), "\(sent)")
+  }
+}
+
+extension Fixture {
+  /// Backends p (plain, md5), h (hmac), s (signed) and x (the C example built against this
+  /// header) on a test backend whose alice is a TOTP user; with `codeSettings`, each sends the
+  /// code (otp_field, or signed's otp_param).
+  static func oneTimeCodeBackends(codeSettings: Bool = true) throws -> Fixture {
+    let world = try Fixture().serving(arguments: ["--otp-user", "alice:\(OneTimeCodeLoginTests.seed)"])
+    let url = world.backend.url
+    let field = codeSettings ? ["otp_field=otp"] : []
+    let appID = OneTimeCodeLoginTests.appID
+    try world.addingBackend("p", settings: ["base_url=\(url)/plain/md5", "encoding=md5"] + field)
+      .addingBackend(
+        "h", adapter: "hmac", settings: ["base_url=\(url)/hmac", "time_zone=UTC"] + field, secret: ("hmac_key", "qianqian"))
+      .addingBackend(
+        "s", adapter: "signed",
+        settings: ["base_url=\(url)/signed/api", "app_id=\(appID)", "ver=1.0"] + (codeSettings ? ["otp_param=otp"] : []),
+        secret: ("private_key", appID))
+    try CAdapterCompiler.build("example.c", name: "example", into: try world.sandbox.userAdapterDirectory())
+    return try world.addingBackend("x", adapter: "example", settings: ["base_url=\(url)/plain/plain"] + field)
   }
 }

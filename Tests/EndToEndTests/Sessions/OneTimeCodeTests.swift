@@ -2,17 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `accounts otp` and `otp set` (issue 18) with the built binary and a real keyring: the RFC
-/// 6238 appendix B vectors through GLib's HMAC, checked against oathtool; the seed in the
-/// keyring only; removal; a killed `otp set`; the no-echo prompt.
+/// `accounts otp` and `otp set` with the built binary and a real keyring: the RFC 6238 appendix
+/// B vectors through GLib's HMAC, checked against oathtool; the seed in the keyring only;
+/// removal; a killed `otp set`; the no-echo prompt.
 @Suite(.blocking) struct OneTimeCodeTests {
-  func sandbox(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
-    let sandbox = try Sandbox(provider: provider)
-    try sandbox.addBackend("corp")
-    try sandbox.ok(["add", "alice"])
-    return sandbox
-  }
-
   /// The RFC's ASCII seeds ("1234567890" repeated to 20, 32 and 64 bytes) in base32.
   static let seeds = [
     "SHA1": "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ",
@@ -41,8 +34,9 @@ import Testing
 
   @Test(arguments: ["SHA1", "SHA256", "SHA512"])
   func codesAreRFC6238sAndOathtoolsEveryListedTime(algorithm: String) throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let seed = Self.seeds[algorithm]!
     let uri = "otpauth://totp/corp:alice?secret=\(seed)&issuer=corp&algorithm=\(algorithm)&digits=8"
     let set = try sandbox.ok(["otp", "set", "alice"], stdin: uri + "\n")
@@ -64,8 +58,9 @@ import Testing
 
   @Test(arguments: SecretServiceProvider.providerBlind)
   func theSeedIsInTheKeyringOnlyAndGoesWithRemoveOrRemoveAccount(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandbox(provider)
-    defer { sandbox.close() }
+    let world = try Fixture(provider).addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["otp", "set", "alice"], stdin: "jbsw y3dp ehpk 3pxp\n")
     let items = try sandbox.allKeyringItems()
     #expect(
@@ -111,8 +106,9 @@ import Testing
     ("GEZDGNBVGY3TQOI=", "its key is shorter than 10 bytes (16 base32 characters)"),
   ])
   func aBadSeedIsRefusedWithoutEchoingIt(seed: String, message: String) throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let result = try sandbox.run(["otp", "set", "alice"], stdin: seed + "\n")
     #expect(result.status == 2, "\(result)")
     #expect(result.standardError.hasPrefix("accounts: ") && result.standardError.contains(message), "\(result)")
@@ -124,8 +120,9 @@ import Testing
 
   /// With nothing on stdin, the example pipes a seed, not a password.
   @Test func anEmptyStdinSaysToPipeASeed() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let result = try sandbox.run(["otp", "set", "alice"], stdin: "")
     #expect(result.status == 2, "\(result)")
     #expect(result.standardError.contains(#"printf '%s\n' "$SEED" | accounts"#), "\(result)")
@@ -134,8 +131,9 @@ import Testing
 
   /// A seed typed on the command line is refused without being repeated (CI logs keep stderr).
   @Test func aSeedOnTheCommandLineIsNotEchoed() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let result = try sandbox.run(["otp", "set", "alice", "JBSWY3DPEHPK3PXP"])
     #expect(result.status == 2, "\(result)")
     #expect(
@@ -146,11 +144,12 @@ import Testing
     #expect(try sandbox.allKeyringItems() == [])
   }
 
-  /// Issue 18: `otp set` killed between storing the seed and claiming it, then `--remove`: the
-  /// account is settled first, so the seed nothing claims is gone, not left in the keyring.
+  /// `otp set` killed between storing the seed and claiming it, then `--remove`: the account is
+  /// settled first, so the seed nothing claims is gone, not left in the keyring.
   @Test func aRemoveAfterAKilledSetLeavesNoSeed() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let setter = try BackgroundAccounts(
       sandbox, ["otp", "set", "alice"], stdin: "JBSWY3DPEHPK3PXP\n",
       environment: Interposer.environment(stop: "before:2"))
@@ -168,8 +167,9 @@ import Testing
   /// `otp set` writes the index twice (the intent, then the claim): killed in between, the
   /// seed that no account claims is never served, and the next change settles it.
   @Test func aKilledSetLeavesTheBookConsistent() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let setter = try BackgroundAccounts(
       sandbox, ["otp", "set", "alice"], stdin: "JBSWY3DPEHPK3PXP\n",
       environment: Interposer.environment(stop: "before:2"))
@@ -202,8 +202,9 @@ import Testing
   }
 
   @Test func theSeedIsAskedWithoutEchoOnATerminal() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let seed = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
     let result = try runInTerminal(
       PackagePaths.accounts, ["otp", "set", "alice"], environment: sandbox.environment,

@@ -5,44 +5,8 @@ import Testing
 /// Directory rules (SPEC §3) with the built binary: the physical current directory decides,
 /// `which` says why, `prompt` stays quiet, and `token` and `request` follow the rule.
 @Suite(.serialized, .blocking) struct RuleTests {
-  /// alice (remembered) and bob (remembered) on corp, a plain backend on the test server; bob
-  /// holds the slot. ~/work/corp, ~/work/corporate, ~/oss, and ~/link -> ~/work/corp.
-  final class World {
-    let sandbox: Sandbox
-    let backend: TestBackend
-    let home: String
-
-    init(backendArguments: [String] = []) throws {
-      sandbox = try Sandbox()
-      backend = try TestBackend(arguments: backendArguments)
-      home = sandbox.environment["HOME"]!
-      try sandbox.ok([
-        "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
-        "--set", "allow_insecure_transport=true", "--set", "check_path=check",
-      ])
-      try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
-      try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "hunter2\n")
-      for directory in ["work/corp/api", "work/corporate", "oss"] {
-        try FileManager.default.createDirectory(atPath: "\(home)/\(directory)", withIntermediateDirectories: true)
-      }
-      try FileManager.default.createSymbolicLink(atPath: "\(home)/link", withDestinationPath: "\(home)/work/corp")
-    }
-
-    func close() {
-      backend.stop()
-      sandbox.close()
-    }
-
-    /// The user ids the backend saw logging in or called with, in order, then forgets them.
-    func seen() throws -> [String] {
-      let paths = try backend.requests().compactMap { $0["path"] as? String }
-      try backend.control("log/clear")
-      return paths.map { $0.replacingOccurrences(of: "/plain/plain/", with: "") }
-    }
-  }
-
   @Test func twoRulesWhichFromASymlinkedSubdirectoryAndThePrompt() throws {
-    let world = try World()
+    let world = try Fixture.ruledHome()
     defer { world.close() }
     let sandbox = world.sandbox
     let home = world.home
@@ -94,7 +58,7 @@ import Testing
   }
 
   @Test func tokenAndRequestFollowTheRule() throws {
-    let world = try World()
+    let world = try Fixture.ruledHome()
     defer { world.close() }
     let sandbox = world.sandbox
     let home = world.home
@@ -113,7 +77,7 @@ import Testing
   }
 
   @Test func aRuleNamingARemovedAccountFailsClearlyAndThePromptStaysQuiet() throws {
-    let world = try World()
+    let world = try Fixture.ruledHome()
     defer { world.close() }
     let sandbox = world.sandbox
     let home = world.home
@@ -146,7 +110,7 @@ import Testing
   }
 
   @Test func thePromptMarksAnExpiredToken() throws {
-    let world = try World(backendArguments: ["--token-lifetime", "60"])
+    let world = try Fixture.ruledHome(tokenLifetime: 60)
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["switch", "alice"])
@@ -156,7 +120,7 @@ import Testing
   }
 
   @Test func hostileDirectoriesAndNamesAreRefusedWithAFix() throws {
-    let world = try World()
+    let world = try Fixture.ruledHome()
     defer { world.close() }
     let sandbox = world.sandbox
     let home = world.home
@@ -178,12 +142,12 @@ import Testing
     #expect(unknown.status == 2 && unknown.standardError.contains("no rule for"), "\(unknown)")
   }
 
-  /// A working directory deleted under a rule's directory (issue 16, item 10) still gets the
-  /// rule's account, by the path the kernel recorded for it (physical, as rules are, even when
-  /// reached through a symlink); `which --explain` says so. One deleted outside every rule gets
-  /// the slot's account.
+  /// A working directory deleted under a rule's directory still gets the rule's account, by the
+  /// path the kernel recorded for it (physical, as rules are, even when reached through a
+  /// symlink); `which --explain` says so. One deleted outside every rule gets the slot's
+  /// account.
   @Test func aDeletedWorkingDirectoryKeepsItsRule() throws {
-    let world = try World()
+    let world = try Fixture.ruledHome()
     defer { world.close() }
     let sandbox = world.sandbox
     let home = world.home
@@ -216,5 +180,21 @@ import Testing
     let token = try inDeleted("\(home)/work/corp/api/gone", ["token"])
     #expect(token.status == 0, "\(token)")
     #expect(try world.seen() == ["login"], "alice logged in, as the rule says")
+  }
+}
+
+extension Fixture {
+  /// alice (123456) and bob (hunter2), remembered, on corp (a session check), on a test backend
+  /// whose tokens last `tokenLifetime` seconds; and in HOME ~/work/corp/api, ~/work/corporate,
+  /// ~/oss, and ~/link -> ~/work/corp.
+  static func ruledHome(tokenLifetime: Int? = nil) throws -> Fixture {
+    let world = try Fixture().serving(tokenLifetime: tokenLifetime)
+      .addingServedBackend("corp", settings: ["check_path=check"])
+      .saving("alice", password: "123456").saving("bob", password: "hunter2")
+    for directory in ["work/corp/api", "work/corporate", "oss"] {
+      try FileManager.default.createDirectory(atPath: "\(world.home)/\(directory)", withIntermediateDirectories: true)
+    }
+    try FileManager.default.createSymbolicLink(atPath: "\(world.home)/link", withDestinationPath: "\(world.home)/work/corp")
+    return world
   }
 }

@@ -21,6 +21,7 @@ final class Fixture {
   private(set) var servers: [TestBackend] = []
   private var redisServer: RedisServer?
   private var redisPassword: String?
+  private var closers: [() -> Void] = []
 
   init(
     _ provider: SecretServiceProvider = .gnomeKeyring, keyring settings: [String: String] = [:],
@@ -51,8 +52,14 @@ final class Fixture {
   /// The first sandbox's HOME.
   var home: String { sandbox.environment["HOME"]! }
 
-  /// Stops what the fixture started, Redis and the test backends first.
+  /// Has `close` run `action` first: stopping what a suite started for itself beside the
+  /// fixture (a git server).
+  func onClose(_ action: @escaping () -> Void) { closers.append(action) }
+
+  /// Stops what the fixture started, the suite's own services, Redis and the test backends first.
   func close() {
+    for action in closers { action() }
+    closers = []
     redisServer?.stop()
     for server in servers { server.stop() }
     for machine in machines { machine.close() }
@@ -177,6 +184,13 @@ extension Fixture {
   func account(_ user: String) throws -> [String: Any] {
     let accounts = try sandbox.indexJSON()["accounts"] as? [[String: Any]] ?? []
     return accounts.first { $0["user"] as? String == user } ?? [:]
+  }
+
+  /// Whether `list --json` says ACCOUNT's password is remembered; nil when it lists no such
+  /// account.
+  func remembered(_ account: String) throws -> Bool? {
+    let listed = try sandbox.json(["list", "--json"]) as? [[String: Any]] ?? []
+    return listed.first { $0["account"] as? String == account }?["remembered"] as? Bool
   }
 
   /// The account in the auto-login slot, as the index says.
