@@ -25,10 +25,6 @@ import Testing
     i=0; while [ ! -e "$2" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
     """
 
-  static func logins(_ backend: TestBackend) throws -> Int {
-    try backend.requests().filter { ($0["path"] as? String)?.hasSuffix("/login") == true }.count
-  }
-
   static func lines(_ path: String) -> [String] {
     ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
   }
@@ -39,7 +35,7 @@ import Testing
   /// a loop. Then A, no longer a holder, may not log qa1 in or out (login --stale skips it)
   /// while B holds it, unless forced.
   @Test func aHolderThatLostItsLeaseLeavesTheAccountToTheNewHolder() throws {
-    let world = try RedisMachines(users: ["qa1"])
+    let world = try Fixture.sharingRedis(users: ["qa1"])
     defer { world.close() }
     let rootA = world.a.keyring.root
     let rootB = world.b.keyring.root
@@ -65,7 +61,7 @@ import Testing
 
     let witnessed = Self.lines(seen)
     #expect(witnessed.count == 24 && witnessed.allSatisfy { $0 == "ok" }, "B's session valid throughout: \(witnessed)")
-    #expect(try Self.logins(world.backend) == 2, "A's login and B's, no ping-pong")
+    #expect(try world.backend.logins() == 2, "A's login and B's, no ping-pong")
     #expect(
       waitUntil(seconds: 10) { a.standardError.contains("accounts: --refresh: qa1@corp: the lease of this command was lost") },
       "A's refresher says so: \(a.standardError)")
@@ -89,7 +85,7 @@ import Testing
     #expect(login.standardError.contains("add --force"), "\(login.standardError)")
     let logout = try world.a.run(["logout", "qa1"])
     #expect(logout.status == 1 && logout.standardError.contains("qa1@corp is leased by "), "\(logout)")
-    #expect(try Self.logins(world.backend) == 2, "none of them reached the backend")
+    #expect(try world.backend.logins() == 2, "none of them reached the backend")
     let token = try String(contentsOfFile: try #require(Self.tokenFile(b)), encoding: .utf8)
     let check = try runProcess(
       "/usr/bin/curl", ["-sS", "-H", "AuthorisedToken: \(token)", "\(world.backend.url)/plain/plain/me"],
@@ -98,7 +94,7 @@ import Testing
 
     let forced = try world.a.run(["login", "qa1", "--force"])
     #expect(forced.status == 0, "--force logs it in anyway: \(forced)")
-    #expect(try Self.logins(world.backend) == 3)
+    #expect(try world.backend.logins() == 3)
   }
 
   /// The token file of the command `holder` became (`accounts lease` execs it).
@@ -119,7 +115,7 @@ import Testing
     try machine.ok(["login", "qa2"])
     let holder = try machine.holding(["qa2"], ready: root + "/ready", release: root + "/go")
     defer { _ = FileManager.default.createFile(atPath: root + "/go", contents: nil) }
-    let before = try Self.logins(world.backend)
+    let before = try world.backend.logins()
 
     let stale = try machine.run(["login", "--stale", "--tag", "qa", "--within", "2h"])
     #expect(stale.status == 0, "\(stale)")
@@ -127,7 +123,7 @@ import Testing
     #expect(stale.standardError.contains(":\(holder.pid) since "), "\(stale.standardError)")
     #expect(stale.standardError.contains("qa1@corp: logged in"), "\(stale.standardError)")
     #expect(stale.standardError.contains("logged in 1, fresh 0, skipped 1, failed 0"), "\(stale.standardError)")
-    #expect(try Self.logins(world.backend) == before + 1, "qa1's login only")
+    #expect(try world.backend.logins() == before + 1, "qa1's login only")
 
     for command in [["login", "qa2"], ["logout", "qa2"]] {
       let refused = try machine.run(command)
@@ -135,7 +131,7 @@ import Testing
       #expect(refused.standardError.contains("qa2@corp is leased by "), "\(refused.standardError)")
       #expect(refused.standardError.contains("wait for its command to end, or add --force"), "\(refused.standardError)")
     }
-    #expect(try Self.logins(world.backend) == before + 1)
+    #expect(try world.backend.logins() == before + 1)
     let listed = try #require(try machine.json(["list", "--json"]) as? [[String: Any]])
     let qa2 = listed.first { $0["user"] as? String == "qa2" }
     #expect((qa2?["token"] as? [String: Any])?["state"] as? String == "valid", "the holder's session is untouched")

@@ -6,51 +6,8 @@ import Testing
 /// whose single sign-on is the witness: a second login of an account takes the first one's
 /// session over, so a worker that ever shared its account would see "signed in elsewhere".
 @Suite(.blocking) struct LeaseTests {
-  /// A sandbox with backend corp on the test backend and `users` saved with remembered
-  /// passwords, each tagged qa.
-  final class World {
-    let sandbox: Sandbox
-    let backend: TestBackend
-    let users: [String]
-
-    init(users: [String] = ["qa1", "qa2"]) throws {
-      self.users = users
-      sandbox = try Sandbox()
-      backend = try TestBackend(arguments: users.flatMap { ["--user", "\($0):pw-\($0)"] })
-      try sandbox.ok([
-        "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
-        "--set", "allow_insecure_transport=true", "--set", "check_path=check",
-      ])
-      for user in users {
-        try sandbox.ok(["add", user, "--remember", "--password-stdin"], stdin: "pw-\(user)\n")
-        try sandbox.ok(["tag", user, "qa"])
-      }
-    }
-
-    func close() {
-      backend.stop()
-      sandbox.close()
-    }
-
-    /// `leases --json`, as (account, lease, fence) triples.
-    func leases() throws -> [(account: String, lease: String, fence: Int)] {
-      let json = try #require(try sandbox.json(["leases", "--json"]) as? [[String: Any]])
-      return json.map { ($0["account"] as? String ?? "", $0["lease"] as? String ?? "", $0["fence"] as? Int ?? -1) }
-    }
-
-    /// A `lease ... -- sh -c SCRIPT` in the background whose command writes its account and
-    /// fence to `ready` and then waits until `release` exists (60 s at most).
-    func holding(_ arguments: [String], ready: String, release: String) throws -> BackgroundAccounts {
-      let script = """
-        printf '%s %s\\n' "$ACCOUNTS_ACCOUNT" "$ACCOUNTS_LEASE_FENCE" > "$0.tmp" && mv "$0.tmp" "$0"
-        i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
-        """
-      return try BackgroundAccounts(sandbox, ["lease"] + arguments + ["--", "/bin/sh", "-c", script, ready, release])
-    }
-  }
-
   @Test func aHeldLeaseExcludesOthersUntilItsCommandEnds() throws {
-    let world = try World(users: ["qa1"])
+    let world = try Fixture.pool(["qa1"])
     defer { world.close() }
     let root = world.sandbox.keyring.root
     let holder = try world.holding(["--tag", "qa"], ready: root + "/ready", release: root + "/go")
@@ -62,18 +19,18 @@ import Testing
     #expect(busy.status == 10, "\(busy)")
     #expect(busy.standardError.contains("no account free: qa1@corp held by "), "\(busy.standardError)")
     #expect(busy.standardError.split(separator: "\n").count == 1)
-    #expect(try world.leases().map(\.account) == ["qa1@corp"])
+    #expect(try world.leaseRows().map(\.account) == ["qa1@corp"])
 
     FileManager.default.createFile(atPath: root + "/go", contents: nil)
     #expect(try holder.finish().status == 0)
-    #expect(try world.leases().isEmpty, "the lease ended with its command")
+    #expect(try world.leaseRows().isEmpty, "the lease ended with its command")
     let next = try world.sandbox.ok(["lease", "--tag", "qa", "--", "/bin/sh", "-c", "echo \"$ACCOUNTS_LEASE_FENCE\""])
     let fence = Int(first.split(separator: " ").last!.trimmingCharacters(in: .whitespacesAndNewlines))!
     #expect(Int(next.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) == fence + 1, "the fence grows")
   }
 
   @Test func killingTheHolderFreesTheAccountAtOnce() throws {
-    let world = try World(users: ["qa1"])
+    let world = try Fixture.pool(["qa1"])
     defer { world.close() }
     let root = world.sandbox.keyring.root
     let holder = try world.holding(["qa1"], ready: root + "/ready", release: root + "/never")
@@ -85,7 +42,7 @@ import Testing
   }
 
   @Test func aDetachedLeaseLastsUntilReleasedOrExpired() throws {
-    let world = try World()
+    let world = try Fixture.pool(["qa1", "qa2"])
     defer { world.close() }
     let taken = try #require(try world.sandbox.json(["lease", "--tag", "qa", "--count", "2", "--ttl", "30s", "--json"]) as? [String: Any])
     let id = try #require(taken["lease"] as? String)
@@ -109,12 +66,12 @@ import Testing
 
     let unknown = try world.sandbox.run(["release", "not-a-lease"])
     #expect(unknown.status == 1 && unknown.standardError.contains("no lease"), "\(unknown)")
-    #expect(try world.leases().count == 2, "a failed release frees nothing")
+    #expect(try world.leaseRows().count == 2, "a failed release frees nothing")
     try world.sandbox.ok(["release", id])
-    #expect(try world.leases().isEmpty)
+    #expect(try world.leaseRows().isEmpty)
 
     try world.sandbox.ok(["lease", "qa1", "--ttl", "300ms"])
-    #expect(waitUntil(seconds: 10) { (try? world.leases().isEmpty) == true }, "expired")
+    #expect(waitUntil(seconds: 10) { (try? world.leaseRows().isEmpty) == true }, "expired")
     try world.sandbox.ok(["lease", "qa1", "--", "true"])
   }
 
@@ -123,7 +80,7 @@ import Testing
   /// taken late in a second would end up to a second early and a second holder take the account
   /// while the first still counts on it.
   @Test func aDetachedLeaseNeverEndsBeforeItsTTL() throws {
-    let world = try World(users: ["qa1"])
+    let world = try Fixture.pool(["qa1"])
     defer { world.close() }
     let taken = try #require(try world.sandbox.json(["lease", "qa1", "--ttl", "2s", "--json"]) as? [String: Any])
     let listed = try #require(try world.sandbox.json(["leases", "--json"]) as? [[String: Any]])
@@ -135,22 +92,22 @@ import Testing
 
   /// A detached lease is taken held and detached only once its sessions are ready: a `lease
   /// --ttl` killed while it logs in (here: the backend slow to answer) leaves nothing behind,
-  /// where it used to keep the account for its whole ttl.
+  /// rather than keeping the account for its whole ttl.
   @Test func aDetachedLeaseKilledWhileLoggingInLeavesNothingHeld() throws {
-    let world = try World(users: ["qa1"])
+    let world = try Fixture.pool(["qa1"])
     defer { world.close() }
     try world.backend.delay(seconds: 10)
     let taking = try BackgroundAccounts(world.sandbox, ["lease", "qa1", "--ttl", "10m"])
     #expect(waitUntil(seconds: 30) { ((try? world.backend.concurrency().current) ?? 0) > 0 }, "logging in")
     taking.kill()
     try world.backend.delay(seconds: 0)
-    #expect(try world.leases().isEmpty, "nothing left held")
+    #expect(try world.leaseRows().isEmpty, "nothing left held")
     let after = try world.sandbox.run(["lease", "qa1", "--", "true"])
     #expect(after.status == 0, "\(after)")
   }
 
   @Test func badRequestsAreUsageErrorsAndTakeNothing() throws {
-    let world = try World(users: ["qa1"])
+    let world = try Fixture.pool(["qa1"])
     defer { world.close() }
     let cases: [([String], Int32, String)] = [
       (["lease", "--tag", "qa"], 2, "a lease without a command to run needs --ttl"),
@@ -168,7 +125,7 @@ import Testing
       #expect(result.status == status, "\(arguments): \(result)")
       #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
     }
-    #expect(try world.leases().isEmpty)
+    #expect(try world.leaseRows().isEmpty)
     let shared = try world.sandbox.run(["leases"], environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:1/0"])
     #expect(shared.status == 8 && shared.standardError.contains("redis://127.0.0.1:1"), "never silently local: \(shared)")
   }
@@ -179,7 +136,7 @@ import Testing
   /// that shared its account would find its session taken over in between. (The same script
   /// run with `accounts exec` instead of `lease` fails that way for most workers.)
   @Test func concurrentWorkersNeverShareAnAccount() throws {
-    let world = try World()
+    let world = try Fixture.pool(["qa1", "qa2"])
     defer { world.close() }
     let script = """
       user=${ACCOUNTS_ACCOUNT%@corp}
@@ -199,6 +156,24 @@ import Testing
       let result = try worker.finish()
       #expect(result.status == 0, "\(result)")
     }
-    #expect(try world.leases().isEmpty)
+    #expect(try world.leaseRows().isEmpty)
+  }
+}
+
+extension Fixture {
+  /// `leases --json`, as (account, lease, fence) triples.
+  func leaseRows() throws -> [(account: String, lease: String, fence: Int)] {
+    let json = try #require(try sandbox.json(["leases", "--json"]) as? [[String: Any]])
+    return json.map { ($0["account"] as? String ?? "", $0["lease"] as? String ?? "", $0["fence"] as? Int ?? -1) }
+  }
+
+  /// A `lease ... -- sh -c SCRIPT` in the background whose command writes its account and
+  /// fence to `ready` and then waits until `release` exists (60 s at most).
+  func holding(_ arguments: [String], ready: String, release: String) throws -> BackgroundAccounts {
+    let script = """
+      printf '%s %s\\n' "$ACCOUNTS_ACCOUNT" "$ACCOUNTS_LEASE_FENCE" > "$0.tmp" && mv "$0.tmp" "$0"
+      i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
+      """
+    return try BackgroundAccounts(sandbox, ["lease"] + arguments + ["--", "/bin/sh", "-c", script, ready, release])
   }
 }

@@ -4,7 +4,8 @@ import Testing
 
 /// Leases kept in Redis, shared by two "machines" (each its own HOME and keyring) that lease
 /// the same accounts of one test backend, whose single sign-on is the witness: a second login
-/// of an account takes the first one's session over.
+/// of an account takes the first one's session over. Which accounts of the pool a lease takes,
+/// and for how long.
 @Suite(.blocking) struct RedisLeaseTests {
   /// Each worker logs in to the backend itself (which takes over any other session of its
   /// account), then calls it twice with a pause between: a worker that shared its account with
@@ -22,7 +23,7 @@ import Testing
     """
 
   @Test func workersOfTwoMachinesNeverShareAnAccount() throws {
-    let world = try RedisMachines()
+    let world = try Fixture.sharingRedis()
     defer { world.close() }
     let workers = try world.machines.flatMap { machine in
       try (0..<4).map { _ in
@@ -42,7 +43,7 @@ import Testing
   }
 
   @Test func aLeaseHeldOnOneMachineIsSeenAndRespectedOnTheOther() throws {
-    let world = try RedisMachines()
+    let world = try Fixture.sharingRedis()
     defer { world.close() }
     let root = world.a.keyring.root
     let holder = try world.a.holding(["qa1"], ready: root + "/ready", release: root + "/go")
@@ -76,7 +77,7 @@ import Testing
   /// deletes the key at once, long before the 30 s ttl. The keeper ignores the signals a
   /// terminal or a kill of the process group sends: they end the command, which ends the lease.
   @Test func killingTheCommandFreesTheAccountAtOnce() throws {
-    let world = try RedisMachines()
+    let world = try Fixture.sharingRedis()
     defer { world.close() }
     let root = world.a.keyring.root
     let holder = try world.a.holding(["qa1"], ready: root + "/ready", release: root + "/never")
@@ -90,7 +91,7 @@ import Testing
 
   /// Killing the keeper too leaves the key to Redis, which drops it when the ttl runs out.
   @Test func killingTheCommandAndItsKeeperFreesTheAccountWithinTheTTL() throws {
-    let world = try RedisMachines()
+    let world = try Fixture.sharingRedis()
     defer { world.close() }
     let root = world.a.keyring.root
     let holder = try world.a.holding(["qa1", "--ttl", "1s"], ready: root + "/ready", release: root + "/never")
@@ -106,7 +107,7 @@ import Testing
   /// Machine B also once through ACCOUNTS_LEASE_STORE naming the Redis's unix socket: the same
   /// store.
   @Test func theFenceOnlyGrowsAcrossMachines() throws {
-    let world = try RedisMachines()
+    let world = try Fixture.sharingRedis()
     defer { world.close() }
     let echo = ["--", "/bin/sh", "-c", "echo \"$ACCOUNTS_LEASE_FENCE\""]
     var fences: [Int] = []
@@ -130,7 +131,7 @@ import Testing
   /// never replaced by this machine's: exit 8, the command not run; `list` still shows the
   /// accounts and warns.
   @Test func aStoppedRedisIsExit8AndTheCommandDoesNotRun() throws {
-    let world = try RedisMachines(count: 1)
+    let world = try Fixture.sharingRedis(machines: 1)
     defer { world.close() }
     let marker = world.a.keyring.root + "/ran"
     let notRedis = "redis://127.0.0.1:" + (world.backend.url.split(separator: ":").last ?? "")
@@ -153,7 +154,7 @@ import Testing
   /// Losing the store while the command runs is said, and the command keeps running: its exit
   /// status is still the lease's.
   @Test func losingRedisWhileTheCommandRunsIsSaidAndTheCommandGoesOn() throws {
-    let world = try RedisMachines(count: 1)
+    let world = try Fixture.sharingRedis(machines: 1)
     defer { world.close() }
     let root = world.a.keyring.root
     let holder = try world.a.holding(
@@ -168,11 +169,11 @@ import Testing
 
   /// Through a Redis that asks for a password: the password reaches neither the command nor
   /// the keeper's argv or environment, nor any file; and the command gets no connection to the
-  /// store (the one `lease` logged in with used to be inherited by it, open for anything it
-  /// runs to send commands, CONFIG GET requirepass included).
+  /// store (the one `lease` logged in with, inherited, would be open for anything it runs to
+  /// send commands, CONFIG GET requirepass included).
   @Test func aPasswordProtectedStoreLeavesTheCommandNeitherPasswordNorConnection() throws {
     let password = "Redis-pw-4u7q"
-    let world = try RedisMachines(count: 1, password: password)
+    let world = try Fixture.sharingRedis(machines: 1, password: password)
     defer { world.close() }
     let root = world.a.keyring.root
     let holder = try world.a.holding(["qa1", "--ttl", "1s"], ready: root + "/ready", release: root + "/go")
@@ -200,7 +201,7 @@ import Testing
   }
 
   @Test func aDetachedLeaseIsSeenAndReleasedFromTheOtherMachine() throws {
-    let world = try RedisMachines()
+    let world = try Fixture.sharingRedis()
     defer { world.close() }
     let taken = try #require(try world.a.json(["lease", "qa1", "--ttl", "30s", "--json"]) as? [String: Any])
     let id = try #require(taken["lease"] as? String)
@@ -218,5 +219,68 @@ import Testing
     #expect(try world.a.leases().isEmpty)
     #expect(try world.leaseKeys() == [])
     try world.a.ok(["lease", "qa1", "--", "true"])
+  }
+
+  /// An account that cannot log in is skipped and the others are taken at once, also those
+  /// leased with it: not found still held by the lease `lease` has just given up (whose keeper
+  /// deletes the keys a moment later), which would be exit 10 naming itself as their holder.
+  @Test func anAccountThatCannotLogInIsSkippedAndItsPartnersTakenAgain() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1", "qa2", "qa3"])
+    defer { world.close() }
+    try world.a.ok(["passwd", "qa2", "--password-stdin"], stdin: "not-pw-qa2\n")
+    try world.backend.delay(seconds: 0.2)
+    let lease = try world.a.run(
+      ["lease", "qa1", "qa2", "qa3", "--count", "2", "--", "/bin/sh", "-c", "echo $ACCOUNTS_LEASED"])
+    #expect(lease.status == 0, "\(lease)")
+    #expect(lease.standardOutput == "qa1@corp qa3@corp\n")
+    #expect(lease.standardError.contains("skipped qa2@corp"), "\(lease.standardError)")
+  }
+
+  /// The expiry a detached lease shows is in whole seconds, rounded up; its key must live at
+  /// least that long, or a runner counting on it would hold the account after another took it:
+  /// with a ttl of a fraction of a second too.
+  @Test func aDetachedLeaseKeyLivesUntilTheExpiryShown() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    let taken = try #require(try world.a.json(["lease", "qa1", "--ttl", "10s10ms", "--json"]) as? [String: Any])
+    let expiry = try #require(ISO8601DateFormatter().date(from: taken["expires_at"] as? String ?? ""))
+    let expireTime = try world.redis.cli(["PEXPIRETIME", "accounts:lease:corp:qa1"])
+    let milliseconds = try #require(Int64(expireTime.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(milliseconds >= Int64(expiry.timeIntervalSince1970 * 1000), "key expires \(milliseconds), shown \(expiry)")
+  }
+
+  /// An account named `fence` is an account like any other: its key, `PREFIX:fence`, is no
+  /// fence counter (those are `PREFIX:USER:fence`). `leases` shows its lease and `release` ends
+  /// it.
+  @Test func anAccountNamedFenceIsShownAndReleased() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["fence"])
+    defer { world.close() }
+    let taken = try world.a.ok(["lease", "fence", "--ttl", "10m"])
+    let lease = taken.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(try world.a.leases().map { $0["account"] as? String } == ["fence@corp"])
+    let released = try world.a.run(["release", lease])
+    #expect(released.status == 0, "\(released)")
+    #expect(try world.redis.cli(["EXISTS", "accounts:lease:corp:fence"]) == "0\n")
+  }
+
+  /// Two backends with one lease_prefix name one pool: qa1@corp and qa1@corp2 are one account
+  /// of it, under one key. `lease qa1@corp qa1@corp2 --count 2` would hand one account out
+  /// twice in one lease (the second login taking the first one's session over): it is refused,
+  /// and a pool with another account gives that one instead.
+  @Test func oneAccountOfAPoolIsNotLeasedTwiceUnderTwoBackendNames() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1", "qa2"])
+    defer { world.close() }
+    let machine = world.a
+    try machine.addBackend(
+      "corp2", servedBy: world.backend,
+      settings: ["check_path=check", "lease_store=\(world.redis.tcpURL())", "lease_prefix=pool"])
+    try machine.ok(["backend", "set", "corp", "lease_prefix=pool"])
+    try machine.ok(["add", "qa1@corp2", "--remember", "--password-stdin"], stdin: "pw-qa1\n")
+    let twice = try machine.run(["lease", "qa1@corp", "qa1@corp2", "--count", "2", "--", "true"])
+    #expect(twice.status == 2, "\(twice)")
+    #expect(twice.standardError.contains("qa1@corp and qa1@corp2 are one account"), "\(twice.standardError)")
+    let other = try machine.run(
+      ["lease", "qa1@corp", "qa1@corp2", "qa2@corp", "--count", "2", "--", "/bin/sh", "-c", "echo $ACCOUNTS_LEASED"])
+    #expect(other.status == 0 && other.standardOutput == "qa1@corp qa2@corp\n", "\(other)")
   }
 }

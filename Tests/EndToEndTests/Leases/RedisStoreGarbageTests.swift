@@ -2,15 +2,16 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A hostile review of leases kept in Redis: keys planted in the store, account names that look
-/// like the store's own keys, a server that answers too slowly. Each test failed before its fix.
-@Suite(.blocking) struct RedisReviewTests {
+/// A lease store that holds or answers what accounts does not write: a fence counter or a lease
+/// key planted in it, a server that trickles its reply or nests it too deep. `lease` takes
+/// nothing and runs nothing: exit 8, naming the key or the fix.
+@Suite(.blocking) struct RedisStoreGarbageTests {
   /// A fence counter holding text (planted, or written by another program under the prefix)
-  /// made the acquire script fail half way: Redis runs a script atomically but does not undo
-  /// what it did before an error, so the first account stayed held, by nobody, for a held
-  /// lease's ttl. Nothing may be taken then, and the error names the key.
+  /// fails the acquire script half way, and Redis runs a script atomically but does not undo
+  /// what it did before an error: the first account must not stay held, by nobody, for a held
+  /// lease's ttl. Nothing is taken, and the error names the key.
   @Test func aFenceKeyHoldingTextTakesNothing() throws {
-    let world = try RedisMachines(count: 1, users: ["qa1", "qa2"])
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1", "qa2"])
     defer { world.close() }
     try world.redis.cli(["SET", "accounts:lease:corp:qa2:fence", "not a number"])
     let lease = try world.a.run(["lease", "qa1", "qa2", "--count", "2", "--", "true"])
@@ -20,40 +21,23 @@ import Testing
     #expect(try world.redis.cli(["EXISTS", "accounts:lease:corp:qa1:fence"]) == "0\n", "qa1's fence untouched")
   }
 
-  /// An account named `fence` is an account like any other: its key, `PREFIX:fence`, is no
-  /// fence counter (those are `PREFIX:USER:fence`). `leases` did not show its lease and
-  /// `release` could not end it.
-  @Test func anAccountNamedFenceIsShownAndReleased() throws {
-    let world = try RedisMachines(count: 1, users: ["fence"])
-    defer { world.close() }
-    let taken = try world.a.ok(["lease", "fence", "--ttl", "10m"])
-    let lease = taken.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-    #expect(try world.a.leases().map { $0["account"] as? String } == ["fence@corp"])
-    let released = try world.a.run(["release", lease])
-    #expect(released.status == 0, "\(released)")
-    #expect(try world.redis.cli(["EXISTS", "accounts:lease:corp:fence"]) == "0\n")
-  }
-
   /// A lease key holding what accounts does not write is garbage from the store (exit 8, naming
-  /// the key), not an account "being taken" at this moment: `lease` said that (exit 10), and
-  /// with --wait waited all of it for a key that never goes away.
+  /// the key), not an account "being taken" at this moment (exit 10), which --wait would wait
+  /// out in full for a key that never goes away.
   @Test func aGarbageLeaseKeyIsExit8NamingTheKey() throws {
-    let world = try RedisMachines(count: 1, users: ["qa1"])
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
     defer { world.close() }
     try world.redis.cli(["SET", "accounts:lease:corp:qa1", "garbage"])
     let lease = try world.a.run(["lease", "qa1", "--wait", "30s", "--", "true"])
     #expect(lease.status == 8, "\(lease)")
     #expect(lease.standardError.contains("(accounts:lease:corp:qa1) holds what accounts does not write"), "\(lease)")
   }
-}
-
-extension RedisReviewTests {
   /// A server that sends its reply a byte at a time, each well within the timeout, never
   /// ending it: `lease` gives up after ACCOUNTS_NETWORK_TIMEOUT (exit 8, the command not run).
-  /// The timeout used to bound each read only, and the command waited for as long as the
-  /// server kept sending.
+  /// The timeout bounds the whole reply, not each read, or the command would wait for as long
+  /// as the server kept sending.
   @Test func aServerTricklingItsReplyIsGivenUpOn() throws {
-    let world = try RedisMachines(count: 1, users: ["qa1"])
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
     defer { world.close() }
     let trickle = try SpawnedProcess(
       "/usr/bin/python3",
@@ -92,83 +76,10 @@ extension RedisReviewTests {
     #expect(lease.standardError.contains("no reply within the timeout"), "\(lease.standardError)")
     #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
   }
-}
-
-extension RedisReviewTests {
-  /// Two backends with one lease_prefix name one pool: qa1@corp and qa1@corp2 are one account
-  /// of it, under one key. `lease qa1@corp qa1@corp2 --count 2` handed both out in one lease,
-  /// one account twice (the second login took the first one's session over); it is refused,
-  /// and a pool with another account gives that one instead.
-  @Test func oneAccountOfAPoolIsNotLeasedTwiceUnderTwoBackendNames() throws {
-    let world = try RedisMachines(count: 1, users: ["qa1", "qa2"])
-    defer { world.close() }
-    let machine = world.a
-    try machine.ok([
-      "backend", "add", "corp2", "--adapter", "plain", "--set", "base_url=\(world.backend.url)/plain/plain",
-      "--set", "allow_insecure_transport=true", "--set", "check_path=check",
-      "--set", "lease_store=\(world.redis.tcpURL())", "--set", "lease_prefix=pool",
-    ])
-    try machine.ok(["backend", "set", "corp", "lease_prefix=pool"])
-    try machine.ok(["add", "qa1@corp2", "--remember", "--password-stdin"], stdin: "pw-qa1\n")
-    let twice = try machine.run(["lease", "qa1@corp", "qa1@corp2", "--count", "2", "--", "true"])
-    #expect(twice.status == 2, "\(twice)")
-    #expect(twice.standardError.contains("qa1@corp and qa1@corp2 are one account"), "\(twice.standardError)")
-    let other = try machine.run(
-      ["lease", "qa1@corp", "qa1@corp2", "qa2@corp", "--count", "2", "--", "/bin/sh", "-c", "echo $ACCOUNTS_LEASED"])
-    #expect(other.status == 0 && other.standardOutput == "qa1@corp qa2@corp\n", "\(other)")
-  }
-}
-
-extension RedisReviewTests {
-  /// A Redis that closes idle connections (its `timeout`, or a NAT dropping idle flows) while
-  /// the keeper waits a third of the ttl: the keeper connects again and renews, nothing to say.
-  /// It used to say at every renewal that it could not renew the lease (whose accounts "may be
-  /// taken over"), and tried again only half an interval later.
-  @Test func aKeeperWhoseIdleConnectionWasClosedRenewsWithoutAWord() throws {
-    let world = try RedisMachines(count: 1, users: ["qa1"])
-    defer { world.close() }
-    try world.redis.cli(["CONFIG", "SET", "timeout", "1"])
-    let root = world.a.keyring.root
-    let holder = try world.a.holding(["qa1", "--ttl", "9s"], ready: root + "/ready", release: root + "/go")
-    // The acquire, then three renewals, each after the connection sat idle 3 s.
-    #expect(waitUntil(seconds: 30) { (try? Self.evalCalls(world.redis)) ?? 0 >= 4 }, "renewed")
-    FileManager.default.createFile(atPath: root + "/go", contents: nil)
-    #expect(try holder.finish() == 0)
-    #expect(world.leaseKeysGone())
-    #expect(!holder.standardError.contains("cannot renew"), Comment(rawValue: holder.standardError))
-  }
-
-  /// The same at the end: the keeper deletes the keys on a new connection, at once. It used to
-  /// say it could not end the lease, which held its account for up to a ttl more.
-  @Test func aKeeperWhoseIdleConnectionWasClosedEndsTheLeaseAtOnce() throws {
-    let world = try RedisMachines(count: 1, users: ["qa1"])
-    defer { world.close() }
-    try world.redis.cli(["CONFIG", "SET", "timeout", "1"])
-    let root = world.a.keyring.root
-    let holder = try world.a.holding(["qa1", "--ttl", "30s"], ready: root + "/ready", release: root + "/go")
-    #expect(waitUntil(seconds: 30) { (try? Self.evalCalls(world.redis)) ?? 0 >= 2 }, "renewed once")
-    #expect(waitUntil(seconds: 20) { (try? world.redis.cli(["CLIENT", "LIST"]))?.split(separator: "\n").count == 1 })
-    FileManager.default.createFile(atPath: root + "/go", contents: nil)
-    #expect(try holder.finish() == 0)
-    #expect(world.leaseKeysGone(), "deleted, not left to expire: \(holder.standardError)")
-    #expect(!holder.standardError.contains("could not end"), Comment(rawValue: holder.standardError))
-  }
-
-  /// How many EVALs the server ran.
-  static func evalCalls(_ redis: RedisServer) throws -> Int {
-    let stats = try redis.cli(["INFO", "commandstats"])
-    guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_eval:") }),
-      let calls = line.split(separator: ",").first?.split(separator: "=").last
-    else { return 0 }
-    return Int(calls) ?? 0
-  }
-}
-
-extension RedisReviewTests {
   /// A reply nested deeper than any Redis reply of these scripts (hiredis takes it) is garbage:
-  /// exit 8, with the fix, as every other garbage. It was the one error without a fix.
+  /// exit 8, with the fix, as every other garbage.
   @Test func aReplyNestedTooDeepIsExit8WithTheFix() throws {
-    let world = try RedisMachines(count: 1, users: ["qa1"])
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
     defer { world.close() }
     let deep = try SpawnedProcess(
       "/usr/bin/python3",
@@ -197,19 +108,5 @@ extension RedisReviewTests {
       ["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)"])
     #expect(lease.status == 8, "\(lease)")
     #expect(lease.standardError.contains("check that the address names a Redis server"), "\(lease.standardError)")
-  }
-}
-
-extension RedisReviewTests {
-  /// `lease --ttl` takes the lease, logs in (here slowly), then detaches it: a Redis that closed
-  /// the idle connection meanwhile (its `timeout`) is connected to again.
-  @Test func aDetachedLeaseOutlivesAConnectionClosedWhileLoggingIn() throws {
-    let world = try RedisMachines(count: 1, users: ["qa1"])
-    defer { world.close() }
-    try world.redis.cli(["CONFIG", "SET", "timeout", "1"])
-    try world.backend.delay(seconds: 3)
-    let lease = try world.a.run(["lease", "qa1", "--ttl", "10m"])
-    #expect(lease.status == 0, "\(lease)")
-    #expect(try world.a.leases().first?["expires_at"] is String)
   }
 }

@@ -20,7 +20,8 @@ final class Fixture {
   /// The test backends `serving` started, in order.
   private(set) var servers: [TestBackend] = []
   private var redisServer: RedisServer?
-  private var redisPassword: String?
+  /// The password the Redis of `runningRedis` asks for, if any.
+  private(set) var redisPassword: String?
   private var closers: [() -> Void] = []
 
   init(

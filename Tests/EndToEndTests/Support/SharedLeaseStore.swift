@@ -2,47 +2,25 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Machines that share one lease store: a private `redis-server` and one test backend (with its
-/// single sign-on), and per machine a sandbox (its own HOME, keyring and runtime directory)
-/// with backend corp on that backend, `lease_store` naming the Redis, and `users` saved with
-/// remembered passwords, each tagged qa. With `password`, Redis asks for it (requirepass) and
-/// each machine keeps it as corp's secret setting lease_store_password.
-final class RedisMachines {
-  let backend: TestBackend
-  let machines: [Sandbox]
-  let redis: RedisServer
-
-  init(count: Int = 2, users: [String] = ["qa1", "qa2"], password: String? = nil) throws {
-    backend = try TestBackend(arguments: users.flatMap { ["--user", "\($0):pw-\($0)"] })
-    machines = try (0..<count).map { _ in try Sandbox() }
-    redis = try RedisServer(directory: machines[0].keyring.root, password: password)
-    for sandbox in machines {
-      try sandbox.ok([
-        "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
-        "--set", "allow_insecure_transport=true", "--set", "check_path=check",
-      ])
-      if let password {
-        try sandbox.ok(
-          ["backend", "set", "corp", "lease_store=\(redis.tcpURL())", "--secret-stdin", "lease_store_password"],
-          stdin: password + "\n")
-      } else {
-        try sandbox.ok(["backend", "set", "corp", "lease_store=\(redis.tcpURL())"])
-      }
-      for user in users {
-        try sandbox.ok(["add", user, "--remember", "--password-stdin"], stdin: "pw-\(user)\n")
-        try sandbox.ok(["tag", user, "qa"])
-      }
-    }
+extension Fixture {
+  /// Machines that share one lease store: a private redis-server and one test backend (with its
+  /// single sign-on), and per machine a sandbox (its own HOME, keyring and runtime directory)
+  /// with backend corp on that backend, lease_store naming the Redis, and `users` saved with
+  /// remembered passwords, each tagged qa. With `password`, Redis asks for it (requirepass) and
+  /// each machine keeps it as corp's secret setting lease_store_password.
+  static func sharingRedis(machines: Int = 2, users: [String] = ["qa1", "qa2"], password: String? = nil) throws
+    -> Fixture
+  {
+    try Fixture(machines: machines).serving(users: users)
+      .addingServedBackend("corp", settings: ["check_path=check"])
+      .runningRedis(password: password).leasingInRedis().saving(users, tags: ["qa"])
   }
 
+  /// The first machine.
   var a: Sandbox { machines[0] }
-  var b: Sandbox { machines[1] }
 
-  func close() {
-    redis.stop()
-    backend.stop()
-    for machine in machines { machine.close() }
-  }
+  /// The second machine.
+  var b: Sandbox { machines[1] }
 
   /// The descriptors (`socket:[INODE]`) of the established TCP connections to the Redis, from
   /// /proc/net/tcp.
