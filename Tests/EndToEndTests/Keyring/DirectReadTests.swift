@@ -8,9 +8,9 @@ import Testing
 @Suite(.blocking) struct DirectReadTests {
   @Test(arguments: SecretServiceProvider.allCases)
   func aRememberedPasswordIsReadWithoutLibsecret(_ provider: SecretServiceProvider) throws {
-    let sandbox = try Sandbox(provider: provider)
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "pässwörd with spaces ✓\n")
 
     let (read, loaded) = try sandbox.runNotingPrivateLibrary(["password", "alice"])
@@ -27,9 +27,9 @@ import Testing
   }
 
   @Test func aPasswordThatIsNotThereTakesLibsecretsPath() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     let clear = try runProcess(
       "/usr/bin/secret-tool", ["clear", "backend", "corp", "account", "alice", "kind", "password"],
@@ -46,15 +46,10 @@ import Testing
   /// after the first (here: the password of a re-login, after a slow backend said the token
   /// expired) is not "the keyring did not answer".
   @Test func aLaterReadOfTheSameCommandHasAWaitOfItsOwn() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    let backend = try TestBackend()
-    defer { backend.stop() }
-    try sandbox.ok([
-      "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
-      "--set", "allow_insecure_transport=true", "--set", "check_path=check",
-    ])
-    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
+    let world = try Fixture().serving().addingServedBackend("corp", settings: ["check_path=check"])
+      .saving("alice", password: "123456")
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
     try sandbox.ok(["switch", "alice"])
     try backend.control("expire", ["name": "alice"])
     // Every backend answer takes longer than the keyring may: the token's read and the

@@ -5,20 +5,15 @@ import Testing
 /// What only KeePassXC does, against the real KeePassXC that Debian ships (2.7.4), headless:
 /// access confirmation, prompts to unlock before a search, a database that exposes no group,
 /// and deletes it cannot take concurrently. The behaviour both providers share is tested by the
-/// suites that run on both (AccountBookEndToEndTests, KeyringFailureTests, LedgerTests).
+/// suites that run on both (AccountBookTests, KeyringFailureTests, LedgerTests).
 @Suite(.blocking) struct KeePassXCTests {
-  func sandbox(_ settings: [String: String] = [:]) throws -> Sandbox {
-    let sandbox = try Sandbox(provider: .keepassxc, settings: settings)
-    try sandbox.addBackend("corp")
-    return sandbox
-  }
-
   /// KeePassXC's default: it asks before a program reads an entry. From a script nobody can
-  /// answer: exit 7 at once, saying access was not granted and how to allow it (it used to say
-  /// "the collection '' is locked; unlock it in Seahorse" while doctor said it was unlocked).
+  /// answer: exit 7 at once, saying access was not granted and how to allow it (not that "the
+  /// collection '' is locked; unlock it in Seahorse", while doctor says it is unlocked).
   @Test func accessConfirmationWithNobodyToAnswerSaysSo() throws {
-    let sandbox = try sandbox(["WITH_KEEPASSXC_CONFIRM_ACCESS": "true"])
-    defer { sandbox.close() }
+    let world = try Fixture(.keepassxc, keyring: ["WITH_KEEPASSXC_CONFIRM_ACCESS": "true"]).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     let read = try sandbox.run(["password", "alice"], timeout: 30)
     #expect(read.status == 7, "\(read)")
@@ -38,8 +33,9 @@ import Testing
   /// With "prompt to unlock before searching", a read after `lock` is "locked" at once, not a
   /// search that waits for the prompt until the deadline.
   @Test func aReadAfterLockSaysLockedWhenKeePassXCWouldPromptToSearch() throws {
-    let sandbox = try sandbox(["WITH_KEEPASSXC_UNLOCK_BEFORE_SEARCH": "true"])
-    defer { sandbox.close() }
+    let world = try Fixture(.keepassxc, keyring: ["WITH_KEEPASSXC_UNLOCK_BEFORE_SEARCH": "true"]).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     #expect(try sandbox.ok(["password", "alice"]).standardOutput == "alice-pw\n")
     let lock = try sandbox.ok(["lock"])
@@ -59,8 +55,9 @@ import Testing
   /// names it with the fix, and a store fails at once with the same words instead of opening
   /// KeePassXC's new-database wizard and timing out.
   @Test func aDatabaseThatExposesNoGroupIsNamedWithTheFix() throws {
-    let sandbox = try sandbox(["WITH_KEEPASSXC_EXPOSE": "none"])
-    defer { sandbox.close() }
+    let world = try Fixture(.keepassxc, keyring: ["WITH_KEEPASSXC_EXPOSE": "none"]).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let doctor = try sandbox.run(["doctor"], timeout: 30)
     #expect(doctor.status == 7, "\(doctor)")
     #expect(doctor.standardOutput.contains("FAIL  collection    KeePassXC exposes no group of its database to the Secret Service"), "\(doctor)")
@@ -80,8 +77,9 @@ import Testing
   /// (the ledger deletes under the writers' lock): 8 concurrent removes of one account, 5
   /// rounds, every process returns and KeePassXC keeps running.
   @Test func concurrentRemovesOfOneAccountLeaveKeePassXCRunning() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture(.keepassxc).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     for round in 0..<5 {
       try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "pw-\(round)\n")
       let outcomes = ThreadSafeList<String>()
@@ -101,14 +99,15 @@ import Testing
     }
   }
 
-  /// KeePassXC quits while its access prompt is open: libsecret never completes the call, and
-  /// the command used to wait for good, then until the prompt's deadline (121 s by default).
-  /// It now ends within seconds of the quit, whatever the deadline (60 s here): exit 7, with the
-  /// index as it was or the account marked to settle.
+  /// KeePassXC quits while its access prompt is open: libsecret never completes the call, but
+  /// the command does not wait for it, nor for the prompt's deadline (121 s by default): it
+  /// ends within seconds of the quit, whatever the deadline (60 s here), exit 7, with the index
+  /// as it was or the account marked to settle.
   @Test func aProviderThatQuitsDuringAPromptCannotHangTheCommand() throws {
     for arguments in [["password", "alice"], ["remove", "alice"]] {
-      let sandbox = try sandbox(["WITH_KEEPASSXC_CONFIRM_ACCESS": "true"])
-      defer { sandbox.close() }
+      let world = try Fixture(.keepassxc, keyring: ["WITH_KEEPASSXC_CONFIRM_ACCESS": "true"]).addingBackend("corp")
+      defer { world.close() }
+      let sandbox = world.sandbox
       try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
       let display = try String(contentsOfFile: sandbox.keyring.root + "/display", encoding: .utf8)
         .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -149,11 +148,12 @@ import Testing
   }
 
   /// KeePassXC is not running and another provider answers (D-Bus started gnome-keyring in its
-  /// place): accounts says so, in `password` and `doctor`, and stores and settles nothing there
-  /// (it used to say "no password ... deleted outside accounts?").
+  /// place): accounts says so, in `password` and `doctor` (not "no password ... deleted outside
+  /// accounts?"), and stores and settles nothing there.
   @Test func anotherProviderAnsweringIsNamed() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture(.keepassxc).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     kill(sandbox.keyring.daemonProcessID, SIGKILL)
     let gnome = try GnomeKeyringStandIn(sandbox)
@@ -182,11 +182,12 @@ import Testing
 
   /// An old item of another provider is never taken for the secret: gnome-keyring answering
   /// with an item of alice's from an earlier era is named as the other provider, exit 7, not
-  /// printed (it was, with exit 0). ACCOUNTS_ADOPT_SECRET_SERVICE=1 works in the read-only
-  /// commands that recommend it, and moves config.json with the index.
+  /// printed with exit 0. ACCOUNTS_ADOPT_SECRET_SERVICE=1 works in the read-only commands that
+  /// recommend it, and moves config.json with the index.
   @Test func anOldItemOfAnotherProviderIsNeverPrinted() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture(.keepassxc).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "kx-current\n")
     try sandbox.ok(
       ["backend", "add", "sig", "--adapter", "signed", "--set", "base_url=https://s.example", "--set", "app_id=1",
@@ -222,8 +223,9 @@ import Testing
   /// the change of provider is what is said (start KeePassXC), not gnome-keyring's missing
   /// collection; adopting it fails there and records nothing.
   @Test func aChangeOfProviderIsSaidBeforeTheNewOnesOwnTrouble() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture(.keepassxc).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     kill(sandbox.keyring.daemonProcessID, SIGKILL)
     let gnome = try GnomeKeyringStandIn(sandbox, withDefaultCollection: false)

@@ -6,15 +6,6 @@ import Testing
 /// names the fix, within the deadline; and `list` and completion keep working, since they never
 /// touch D-Bus.
 @Suite(.blocking) struct KeyringFailureTests {
-  /// A sandbox with alice (remembered) and bob saved on corp.
-  func sandboxWithAccounts(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
-    let sandbox = try Sandbox(provider: provider)
-    try sandbox.addBackend("corp")
-    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
-    try sandbox.ok(["add", "bob"])
-    return sandbox
-  }
-
   /// list and completion answer from the index alone, whatever the keyring does.
   func expectListAndCompletionWork(_ sandbox: Sandbox, _ environment: [String: String]) throws {
     let list = try sandbox.run(["list"], environment: environment, timeout: 10)
@@ -26,8 +17,9 @@ import Testing
   }
 
   @Test func noSessionBusExits7AtOnce() throws {
-    let sandbox = try sandboxWithAccounts()
-    defer { sandbox.close() }
+    let world = try Fixture.aliceAndBob()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let gone = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(sandbox.keyring.root)/no-such-bus"]
     let result = try sandbox.run(["password", "alice"], environment: gone, timeout: 20)
     #expect(result.status == 7, "\(result)")
@@ -39,8 +31,9 @@ import Testing
   }
 
   @Test(arguments: SecretServiceProvider.allCases) func aHungDaemonExits7WithinTheDeadline(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandboxWithAccounts(provider)
-    defer { sandbox.close() }
+    let world = try Fixture.aliceAndBob(provider)
+    defer { world.close() }
+    let sandbox = world.sandbox
     kill(sandbox.keyring.daemonProcessID, SIGSTOP)
     defer { kill(sandbox.keyring.daemonProcessID, SIGCONT) }
     let result = try sandbox.run(["password", "alice"], environment: ["ACCOUNTS_SECRET_TIMEOUT": "1"], timeout: 30)
@@ -55,8 +48,9 @@ import Testing
   }
 
   @Test(arguments: SecretServiceProvider.allCases) func aLockedCollectionSaysLockedNeverNoPassword(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandboxWithAccounts(provider)
-    defer { sandbox.close() }
+    let world = try Fixture.aliceAndBob(provider)
+    defer { world.close() }
+    let sandbox = world.sandbox
     let locked = try sandbox.ok(["lock"])
     #expect(locked.standardError.hasPrefix("locked the keyring collection '"))
     let result = try sandbox.run(["password", "alice"], timeout: 30)
@@ -90,8 +84,9 @@ import Testing
   /// Without the library, what needs libsecret (a write) exits 7 with the fix; a readable
   /// password, read over the bus directly, and `list` still work.
   @Test func aMissingSupportLibraryExits7AndListStillWorks() throws {
-    let sandbox = try sandboxWithAccounts()
-    defer { sandbox.close() }
+    let world = try Fixture.aliceAndBob()
+    defer { world.close() }
+    let sandbox = world.sandbox
     // The binary alone, without libAccountsPrivate.so beside it or in ../lib/accounts.
     let lonely = sandbox.keyring.root + "/bin/accounts"
     try FileManager.default.createDirectory(atPath: sandbox.keyring.root + "/bin", withIntermediateDirectories: true)
@@ -107,8 +102,9 @@ import Testing
   }
 
   @Test(arguments: SecretServiceProvider.allCases) func doctorReportsAHealthySetup(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandboxWithAccounts(provider)
-    defer { sandbox.close() }
+    let world = try Fixture.aliceAndBob(provider)
+    defer { world.close() }
+    let sandbox = world.sandbox
     let doctor = try sandbox.ok(["doctor"])
     #expect(doctor.standardOutput.contains("ok    keyring"), "\(doctor.standardOutput)")
     #expect(doctor.standardOutput.contains("\(provider.processName) (pid \(sandbox.keyring.daemonProcessID))"), "\(doctor.standardOutput)")
@@ -134,8 +130,9 @@ import Testing
     (["password", "alice"], "OpenSession"), (["lock"], "GetAll"),
   ])
   func aKilledDaemonEndsTheCommandAtOnce(_ arguments: [String], waitingOn call: String) throws {
-    let sandbox = try sandboxWithAccounts()
-    defer { sandbox.close() }
+    let world = try Fixture.aliceAndBob()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let monitor = try BusMonitor(sandbox)
     defer { monitor.stop() }
     let daemon = sandbox.keyring.daemonProcessID
@@ -165,8 +162,9 @@ import Testing
   /// account left unsettled makes doctor write the index just before that row: stopped there
   /// (the interposer), the daemon is stopped, then doctor goes on.
   @Test func doctorFailsTheItemsRowWhenTheKeyringStopsAnswering() throws {
-    let sandbox = try sandboxWithAccounts()
-    defer { sandbox.close() }
+    let world = try Fixture.aliceAndBob()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let add = try BackgroundAccounts(
       sandbox, ["add", "carol", "--remember", "--password-stdin"], stdin: "carol-pw\n",
       environment: Interposer.environment(stop: "before:2"))
@@ -192,7 +190,7 @@ import Testing
   /// A logout racing `status`: the token item is deleted between the search and the read (the
   /// interposer stops the command just before the read; secret-tool deletes the item). That
   /// is "no session" (here: logged in again with the remembered password), never exit 7 "did
-  /// not grant access" (it was, in 2-3 % of such races).
+  /// not grant access".
   @Test func aTokenDeletedBetweenSearchAndReadIsNoSession() throws {
     let world = try Fixture.aliceBobAndCarol()
     defer { world.close() }
@@ -219,4 +217,12 @@ enum ReadInterposer {
   static let path = Interposer.build("reads")
 
   static var environment: [String: String] { ["LD_PRELOAD": path, "READS_STOP": "1"] }
+}
+
+extension Fixture {
+  /// alice (her password alice-pw remembered) and bob saved on corp, a backend no server
+  /// answers for.
+  static func aliceAndBob(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Fixture {
+    try Fixture(provider).addingBackend("corp").saving("alice", password: "alice-pw").saving("bob")
+  }
 }

@@ -12,9 +12,9 @@ import Testing
 
   @Test(arguments: SecretServiceProvider.allCases)
   func aRememberedPasswordIsFoundByServiceAndUsername(_ provider: SecretServiceProvider) throws {
-    let sandbox = try Sandbox(provider: provider)
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "first-pw\n")
     let first = try lookUp(["service", "accounts:corp", "username", "alice"], sandbox)
     #expect(first.status == 0 && first.standardOutput == "first-pw", "\(first)")

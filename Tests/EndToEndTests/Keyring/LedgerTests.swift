@@ -4,20 +4,16 @@ import Testing
 
 /// The keyring and the index agree after every command, whatever happens (SPEC §2): races
 /// made deterministic by holding the writers' lock and stopping processes between their steps,
-/// full and read-only disks, killed writers, and many writers at once, each checked against the
-/// real keyring.
+/// killed writers, and many writers at once, each checked against the real keyring. Full and
+/// read-only disks: LedgerDiskTests.
 @Suite(.blocking) struct LedgerTests {
-  func sandbox(_ provider: SecretServiceProvider = .gnomeKeyring) throws -> Sandbox {
-    let sandbox = try Sandbox(provider: provider)
-    try sandbox.addBackend("corp")
-    return sandbox
-  }
-
-  /// The remove/passwd race of the hostile review: `remove` used to sweep the keyring, then wait
-  /// for the lock; a `passwd` in between stored a new password that outlived the account.
+  /// A `passwd` that runs while `remove` waits for the writers' lock: its new password goes with
+  /// the account (a `remove` that swept the keyring before it took the lock would leave it
+  /// behind).
   @Test(arguments: SecretServiceProvider.providerBlind) func aRemoveWaitingForTheLockCannotOrphanAPasswdThatRanMeanwhile(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandbox(provider)
-    defer { sandbox.close() }
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "first-pw\n")
     let lock = try HeldLock(sandbox.indexPath + ".lock")
     let remove = try BackgroundAccounts(sandbox, ["remove", "alice"])
@@ -32,12 +28,14 @@ import Testing
     #expect(try sandbox.allKeyringItems().filter { $0.account == "alice" } == [])
   }
 
-  /// The add/remove race: `add --remember` used to store the password, then wait for the lock;
-  /// meanwhile another add and a remove of the same name swept it; then the first add saved
-  /// the account as remembered, with no password in the keyring.
+  /// An `add --remember` that waits for the lock while another add and a remove of the same
+  /// name run: it saves the account with its password in the keyring (one that stored the
+  /// password before it took the lock would find it swept, and save the account as remembered
+  /// with no password).
   @Test(arguments: SecretServiceProvider.providerBlind) func anAddWaitingForTheLockCannotClaimAPasswordSweptMeanwhile(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandbox(provider)
-    defer { sandbox.close() }
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "bob"])  // the index and its lock file exist
     let lock = try HeldLock(sandbox.indexPath + ".lock")
     let add = try BackgroundAccounts(sandbox, ["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
@@ -53,11 +51,12 @@ import Testing
     #expect(try sandbox.ok(["password", "alice"]).standardOutput == "alice-pw\n")
   }
 
-  /// A writer that cannot get the lock gives up after 15 s without having touched the keyring
-  /// (it used to store the password first, and leave it behind).
+  /// A writer that cannot get the lock gives up after 15 s without having touched the keyring:
+  /// no password is stored and left behind.
   @Test func aLockTimeOutChangesNothing() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "bob"])
     let lock = try HeldLock(sandbox.indexPath + ".lock")
     let result = try sandbox.run(["add", "alice", "--remember", "--password-stdin"], stdin: "pw\n", timeout: 40)
@@ -71,8 +70,9 @@ import Testing
   /// A writer waiting for the lock re-reads the index under it: a change made meanwhile (by a
   /// writer that held the lock) is kept.
   @Test func aWriterReReadsTheIndexUnderTheLock() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice"])
     let lock = try HeldLock(sandbox.indexPath + ".lock")
     let add = try BackgroundAccounts(sandbox, ["add", "bob"])
@@ -92,8 +92,9 @@ import Testing
 
   /// Every index write goes to a temporary file that is fsynced before it is renamed into place.
   @Test func theIndexIsSyncedBeforeItIsRenamedIntoPlace() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let log = sandbox.keyring.root + "/steps.log"
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "pw\n", environment: Interposer.environment(log: log))
     let steps = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -112,8 +113,9 @@ import Testing
   /// account unsettled; the next command that uses the keyring settles it, and doctor says so
   /// meanwhile.
   @Test(arguments: SecretServiceProvider.allCases) func aWriterKilledBetweenTheKeyringAndTheIndexIsSettledByTheNextOne(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandbox(provider)
-    defer { sandbox.close() }
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     // add: the intent is in place (rename 1), the password stored; stopped before the claim.
     let add = try BackgroundAccounts(
@@ -142,11 +144,12 @@ import Testing
     #expect(list.first?["remembered"] as? Bool == false, "alice's password is gone: the index says so")
   }
 
-  /// The review's finding: a command that fails after an earlier one was interrupted must not
-  /// clear the earlier one's mark, or the index claims a password that is gone for good.
+  /// A command that fails after an earlier one was interrupted does not clear the earlier one's
+  /// mark, or the index would claim a password that is gone for good.
   @Test(arguments: SecretServiceProvider.allCases) func aFailedCommandKeepsTheMarkAnInterruptedOneLeft(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandbox(provider)
-    defer { sandbox.close() }
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     let remove = try BackgroundAccounts(sandbox, ["remove", "alice"], environment: Interposer.environment(stop: "before:2"))
     try remove.waitUntilStopped()
@@ -167,11 +170,12 @@ import Testing
     #expect(list.first { $0["user"] as? String == "alice" }?["remembered"] as? Bool == false)
   }
 
-  /// The review's finding: secrets of an interrupted command never come back under another
-  /// one, for accounts (a later plain `add` must not turn remembered) and backends.
+  /// Secrets of an interrupted command never come back under another one, for accounts (a
+  /// later plain `add` must not turn remembered) and backends.
   @Test(arguments: SecretServiceProvider.allCases) func anInterruptedCommandsSecretsNeverComeBack(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandbox(provider)
-    defer { sandbox.close() }
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let add = try BackgroundAccounts(
       sandbox, ["add", "dave", "--remember", "--password-stdin"], stdin: "aborted-secret\n",
       environment: Interposer.environment(stop: "before:2"))
@@ -193,11 +197,12 @@ import Testing
     #expect(try sandbox.configJSON()["unsettled"] == nil)
   }
 
-  /// The review's finding: `backend remove --force` racing `add` left an account whose backend
-  /// was gone, whose password a later backend of the same name inherited.
+  /// `backend remove --force` racing `add`: no account is left whose backend is gone, and whose
+  /// password a later backend of the same name would inherit.
   @Test(arguments: SecretServiceProvider.providerBlind) func noAccountIsSavedForABackendBeingRemoved(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandbox(provider)
-    defer { sandbox.close() }
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "bob-pw\n")
     // Stopped with both locks held, after forgetting bob (the index's first rename).
     let remove = try BackgroundAccounts(
@@ -216,99 +221,12 @@ import Testing
     #expect(try sandbox.allKeyringItems().filter { !$0.account.isEmpty } == [])
   }
 
-  /// A full disk: nothing changes, in the keyring or the index, and the message names the fix.
-  @Test(.enabled(if: canMountTmpfs, "needs root and a private mount namespace")) func aFullDiskChangesNothing() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
-    let state = sandbox.environment["XDG_STATE_HOME"]!
-    let script = """
-      set -u
-      mount -t tmpfs -o size=128k tmpfs "$XDG_STATE_HOME" || exit 99
-      accounts() { "$ACCOUNTS" "$@"; }
-      printf 'first-pw\\n' | accounts add alice --remember --password-stdin 2>/dev/null
-      dd if=/dev/zero of="$XDG_STATE_HOME/fill" bs=4k 2>/dev/null
-      printf 'second-pw\\n' | accounts passwd alice --password-stdin; echo "passwd=$?"
-      printf 'carol-pw\\n' | accounts add carol --remember --password-stdin; echo "add=$?"
-      accounts remove alice; echo "remove=$?"
-      rm -f "$XDG_STATE_HOME/fill"
-      echo "password=$(accounts password alice)"
-      accounts list --json | tr -d ' \\n'; echo
-      \(sandbox.invariantScript)
-      """
-    let result = try sandbox.inPrivateMounts(script)
-    try #require(result.status != 99, "cannot mount a tmpfs here: \(result)")
-    let out = result.standardOutput
-    #expect(out.contains("passwd=1\n") && out.contains("add=1\n") && out.contains("remove=1\n"), "\(result)")
-    #expect(result.standardError.contains("cannot write \(state)/accounts/accounts.json: No space left on device; free some space on the file system that holds \(state)/accounts"), "\(result.standardError)")
-    #expect(!result.standardError.contains("owner and permissions"))
-    #expect(out.contains("password=first-pw\n"), "the old password is kept: \(out)")
-    #expect(out.contains("\"user\":\"alice\"") && !out.contains("carol"), "\(out)")
-    #expect(out.contains("invariant: ok"), "\(out)")
-  }
-
-  /// The disk fills between the keyring change and the index write that records it: the
-  /// keyring change is taken back (a replaced password is put back, a new one deleted).
-  @Test(.enabled(if: canMountTmpfs, "needs root and a private mount namespace")) func aDiskThatFillsMidWayIsUndone() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
-    let script = """
-      set -u
-      mount -t tmpfs -o size=128k tmpfs "$XDG_STATE_HOME" || exit 99
-      accounts() { "$ACCOUNTS" "$@"; }
-      stopped() { while [ "$(cut -d' ' -f3 /proc/$1/stat)" != T ]; do sleep 0.02; done; }
-      printf 'first-pw\\n' | accounts add alice --remember --password-stdin 2>/dev/null
-      # Stopped once the intent is recorded (after rename 1); the disk fills; then it goes on.
-      printf 'second-pw\\n' | LD_PRELOAD="$STEPS" STEPS_STOP=after:1 "$ACCOUNTS" passwd alice --password-stdin &
-      pid=$!; stopped $pid
-      dd if=/dev/zero of="$XDG_STATE_HOME/fill" bs=4k 2>/dev/null
-      kill -CONT $pid; wait $pid; echo "passwd=$?"
-      rm -f "$XDG_STATE_HOME/fill"
-      printf 'carol-pw\\n' | LD_PRELOAD="$STEPS" STEPS_STOP=after:1 "$ACCOUNTS" add carol --remember --password-stdin &
-      pid=$!; stopped $pid
-      dd if=/dev/zero of="$XDG_STATE_HOME/fill" bs=4k 2>/dev/null
-      kill -CONT $pid; wait $pid; echo "add=$?"
-      rm -f "$XDG_STATE_HOME/fill"
-      echo "password=$(accounts password alice)"
-      accounts list --json | tr -d ' \\n'; echo
-      \(sandbox.invariantScript)
-      """
-    let result = try sandbox.inPrivateMounts(script, environment: ["STEPS": Interposer.path])
-    try #require(result.status != 99, "cannot mount a tmpfs here: \(result)")
-    let out = result.standardOutput
-    #expect(out.contains("passwd=1\n") && out.contains("add=1\n"), "\(result)")
-    #expect(result.standardError.contains("No space left on device"), "\(result.standardError)")
-    #expect(out.contains("password=first-pw\n"), "the replaced password was put back: \(result)")
-    #expect(!out.contains("carol"), "\(out)")
-    #expect(out.contains("invariant: ok"), "\(out)")
-  }
-
-  /// A read-only file system: nothing changes, and the message says it is read-only.
-  @Test(.enabled(if: canMountTmpfs, "needs root and a private mount namespace")) func aReadOnlyDiskChangesNothing() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
-    let script = """
-      set -u
-      mount -t tmpfs -o size=128k tmpfs "$XDG_STATE_HOME" || exit 99
-      printf 'first-pw\\n' | "$ACCOUNTS" add alice --remember --password-stdin 2>/dev/null
-      mount -o remount,ro "$XDG_STATE_HOME" || exit 99
-      printf 'second-pw\\n' | "$ACCOUNTS" passwd alice --password-stdin; echo "passwd=$?"
-      printf 'carol-pw\\n' | "$ACCOUNTS" add carol --remember --password-stdin; echo "add=$?"
-      echo "password=$("$ACCOUNTS" password alice)"
-      \(sandbox.invariantScript)
-      """
-    let result = try sandbox.inPrivateMounts(script)
-    try #require(result.status != 99, "cannot mount a tmpfs here: \(result)")
-    #expect(result.standardOutput.contains("passwd=1\n") && result.standardOutput.contains("add=1\n"), "\(result)")
-    #expect(result.standardError.contains("Read-only file system; the file system that holds"), "\(result.standardError)")
-    #expect(result.standardOutput.contains("password=first-pw\n"))
-    #expect(result.standardOutput.contains("invariant: ok"), "\(result)")
-  }
-
   /// 100 concurrent adds, removes, passwds and lists on a few names, in rounds; after each
   /// round the index and the real keyring agree, and every remembered password reads back.
   @Test(arguments: SecretServiceProvider.providerBlind) func aHundredConcurrentWritersKeepTheKeyringAndTheIndexInStep(_ provider: SecretServiceProvider) throws {
-    let sandbox = try sandbox(provider)
-    defer { sandbox.close() }
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let names = ["ann", "ben", "cat", "dan"]
     let failures = ThreadSafeList<String>()
     var generator = SplitMix(seed: 8)
@@ -349,43 +267,9 @@ import Testing
   }
 }
 
-/// Whether this process may mount a tmpfs in a mount namespace of its own (root, with the
-/// capability): the full- and read-only-disk tests need it, and skip without it.
-let canMountTmpfs: Bool = {
-  guard getuid() == 0 else { return false }
-  let result = try? runProcess(
-    "/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
-    environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin"], timeout: 20)
-  return result?.status == 0
-}()
-
-
 /// One account's object from an index text, for splicing into another.
 private func accountObject(_ index: String) -> String {
   let start = index.range(of: "    {\n")!.lowerBound
   let end = index.range(of: "\n    }", range: start..<index.endIndex)!.upperBound
   return String(index[start..<end])
-}
-
-
-extension Sandbox {
-  /// Runs a bash script in a mount namespace of its own (so that the tmpfs it mounts goes away
-  /// with it), with $ACCOUNTS the built binary and the sandbox's environment.
-  func inPrivateMounts(_ script: String, environment extra: [String: String] = [:]) throws -> ProcessResult {
-    try runProcess(
-      "/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/bash", "-c", script],
-      environment: environment.merging(extra) { $1 }.merging(["ACCOUNTS": PackagePaths.accounts]) { $1 },
-      timeout: 90)
-  }
-
-  /// A shell snippet that prints "invariant: ok" when every password item of ours in the
-  /// keyring belongs to an account the index says is remembered and the other way round (the
-  /// index may be on a private mount the test process cannot see).
-  var invariantScript: String {
-    #"""
-    items=$(secret-tool search --all xdg:schema io.accounts.Secret 2>&1 | awk -F' = ' '/^attribute.account/{a=$2} /^attribute.backend/{b=$2} /^attribute.kind/{if ($2=="password") print a "@" b}' | sort)
-    claims=$("$ACCOUNTS" list --json | python3 -c 'import json,sys; print("\n".join(sorted(a["account"] for a in json.load(sys.stdin) if a["remembered"])))')
-    if [ "$items" = "$claims" ]; then echo "invariant: ok"; else echo "invariant: keyring [$items] index [$claims]"; fi
-    """#
-  }
 }

@@ -4,17 +4,13 @@ import Testing
 
 /// What an interrupted command leaves in the keyring is cleaned up by the next command that
 /// opens the keyring for that account (or for all: status, doctor), not only by one that
-/// stores a secret; and doctor names keyring items that nothing claims (issue 16, item 10).
+/// stores a secret; and doctor names keyring items that nothing claims.
 @Suite(.blocking) struct SettlingTests {
   /// A `login --remember` of carol (logged in, password not remembered) killed after it stored
   /// the password and the new token, before the index claimed them.
-  func interruptedLogin() throws -> (Sandbox, TestBackend) {
-    let sandbox = try Sandbox()
-    let backend = try TestBackend()
-    try sandbox.ok([
-      "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
-      "--set", "allow_insecure_transport=true",
-    ])
+  func interruptedLogin() throws -> Fixture {
+    let world = try Fixture().serving().addingServedBackend("corp")
+    let sandbox = world.sandbox
     try sandbox.ok(["login", "carol", "--password-stdin"], stdin: "secret3\n")
     let login = try BackgroundAccounts(
       sandbox, ["login", "carol", "--remember", "--password-stdin"], stdin: "secret3\n",
@@ -23,16 +19,14 @@ import Testing
     login.kill()
     #expect(try sandbox.indexJSON()["unsettled"] as? [String] == ["carol@corp"])
     #expect(try sandbox.invariantViolations() == ["the keyring holds a password of carol@corp, which the index says is not remembered"])
-    return (sandbox, backend)
+    return world
   }
 
   @Test(arguments: [["token", "carol"], ["logout", "carol"], ["exec", "carol", "--", "/bin/true"], ["status"], ["doctor"]])
   func theNextCommandThatOpensTheKeyringSettlesWhatAKilledLoginLeft(_ command: [String]) throws {
-    let (sandbox, backend) = try interruptedLogin()
-    defer {
-      backend.stop()
-      sandbox.close()
-    }
+    let world = try interruptedLogin()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let result = try sandbox.run(command)
     #expect(result.status == 0, "\(result)")
     #expect(try sandbox.allKeyringItems().filter { $0.account == "carol" && $0.kind == "password" } == [], "\(command)")
@@ -41,21 +35,18 @@ import Testing
   }
 
   @Test func listAndCurrentStillReadOnlyTheIndex() throws {
-    let (sandbox, backend) = try interruptedLogin()
-    defer {
-      backend.stop()
-      sandbox.close()
-    }
+    let world = try interruptedLogin()
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["list"])
     #expect(try sandbox.run(["current"]).status == 3, "no slot holder")
     #expect(try sandbox.indexJSON()["unsettled"] as? [String] == ["carol@corp"], "no D-Bus for list and current")
   }
 
   @Test func doctorReportsItemsNothingClaimsAndDeletesNone() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
-    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    let world = try Fixture().addingBackend("corp").saving("alice", password: "alice-pw")
+    defer { world.close() }
+    let sandbox = world.sandbox
     #expect(try sandbox.run(["doctor"]).standardOutput.contains("1 item of accounts in the keyring, each claimed"))
 
     let plant = try runProcess(
@@ -82,9 +73,9 @@ import Testing
   /// names the item instead of printing one. (Planted first: gnome-keyring's store replaces
   /// an item whose attributes include the new one's.)
   @Test func doctorSuggestsNoClearThatWouldDeleteClaimedItems() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let plant = try runProcess(
       "/usr/bin/secret-tool", ["store", "--label", "half an item", "xdg:schema", "io.accounts.Secret", "backend", "corp"],
       environment: sandbox.environment, standardInput: "partial", timeout: 20)
