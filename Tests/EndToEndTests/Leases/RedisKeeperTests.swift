@@ -135,6 +135,7 @@ import Testing
     #expect(
       waitUntil(seconds: 5) { holder.standardError.contains("cannot renew lease") }, Comment(rawValue: holder.standardError))
   }
+
   /// A Redis that closes idle connections (its `timeout`, or a NAT dropping idle flows) while
   /// the keeper waits a third of the ttl: the keeper connects again and renews, with nothing to
   /// say (not that it could not renew the lease, whose accounts "may be taken over").
@@ -179,6 +180,7 @@ import Testing
     #expect(lease.status == 0, "\(lease)")
     #expect(try world.a.leases().first?["expires_at"] is String)
   }
+
   /// How many EVALs the server ran.
   static func evalCalls(_ redis: RedisServer) throws -> Int {
     let stats = try redis.cli(["INFO", "commandstats"])

@@ -32,6 +32,7 @@ import Testing
     #expect(lease.status == 8, "\(lease)")
     #expect(lease.standardError.contains("(accounts:lease:corp:qa1) holds what accounts does not write"), "\(lease)")
   }
+
   /// A server that sends its reply a byte at a time, each well within the timeout, never
   /// ending it: `lease` gives up after ACCOUNTS_NETWORK_TIMEOUT (exit 8, the command not run).
   /// The timeout bounds the whole reply, not each read, or the command would wait for as long
@@ -76,6 +77,7 @@ import Testing
     #expect(lease.standardError.contains("no reply within the timeout"), "\(lease.standardError)")
     #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
   }
+
   /// A reply nested deeper than any Redis reply of these scripts (hiredis takes it) is garbage:
   /// exit 8, with the fix, as every other garbage.
   @Test func aReplyNestedTooDeepIsExit8WithTheFix() throws {
