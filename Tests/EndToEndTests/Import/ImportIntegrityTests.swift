@@ -11,9 +11,9 @@ import Testing
   }
 
   @Test func twoHundredRows() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let result = try sandbox.run(["import", "-"], stdin: rows(200), timeout: 300)
     #expect(result.status == 0, "\(result)")
     #expect(result.standardError == "stdin: imported 200, updated 0, skipped 0, failed 0\n", "\(result)")
@@ -29,9 +29,9 @@ import Testing
   func aKillHalfWayLeavesWholeAccountsAndTheSameImportCompletesIt(
     _ provider: SecretServiceProvider, stop: String
   ) throws {
-    let sandbox = try Sandbox(provider: provider)
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
+    let world = try Fixture(provider).addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let path = sandbox.keyring.root + "/fifty.csv"
     try rows(50).write(toFile: path, atomically: true, encoding: .utf8)
     let importer = try BackgroundAccounts(sandbox, ["import", path], environment: Interposer.environment(stop: stop))
@@ -62,9 +62,9 @@ import Testing
   /// the rest are reported in one line, the exit status is the keyring's, and the same import
   /// run again (the keyring back) completes it.
   @Test func aKeyringThatStopsAnsweringStopsTheImportAndTheSameImportCompletesIt() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let path = sandbox.keyring.root + "/six.csv"
     try rows(6).write(toFile: path, atomically: true, encoding: .utf8)
     // Stopped after user0 and user1 (two writes of the index each), then the daemon is.

@@ -2,16 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// OTP seeds through `import` and `export` (issue 18): each format's column, checked with the
-/// rest of the file, stored like the password, replaced by --update, and given back by
-/// `export --with-passwords | import` into an empty book.
+/// OTP seeds through `import` and `export`: each format's column, checked with the rest of the
+/// file, stored like the password, replaced by --update, and given back by `export
+/// --with-passwords | import` into an empty book.
 @Suite(.blocking) struct ImportSeedTests {
-  func sandbox() throws -> Sandbox {
-    let sandbox = try Sandbox()
-    try sandbox.addBackend("corp")
-    return sandbox
-  }
-
   func code(_ sandbox: Sandbox, _ user: String, at time: Int64 = 1_111_111_109) throws -> String {
     try sandbox.ok(["otp", user, "--at", String(time)]).standardOutput
   }
@@ -23,8 +17,9 @@ import Testing
   }
 
   @Test func eachFormatsSeedColumnIsStored() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let keePassXC = """
       "Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"
       "Root/QA","Corp","qa1","qa1-pw","","","otpauth://totp/Corp:qa1?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&period=30&digits=8&issuer=Corp","0","",""
@@ -55,8 +50,9 @@ import Testing
   }
 
   @Test func aBadSeedFailsItsRowByLineAndFieldWithoutTheSeed() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let csv = """
       folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp
       ,,login,Corp,,,0,,qa4,qa4-pw,steam://GEZDGNBVGY3TQOJQ
@@ -76,8 +72,9 @@ import Testing
   }
 
   @Test func updateReplacesTheSeed() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["add", "alice"])
     try sandbox.ok(["otp", "set", "alice"], stdin: "JBSWY3DPEHPK3PXP\n")
     let csv = "account,otp\nalice,otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=8\n"
@@ -90,8 +87,9 @@ import Testing
   }
 
   @Test func exportWithPasswordsGivesBackTheSameSeeds() throws {
-    let source = try sandbox()
-    defer { source.close() }
+    let sourceWorld = try Fixture().addingBackend("corp")
+    defer { sourceWorld.close() }
+    let source = sourceWorld.sandbox
     try source.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
     try source.ok(["add", "bob"])
     try source.ok(["add", "carol"])
@@ -113,8 +111,9 @@ import Testing
     let json = try #require(try source.json(["export", "--with-passwords", "--json"]) as? [[String: Any]])
     #expect(json.map { $0["otp"] is String } == [true, true, false])
 
-    let target = try sandbox()
-    defer { target.close() }
+    let targetWorld = try Fixture().addingBackend("corp")
+    defer { targetWorld.close() }
+    let target = targetWorld.sandbox
     let imported = try target.ok(["import", "-"], stdin: exported)
     #expect(imported.standardError == "stdin: imported 3, updated 0, skipped 0, failed 0\n", "\(imported)")
     #expect(try otpItems(target) == otpItems(source))

@@ -121,3 +121,31 @@ import Testing
     #expect(!piped.standardError.contains("waiting") && !piped.standardError.contains("\u{1B}"), "\(piped)")
   }
 }
+
+/// `import` tells its progress on a terminal when it takes more than a second, and clears the
+/// line at the end; never when stderr is no terminal.
+@Suite(.blocking) struct ImportProgressTests {
+  static func rows(_ count: Int) -> String {
+    "account,password,backend,tags,otp\n" + (0..<count).map { "user\($0),pw-\($0),corp,pool,\n" }.joined()
+  }
+
+  @Test func onATerminalALongImportSaysHowFarItIsAndClearsTheLine() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let file = sandbox.keyring.root + "/pool.csv"
+    // 200 rows: seconds on gnome-keyring, which rewrites its file on every store.
+    try Self.rows(200).write(toFile: file, atomically: true, encoding: .utf8)
+    let shown = try runInTerminal(PackagePaths.accounts, ["import", file], environment: sandbox.environment, steps: [], timeout: 120)
+    #expect(shown.status == 0, "\(shown)")
+    #expect(shown.standardOutput.contains("\rimporting "), "\(shown.standardOutput.suffix(300))")
+    #expect(shown.standardOutput.contains(" of 200"), "\(shown.standardOutput.suffix(300))")
+    #expect(shown.standardOutput.contains("\r\u{1B}[K"), "the line is cleared at the end")
+    #expect(shown.standardOutput.contains("imported 200, updated 0, skipped 0, failed 0"))
+    #expect(!shown.standardOutput.contains("pw-1"), "no password on the terminal")
+    try sandbox.ok(["remove", "user0"])
+    let piped = try sandbox.run(["import", file])
+    #expect(piped.status == 0, "\(piped)")
+    #expect(!piped.standardError.contains("importing"), "no progress off a terminal: \(piped.standardError)")
+  }
+}
