@@ -52,12 +52,6 @@ import Testing
     }
   }
 
-  func terminal(
-    _ sandbox: Sandbox, _ arguments: [String], _ steps: [(expect: String, type: String)]
-  ) throws -> ProcessResult {
-    try runInTerminal(PackagePaths.accounts, arguments, environment: sandbox.environment, steps: steps)
-  }
-
   @Test func onATerminalTheCodeIsAskedAndSentWhereTheBackendSays() throws {
     let world = try Fixture.oneTimeCodeBackends()
     defer { world.close() }
@@ -65,8 +59,8 @@ import Testing
     for name in ["p", "h", "s", "x"] {
       let id = "alice@\(name)"
       let code = try Self.code()
-      let login = try terminal(
-        sandbox, ["login", id], [("Password for \(id): ", "123456\n"), ("one-time code for \(id): ", code + "\n")])
+      let login = try sandbox.terminal(
+        ["login", id], [("Password for \(id): ", "123456\n"), ("one-time code for \(id): ", code + "\n")])
       #expect(login.status == 0, "\(name): \(login)")
       #expect(login.standardOutput.contains("\(id): logged in"), "\(name): \(login)")
       #expect(!login.standardOutput.contains(code), "\(name): the code is not echoed")
@@ -79,24 +73,24 @@ import Testing
       #expect(fields["otp"] as? String == code, "\(name): \(sent)")
 
       // A wrong code is a rejected login, asked once, never again.
-      let wrong = try terminal(
-        sandbox, ["login", id],
+      let wrong = try sandbox.terminal(
+        ["login", id],
         [("Password for \(id): ", "123456\n"), ("one-time code for \(id): ", try Self.wrongCode() + "\n")])
       #expect(wrong.status == 4, "\(name): \(wrong)")
       #expect(wrong.standardOutput.components(separatedBy: "one-time code for").count == 2, "\(name): asked once")
     }
     // An answer that is no code: exit 2, the backend never asked.
     let before = try backend.requests().count
-    let typo = try terminal(
-      sandbox, ["login", "alice@p"],
+    let typo = try sandbox.terminal(
+      ["login", "alice@p"],
       [("Password for alice@p: ", "123456\n"), ("one-time code for alice@p: ", "12a456\n")])
     #expect(typo.status == 2, "\(typo)")
     #expect(typo.standardOutput.contains("not a one-time code"), "\(typo)")
     #expect(try backend.requests().count == before)
     // A rejected code forgets nothing: the remembered password stays.
     try sandbox.ok(["passwd", "alice@p", "--password-stdin"], stdin: "123456\n")
-    let rejected = try terminal(
-      sandbox, ["login", "alice@p"], [("one-time code for alice@p: ", try Self.wrongCode() + "\n")])
+    let rejected = try sandbox.terminal(
+      ["login", "alice@p"], [("one-time code for alice@p: ", try Self.wrongCode() + "\n")])
     #expect(rejected.status == 4, "\(rejected)")
     #expect(rejected.standardOutput.contains("check the password, and type the current code"), "\(rejected)")
     #expect(!rejected.standardOutput.contains("user name"), "\(rejected)")
@@ -127,7 +121,7 @@ import Testing
     defer { world.close() }
     let (sandbox, backend) = (world.sandbox, world.backend)
     for name in ["p", "h", "s", "x"] {
-      let bob = try terminal(sandbox, ["login", "bob@\(name)"], [("Password for bob@\(name): ", "hunter2\n")])
+      let bob = try sandbox.terminal(["login", "bob@\(name)"], [("Password for bob@\(name): ", "hunter2\n")])
       #expect(bob.status == 0, "\(name): \(bob)")
       #expect(!bob.standardOutput.contains("one-time code"), "\(name): \(bob)")
       // The backend wants alice's code, which nobody sends: a rejected login, not a question.

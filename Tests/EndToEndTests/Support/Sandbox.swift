@@ -107,6 +107,14 @@ final class Sandbox: @unchecked Sendable {
       sourceLocation: sourceLocation)
   }
 
+  /// Runs `accounts ARGUMENTS` on a pseudo-terminal of its own, typing each step's text once
+  /// its prompt shows (bounded: 30 s unless told).
+  func terminal(
+    _ arguments: [String], _ steps: [(expect: String, type: String)] = [], timeout: Double = 30
+  ) throws -> ProcessResult {
+    try runInTerminal(PackagePaths.accounts, arguments, environment: environment, steps: steps, timeout: timeout)
+  }
+
   /// Runs a bash script with the sandbox's environment and $ACCOUNTS the built binary (bounded:
   /// 30 s).
   func shell(_ script: String, stdin: String? = nil) throws -> ProcessResult {

@@ -7,7 +7,7 @@ import Testing
 /// user typed after --backend, reaches the shell's list of candidates as literal words or not
 /// at all, in bash, zsh and fish. Names that could never have been saved (a shell or control
 /// character in their ASCII part, or a leading '-') are not offered: see Documentation.names.
-@Suite(.blocking) struct HostileCompletionTests {
+@Suite(.blocking) struct CompletionSafetyTests {
   typealias Shell = CompletionDriver.Shell
 
   /// Lines a compromised index, config or adapter directory could make `__complete` print.
@@ -51,7 +51,7 @@ import Testing
   }
 
   /// A completion driver whose `accounts` is a fake printing `hostile` and `valid`.
-  func fakeWorld() throws -> (CompletionDriver, FakeProgram) {
+  func fakeProgramDriver() throws -> (CompletionDriver, FakeProgram) {
     let fake = try FakeProgram(lines: Self.hostile + Self.valid)
     let environment = [
       "HOME": "/nonexistent", "LANG": "C.UTF-8",
@@ -63,7 +63,7 @@ import Testing
   /// Every kind of name, with and without a prefix: only the valid names come back, unchanged,
   /// and nothing ran or globbed.
   @Test(arguments: Shell.allCases) func hostileCandidatesAreNeverRun(_ shell: Shell) throws {
-    let (driver, fake) = try fakeWorld()
+    let (driver, fake) = try fakeProgramDriver()
     defer {
       driver.close()
       fake.remove()
@@ -89,7 +89,7 @@ import Testing
   /// literal argument (as typed, or with its quotes removed), never evaluated; bash also passes
   /// the word being completed, after `--`.
   @Test(arguments: Shell.allCases) func typedBackendIsPassedLiterally(_ shell: Shell) throws {
-    let (driver, fake) = try fakeWorld()
+    let (driver, fake) = try fakeProgramDriver()
     defer {
       driver.close()
       fake.remove()
@@ -122,7 +122,7 @@ import Testing
   /// What TAB puts on the command line is the name itself, `@` and `+` and other scripts
   /// included, and the shell passes it back unchanged.
   @Test(arguments: [Shell.bash, .zsh]) func validNamesAreInsertedLiterally(_ shell: Shell) throws {
-    let (driver, fake) = try fakeWorld()
+    let (driver, fake) = try fakeProgramDriver()
     defer {
       driver.close()
       fake.remove()
@@ -140,10 +140,9 @@ import Testing
   /// The real binary over an index and an adapter directory holding hostile names, as a
   /// tampered file would: nothing runs, and no hostile name is offered.
   @Test(arguments: Shell.allCases) func hostileSavedNamesAreNeverRun(_ shell: Shell) throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
-    try sandbox.ok(["add", "xok@corp"])
+    let world = try Fixture().addingBackend("corp").saving("xok@corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try plant(
       users: ["x$(touch S1)", "x`touch S2`", "x;touch S3", "x*", "x y", "-rf"], in: sandbox)
     let adapters = sandbox.environment["HOME"]! + "/adapters"
@@ -166,10 +165,9 @@ import Testing
 
   /// `accounts __complete accounts` itself leaves out names that could not have been saved.
   @Test func completeSkipsInvalidSavedNames() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
-    try sandbox.ok(["add", "xok@corp"])
+    let world = try Fixture().addingBackend("corp").saving("xok@corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try plant(users: ["x$(touch S1)", "x y", "-rf", "x\u{202E}y"], in: sandbox)
     try plant(users: ["yy"], backend: "c$(touch S2)", in: sandbox)
     let result = try sandbox.run(["__complete", "accounts"])

@@ -2,25 +2,18 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The generated completion scripts, run by the real shells against the built binary.
+/// The generated completion scripts, run by the real shells against the built binary: commands,
+/// options, account, backend and adapter names, tags, settings, the subcommands and accounts of
+/// a group, and what follows `--`. That no name is ever run: CompletionSafetyTests.
 @Suite(.blocking) struct CompletionTests {
   typealias Shell = CompletionDriver.Shell
-
-  func sandbox() throws -> Sandbox {
-    let sandbox = try Sandbox()
-    try sandbox.addBackend("corp")
-    try sandbox.addBackend("test")
-    for name in ["alice@corp", "alice@test", "bob@corp", "bobby@test"] {
-      try sandbox.ok(["add", name])
-    }
-    return sandbox
-  }
 
   /// The same cases in every shell: commands, options, account and backend names, fixed lists,
   /// and nothing where nothing fits.
   @Test(arguments: Shell.allCases) func completesCommandsOptionsAndNames(_ shell: Shell) throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let driver = try CompletionDriver(
       program: PackagePaths.accounts, environment: sandbox.environment)
     defer { driver.close() }
@@ -56,8 +49,9 @@ import Testing
   /// could be too, or after USER), none after it, any case typed; no options after `--`;
   /// git's three actions for `git-credential`; `-j2` and `-j 2` pass over like `--jobs 2`.
   @Test(arguments: Shell.allCases) func completesMethodsActionsAndTheSeparator(_ shell: Shell) throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
     defer { driver.close() }
     func expect(
@@ -89,8 +83,9 @@ import Testing
   /// `backend set NAME` offers the settings of NAME's adapter as `KEY=`, with no space after
   /// it, and nothing once a value is being typed.
   @Test(arguments: Shell.allCases) func completesTheSettingsOfTheBackendBeingSet(_ shell: Shell) throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
     defer { driver.close() }
     func expect(_ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -110,8 +105,9 @@ import Testing
   /// After exec's or lease's `--` comes a command line of its own: a command name is offered
   /// there (the shell's own command completion), never an account name.
   @Test(arguments: Shell.allCases) func completesACommandAfterExecsSeparator(_ shell: Shell) throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
     defer { driver.close() }
     func expect(_ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -130,8 +126,9 @@ import Testing
   /// `__complete` prints only the names that start with the prefix after `--`, byte for byte,
   /// so that a shell never loops over every saved name.
   @Test func completeFiltersByPrefix() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
     #expect(try sandbox.ok(["__complete", "accounts", "--", "bo"]).standardOutput == "bob\nbobby\n")
     #expect(try sandbox.ok(["__complete", "accounts", "--", "alice@t"]).standardOutput == "alice@test\n")
     #expect(try sandbox.ok(["__complete", "accounts", "--backend", "test", "--", "b"]).standardOutput == "bobby\n")
@@ -143,8 +140,9 @@ import Testing
   /// bash splits words at the `@` and `:` of COMP_WORDBREAKS; completing `alice@co` must still
   /// finish the name, and what lands on the command line (TAB, then Enter) is the whole name.
   @Test(arguments: Shell.allCases) func completesAcrossAtSigns(_ shell: Shell) throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let driver = try CompletionDriver(
       program: PackagePaths.accounts, environment: sandbox.environment)
     defer { driver.close() }
@@ -167,8 +165,9 @@ import Testing
 
   /// A name begun with a quote completes as the name does.
   @Test func bashCompletesAQuotedName() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
     defer { driver.close() }
     #expect(try driver.ran(.bash, "accounts password 'bobb") == ["password", "bobby"])
@@ -176,11 +175,12 @@ import Testing
   }
 
   /// bash: a user's `set -e`, or an unset COMP_WORDBREAKS, must not break the shell or the
-  /// name; and TAB on a very long word stays quick (it was quadratic: 19 s for 40,000
-  /// characters).
+  /// name; and TAB on a very long word stays quick (within 2 s for 40,000 characters, where a
+  /// quadratic scan takes 19 s).
   @Test func bashSurvivesUserSettingsAndLongWords() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let strict = try CompletionDriver(
       program: PackagePaths.accounts, environment: sandbox.environment.merging(["COMPLETION_TEST_ERREXIT": "1"]) { $1 })
     defer { strict.close() }
@@ -205,5 +205,72 @@ import Testing
       environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
     let milliseconds = Int(timing.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
     #expect(milliseconds < 2000, "TAB on a 40,000-character word took \(milliseconds) ms")
+  }
+
+  /// Tags: every tag after `list --tag` and `tag USER`, only the account's own after `untag
+  /// USER`.
+  @Test(arguments: Shell.allCases) func completesExistingTags(_ shell: Shell) throws {
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["tag", "bob", "qa", "smoke"])
+    try sandbox.ok(["tag", "bobby", "qa", "nightly"])
+    try sandbox.ok(["tag", "alice@corp", "ci.1"])
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
+    defer { driver.close() }
+    func expect(_ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+      let offered = try driver.offered(shell, line)
+      #expect(offered == expected.sorted(), "\(shell): \(line)", sourceLocation: sourceLocation)
+    }
+    let every = ["ci.1", "nightly", "qa", "smoke"]
+    try expect("accounts list --tag ", every)
+    try expect("accounts list --tag s", ["smoke"])
+    try expect("accounts list --tag qa --tag n", ["nightly"])
+    try expect("accounts --backend test list --tag ", ["nightly", "qa"])
+    try expect("accounts tag ", ["alice@corp", "alice@test", "bob", "bobby"])
+    try expect("accounts tag bob ", every)
+    try expect("accounts tag bob qa ", every)
+    try expect("accounts untag bob ", ["qa", "smoke"])
+    try expect("accounts untag bobby ", ["nightly", "qa"])
+    try expect("accounts untag bobby qa n", ["nightly"])
+    try expect("accounts untag alice@corp ", ["ci.1"])
+    try expect("accounts untag alice@test ", [])
+    try expect("accounts --backend corp untag alice ", ["ci.1"])
+    try expect("accounts untag nobody ", [])
+    try expect("accounts untag ali ", [])  // two accounts start with ali
+    // Quotes around a word are the shell's, not the name's.
+    try expect("accounts untag 'bobby' ", ["nightly", "qa"])
+    try expect("accounts untag \"bob\" s", ["smoke"])
+    try expect("accounts --backend 'test' list --tag ", ["nightly", "qa"])
+  }
+
+  /// `otp` is a group whose default subcommand takes the account: after `otp`, every shell
+  /// offers the subcommands and the accounts, and a word that is no subcommand is the account.
+  @Test(arguments: Shell.allCases) func otpCompletesSubcommandsAndAccounts(_ shell: Shell) throws {
+    let world = try Fixture().addingBackend("corp").saving("bob").saving("bobby").saving("carol")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: sandbox.environment)
+    defer { driver.close() }
+    func expect(_ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+      #expect(try driver.offered(shell, line) == expected, "\(shell): \(line)", sourceLocation: sourceLocation)
+    }
+    try expect("accounts otp ", ["bob", "bobby", "carol", "code", "set"])
+    try expect("accounts otp bo", ["bob", "bobby"])
+    try expect("accounts otp s", ["set"])
+    try expect("accounts otp bob ", [])  // one USER only
+    try expect("accounts otp bob --a", ["--account", "--at"])
+    try expect("accounts otp code ca", ["carol"])
+    try expect("accounts otp set bo", ["bob", "bobby"])
+    try expect("accounts otp set bob --r", ["--remove"])
+    try expect("accounts backend nonsense ", [])  // a group whose default takes no word
+  }
+}
+
+extension Fixture {
+  /// Backends corp and test, and alice@corp, alice@test, bob@corp and bobby@test saved.
+  static func namesToComplete() throws -> Fixture {
+    try Fixture().addingBackend("corp").addingBackend("test")
+      .saving("alice@corp").saving("alice@test").saving("bob@corp").saving("bobby@test")
   }
 }

@@ -5,66 +5,8 @@ import Testing
 /// `accounts switch` without USER: the picker on a real pseudo-terminal. The accounts have valid
 /// sessions, so choosing one reuses it and the backend sees nothing.
 @Suite(.serialized, .blocking) struct PickerTerminalTests {
-  final class World {
-    let sandbox: Sandbox
-    let backend: TestBackend
-
-    /// alice and bob logged in (bob last), carol saved but never logged in; the slot holds bob.
-    init() throws {
-      sandbox = try Sandbox()
-      backend = try TestBackend()
-      try sandbox.ok([
-        "backend", "add", "corp", "--adapter", "plain", "--set",
-        "base_url=\(backend.url)/plain/plain",
-        "--set", "allow_insecure_transport=true", "--set", "check_path=check",
-      ])
-      try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
-      try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "hunter2\n")
-      try sandbox.ok(["add", "carol"])
-      try sandbox.ok(["login", "alice"])
-      try sandbox.ok(["switch", "bob"])
-      try backend.control("log/clear")
-    }
-
-    func close() {
-      backend.stop()
-      sandbox.close()
-    }
-
-    /// The modes of a fresh terminal, as `stty -g` prints them.
-    func modes() throws -> String {
-      let run = try runInTerminal(
-        "/bin/sh", ["-c", "stty -g"], environment: sandbox.environment, steps: [])
-      return run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    var slot: String? { (try? sandbox.indexJSON())?["auto_login"] as? String }
-
-    /// Runs `accounts switch` (after `prefix`) in a shell on the terminal, printing the terminal's modes
-    /// (`stty -g`) before and after and the exit status.
-    func picker(
-      prefix: String = "", _ steps: [(expect: String, type: String)]
-    ) throws -> (result: ProcessResult, status: Int?, modesKept: Bool) {
-      let script =
-        #"echo "before $(stty -g)"; \#(prefix) "$0" switch; echo "status $?"; echo "after $(stty -g)""#
-      let result = try runInTerminal(
-        "/bin/sh", ["-c", script, PackagePaths.accounts], environment: sandbox.environment,
-        steps: steps)
-      let lines = result.standardOutput.split(whereSeparator: \.isNewline).map(String.init)
-      func value(_ key: String) -> String? {
-        // The picker's erasing sequence may come first on the line.
-        lines.compactMap { line in line.range(of: key + " ").map { String(line[$0.upperBound...]) }
-        }.last
-      }
-      let before = value("before")
-      return (
-        result, value("status").flatMap { Int($0) }, before != nil && before == value("after")
-      )
-    }
-  }
-
   @Test func typingAFilterAndEnterSwitchesWithoutTheNetwork() throws {
-    let world = try World()
+    let world = try Fixture.threeToPickFrom()
     defer { world.close() }
     #expect(world.slot == "bob@corp")
     let run = try world.picker([("switch to> ", "ALI"), ("1/3", "\r")])
@@ -77,7 +19,7 @@ import Testing
   }
 
   @Test func arrowsAndControlKeysMoveWithinTheList() throws {
-    let world = try World()
+    let world = try Fixture.threeToPickFrom()
     defer { world.close() }
     // carol (never logged in) is last of the three. A filter that matches nothing and Enter on
     // it does nothing; Backspace brings the rows back; Up, Up at the top stay there (a wrap
@@ -95,7 +37,7 @@ import Testing
 
   @Test(arguments: [("Ctrl-C", "\u{03}"), ("Esc", "\u{1B}")])
   func cancellingLeavesTheTerminalAndTheSlotAlone(_ key: (String, String)) throws {
-    let world = try World()
+    let world = try Fixture.threeToPickFrom()
     defer { world.close() }
     let run = try world.picker([("switch to> ", "ali"), ("1/3", key.1)])
     #expect(run.status == 130, "\(key.0): \(run.result)")
@@ -105,7 +47,7 @@ import Testing
   }
 
   @Test func aSignalRestoresTheTerminal() throws {
-    let world = try World()
+    let world = try Fixture.threeToPickFrom()
     defer { world.close() }
     let run = try world.picker(prefix: "timeout --foreground -s TERM 2", [("switch to> ", "ali")])
     #expect(run.status == 124, "killed by SIGTERM: \(run.result)")
@@ -114,7 +56,7 @@ import Testing
   }
 
   @Test func ctrlZStopsWithTheTerminalRestoredAndFgResumesThePicker() throws {
-    let world = try World()
+    let world = try Fixture.threeToPickFrom()
     defer { world.close() }
     // A shell with job control: Ctrl-Z stops the picker and the shell gets the terminal back in
     // its own modes; `fg` resumes it, raw again, drawn afresh.
@@ -131,34 +73,29 @@ import Testing
   }
 
   @Test func loginExecAndLogoutPickWhenNothingNamesAnAccount() throws {
-    let world = try World()
+    let world = try Fixture.threeToPickFrom()
     defer { world.close() }
-    func terminal(_ arguments: [String], _ steps: [(expect: String, type: String)]) throws
-      -> ProcessResult
-    {
-      try runInTerminal(
-        PackagePaths.accounts, arguments, environment: world.sandbox.environment, steps: steps)
-    }
-    // With a slot holder they act on it, as before: no picker.
-    let slotted = try terminal(["logout"], [])
+    let sandbox = world.sandbox
+    // With a slot holder they act on it: no picker.
+    let slotted = try sandbox.terminal(["logout"], [])
     #expect(slotted.status == 0, "\(slotted)")
     #expect(!slotted.standardOutput.contains("log out> "), "\(slotted)")
     #expect(world.slot == nil)
 
-    let login = try terminal(["login"], [("log in as> ", "ali"), ("1/3", "\r")])
+    let login = try sandbox.terminal(["login"], [("log in as> ", "ali"), ("1/3", "\r")])
     #expect(login.status == 0, "\(login)")
     #expect(login.standardOutput.contains("alice@corp"), "\(login)")
-    let exec = try terminal(
+    let exec = try sandbox.terminal(
       ["exec", "--", "/bin/sh", "-c", "echo \"as $ACCOUNTS_ACCOUNT\""],
       [("run as> ", "ali"), ("1/3", "\r")])
     #expect(exec.status == 0, "\(exec)")
     #expect(exec.standardOutput.contains("as alice@corp"), "\(exec)")
-    let logout = try terminal(["logout"], [("log out> ", "ali"), ("1/3", "\r")])
+    let logout = try sandbox.terminal(["logout"], [("log out> ", "ali"), ("1/3", "\r")])
     #expect(logout.status == 0, "\(logout)")
     let alice = try world.sandbox.json(["list", "--json"]) as? [[String: Any]]
     let token = alice?.first { $0["user"] as? String == "alice" }?["token"] as? [String: Any]
     #expect(token?["state"] as? String == "none", "alice logged out: \(logout)")
-    let cancelled = try terminal(["login"], [("log in as> ", "\u{03}")])
+    let cancelled = try sandbox.terminal(["login"], [("log in as> ", "\u{03}")])
     #expect(cancelled.status == 130, "\(cancelled)")
 
     let piped = try world.sandbox.run(["logout"])
@@ -167,7 +104,7 @@ import Testing
   }
 
   @Test func withoutATerminalUSERIsRequired() throws {
-    let world = try World()
+    let world = try Fixture.threeToPickFrom()
     defer { world.close() }
     let run = try world.sandbox.run(["switch"], stdin: "alice\n")
     #expect(run.status == 2, "\(run)")
@@ -178,5 +115,47 @@ import Testing
       try world.sandbox.ok(["switch", "-"]).standardError.contains("switched to bob@corp"),
       "- still binds to USER")
     #expect(world.slot == "bob@corp")
+  }
+}
+
+extension Fixture {
+  /// alice and bob logged in (bob last), carol saved but never logged in, on corp (a session
+  /// check); the slot holds bob, and the test backend has seen nothing yet.
+  static func threeToPickFrom() throws -> Fixture {
+    let world = try Fixture().serving().addingServedBackend("corp", settings: ["check_path=check"])
+      .saving("alice", password: "123456").saving("bob", password: "hunter2").saving("carol")
+    try world.sandbox.ok(["login", "alice"])
+    try world.sandbox.ok(["switch", "bob"])
+    try world.backend.control("log/clear")
+    return world
+  }
+
+  /// The modes of a fresh terminal, as `stty -g` prints them.
+  func modes() throws -> String {
+    let run = try runInTerminal(
+      "/bin/sh", ["-c", "stty -g"], environment: sandbox.environment, steps: [])
+    return run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// Runs `accounts switch` (after `prefix`) in a shell on the terminal, printing the terminal's modes
+  /// (`stty -g`) before and after and the exit status.
+  func picker(
+    prefix: String = "", _ steps: [(expect: String, type: String)]
+  ) throws -> (result: ProcessResult, status: Int?, modesKept: Bool) {
+    let script =
+      #"echo "before $(stty -g)"; \#(prefix) "$0" switch; echo "status $?"; echo "after $(stty -g)""#
+    let result = try runInTerminal(
+      "/bin/sh", ["-c", script, PackagePaths.accounts], environment: sandbox.environment,
+      steps: steps)
+    let lines = result.standardOutput.split(whereSeparator: \.isNewline).map(String.init)
+    func value(_ key: String) -> String? {
+      // The picker's erasing sequence may come first on the line.
+      lines.compactMap { line in line.range(of: key + " ").map { String(line[$0.upperBound...]) }
+      }.last
+    }
+    let before = value("before")
+    return (
+      result, value("status").flatMap { Int($0) }, before != nil && before == value("after")
+    )
   }
 }

@@ -3,42 +3,16 @@ import TestSupport
 import Testing
 
 /// Slow work on a terminal says so: `status` prints each row as its check ends, under a
-/// `checking N/M` line on stderr that is erased at the end, and a command waiting for its
-/// backend says `waiting for corp…`. Off a terminal, none of it.
+/// `checking N/M` line on stderr that is erased at the end; a command waiting for its backend
+/// says `waiting for corp…`; a long `import` says how far it is. Off a terminal, none of it.
 @Suite(.blocking) struct ProgressTests {
   /// Erases the line the cursor is on.
   static let erase = "\r\u{1B}[K"
 
-  final class World {
-    let sandbox: Sandbox
-    let backend: TestBackend
-
-    /// corp and slow on the test backend (check_path=check); alice remembered on both.
-    init() throws {
-      sandbox = try Sandbox()
-      backend = try TestBackend()
-      for name in ["corp", "slow"] {
-        try sandbox.ok([
-          "backend", "add", name, "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
-          "--set", "allow_insecure_transport=true", "--set", "check_path=check",
-        ])
-      }
-    }
-
-    func close() {
-      backend.stop()
-      sandbox.close()
-    }
-
-    func terminal(_ arguments: [String]) throws -> ProcessResult {
-      try runInTerminal(PackagePaths.accounts, arguments, environment: sandbox.environment, steps: [], timeout: 60)
-    }
-  }
-
   /// alice@slow (first in the table) checks against an endpoint that never answers; bob@corp
   /// answers at once and carol@corp has no session.
-  func statusWorld() throws -> World {
-    let world = try World()
+  func statusWorld() throws -> Fixture {
+    let world = try Fixture.corpAndSlow()
     try world.sandbox.ok(["login", "alice@slow", "--password-stdin"], stdin: "123456\n")
     try world.sandbox.ok(["login", "bob@corp", "--password-stdin"], stdin: "hunter2\n")
     try world.sandbox.ok(["add", "carol@corp"])
@@ -49,7 +23,7 @@ import Testing
   @Test func statusOnATerminalPrintsEachRowAsItsCheckEnds() throws {
     let world = try statusWorld()
     defer { world.close() }
-    let run = try world.terminal(["status", "--timeout", "4"])
+    let run = try world.sandbox.terminal(["status", "--timeout", "4"], timeout: 60)
     let shown = run.standardOutput
     #expect(run.status == 8, "alice@slow's backend did not answer: \(shown)")
     let fast = try #require(shown.range(of: "bob@corp"), "\(shown)")
@@ -104,14 +78,14 @@ import Testing
   }
 
   @Test func aLoginWaitingForItsBackendSaysSoOnATerminal() throws {
-    let world = try World()
+    let world = try Fixture.corpAndSlow()
     defer { world.close() }
     try world.sandbox.ok(["add", "alice@corp", "--remember", "--password-stdin"], stdin: "123456\n")
-    let quick = try world.terminal(["login", "alice@corp"])
+    let quick = try world.sandbox.terminal(["login", "alice@corp"], timeout: 60)
     #expect(quick.status == 0 && !quick.standardOutput.contains("waiting for"), "\(quick)")
     try world.backend.delay(seconds: 2.5)
     for command in [["login", "alice@corp"], ["request", "alice@corp", "GET", "me"]] {
-      let slow = try world.terminal(command)
+      let slow = try world.sandbox.terminal(command, timeout: 60)
       #expect(slow.status == 0, "\(command): \(slow)")
       let waited = try #require(slow.standardOutput.range(of: "waiting for corp…"), "\(command): \(slow)")
       #expect(slow.standardOutput[waited.upperBound...].hasPrefix(Self.erase), "erased when the answer came: \(slow)")
@@ -120,23 +94,22 @@ import Testing
     #expect(piped.status == 0, "\(piped)")
     #expect(!piped.standardError.contains("waiting") && !piped.standardError.contains("\u{1B}"), "\(piped)")
   }
-}
 
-/// `import` tells its progress on a terminal when it takes more than a second, and clears the
-/// line at the end; never when stderr is no terminal.
-@Suite(.blocking) struct ImportProgressTests {
-  static func rows(_ count: Int) -> String {
+  /// An import file of `count` accounts on corp.
+  static func importRows(_ count: Int) -> String {
     "account,password,backend,tags,otp\n" + (0..<count).map { "user\($0),pw-\($0),corp,pool,\n" }.joined()
   }
 
+  /// `import` tells its progress on a terminal when it takes more than a second, and clears the
+  /// line at the end; never when stderr is no terminal.
   @Test func onATerminalALongImportSaysHowFarItIsAndClearsTheLine() throws {
     let world = try Fixture().addingBackend("corp")
     defer { world.close() }
     let sandbox = world.sandbox
     let file = sandbox.keyring.root + "/pool.csv"
     // 200 rows: seconds on gnome-keyring, which rewrites its file on every store.
-    try Self.rows(200).write(toFile: file, atomically: true, encoding: .utf8)
-    let shown = try runInTerminal(PackagePaths.accounts, ["import", file], environment: sandbox.environment, steps: [], timeout: 120)
+    try Self.importRows(200).write(toFile: file, atomically: true, encoding: .utf8)
+    let shown = try sandbox.terminal(["import", file], timeout: 120)
     #expect(shown.status == 0, "\(shown)")
     #expect(shown.standardOutput.contains("\rimporting "), "\(shown.standardOutput.suffix(300))")
     #expect(shown.standardOutput.contains(" of 200"), "\(shown.standardOutput.suffix(300))")
@@ -147,5 +120,13 @@ import Testing
     let piped = try sandbox.run(["import", file])
     #expect(piped.status == 0, "\(piped)")
     #expect(!piped.standardError.contains("importing"), "no progress off a terminal: \(piped.standardError)")
+  }
+}
+
+extension Fixture {
+  /// Backends corp and slow, both on the test backend's form login, with a session check.
+  static func corpAndSlow() throws -> Fixture {
+    try Fixture().serving().addingServedBackend("corp", settings: ["check_path=check"])
+      .addingServedBackend("slow", settings: ["check_path=check"])
   }
 }
