@@ -5,13 +5,6 @@ import Testing
 /// `tag`, `untag` and `list --tag` with the built binary against a real keyring: tags live in
 /// the index, change under its lock, and survive every other change of it.
 @Suite(.blocking) struct TagCommandTests {
-  func sandbox() throws -> Sandbox {
-    let sandbox = try Sandbox()
-    try sandbox.addBackend("corp")
-    for name in ["bob", "qa1", "qa2"] { try sandbox.ok(["add", name]) }
-    return sandbox
-  }
-
   func tags(_ sandbox: Sandbox, _ user: String) throws -> [String]? {
     let accounts = try sandbox.indexJSON()["accounts"] as? [[String: Any]] ?? []
     return accounts.first { $0["user"] as? String == user }?["tags"] as? [String]
@@ -25,8 +18,9 @@ import Testing
   }
 
   @Test func tagUntagAndListByTags() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("bob").saving("qa1").saving("qa2")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let before = try sandbox.ok(["list"]).standardOutput
     #expect(!before.contains("TAGS"), "no tags anywhere: list looks as it always did")
 
@@ -67,8 +61,9 @@ import Testing
   /// Each bad form is a usage error naming the tag and the rule, and nothing is written, not
   /// even the good tags beside it.
   @Test func badTagsAndUnknownAccountsChangeNothing() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("bob").saving("qa1").saving("qa2")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["tag", "qa1", "qa"])
     let index = try String(contentsOfFile: sandbox.indexPath, encoding: .utf8)
     for (tag, named) in [
@@ -99,8 +94,9 @@ import Testing
   /// Twenty `tag` processes on one account, all waiting on the index's lock at once: each
   /// re-reads the index under it, so no tag is lost.
   @Test func twentyConcurrentTagsOnOneAccountLoseNothing() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("bob").saving("qa1").saving("qa2")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let lockPath = sandbox.indexPath + ".lock"
     let lock = try HeldLock(lockPath)
     let writers = try (0..<20).map { try BackgroundAccounts(sandbox, ["tag", "qa1", "t\($0)"]) }
@@ -116,8 +112,9 @@ import Testing
   /// An account removed while `tag` waits for the index's lock (after it resolved the name)
   /// stays removed: `tag` says there is no such account, and writes nothing.
   @Test func anAccountRemovedWhileTagWaitsStaysRemoved() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("bob").saving("qa1").saving("qa2")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let lockPath = sandbox.indexPath + ".lock"
     let lock = try HeldLock(lockPath)
     let writer = try BackgroundAccounts(sandbox, ["tag", "qa1", "qa"])
@@ -137,17 +134,11 @@ import Testing
   /// Logins, password changes, switches and logouts rewrite the account's entry in the index:
   /// its tags stay through each of them.
   @Test func tagsSurviveLoginPasswdSwitchAndLogout() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    let backend = try TestBackend()
-    defer { backend.stop() }
-    try sandbox.ok([
-      "backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain",
-      "--set", "allow_insecure_transport=true", "--set", "check_path=check", "--set", "logout_path=logout",
-    ])
-    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "123456\n")
-    try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "hunter2\n")
-    try sandbox.ok(["tag", "alice", "qa", "smoke"])
+    let world = try Fixture().serving()
+      .addingServedBackend("corp", settings: ["check_path=check", "logout_path=logout"])
+      .saving("alice", password: "123456", tags: ["qa", "smoke"]).saving("bob", password: "hunter2")
+    defer { world.close() }
+    let sandbox = world.sandbox
     for step in [
       ["login", "alice", "--auto"], ["passwd", "alice", "--password-stdin"], ["switch", "bob"], ["switch", "-"],
       ["current", "--check"], ["logout", "alice"],
@@ -161,8 +152,9 @@ import Testing
   /// An index written before tags existed reads as no tags; tagging it keeps what this
   /// version does not know.
   @Test func anIndexFromTheVersionBeforeTagsStillReads() throws {
-    let sandbox = try sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture().addingBackend("corp").saving("bob").saving("qa1").saving("qa2")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try """
       {"version": 1, "auto_login": null, "previous_auto_login": null, "sync": {"peer": "laptop"},
        "accounts": [{"user": "qa1", "backend": "corp", "remembered": false, "added_at": "2026-11-22T07:00:00Z",

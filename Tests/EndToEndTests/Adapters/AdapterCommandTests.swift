@@ -206,4 +206,76 @@ import Testing
     #expect(loop.standardError.contains("asked for the network while checking settings"))
     #expect(try sandbox.ok(["backend", "list", "--json"]).standardOutput == "[]\n")
   }
+
+  @Test func adapterPathsWithEscapesNeverReachTheTerminal() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let directory = sandbox.keyring.root + "/ad\u{1B}[41m"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    chmod(directory, 0o755)
+    try FileManager.default.copyItem(atPath: PackagePaths.products.appendingPathComponent("libplain.so").path, toPath: directory + "/plain.so")
+    FileManager.default.createFile(atPath: directory + "/x\u{1B}]0;PWNED\u{7}.so", contents: Data())
+    for arguments in [["adapters"], ["adapters", "plain"], ["doctor"]] {
+      let result = try sandbox.run(arguments, environment: ["ACCOUNTS_ADAPTER_PATH": directory])
+      let bytes = Array((result.standardOutput + result.standardError).utf8)
+      #expect(!bytes.contains(0x1B) && !bytes.contains(0x07), "\(arguments): \(result)")
+      #expect(result.standardOutput.contains("ad\\u{1b}[41m"), "\(arguments): \(result)")
+    }
+  }
+
+  @Test func baseURLsWithCredentialsAreRefused() throws {
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let result = try sandbox.run(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=https://alice:Hunter2-x9@api.corp.example"])
+    #expect(result.status == 2)
+    #expect(result.standardError.hasPrefix("accounts: backend corp: base_url must not hold a user name or password"), "\(result)")
+    let port = try sandbox.run(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=https://api.corp.example:99999"])
+    #expect(port.status == 2 && port.standardError.contains("base_url has an invalid port '99999'"), "\(port)")
+    #expect(try sandbox.ok(["backend", "list", "--json"]).standardOutput == "[]\n")
+    #expect(filesContaining("Hunter2-x9", under: sandbox.keyring.root) == [])
+  }
+
+  @Test func aNonASCIIHostIsRefusedNamingItsASCIIForm() throws {
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let result = try sandbox.run(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=https://bücher.example/api"])
+    #expect(result.status == 2, "\(result)")
+    #expect(
+      result.standardError.hasPrefix(
+        "accounts: backend corp: base_url has a non-ASCII host 'bücher.example'; "
+          + "write it in its ASCII (punycode) form: https://xn--bcher-kva.example/api"), "\(result)")
+    #expect(try sandbox.ok(["backend", "list", "--json"]).standardOutput == "[]\n")
+  }
+
+  /// A secret setting is read from the keyring only: one written into config.json by hand is
+  /// never used in its place.
+  @Test func aSecretSettingIsNeverReadFromConfigJSON() throws {
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let backend = try TestBackend()
+    let key = "170ib799dd511e7b66000163e033322"
+    try sandbox.ok(
+      ["backend", "add", "corp", "--adapter", "signed", "--set", "base_url=\(backend.url)/signed/api",
+       "--set", "app_id=\(key)", "--set", "ver=1.0", "--secret-stdin", "private_key"],
+      stdin: key + "\n")
+    let cleared = try runProcess(
+      "/usr/bin/secret-tool", ["clear", "backend", "corp", "kind", "setting:private_key"],
+      environment: sandbox.environment, timeout: 20)
+    #expect(cleared.status == 0)
+    let missing = try sandbox.run(["backend", "test", "corp", "alice", "--password-stdin"], stdin: "123456\n")
+    #expect(missing.status == 3, "\(missing)")
+    #expect(missing.standardError.contains("its secret setting private_key is not in the keyring"))
+    let config = sandbox.environment["XDG_CONFIG_HOME"]! + "/accounts/config.json"
+    let text = try String(contentsOfFile: config, encoding: .utf8)
+    try text.replacingOccurrences(of: "\"app_id\"", with: "\"private_key\": \"\(key)\", \"app_id\"")
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    let planted = try sandbox.run(["backend", "test", "corp", "alice", "--password-stdin"], stdin: "123456\n")
+    #expect(planted.status != 0, "\(planted)")
+    #expect(planted.standardError.contains("'private_key' is a secret setting"), "\(planted)")
+    #expect(try backend.requests().isEmpty, "nothing was signed with the key from config.json")
+  }
 }

@@ -37,4 +37,18 @@ import Testing
         == "accounts: alice@gate: the backend rejected the user name or password (HTTP 401); check the user name and password\n",
       "\(result)")
   }
+
+  @Test func aHugeTokenLifetimeIsClampedToTenYears() throws {
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let backend = try TestBackend(arguments: ["--token-lifetime", "9223372036854775807"])
+    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain", "--set", "allow_insecure_transport=true"])
+    let result = try sandbox.ok(["backend", "test", "corp", "alice", "--password-stdin", "--json"], stdin: "123456\n")
+    let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    #expect(report["expires_in"] as? Int == 10 * 366 * 86_400)
+    let expiresAt = try #require(report["expires_at"] as? String)
+    #expect(expiresAt.count == 20 && expiresAt.hasSuffix("Z"), "a time the index can read back: \(expiresAt)")
+    #expect(result.standardError.contains("the token is valid for 3660 d"), "\(result)")
+  }
 }

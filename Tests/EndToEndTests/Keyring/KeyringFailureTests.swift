@@ -209,6 +209,23 @@ import Testing
     #expect(result.standardOutput.contains("alice@corp") && result.standardOutput.contains("valid"), "\(result)")
     #expect(try world.keyringToken("alice") != nil, "the new session's token is stored")
   }
+
+  /// "Locked" beats "no password" even when the search comes back empty, as it does on
+  /// providers that hide the items of a locked collection (here: the item is gone).
+  @Test func aLockedCollectionWithNothingFoundSaysLocked() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "pw\n")
+    let cleared = try runProcess(
+      "/usr/bin/secret-tool", ["clear", "backend", "corp", "account", "bob", "kind", "password"],
+      environment: sandbox.environment, timeout: 20)
+    #expect(cleared.status == 0)
+    try sandbox.ok(["lock"])
+    let result = try sandbox.run(["password", "bob"], timeout: 30)
+    #expect(result.status == 7, "\(result)")
+    #expect(result.standardError.contains("is locked"), "\(result)")
+  }
 }
 
 /// Tests/Fixtures/interpose/reads.c built once per test process: with `environment`, the built
