@@ -8,14 +8,6 @@ import Testing
 /// reaches the command's stdout, and what it writes on stderr reaches it only made visible.
 /// None of these modes sends anything: they need no backend.
 @Suite(.blocking) struct AdapterMisbehaviourTests {
-  /// A sandbox with `hostile` in `mode` as adapter `name` and a backend `h` on it.
-  func world(_ mode: String, name: String) throws -> Sandbox {
-    let sandbox = try Sandbox()
-    try CAdapterCompiler.hostile(mode, name: name, into: try sandbox.userAdapterDirectory())
-    try sandbox.ok(["backend", "add", "h", "--adapter", name])
-    return sandbox
-  }
-
   /// Nothing of alice@h anywhere: no token in the index, no item in the keyring.
   func expectNothingStored(_ sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let accounts = try sandbox.indexJSON()["accounts"] as? [[String: Any]] ?? []
@@ -28,8 +20,9 @@ import Testing
   /// its call runs: the adapter's either way.
   @Test(arguments: ["MODE_EXIT_IN_LOGIN", "MODE_EXIT_ON_THREAD"])
   func anExitInsideALoginIsAFailedAdapter(mode: String) throws {
-    let sandbox = try world(mode, name: "quits")
-    defer { sandbox.close() }
+    let world = try Fixture.hostileAdapter(mode, name: "quits")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
     #expect(login.status == 9, "\(login)")
     #expect(login.standardOutput.isEmpty, "\(login)")
@@ -40,8 +33,9 @@ import Testing
   /// A stack overflow too: the handler runs on a stack of its own.
   @Test(arguments: [("MODE_SEGV_IN_LOGIN", "SIGSEGV"), ("MODE_ABORT_IN_LOGIN", "SIGABRT"), ("MODE_RECURSE_IN_LOGIN", "SIGSEGV")])
   func aCrashInsideALoginIsAFailedAdapter(mode: String, signal: String) throws {
-    let sandbox = try world(mode, name: "crashes")
-    defer { sandbox.close() }
+    let world = try Fixture.hostileAdapter(mode, name: "crashes")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
     #expect(login.status == 9, "\(login)")
     #expect(login.standardOutput.isEmpty, "\(login)")
@@ -51,8 +45,9 @@ import Testing
 
   /// Any operation: a check, on the threads of `status --jobs`, or alone.
   @Test func aCrashInsideACheckIsAFailedAdapter() throws {
-    let sandbox = try world("MODE_SEGV_IN_CHECK", name: "checker")
-    defer { sandbox.close() }
+    let world = try Fixture.hostileAdapter("MODE_SEGV_IN_CHECK", name: "checker")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
     let message = "accounts: adapter checker crashed (SIGSEGV) while checking the session\n"
     for command in [["status", "--jobs", "8"], ["token", "alice@h", "--check"]] {
@@ -66,8 +61,9 @@ import Testing
   /// process (exit 9), but the session here is over already: token and slot gone, and the
   /// next logout has nothing to tell.
   @Test func aCrashInsideALogoutStillLogsOutHere() throws {
-    let sandbox = try world("MODE_SEGV_IN_LOGOUT", name: "crashes")
-    defer { sandbox.close() }
+    let world = try Fixture.hostileAdapter("MODE_SEGV_IN_LOGOUT", name: "crashes")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["login", "alice@h", "--auto", "--password-stdin"], stdin: "pw\n")
     let logout = try sandbox.run(["logout", "alice@h"])
     #expect(logout.status == 9, "\(logout)")
@@ -85,8 +81,9 @@ import Testing
   }
 
   @Test func whatAnAdapterPrintsNeverReachesStdout() throws {
-    let sandbox = try world("MODE_PRINTF_IN_LOGIN", name: "printer")
-    defer { sandbox.close() }
+    let world = try Fixture.hostileAdapter("MODE_PRINTF_IN_LOGIN", name: "printer")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
     #expect(login.status == 0, "\(login)")
     #expect(!login.standardOutput.contains("INJECTED") && !login.standardError.contains("INJECTED"), "\(login)")
@@ -111,8 +108,9 @@ import Testing
   /// What an adapter left in stdio's buffer is not flushed onto the command's stdout by the
   /// exit of an `exec` or `shell` whose program cannot start.
   @Test func aProgramThatCannotStartGetsNoAdapterOutputOnStdout() throws {
-    let sandbox = try world("MODE_PRINTF_IN_LOGIN", name: "printer")
-    defer { sandbox.close() }
+    let world = try Fixture.hostileAdapter("MODE_PRINTF_IN_LOGIN", name: "printer")
+    defer { world.close() }
+    let sandbox = world.sandbox
     try sandbox.ok(["login", "alice@h", "--remember", "--password-stdin"], stdin: "pw\n")
     try sandbox.ok(["logout", "alice@h"])
     let exec = try sandbox.run(["exec", "alice@h", "--", "/nonexistent/program"])
@@ -125,8 +123,9 @@ import Testing
   }
 
   @Test func whatAnAdapterWritesOnStderrIsMadeVisible() throws {
-    let sandbox = try world("MODE_ESCAPE_ON_STDERR", name: "escapes")
-    defer { sandbox.close() }
+    let world = try Fixture.hostileAdapter("MODE_ESCAPE_ON_STDERR", name: "escapes")
+    defer { world.close() }
+    let sandbox = world.sandbox
     let login = try sandbox.run(["login", "alice@h", "--password-stdin"], stdin: "pw\n")
     #expect(login.status == 0, "\(login)")
     #expect(!login.standardError.contains("\u{1b}") && !login.standardError.contains("\u{7}"), "\(login)")
@@ -139,5 +138,14 @@ import Testing
     let debug = try sandbox.run(["token", "alice@h", "--check"], environment: ["ACCOUNTS_DEBUG": "1"])
     let logged = "accounts: adapter info: logged \\u{1b}[31mthrough the host\n"
     #expect(debug.standardError.contains(logged) && !debug.standardError.contains("adapter: " + logged), "\(debug)")
+  }
+}
+
+extension Fixture {
+  /// The hostile C adapter in `mode` as adapter `name`, and backend h on it.
+  static func hostileAdapter(_ mode: String, name: String) throws -> Fixture {
+    let world = try Fixture()
+    try CAdapterCompiler.hostile(mode, name: name, into: try world.sandbox.userAdapterDirectory())
+    return try world.addingBackend("h", adapter: name, settings: [])
   }
 }

@@ -7,13 +7,11 @@ import Testing
 /// the exit status agrees with the words.
 @Suite(.blocking) struct BackendReplyTests {
   @Test func aRedirectIsNamedWithWhereItLeadsAndTheFix() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    let backend = try TestBackend()
+    let world = try Fixture().serving()
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
     // A GET login: the password's digest is in the query, which the redirect repeats.
-    try sandbox.ok(
-      ["backend", "add", "moved", "--adapter", "plain", "--set", "base_url=\(backend.url)/hostile/moved",
-       "--set", "method=GET", "--set", "encoding=md5"])
+    try sandbox.addBackend("moved", settings: ["base_url=\(backend.url)/hostile/moved", "method=GET", "encoding=md5"])
     let result = try sandbox.run(["backend", "test", "moved", "alice", "--password-stdin"], stdin: "123456\n")
     #expect(result.status == 8, "\(result)")
     #expect(
@@ -24,12 +22,10 @@ import Testing
   }
 
   @Test func http401AtLoginIsRejectedCredentialsWhateverTheBodySays() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    let backend = try TestBackend()
-    try sandbox.ok(
-      ["backend", "add", "gate", "--adapter", "plain", "--set", "base_url=\(backend.url)/hostile/expired401",
-       "--set", "encoding=md5"])
+    let world = try Fixture().serving()
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
+    try sandbox.addBackend("gate", settings: ["base_url=\(backend.url)/hostile/expired401", "encoding=md5"])
     let result = try sandbox.run(["backend", "test", "gate", "alice", "--password-stdin"], stdin: "123456\n")
     #expect(result.status == 4, "\(result)")
     #expect(
@@ -39,11 +35,9 @@ import Testing
   }
 
   @Test func aHugeTokenLifetimeIsClampedToTenYears() throws {
-    let world = try Fixture()
+    let world = try Fixture().serving(arguments: ["--token-lifetime", "9223372036854775807"]).addingServedBackend("corp")
     defer { world.close() }
     let sandbox = world.sandbox
-    let backend = try TestBackend(arguments: ["--token-lifetime", "9223372036854775807"])
-    try sandbox.ok(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/plain", "--set", "allow_insecure_transport=true"])
     let result = try sandbox.ok(["backend", "test", "corp", "alice", "--password-stdin", "--json"], stdin: "123456\n")
     let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
     #expect(report["expires_in"] as? Int == 10 * 366 * 86_400)

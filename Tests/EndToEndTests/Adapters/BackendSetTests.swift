@@ -6,9 +6,9 @@ import Testing
 /// providers where a secret changes), the built-in adapters and the test backend.
 @Suite(.blocking) struct BackendSetTests {
   @Test func settingsChangeInPlaceCheckedAgainstTheAdapter() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    try sandbox.addBackend("corp")
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
 
     let set = try sandbox.ok(["backend", "set", "corp", "check_path=me", "logout_path=logout"])
     #expect(set.standardError == "backend corp: check_path=me (was not set)\nbackend corp: logout_path=logout (was not set)\n")
@@ -46,14 +46,14 @@ import Testing
   /// store's replace), and logins sign with it at once; a setting changed later is checked with
   /// the key kept.
   @Test(arguments: SecretServiceProvider.allCases) func aSecretSettingIsReplacedInTheKeyring(_ provider: SecretServiceProvider) throws {
-    let sandbox = try Sandbox(provider: provider)
-    defer { sandbox.close() }
-    let privateKey = AdapterCommandTests.privateKey
-    let backend = try TestBackend(arguments: ["--app", "\(AdapterCommandTests.appID):\(privateKey):plain"])
-    try sandbox.ok(
-      ["backend", "add", "sig", "--adapter", "signed", "--set", "base_url=\(backend.url)/signed/api",
-       "--set", "app_id=\(AdapterCommandTests.appID)", "--set", "ver=1.0", "--secret-stdin", "private_key"],
-      stdin: "a-wrong-key\n")
+    let privateKey = BackendCommandTests.privateKey
+    let world = try Fixture(provider).serving(arguments: ["--app", "\(BackendCommandTests.appID):\(privateKey):plain"])
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
+    try sandbox.addBackend(
+      "sig", adapter: "signed",
+      settings: ["base_url=\(backend.url)/signed/api", "app_id=\(BackendCommandTests.appID)", "ver=1.0"],
+      secret: ("private_key", "a-wrong-key"))
     let wrongKey = try sandbox.run(["backend", "test", "sig", "alice", "--password-stdin"], stdin: "123456\n")
     #expect(wrongKey.status != 0, "signed with the wrong key: \(wrongKey)")
 
@@ -75,10 +75,10 @@ import Testing
 
   /// An optional secret setting is added, and unset: its item leaves the keyring.
   @Test func anOptionalSecretComesAndGoes() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
-    let backend = try TestBackend()
-    try sandbox.ok(["backend", "add", "md5h", "--adapter", "plain", "--set", "base_url=\(backend.url)/plain/md5-hmac", "--set", "encoding=md5"])
+    let world = try Fixture().serving()
+    defer { world.close() }
+    let (sandbox, backend) = (world.sandbox, world.backend)
+    try sandbox.addBackend("md5h", settings: ["base_url=\(backend.url)/plain/md5-hmac", "encoding=md5"])
     let added = try sandbox.ok(["backend", "set", "md5h", "encoding=md5-hmac", "--secret-stdin", "hmac_key"], stdin: "qianqian\n")
     #expect(added.standardError == "backend md5h: encoding=md5-hmac (was md5)\nbackend md5h: hmac_key stored in the keyring\n")
     try sandbox.ok(["backend", "test", "md5h", "bob", "--password-stdin"], stdin: "hunter2\n")

@@ -15,8 +15,9 @@ import Testing
   }
 
   @Test func anAdapterHostOthersCanWriteIsNotLoaded() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let scratch = try ScratchDirectory()
     let accounts = try install(in: scratch.path)
     let host = scratch.path + "/libAccountsPrivate.so"
@@ -30,8 +31,9 @@ import Testing
   }
 
   @Test func aSecretServiceLibraryOthersCanWriteIsNotLoaded() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let scratch = try ScratchDirectory()
     let accounts = try install(in: scratch.path)
     let library = scratch.path + "/libAccountsPrivate.so"
@@ -48,8 +50,9 @@ import Testing
   /// A library of another accounts_private.h version is refused by its one fix, and doctor's
   /// install row loads it to say so.
   @Test func aPrivateLibraryOfAnotherVersionIsRefused() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let scratch = try ScratchDirectory()
     let accounts = try install(in: scratch.path)
     let library = scratch.path + "/libAccountsPrivate.so"
@@ -71,8 +74,9 @@ import Testing
   /// A truncated private library is refused before dlopen, which would map its missing end
   /// and die of SIGBUS: exit 7 for a secret command, 9 for an adapter command, a doctor row.
   @Test func aTruncatedPrivateLibraryIsRefused() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let scratch = try ScratchDirectory()
     let accounts = try install(in: scratch.path)
     let library = scratch.path + "/libAccountsPrivate.so"
@@ -94,8 +98,9 @@ import Testing
   }
 
   @Test func doctorNamesAnInstallDirectoryOthersCanWrite() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let scratch = try ScratchDirectory()
     chmod(scratch.path, 0o777)
     let accounts = try install(in: scratch.path)
@@ -107,8 +112,9 @@ import Testing
   /// No adapter that loads is a failure (exit 9), whether none was found or all were refused;
   /// some refused beside others that load is not.
   @Test func adaptersFailsWhenNoAdapterLoads() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let scratch = try ScratchDirectory()
     let accounts = try install(in: scratch.path)
     let none = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
@@ -124,8 +130,9 @@ import Testing
 
   /// A file name that is not UTF-8 is listed with its bytes as \xNN.
   @Test func aFileNameThatIsNotUTF8IsShownByItsBytes() throws {
-    let sandbox = try Sandbox()
-    defer { sandbox.close() }
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
     let directory = try sandbox.userAdapterDirectory()
     let name: [UInt8] = Array(directory.utf8) + Array("/bad".utf8) + [0xFF, 0xFE] + Array(".so".utf8) + [0]
     let descriptor = name.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644) }

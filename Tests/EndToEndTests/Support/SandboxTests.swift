@@ -26,7 +26,7 @@ import Testing
 @Suite(.blocking) struct LeakSearchTests {
   @Test func aQuotedSecretInAJSONFileIsFound() throws {
     let scratch = try ScratchDirectory()
-    let key = AdapterCommandTests.privateKey
+    let key = BackendCommandTests.privateKey
     try FileManager.default.createDirectory(atPath: scratch.path + "/config/accounts", withIntermediateDirectories: true)
     let leaked = scratch.path + "/config/accounts/config.json"
     try #"{"backends": {"corp": {"private_key": "\#(key)"}}}"#.write(toFile: leaked, atomically: false, encoding: .utf8)
