@@ -60,7 +60,8 @@ import Testing
     try sandbox.addBackend(
       "md5h", settings: ["base_url=\(backend.url)/plain/md5-hmac", "encoding=md5-hmac"],
       secret: ("hmac_key", "qianqian"))
-    try sandbox.addBackend("get", settings: ["base_url=\(backend.url)/plain/base64", "encoding=base64", "method=GET", "allow_insecure_transport=true"])
+    try sandbox.addBackend(
+      "get", settings: ["base_url=\(backend.url)/plain/base64", "encoding=base64", "method=GET", "allow_insecure_transport=true"])
     try sandbox.addBackend(
       "hm", adapter: "hmac", settings: ["base_url=\(backend.url)/hmac", "time_zone=+08:00"],
       secret: ("hmac_key", "qianqian"))

@@ -73,7 +73,7 @@ import Testing
     #expect(kill(sandbox.keyring.daemonProcessID, 0) == 0, "KeePassXC is still running")
   }
 
-  /// KeePassXC crashed when two programs deleted one entry at once; accounts never does that
+  /// KeePassXC crashes when two programs delete one entry at once; accounts never does that
   /// (the ledger deletes under the writers' lock): 8 concurrent removes of one account, 5
   /// rounds, every process returns and KeePassXC keeps running.
   @Test func concurrentRemovesOfOneAccountLeaveKeePassXCRunning() throws {
@@ -189,9 +189,9 @@ import Testing
     defer { world.close() }
     let sandbox = world.sandbox
     try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "kx-current\n")
-    try sandbox.ok(
-      ["backend", "add", "sig", "--adapter", "signed", "--set", "base_url=https://s.example", "--set", "app_id=1",
-       "--set", "ver=1", "--secret-stdin", "private_key"], stdin: "key\n")
+    try sandbox.addBackend(
+      "sig", adapter: "signed", settings: ["base_url=https://s.example", "app_id=1", "ver=1"],
+      secret: ("private_key", "key"))
     kill(sandbox.keyring.daemonProcessID, SIGKILL)
     let gnome = try GnomeKeyringStandIn(sandbox)
     defer { gnome.stop() }
@@ -214,9 +214,9 @@ import Testing
     #expect(try sandbox.indexJSON()["secret_service"] as? String == "gnome-keyring-daemon")
     #expect(try sandbox.configJSON()["secret_service"] as? String == "gnome-keyring-daemon", "config.json moves too")
     #expect(try sandbox.invariantViolations() == [])
-    try sandbox.ok(
-      ["backend", "add", "sig2", "--adapter", "signed", "--set", "base_url=https://s.example", "--set", "app_id=1",
-       "--set", "ver=1", "--secret-stdin", "private_key"], stdin: "key2\n")
+    try sandbox.addBackend(
+      "sig2", adapter: "signed", settings: ["base_url=https://s.example", "app_id=1", "ver=1"],
+      secret: ("private_key", "key2"))
   }
 
   /// D-Bus-activated gnome-keyring without a default collection answers in KeePassXC's place:

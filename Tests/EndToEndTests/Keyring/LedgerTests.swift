@@ -191,7 +191,7 @@ import Testing
       stdin: "aborted-key\n", environment: Interposer.environment(stop: "before:2"))
     try backend.waitUntilStopped()
     backend.kill()
-    try sandbox.ok(["backend", "add", "h2", "--adapter", "plain", "--set", "base_url=https://h2.example"])
+    try sandbox.addBackend("h2", settings: ["base_url=https://h2.example"])
     #expect(try sandbox.allKeyringItems().filter { $0.backend == "h2" } == [])
     #expect(try sandbox.invariantViolations() == [])
     #expect(try sandbox.configJSON()["unsettled"] == nil)

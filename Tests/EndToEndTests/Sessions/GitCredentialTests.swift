@@ -66,7 +66,7 @@ import Testing
     let otherUser = try sandbox.ok(["git-credential", "get"], stdin: "host=127.0.0.1:\(port)\nusername=carol\n", in: "\(home)/work")
     #expect(otherUser.standardOutput.isEmpty)
     // The account here is on another backend than the host's: nothing, exit 0.
-    try sandbox.ok(["backend", "add", "gh", "--adapter", "plain", "--set", "base_url=https://gh.example/api"])
+    try sandbox.addBackend("gh")
     try sandbox.ok(["add", "dora@gh"])
     let elsewhere = try sandbox.ok(
       ["git-credential", "get"], stdin: request, environment: ["ACCOUNTS_ACCOUNT": "dora@gh"], in: "\(home)/work")

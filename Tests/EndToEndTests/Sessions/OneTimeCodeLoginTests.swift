@@ -142,11 +142,11 @@ import Testing
     let listed = try sandbox.ok(["adapters"]).standardOutput
     #expect(listed.contains("example 1.0.0  ABI 1.0  \(directory)/example.so"), "\(listed)")
     #expect(listed.contains("oldbit 0.0.1  ABI 1.0"), "\(listed)")
-    try sandbox.ok(["backend", "add", "old", "--adapter", "example", "--set", "base_url=\(backend.url)/plain/plain"])
+    try sandbox.addBackend("old", adapter: "example", settings: ["base_url=\(backend.url)/plain/plain"])
     try sandbox.ok(["login", "bob@old", "--password-stdin"], stdin: "hunter2\n")
     #expect(try sandbox.ok(["token", "bob@old"]).standardOutput.count == 33)
     // The host asks for no code for a 1.0 adapter, and hands it none.
-    try sandbox.ok(["backend", "add", "bit", "--adapter", "oldbit", "--set", "otp_field=otp"])
+    try sandbox.addBackend("bit", adapter: "oldbit", settings: ["otp_field=otp"])
     let login = try sandbox.ok(["login", "bob@bit", "--password-stdin", "--json"], stdin: "pw\n")
     let session = try #require(
       try JSONSerialization.jsonObject(with: Data(login.standardOutput.utf8)) as? [String: Any], "\(login)")
