@@ -15,7 +15,8 @@ import Testing
 /// world (a rule's directories, a git server, the token refresher's files) is an extension of
 /// `Fixture` in that suite's file.
 final class Fixture {
-  /// One sandbox per machine: one (`sandbox`) but in the tests of a shared lease store.
+  /// One sandbox per machine: a single one (`sandbox`) except in the tests of a shared lease
+  /// store.
   let machines: [Sandbox]
   /// The test backends `serving` started, in order.
   private(set) var servers: [TestBackend] = []
