@@ -1,0 +1,114 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A lease store that holds or answers what accounts does not write: a fence counter or a lease
+/// key planted in it, a server that trickles its reply or nests it too deep. `lease` takes
+/// nothing and runs nothing: exit 8, naming the key or the fix.
+@Suite(.blocking) struct RedisStoreGarbageTests {
+  /// A fence counter holding text (planted, or written by another program under the prefix)
+  /// fails the acquire script half way, and Redis runs a script atomically but does not undo
+  /// what it did before an error: the first account must not stay held, by nobody, for a held
+  /// lease's ttl. Nothing is taken, and the error names the key.
+  @Test func aFenceKeyHoldingTextTakesNothing() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1", "qa2"])
+    defer { world.close() }
+    try world.redis.cli(["SET", "accounts:lease:corp:qa2:fence", "not a number"])
+    let lease = try world.a.run(["lease", "qa1", "qa2", "--count", "2", "--", "true"])
+    #expect(lease.status == 8, "\(lease)")
+    #expect(lease.standardError.contains("accounts:lease:corp:qa2:fence"), "\(lease.standardError)")
+    #expect(try world.leaseKeys() == [], "nothing held")
+    #expect(try world.redis.cli(["EXISTS", "accounts:lease:corp:qa1:fence"]) == "0\n", "qa1's fence untouched")
+  }
+
+  /// A lease key holding what accounts does not write is garbage from the store (exit 8, naming
+  /// the key), not an account "being taken" at this moment (exit 10), which --wait would wait
+  /// out in full for a key that never goes away.
+  @Test func aGarbageLeaseKeyIsExit8NamingTheKey() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    try world.redis.cli(["SET", "accounts:lease:corp:qa1", "garbage"])
+    let lease = try world.a.run(["lease", "qa1", "--wait", "30s", "--", "true"])
+    #expect(lease.status == 8, "\(lease)")
+    #expect(lease.standardError.contains("(accounts:lease:corp:qa1) holds what accounts does not write"), "\(lease)")
+  }
+
+  /// A server that sends its reply a byte at a time, each well within the timeout, never
+  /// ending it: `lease` gives up after ACCOUNTS_NETWORK_TIMEOUT (exit 8, the command not run).
+  /// The timeout bounds the whole reply, not each read, or the command would wait for as long
+  /// as the server kept sending.
+  @Test func aServerTricklingItsReplyIsGivenUpOn() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    let trickle = try SpawnedProcess(
+      "/usr/bin/python3",
+      [
+      "-c",
+      """
+      import socket, threading, time
+      server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(8)
+      print(server.getsockname()[1], flush=True)
+      def serve(connection):
+          try:
+              connection.recv(65536)
+              connection.sendall(b"$1000000\\r\\n")
+              while True:
+                  time.sleep(0.2)
+                  connection.sendall(b"x")
+          except OSError:
+              pass
+      server.settimeout(120)
+      while True:
+          threading.Thread(target=serve, args=(server.accept()[0],), daemon=True).start()
+      """,
+      ],
+      environment: ProcessInfo.processInfo.environment, standardOutput: .pipe)
+    defer {
+      trickle.terminate()
+      trickle.waitUntilExit()
+    }
+    let announced = String(decoding: readSome(from: trickle.outputDescriptor), as: UTF8.self)
+    let port = try #require(announced.split(separator: "\n").first)
+    let marker = world.a.keyring.root + "/ran"
+    let lease = try world.a.run(
+      ["lease", "qa1", "--", "/bin/sh", "-c", "touch \"$0\"", marker],
+      environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)", "ACCOUNTS_NETWORK_TIMEOUT": "1"], timeout: 30)
+    #expect(lease.status == 8, "\(lease)")
+    #expect(lease.standardError.contains("no reply within the timeout"), "\(lease.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
+  }
+
+  /// A reply nested deeper than any Redis reply of these scripts (hiredis takes it) is garbage:
+  /// exit 8, with the fix, as every other garbage.
+  @Test func aReplyNestedTooDeepIsExit8WithTheFix() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    let deep = try SpawnedProcess(
+      "/usr/bin/python3",
+      [
+      "-c",
+      """
+      import socket
+      server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(4)
+      print(server.getsockname()[1], flush=True)
+      server.settimeout(60)
+      while True:
+          connection, _ = server.accept()
+          connection.recv(65536)
+          connection.sendall(b"*1\\r\\n" * 6 + b":1\\r\\n")
+          connection.close()
+      """,
+      ],
+      environment: ProcessInfo.processInfo.environment, standardOutput: .pipe)
+    defer {
+      deep.terminate()
+      deep.waitUntilExit()
+    }
+    let announced = String(decoding: readSome(from: deep.outputDescriptor), as: UTF8.self)
+    let port = try #require(announced.split(separator: "\n").first)
+    let lease = try world.a.run(
+      ["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)"])
+    #expect(lease.status == 8, "\(lease)")
+    #expect(lease.standardError.contains("check that the address names a Redis server"), "\(lease.standardError)")
+  }
+}
