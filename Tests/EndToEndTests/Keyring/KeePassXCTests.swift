@@ -5,7 +5,7 @@ import Testing
 /// What only KeePassXC does, against the real KeePassXC that Debian ships (2.7.4), headless:
 /// access confirmation, prompts to unlock before a search, a database that exposes no group,
 /// and deletes it cannot take concurrently. The behaviour both providers share is tested by the
-/// suites that run on both (AccountBookTests, KeyringFailureTests, LedgerTests).
+/// suites that run on both (AccountCommandTests, KeyringFailureTests, KeyringIndexAgreementTests).
 @Suite(.blocking) struct KeePassXCTests {
   /// KeePassXC's default: it asks before a program reads an entry. From a script nobody can
   /// answer: exit 7 at once, saying access was not granted and how to allow it (not that "the

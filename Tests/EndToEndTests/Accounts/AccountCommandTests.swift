@@ -5,7 +5,7 @@ import Testing
 /// The account book from the outside: the binary against a real headless keyring, of either
 /// provider where it matters. Adding, listing, reading and replacing a password, removing and
 /// clearing, many writers at once, and the errors of a mistyped name.
-@Suite(.blocking) struct AccountBookTests {
+@Suite(.blocking) struct AccountCommandTests {
   @Test(arguments: SecretServiceProvider.allCases) func fromAddToClearTheBookLeavesNoPasswordInAnyFile(_ provider: SecretServiceProvider) throws {
     let world = try Fixture(provider).addingBackend(
       "corp", adapter: "signed",

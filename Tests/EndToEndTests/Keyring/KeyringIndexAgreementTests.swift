@@ -6,7 +6,7 @@ import Testing
 /// made deterministic by holding the writers' lock and stopping processes between their steps,
 /// killed writers, and many writers at once, each checked against the real keyring. Full and
 /// read-only disks: LedgerDiskTests.
-@Suite(.blocking) struct LedgerTests {
+@Suite(.blocking) struct KeyringIndexAgreementTests {
   /// A `passwd` that runs while `remove` waits for the writers' lock: its new password goes with
   /// the account (a `remove` that swept the keyring before it took the lock would leave it
   /// behind).

@@ -5,7 +5,7 @@ import Testing
 /// Hooks with the built binary, a real keyring and the test backend: what a hook's environment
 /// holds, what a failing or hanging hook does to the command, and which hooks run for which
 /// account in which order.
-@Suite(.serialized, .blocking) struct HookTests {
+@Suite(.serialized, .blocking) struct HookRunTests {
   /// A directory for what hooks write.
   func outputDirectory(_ world: Fixture) throws -> String {
     let directory = world.sandbox.keyring.root + "/hook-output"
