@@ -115,3 +115,22 @@ struct CommandResult {
   /// The error it ended with, if any.
   let error: (any UserFacingError)?
 }
+
+extension TestEnvironment {
+  /// A held lease of `id` by another holder (a worker on ci-7), kept while `body` runs.
+  func leasedElsewhere<Result>(_ id: AccountID, _ body: () throws -> Result) throws -> Result {
+    let store = try environment().leaseStores().store(for: [id])
+    let attempt = try store.tryAcquire([id], count: 1, holder: LeaseHolder(host: "ci-7", pid: 4242), ttl: nil, now: now)
+    guard case .granted(let grant) = attempt else {
+      Issue.record("not leased: \(attempt)")
+      return try body()
+    }
+    defer { grant.end() }
+    return try body()
+  }
+
+  /// The live lease of `id` in the store the commands use.
+  func lease(of id: AccountID) throws -> LeaseRecord? {
+    try environment().leaseStores().store(for: [id]).leases(of: [id], now: now).first
+  }
+}

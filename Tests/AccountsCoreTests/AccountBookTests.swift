@@ -1,23 +1,14 @@
 @testable import AccountsContract
 @testable import AccountsCore
 import AccountsSystem
+import TestDoubles
 import Testing
 
 @Suite struct AccountBookTests {
   let now = Timestamp(secondsSince1970: 1_800_000_000)
 
-  func book(_ names: [String]) throws -> AccountBook {
-    var book = AccountBook()
-    for name in names {
-      let at = name.lastIndex(of: "@")!
-      try book.add(Account(
-        id: AccountID(user: String(name[..<at]), backend: String(name[name.index(after: at)...])), addedAt: now))
-    }
-    return book
-  }
-
   @Test func keepsAccountsSortedAndRejectsDuplicates() throws {
-    var book = try book(["zoe@corp", "alice@test", "alice@corp", "bob@corp"])
+    var book = try AccountBook.named(["zoe@corp", "alice@test", "alice@corp", "bob@corp"])
     #expect(book.accounts.map(\.id.description) == ["alice@corp", "alice@test", "bob@corp", "zoe@corp"])
     #expect(throws: AccountBookError.alreadySaved(AccountID(user: "bob", backend: "corp"))) {
       try book.add(Account(id: AccountID(user: "bob", backend: "corp"), addedAt: now))
@@ -25,7 +16,7 @@ import Testing
   }
 
   @Test func removingTheHolderEmptiesTheSlot() throws {
-    var book = try book(["alice@corp", "bob@corp"])
+    var book = try AccountBook.named(["alice@corp", "bob@corp"])
     let alice = AccountID(user: "alice", backend: "corp")
     book.apply(Transition(slot: .take), to: alice, at: now)
     #expect(book.autoLogin == alice)

@@ -1,6 +1,7 @@
 @testable import AccountsContract
 @testable import AccountsCore
 import AccountsSystem
+import TestDoubles
 import Testing
 
 /// Which account a command acts on (SPEC §3): USER, --account, ACCOUNTS_ACCOUNT, a directory
@@ -10,13 +11,11 @@ import Testing
   let bob = AccountID(user: "bob", backend: "corp")
   let carolCorp = AccountID(user: "carol", backend: "corp")
   let carolTest = AccountID(user: "carol", backend: "test")
+  /// alice@corp (in the slot), bob@corp, carol@corp and carol@test.
   let book: AccountBook
 
   init() throws {
-    let at = Timestamp(secondsSince1970: 1_800_000_000)
-    book = try AccountBook(
-      accounts: [alice, bob, carolCorp, carolTest].map { Account(id: $0, addedAt: at) },
-      autoLogin: alice, previousAutoLogin: nil)
+    book = try .named(["alice@corp", "bob@corp", "carol@corp", "carol@test"], autoLogin: AccountID(user: "alice", backend: "corp"))
   }
 
   func pick(

@@ -1,6 +1,7 @@
 @testable import AccountsContract
 @testable import AccountsCore
 import AccountsSystem
+import TestDoubles
 import Testing
 
 /// How a name typed by a user finds a saved account: the full name, the user alone, a unique
@@ -8,18 +9,8 @@ import Testing
 @Suite struct AccountLookupTests {
   let now = Timestamp(secondsSince1970: 1_800_000_000)
 
-  func book(_ names: [String]) throws -> AccountBook {
-    var book = AccountBook()
-    for name in names {
-      let at = name.lastIndex(of: "@")!
-      try book.add(Account(
-        id: AccountID(user: String(name[..<at]), backend: String(name[name.index(after: at)...])), addedAt: now))
-    }
-    return book
-  }
-
   @Test func resolvesFullNamesUsersAndUniquePrefixes() throws {
-    let book = try book(["alice@corp", "alice@test", "bob@corp", "bobby@test", "carol@corp"])
+    let book = try AccountBook.named(["alice@corp", "alice@test", "bob@corp", "bobby@test", "carol@corp"])
     #expect(try book.resolve("alice@test") == AccountID(user: "alice", backend: "test"))
     #expect(try book.resolve("carol") == AccountID(user: "carol", backend: "corp"))
     #expect(try book.resolve("car") == AccountID(user: "carol", backend: "corp"))
@@ -29,7 +20,7 @@ import Testing
   }
 
   @Test func explainsAmbiguousAndUnknownNames() throws {
-    let book = try book(["alice@corp", "alice@test", "bob@corp"])
+    let book = try AccountBook.named(["alice@corp", "alice@test", "bob@corp"])
     #expect(throws: AccountLookupError.ambiguous("alice", [AccountID(user: "alice", backend: "corp"), AccountID(user: "alice", backend: "test")])) {
       try book.resolve("alice")
     }
@@ -51,7 +42,7 @@ import Testing
   }
 
   @Test func shortestNamesAreUniqueAndResolveBack() throws {
-    let book = try book(["alice@corp", "alice@test", "bob@corp"])
+    let book = try AccountBook.named(["alice@corp", "alice@test", "bob@corp"])
     let names = book.accounts.map { book.shortestName(for: $0.id) }
     #expect(names == ["alice@corp", "alice@test", "bob"])
     #expect(book.shortestNames() == names)

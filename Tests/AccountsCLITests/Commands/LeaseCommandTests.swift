@@ -20,40 +20,22 @@ import Testing
     qa2 = try world.addAccount("qa2", password: "pw2", tags: ["qa"])
   }
 
-  /// A held lease of `id` by another holder (a worker on ci-7), kept while `body` runs.
-  func leasedElsewhere<Result>(_ id: AccountID, _ body: () throws -> Result) throws -> Result {
-    let store = try world.environment().leaseStores().store(for: [id])
-    let attempt = try store.tryAcquire(
-      [id], count: 1, holder: LeaseHolder(host: "ci-7", pid: 4242), ttl: nil, now: world.now)
-    guard case .granted(let grant) = attempt else {
-      Issue.record("not leased: \(attempt)")
-      return try body()
-    }
-    defer { grant.end() }
-    return try body()
-  }
-
-  /// The live lease of `id` in the store the commands use.
-  func lease(of id: AccountID) throws -> LeaseRecord? {
-    try world.environment().leaseStores().store(for: [id]).leases(of: [id], now: world.now).first
-  }
-
   @Test func aDetachedLeaseTakesTheFirstFreeAccountAndPrintsItsID() throws {
-    let result = try leasedElsewhere(qa1) { world.run("lease", "--tag", "qa", "--ttl", "10m") }
+    let result = try world.leasedElsewhere(qa1) { world.run("lease", "--tag", "qa", "--ttl", "10m") }
     #expect(result.status == .success)
     let id = result.output.trimmingSuffix("\n")
     #expect(LeaseID.isValid(id), "\(result.output)")
     #expect(result.messages.last?.hasPrefix("leased qa2@corp until ") == true, "\(result.messages)")
     #expect(result.messages.last?.hasSuffix("; end it early with `accounts release \(id)`") == true)
-    #expect(try lease(of: qa2)?.lease == id)
-    #expect(try lease(of: qa2)?.expiresAt != nil, "detached: it ends by itself")
+    #expect(try world.lease(of: qa2)?.lease == id)
+    #expect(try world.lease(of: qa2)?.expiresAt != nil, "detached: it ends by itself")
     #expect(world.host.calls == ["login qa2 pw2"], "its session made live; the leased account untouched")
   }
 
   @Test func withJSONTheLeaseNamesItsAccountsExpiryAndFence() throws {
     let result = world.run("lease", "qa2", "--ttl", "30m", "--json")
     #expect(result.status == .success)
-    let record = try #require(try lease(of: qa2))
+    let record = try #require(try world.lease(of: qa2))
     #expect(result.output.contains("\"lease\": \"\(record.lease)\""), "\(result.output)")
     #expect(result.output.contains("\"accounts\": [\n    \"qa2@corp\"\n  ]"), "\(result.output)")
     #expect(result.output.contains("\"fence\": \(record.fence)"))
@@ -61,7 +43,7 @@ import Testing
   }
 
   @Test func noFreeAccountIsExit10NamingTheHolder() throws {
-    let result = try leasedElsewhere(qa1) { world.run("lease", "qa1", "--ttl", "10m") }
+    let result = try world.leasedElsewhere(qa1) { world.run("lease", "qa1", "--ttl", "10m") }
     #expect(result.status == .noAccountFree)
     #expect(result.output.isEmpty)
     #expect(result.error?.message.contains("ci-7:4242") == true, "\(String(describing: result.error?.message))")

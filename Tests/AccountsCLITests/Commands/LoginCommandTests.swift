@@ -21,19 +21,6 @@ import Testing
     qa2 = try world.addAccount("qa2", password: "pw2", tags: ["qa"])
   }
 
-  /// A held lease of `id` by another holder (a worker on ci-7), kept while `body` runs.
-  func leasedElsewhere<Result>(_ id: AccountID, _ body: () throws -> Result) throws -> Result {
-    let store = try world.environment().leaseStores().store(for: [id])
-    let attempt = try store.tryAcquire(
-      [id], count: 1, holder: LeaseHolder(host: "ci-7", pid: 4242), ttl: nil, now: world.now)
-    guard case .granted(let grant) = attempt else {
-      Issue.record("not leased: \(attempt)")
-      return try body()
-    }
-    defer { grant.end() }
-    return try body()
-  }
-
   @Test func staleSessionsAreLoggedInAgainWithTheirRememberedPasswords() {
     let result = world.run("login", "--stale", "--tag", "qa")
     #expect(result.status == .success)
@@ -44,7 +31,7 @@ import Testing
   }
 
   @Test func anAccountAnotherHolderLeasesIsSkippedSayingWho() throws {
-    let result = try leasedElsewhere(qa1) { world.run("login", "--stale", "--tag", "qa") }
+    let result = try world.leasedElsewhere(qa1) { world.run("login", "--stale", "--tag", "qa") }
     #expect(result.status == .success, "a leased account is no failure")
     #expect(result.messages.count == 3, "\(result.messages)")
     #expect(result.messages[0].hasPrefix("qa1@corp: skipped: leased by ci-7:4242 since "), "\(result.messages)")
@@ -56,7 +43,7 @@ import Testing
   }
 
   @Test func withJSONTheLeasedAccountsReasonNamesItsHolder() throws {
-    let result = try leasedElsewhere(qa1) { world.run("login", "--stale", "qa1", "--json") }
+    let result = try world.leasedElsewhere(qa1) { world.run("login", "--stale", "qa1", "--json") }
     #expect(result.status == .success)
     #expect(result.output.contains("\"action\": \"skipped\""), "\(result.output)")
     #expect(result.output.contains("\"reason\": \"leased by ci-7:4242 since "), "\(result.output)")
@@ -65,7 +52,7 @@ import Testing
 
   /// --force is for the user who knows the holder is gone: the leased account is logged in.
   @Test func forceLogsInALeasedAccountToo() throws {
-    let result = try leasedElsewhere(qa1) { world.run("login", "--stale", "qa1", "--force") }
+    let result = try world.leasedElsewhere(qa1) { world.run("login", "--stale", "qa1", "--force") }
     #expect(result.status == .success)
     #expect(result.messages.last == "logged in 1, fresh 0, skipped 0, failed 0", "\(result.messages)")
     #expect(world.host.calls == ["login qa1 pw1"])
