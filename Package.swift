@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 //
 // accounts: a command-line account manager. No Swift package dependencies: only the toolchain
-// and the system libraries libsecret-1 and GLib, libcurl and hiredis (see README.md for the
+// and the system libraries libsecret-1 and GLib, libgcrypt, libcurl and hiredis (see README.md for the
 // Debian packages).
 //
 // Three layers, each importing only those below it (README.md, "Three layers"):
@@ -19,12 +19,11 @@ let package = Package(
   name: "accounts",
   products: [
     .executable(name: "accounts", targets: ["accounts"]),
-    // accounts' private library, libAccountsPrivate.so: the libsecret wrapper and the adapter
-    // host (loader, step machine, host services, HTTP), with the contract they share with the
-    // binary (AccountsContract), not the domain. The executable dlopens it the first time a
-    // command needs a secret or an adapter, so `list` and completion do not load libsecret and
-    // GLib (nor libcurl, dlopened on the first request). One exported symbol, one typed table
-    // (CAccountsPrivate).
+    // accounts' private library, libAccountsPrivate.so: the libsecret wrapper, with the
+    // contract it shares with the binary (AccountsContract), not the domain. The executable
+    // dlopens it the first time a command needs libsecret (a write, a prompt, a read the bare
+    // bus cannot answer), so `list`, completion, `otp`, a readable secret and a request with a
+    // cached token do not load libsecret and GLib. One exported symbol, one typed table (CAccountsPrivate).
     .library(name: "AccountsPrivate", type: .dynamic, targets: ["AccountsPrivate"]),
     // The built-in adapters, loaded with dlopen like any third-party adapter.
     .library(name: "plain", type: .dynamic, targets: ["plain"]),
@@ -53,7 +52,7 @@ let package = Package(
     .target(name: "AccountsCore", dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "SecretMemory"]),
     // Every part of the system the domain reaches through a port, and the choice between them:
     //   SecretStore     PrivateSecretStore (libsecret behind the door), DirectReadSecretStore
-    //   AdapterHosting  PrivateAdapterHost (the adapter host behind the door)
+    //   AdapterHosting  LinkedAdapterHost (AdapterHost, linked in)
     //   TokenCache      KernelTokenCache (the kernel keyring)
     //   LeaseStore      LocalLeaseStore (files), RedisLeaseStore (hiredis) and its LeaseKeeper
     //   LeaseLookup     StoreLeaseLookup
@@ -62,8 +61,8 @@ let package = Package(
     .target(
       name: "AccountsServices",
       dependencies: [
-        "AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "CAccountsAdapter", "CAccountsPrivate",
-        "CHiredis", "SecretMemory",
+        "AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "AdapterHost", "CAccountsAdapter",
+        "CAccountsPrivate", "CHiredis", "SecretMemory",
       ]),
     // What the binary and its private library agree on, and all the library links of the domain:
     // the secret store and adapter host ports, their requests, answers and errors, their wire
@@ -76,26 +75,32 @@ let package = Package(
     // ELF headers, the kernel keyring (the token cache) and a bare session-bus client that asks
     // whether the keyring collection is locked, so a cached token is served without loading
     // libsecret or GLib.
-    .target(name: "AccountsSystem", dependencies: ["CAccountsSystem", "SecretMemory"]),
+    .target(name: "AccountsSystem", dependencies: ["CAccountsSystem", "CCrypto", "SecretMemory"]),
     // Secret bytes, wiped when released and compared in constant time: one type for the host and
     // the adapter kit (built into every adapter), so Glibc only and tiny.
     .target(name: "SecretMemory"),
     // keyctl(2) and add_key(2), which glibc does not wrap and Swift cannot reach through the
     // variadic syscall(2): typed inline wrappers in one header.
     .target(name: "CAccountsSystem"),
+    // libgcrypt, loaded with dlopen on first use, behind one small typed table: the Secret
+    // Service session's Diffie-Hellman, HKDF's HMAC and AES-128-CBC, one-time codes' HMACs and
+    // the adapters' digests (what libsecret uses for the same session).
+    .target(name: "CCrypto", dependencies: ["CLazyLibrary"]),
     // hiredis for the shared lease store, loaded with dlopen by the commands that use one, with
     // a typed wrapper for its variadic redisCommand and the context's error text.
-    .target(name: "CHiredis"),
+    .target(name: "CHiredis", dependencies: ["CLazyLibrary"]),
+    // The one way a system library is loaded on first use (libgcrypt, libcurl, hiredis).
+    .target(name: "CLazyLibrary"),
     // Text rules shared across the adapter boundary (URLs without secrets in messages): the
     // host and the built-in adapters both use them, and neither may depend on the other.
     .target(name: "AccountsText"),
     // THE door between the executable and libAccountsPrivate.so: one header, the table of the
     // library's calls, included by both sides so the compiler checks every signature.
-    .target(name: "CAccountsPrivate", dependencies: ["CAccountsAdapter"]),
+    .target(name: "CAccountsPrivate"),
     // The library's one entry point: builds the table. Exports nothing else (exports.map).
     .target(
       name: "AccountsPrivate",
-      dependencies: ["CAccountsPrivate", "SecretService", "AdapterHost"],
+      dependencies: ["CAccountsPrivate", "SecretService"],
       exclude: ["exports.map"],
       linkerSettings: [
         .unsafeFlags(["-Xlinker", "--version-script=\(packageDirectory)/Sources/AccountsPrivate/exports.map"])
@@ -112,18 +117,18 @@ let package = Package(
 
     // THE adapter ABI: one header, included by the host and by every adapter.
     .target(name: "CAccountsAdapter"),
-    // Finds, checks, dlopens and drives adapters; lends them GLib's digests; performs their
-    // HTTP requests with libcurl. Built into libAccountsPrivate.so, never the executable.
+    // Finds, checks, dlopens and drives adapters; lends them libgcrypt's digests; performs
+    // their HTTP requests with libcurl. Linked into the executable: libgcrypt and libcurl are
+    // loaded on first use, so its cost stays with the commands that run an adapter.
     .target(
       name: "AdapterHost",
       dependencies: [
-        "AccountsContract", "AccountsSystem", "AccountsText", "CAccountsAdapter", "CGLib", "CCurl", "SecretMemory",
+        "AccountsContract", "AccountsSystem", "AccountsText", "CAccountsAdapter", "CCurl", "SecretMemory",
       ]
     ),
-    .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
     // libcurl, dlopened on the first request (most adapter commands send none), with typed
     // wrappers for its variadic curl_easy_setopt/getinfo, which Swift cannot call.
-    .target(name: "CCurl"),
+    .target(name: "CCurl", dependencies: ["CLazyLibrary"]),
 
     // What the built-in adapters share: the ABI in Swift terms, form encoding, replies.
     .target(

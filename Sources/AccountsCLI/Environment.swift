@@ -29,7 +29,7 @@ final class Environment {
   init(
     variables: [String: String], paths: Paths, terminal: Terminal, output: Output,
     now: @escaping () -> Timestamp, makeSecretStore: @escaping () throws -> SecretStore,
-    makeAdapterHost: @escaping () throws -> AdapterHosting = { try PrivateAdapterHost() },
+    makeAdapterHost: @escaping () throws -> AdapterHosting = { LinkedAdapterHost() },
     tokenCache: TokenCache? = nil, currentDirectory: (() -> WorkingDirectory)? = nil
   ) {
     self.tokenCache = tokenCache

@@ -1,5 +1,4 @@
 import AccountsContract
-import AccountsCore
 import AccountsSystem
 
 /// A duration on the command line (`--wait`, `--ttl`, later `--within`): `0`, or whole numbers

@@ -1,5 +1,4 @@
 import AccountsContract
-import AccountsCore
 import AccountsSystem
 import SecretMemory
 

@@ -1,10 +1,8 @@
-import AdapterHost
 import CAccountsPrivate
 import SecretService
 
 // The one exported symbol of libAccountsPrivate.so, and the table it hands out: the calls of
-// the Secret Service (SecretService/SecretCalls.swift) and of the adapter host
-// (AdapterHost/AdapterCalls.swift), typed by accounts_private.h, so the compiler checks each
+// the Secret Service (SecretService/SecretCalls.swift), typed by accounts_private.h, so the compiler checks each
 // against the header the command line reads them through. Nothing else is exported (the
 // linker's version script, exports.map).
 
@@ -30,20 +28,7 @@ private struct Table: @unchecked Sendable {
         secret_delete_all: deleteAccountSecrets, secret_delete_settings: deleteBackendSettings,
         secret_provider: secretProvider, secret_lock: lockCollection, secret_report: reportSecretService,
         secret_abandoned: secretCallAbandoned,
-        adapter_contain: accountsAdapterHostContain, adapter_probe: accountsAdapterHostProbe,
-        adapter_describe: accountsAdapterHostDescribe, adapter_run: accountsAdapterHostRun,
-        release: releaseSecretMemory,
-        hmac: { algorithm, key, keyLength, data, length, out, capacity in
-          let type: HostServiceTable.HMACAlgorithm? =
-            switch algorithm {
-            case ACCOUNTS_HMAC_SHA1: .sha1
-            case ACCOUNTS_HMAC_SHA256: .sha256
-            case ACCOUNTS_HMAC_SHA512: .sha512
-            default: nil
-            }
-          guard let type else { return 0 }
-          return HostServiceTable.hmac(type, key, keyLength, data, length, out, capacity)
-        }))
+        release: releaseSecretMemory))
     pointer = UnsafePointer(table)
   }
 }

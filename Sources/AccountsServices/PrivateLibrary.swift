@@ -7,12 +7,11 @@ import SecretMemory
 import Synchronization
 
 /// accounts' private library, libAccountsPrivate.so: the Secret Service (libsecret) and the
-/// adapter host, behind the one table of accounts_private.h. The one loader of it.
+/// behind the one table of accounts_private.h. The one loader of it.
 ///
 /// Linking libsecret and GLib into the executable would cost every start about 3 ms, `list`
-/// and completion included, which never touch a secret or an adapter: so the library is
-/// loaded with dlopen the first time a command needs one (`PrivateSecretStore`,
-/// `PrivateAdapterHost`). It sits beside the binary in the build directory, or in
+/// and completion included, which never touch a secret: so the library is loaded with dlopen
+/// the first time a command needs libsecret (`PrivateSecretStore`). It sits beside the binary in the build directory, or in
 /// PREFIX/lib/accounts when installed (`make install`); it is found from /proc/self/exe only,
 /// never from the environment, and checked like an adapter before it is opened. RTLD_LOCAL
 /// keeps its symbols to itself; it is never unloaded.
@@ -79,36 +78,5 @@ public final class PrivateLibrary: @unchecked Sendable {
     guard let answer else { return nil }
     defer { calls.release(answer, -1) }
     return String(cString: answer)
-  }
-}
-
-extension PrivateLibrary {
-  /// TOTP's HMAC (`TOTP.HMAC`): GLib's GHmac in the library, so the executable carries no
-  /// SHA-1 or SHA-512 of its own. Loads the library the first time.
-  public static func hmac(_ algorithm: OTPAlgorithm, key: SecretBytes, message: [UInt8]) throws -> [UInt8] {
-    let library: PrivateLibrary
-    do throws(InstalledFiles.Missing) {
-      library = try shared()
-    } catch {
-      throw CommandError(.failure, "cannot load accounts' private library: \(error.text)", fix: error.fix)
-    }
-    let code: Int32 =
-      switch algorithm {
-      case .sha1: ACCOUNTS_HMAC_SHA1
-      case .sha256: ACCOUNTS_HMAC_SHA256
-      case .sha512: ACCOUNTS_HMAC_SHA512
-      }
-    var digest = [UInt8](repeating: 0, count: 64)
-    let written = key.withUnsafeBytes { key in
-      message.withUnsafeBufferPointer { message in
-        digest.withUnsafeMutableBufferPointer { out in
-          library.calls.hmac(
-            code, key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count, message.baseAddress, message.count,
-            out.baseAddress!, out.count)
-        }
-      }
-    }
-    digest.removeLast(digest.count - written)
-    return digest
   }
 }

@@ -1,6 +1,5 @@
 import AccountsContract
 import AccountsCore
-import AccountsServices
 import AccountsSystem
 import Glibc
 import SecretMemory

@@ -14,7 +14,7 @@ public struct AdapterCatalog {
   }
 
   /// The catalog the command line uses: the user's verdict cache.
-  static func standard(searchPath: AdapterSearchPath) -> AdapterCatalog {
+  public static func standard(searchPath: AdapterSearchPath) -> AdapterCatalog {
     var catalog = AdapterCatalog(searchPath: searchPath)
     catalog.cache = VerdictCache.standard
     return catalog

@@ -1,16 +1,15 @@
 import AccountsContract
 import AccountsSystem
 import CAccountsAdapter
-import CGLib
 import Glibc
 
-/// The services the host lends every adapter (`acc_host`): the clock, randomness, and GLib's
-/// GChecksum/GHmac for digests and HMAC, so adapters carry no crypto of their own. This is the
+/// The services the host lends every adapter (`acc_host`): the clock, randomness, and
+/// libgcrypt's digests and HMACs (`Cryptography`), so adapters carry no crypto of their own. This is the
 /// host's side of the table; the built-in adapters see it through AdapterKit's `HostServices`.
 ///
 /// Sessions on several threads call them at once: `standard` is built once and never written
-/// again, and each service keeps no state between calls (localtime_r, getrandom, a GChecksum
-/// or GHmac of its own per call, one write(2) per log line).
+/// again, and each service keeps no state between calls (localtime_r, getrandom, a libgcrypt
+/// digest or HMAC of its own per call, one write(2) per log line).
 public enum HostServiceTable {
   /// The real services. Tests build their own `acc_host` from `digest`/`hmac` and a fixed clock.
   nonisolated(unsafe) public static let standard: UnsafePointer<acc_host> = {
@@ -44,76 +43,47 @@ public enum HostServiceTable {
     fillRandom(UnsafeMutableRawBufferPointer(start: buffer, count: length))
   }
 
-  static func checksumType(_ algorithm: Int32) -> GChecksumType? {
+  static func hash(_ algorithm: Int32) -> Cryptography.Hash? {
     switch algorithm {
-    case ACC_DIGEST_MD5: G_CHECKSUM_MD5
-    case ACC_DIGEST_SHA1: G_CHECKSUM_SHA1
-    case ACC_DIGEST_SHA256: G_CHECKSUM_SHA256
+    case ACC_DIGEST_MD5: .md5
+    case ACC_DIGEST_SHA1: .sha1
+    case ACC_DIGEST_SHA256: .sha256
     default: nil
     }
   }
 
+  /// The digest's length, or 0 for an unknown algorithm, a `capacity` too small, or libgcrypt
+  /// missing (the adapter's step then fails as it would on any refused service).
   public static func digest(
     _ algorithm: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
     _ out: UnsafeMutablePointer<UInt8>?, _ capacity: Int
   ) -> Int {
-    guard let type = checksumType(algorithm), let out, let checksum = g_checksum_new(type) else { return 0 }
-    defer { g_checksum_free(checksum) }
-    let size = Int(g_checksum_type_get_length(type))
-    guard capacity >= size else { return 0 }
-    if length > 0, let data { g_checksum_update(checksum, data, length) }
-    var written = gsize(size)
-    g_checksum_get_digest(checksum, out, &written)
-    return Int(written)
+    guard let hash = hash(algorithm), let out, capacity >= hash.byteCount else { return 0 }
+    do throws(Cryptography.Unavailable) {
+      try Cryptography.digest(
+        hash, of: UnsafeRawBufferPointer(start: length > 0 ? data : nil, count: length),
+        into: UnsafeMutableRawBufferPointer(start: out, count: capacity))
+    } catch {
+      return 0
+    }
+    return hash.byteCount
   }
 
+  /// The HMAC's length, or 0 as for `digest`.
   public static func hmac(
     _ algorithm: Int32, _ key: UnsafePointer<UInt8>?, _ keyLength: Int, _ data: UnsafePointer<UInt8>?,
     _ length: Int, _ out: UnsafeMutablePointer<UInt8>?, _ capacity: Int
   ) -> Int {
-    guard let type = checksumType(algorithm) else { return 0 }
-    return hmac(type, key, keyLength, data, length, out, capacity)
-  }
-
-  /// The HMACs the host computes for itself (one-time codes): SHA-512 too, which the adapter
-  /// ABI does not offer.
-  public enum HMACAlgorithm: Sendable {
-    case sha1, sha256, sha512
-
-    var checksumType: GChecksumType {
-      switch self {
-      case .sha1: G_CHECKSUM_SHA1
-      case .sha256: G_CHECKSUM_SHA256
-      case .sha512: G_CHECKSUM_SHA512
-      }
+    guard let hash = hash(algorithm), let out, capacity >= hash.byteCount else { return 0 }
+    do throws(Cryptography.Unavailable) {
+      try Cryptography.hmac(
+        hash, key: UnsafeRawBufferPointer(start: keyLength > 0 ? key : nil, count: keyLength),
+        data: UnsafeRawBufferPointer(start: length > 0 ? data : nil, count: length),
+        into: UnsafeMutableRawBufferPointer(start: out, count: capacity))
+    } catch {
+      return 0
     }
-  }
-
-  public static func hmac(
-    _ algorithm: HMACAlgorithm, _ key: UnsafePointer<UInt8>?, _ keyLength: Int, _ data: UnsafePointer<UInt8>?,
-    _ length: Int, _ out: UnsafeMutablePointer<UInt8>?, _ capacity: Int
-  ) -> Int {
-    hmac(algorithm.checksumType, key, keyLength, data, length, out, capacity)
-  }
-
-  private static func hmac(
-    _ type: GChecksumType, _ key: UnsafePointer<UInt8>?, _ keyLength: Int, _ data: UnsafePointer<UInt8>?,
-    _ length: Int, _ out: UnsafeMutablePointer<UInt8>?, _ capacity: Int
-  ) -> Int {
-    guard let out else { return 0 }
-    let size = Int(g_checksum_type_get_length(type))
-    guard capacity >= size else { return 0 }
-    // g_hmac_new wants a non-NULL key even when it is empty.
-    var empty: UInt8 = 0
-    let hmac = withUnsafePointer(to: &empty) { emptyKey in
-      g_hmac_new(type, key ?? emptyKey, gsize(keyLength))
-    }
-    guard let hmac else { return 0 }
-    defer { g_hmac_unref(hmac) }
-    if length > 0, let data { g_hmac_update(hmac, data, length) }
-    var written = gsize(size)
-    g_hmac_get_digest(hmac, out, &written)
-    return Int(written)
+    return hash.byteCount
   }
 
   /// Adapter log lines go to stderr when ACCOUNTS_DEBUG is set, control characters replaced.

@@ -1,8 +1,6 @@
 #include "accounts_curl.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include <accounts_lazy_library.h>
 
 static struct {
   CURLcode (*global_init)(long flags);
@@ -16,49 +14,24 @@ static struct {
   void (*slist_free_all)(struct curl_slist *list);
 } curl;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const char *load_error = "libcurl was not loaded";
-static char load_error_text[512];
+#define SYMBOL(field) {"curl_" #field, (void **)&curl.field}
 
-#define LOAD(field, symbol)                                                                    \
-  if ((*(void **)&curl.field = dlsym(library, symbol)) == NULL) {                             \
-    load_error = "libcurl.so.4 lacks " symbol;                                                \
-    return;                                                                                    \
-  }
+static const struct accounts_lazy_symbol symbols[] = {
+    SYMBOL(global_init),   SYMBOL(easy_init),    SYMBOL(easy_cleanup),   SYMBOL(easy_setopt),    SYMBOL(easy_perform),
+    SYMBOL(easy_getinfo),  SYMBOL(easy_strerror), SYMBOL(slist_append),  SYMBOL(slist_free_all), {NULL, NULL},
+};
 
-static void load(void) {
-  /* RTLD_LOCAL: libcurl's symbols stay out of the way of anything else in the process. */
-  void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-  if (library == NULL) {
-    snprintf(load_error_text, sizeof load_error_text, "%s (install libcurl4)", dlerror());
-    load_error = load_error_text;
-    return;
-  }
-  LOAD(global_init, "curl_global_init")
-  LOAD(easy_init, "curl_easy_init")
-  LOAD(easy_cleanup, "curl_easy_cleanup")
-  LOAD(easy_setopt, "curl_easy_setopt")
-  LOAD(easy_perform, "curl_easy_perform")
-  LOAD(easy_getinfo, "curl_easy_getinfo")
-  LOAD(easy_strerror, "curl_easy_strerror")
-  LOAD(slist_append, "curl_slist_append")
-  LOAD(slist_free_all, "curl_slist_free_all")
-  if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-    load_error = "curl_global_init failed";
-    return;
-  }
-  load_error = NULL;
+/* curl_global_init is itself not thread-safe in older libcurl: it runs once, inside the
+ * loader's lock. Each transfer then has its own easy handle (CURLOPT_NOSIGNAL), which libcurl
+ * allows on any number of threads at once. */
+static const char *prepare(void) {
+  return curl.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? NULL : "curl_global_init failed";
 }
 
-/* Thread-safe: the first caller loads libcurl and runs curl_global_init (itself not
- * thread-safe in older libcurl) inside pthread_once; every other caller waits for it, and
- * pthread_once orders those writes before its reads of `curl` and `load_error`, which nothing
- * writes again. Each transfer then has its own easy handle (CURLOPT_NOSIGNAL), which libcurl
- * allows on any number of threads at once. Call this before any other accounts_curl_ function. */
-const char *accounts_curl_load(void) {
-  pthread_once(&once, load);
-  return load_error;
-}
+static struct accounts_lazy_library library = ACCOUNTS_LAZY_LIBRARY("libcurl.so.4", "libcurl4", symbols, prepare);
+
+/* Call this before any other accounts_curl_ function. */
+const char *accounts_curl_load(void) { return accounts_lazy_load(&library); }
 
 CURL *accounts_curl_easy_init(void) { return curl.easy_init(); }
 

@@ -1,6 +1,6 @@
 #include "accounts_redis.h"
 
-#include <dlfcn.h>
+#include <accounts_lazy_library.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -25,40 +25,23 @@ static struct {
 #define STRINGIFY(x) #x
 #define SONAME(x) "libhiredis.so." STRINGIFY(x)
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const char *load_error = "hiredis was not loaded";
-static char load_error_text[512];
+static const struct accounts_lazy_symbol symbols[] = {
+    {"redisConnectWithTimeout", (void **)&redis.connect_tcp},
+    {"redisConnectUnixWithTimeout", (void **)&redis.connect_unix},
+    {"redisSetTimeout", (void **)&redis.set_timeout},
+    {"redisAppendCommandArgv", (void **)&redis.append_argv},
+    {"redisBufferWrite", (void **)&redis.buffer_write},
+    {"redisBufferRead", (void **)&redis.buffer_read},
+    {"redisGetReplyFromReader", (void **)&redis.reply_from_reader},
+    {"freeReplyObject", (void **)&redis.free_reply},
+    {"redisFree", (void **)&redis.free_context},
+    {NULL, NULL},
+};
 
-#define LOAD(field, symbol)                                                                    \
-  if ((*(void **)&redis.field = dlsym(library, symbol)) == NULL) {                            \
-    load_error = SONAME(HIREDIS_SONAME) " lacks " symbol;                                     \
-    return;                                                                                    \
-  }
+static struct accounts_lazy_library library = ACCOUNTS_LAZY_LIBRARY(
+    SONAME(HIREDIS_SONAME), "the hiredis library, Debian libhiredis" STRINGIFY(HIREDIS_SONAME), symbols, NULL);
 
-static void load(void) {
-  void *library = dlopen(SONAME(HIREDIS_SONAME), RTLD_NOW | RTLD_LOCAL);
-  if (library == NULL) {
-    snprintf(load_error_text, sizeof load_error_text, "%s (install the hiredis library, Debian libhiredis%s)",
-             dlerror(), STRINGIFY(HIREDIS_SONAME));
-    load_error = load_error_text;
-    return;
-  }
-  LOAD(connect_tcp, "redisConnectWithTimeout")
-  LOAD(connect_unix, "redisConnectUnixWithTimeout")
-  LOAD(set_timeout, "redisSetTimeout")
-  LOAD(append_argv, "redisAppendCommandArgv")
-  LOAD(buffer_write, "redisBufferWrite")
-  LOAD(buffer_read, "redisBufferRead")
-  LOAD(reply_from_reader, "redisGetReplyFromReader")
-  LOAD(free_reply, "freeReplyObject")
-  LOAD(free_context, "redisFree")
-  load_error = NULL;
-}
-
-const char *accounts_redis_load(void) {
-  pthread_once(&once, load);
-  return load_error;
-}
+const char *accounts_redis_load(void) { return accounts_lazy_load(&library); }
 
 static struct timeval interval(long milliseconds) {
   struct timeval tv = {milliseconds / 1000, (milliseconds % 1000) * 1000};

@@ -15,7 +15,7 @@ extension AdapterManual {
       ("`size_t digest(algorithm, data, length, out, capacity)`", """
         Writes the raw digest (not hex) of `data` into `out` and returns its length, or 0 for \
         an unknown algorithm or a too small `capacity`; 32 bytes is enough for every \
-        algorithm: `ACC_DIGEST_MD5`, `ACC_DIGEST_SHA1`, `ACC_DIGEST_SHA256`. GLib computes it.
+        algorithm: `ACC_DIGEST_MD5`, `ACC_DIGEST_SHA1`, `ACC_DIGEST_SHA256`. libgcrypt computes it.
         """),
       ("`size_t hmac(algorithm, key, key_length, data, length, out, capacity)`",
        "As `digest`, for the HMAC of `data` with `key`."),

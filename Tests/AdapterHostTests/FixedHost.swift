@@ -3,7 +3,7 @@ import CAccountsAdapter
 @testable import AdapterHost
 
 /// A host whose clock stands at 2017-12-09 13:39:39 UTC (local time = UTC) and whose random
-/// bytes spell the signed vector's rand, "12dwfhdy487rSels"; digests are the real GLib ones.
+/// bytes spell the signed vector's rand, "12dwfhdy487rSels"; digests are the real libgcrypt ones.
 nonisolated(unsafe) let fixedHost: UnsafePointer<acc_host> = {
   let host = UnsafeMutablePointer<acc_host>.allocate(capacity: 1)
   host.initialize(to: acc_host(

@@ -34,7 +34,7 @@ enum AdaptersCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let searchPath = environment.adapterSearchPath
     // Loaded in child processes, never in this one: this command must outlive a broken adapter.
-    let probe = try AdapterProbe(timeout: try environment.adapterLoadTimeout())
+    let probe = AdapterProbe(timeout: try environment.adapterLoadTimeout())
     if let wanted = invocation.argument(name) {
       let description = try probe.describe(wanted, in: searchPath)
       if invocation.json {

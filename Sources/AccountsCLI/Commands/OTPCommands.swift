@@ -25,7 +25,7 @@ enum OTPCodeCommand {
     summary: "print the current one-time code",
     discussion: """
       Prints the account's one-time code and a newline on stdout: HMAC-SHA1, -SHA256 or \
-      -SHA512 (GLib's GHmac), 6 to 8 digits, a new one every period (30 s unless the seed's \
+      -SHA512 (libgcrypt's), 6 to 8 digits, a new one every period (30 s unless the seed's \
       URI says otherwise), as the seed says. On a terminal, the seconds the code stays valid \
       follow on stderr, e.g. "(17 s left)". --at computes the code of another moment instead \
       of now. Exits 3 when the account has no seed (`accounts otp set USER` stores one), 7 \
@@ -60,7 +60,7 @@ enum OTPCodeCommand {
         fix: "store it again with `accounts otp set \(name)`")
     }
     let now = moment ?? environment.now().secondsSince1970
-    let code = try TOTP.code(seed, at: now, hmac: PrivateLibrary.hmac)
+    let code = try TOTP.code(seed, at: now)
     if invocation.json {
       environment.output.writeJSON(
         .object([

@@ -72,7 +72,7 @@ extension Environment {
         let book = try ledger.index.load()
         guard book[id]?.otp == true, let seed = try ledger.claimedOTPSeed(of: id, in: book) else { return nil }
         let now = wallClockMilliseconds()
-        var code = Array(try TOTP.loginCode(seed, atMilliseconds: now, hmac: PrivateLibrary.hmac).utf8)
+        var code = Array(try TOTP.loginCode(seed, atMilliseconds: now).utf8)
         return SecretBytes(consuming: &code)
       },
       ask: { id in

@@ -1,5 +1,4 @@
 import AccountsContract
-import AccountsCore
 import AccountsSystem
 
 /// What `accounts import` does with one row of the file.

@@ -2,16 +2,29 @@ import AccountsContract
 import AccountsSystem
 import SecretMemory
 
-/// RFC 6238 time-based one-time codes. The HMAC is handed in (`HMAC`): the command line passes
-/// GLib's (GHmac, through the private library), tests a pure one of their own.
+/// RFC 6238 time-based one-time codes, with libgcrypt's HMAC unless another is handed in.
 public enum TOTP {
   /// HMAC of `message` under `key` with `algorithm`: the digest's bytes.
   public typealias HMAC = (_ algorithm: OTPAlgorithm, _ key: SecretBytes, _ message: [UInt8]) throws -> [UInt8]
 
+  /// libgcrypt's (`Cryptography`), loaded on first use: a one-time code loads neither
+  /// libsecret nor GLib.
+  public static func libgcrypt(_ algorithm: OTPAlgorithm, _ key: SecretBytes, _ message: [UInt8]) throws -> [UInt8] {
+    let hash: Cryptography.Hash =
+      switch algorithm {
+      case .sha1: .sha1
+      case .sha256: .sha256
+      case .sha512: .sha512
+      }
+    return try key.withUnsafeBytes { key throws(Cryptography.Unavailable) in
+      try Cryptography.hmac(hash, key: key, data: message)
+    }
+  }
+
   /// The code of `seed` at `unixSeconds` (not before 1970), as many digits as the seed says,
   /// zeros in front kept: RFC 4226's dynamic truncation of HMAC(key, T), T the number of
   /// periods since 1970 as 8 big-endian bytes.
-  public static func code(_ seed: OTPSeed, at unixSeconds: Int64, hmac: HMAC) throws -> String {
+  public static func code(_ seed: OTPSeed, at unixSeconds: Int64, hmac: HMAC = libgcrypt) throws -> String {
     let counter = UInt64(max(unixSeconds, 0)) / UInt64(period(seed))
     let message = (0..<8).map { UInt8(truncatingIfNeeded: counter >> UInt64(56 - 8 * $0)) }
     var digest = try hmac(seed.algorithm, seed.key, message)
@@ -47,7 +60,7 @@ public enum TOTP {
   /// stale on its way to the backend (backends accept a period of skew, RFC 6238 section 5.2).
   /// A login sends one code and is never retried across a boundary.
   public static func loginCode(
-    _ seed: OTPSeed, atMilliseconds unixMilliseconds: Int64, hmac: HMAC
+    _ seed: OTPSeed, atMilliseconds unixMilliseconds: Int64, hmac: HMAC = libgcrypt
   ) throws -> String {
     let now = max(unixMilliseconds, 0)
     let periodMilliseconds = Int64(period(seed)) * 1000
@@ -72,6 +85,6 @@ public enum TOTPError: UserFacingError, Equatable {
     }
   }
   public var fix: String? {
-    "reinstall accounts (`make install`): its private library is not the one it was built with"
+    "reinstall libgcrypt (Debian: apt-get install --reinstall libgcrypt20)"
   }
 }

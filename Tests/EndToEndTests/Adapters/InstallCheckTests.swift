@@ -14,20 +14,22 @@ import Testing
     return directory + "/accounts"
   }
 
-  @Test func anAdapterHostOthersCanWriteIsNotLoaded() throws {
+  /// The adapter host is in the executable: a private library others can write is never
+  /// loaded, and adapter commands do not need it; doctor's install row names it.
+  @Test func aPrivateLibraryOthersCanWriteLeavesTheAdaptersWorking() throws {
     let world = try Fixture()
     defer { world.close() }
     let sandbox = world.sandbox
     let scratch = try ScratchDirectory()
     let accounts = try install(in: scratch.path)
-    let host = scratch.path + "/libAccountsPrivate.so"
-    chmod(host, 0o666)
+    let library = scratch.path + "/libAccountsPrivate.so"
+    chmod(library, 0o666)
     try CAdapterCompiler.build("example.c", name: "example", into: try sandbox.userAdapterDirectory())
     let result = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
-    #expect(result.status == 9, "\(result)")
-    #expect(result.standardError.hasPrefix("accounts: cannot load the adapter host: refusing to load \(host): writable by group or others (mode 0666); run: chmod go-w \(host)"), "\(result)")
+    #expect(result.status == 0, "\(result)")
+    #expect(result.standardOutput.contains("example"), "\(result)")
     let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
-    #expect(squeezed(doctor.standardOutput).contains("FAIL install \(host): writable by group or others (mode 0666)"), "\(doctor)")
+    #expect(squeezed(doctor.standardOutput).contains("FAIL install \(library): writable by group or others (mode 0666)"), "\(doctor)")
   }
 
   @Test func aSecretServiceLibraryOthersCanWriteIsNotLoaded() throws {
@@ -62,17 +64,18 @@ import Testing
     #expect(result.status == 7, "\(result)")
     #expect(
       result.standardError
-        == "accounts: cannot load accounts' Secret Service support: \(library) does not speak version 1 of "
+        == "accounts: cannot load accounts' Secret Service support: \(library) does not speak version 2 of "
         + "accounts_private.h; reinstall accounts (`make install`)\n", "\(result)")
     let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
     #expect(doctor.status == 7, "\(doctor)")
     #expect(
       squeezed(doctor.standardOutput).contains(
-        "FAIL install \(library) does not speak version 1 of accounts_private.h\n fix: reinstall accounts"), "\(doctor)")
+        "FAIL install \(library) does not speak version 2 of accounts_private.h\n fix: reinstall accounts"), "\(doctor)")
   }
 
   /// A truncated private library is refused before dlopen, which would map its missing end
-  /// and die of SIGBUS: exit 7 for a secret command, 9 for an adapter command, a doctor row.
+  /// and die of SIGBUS: exit 7 for a secret command and a doctor row, while adapter commands,
+  /// which do not need it, go on.
   @Test func aTruncatedPrivateLibraryIsRefused() throws {
     let world = try Fixture()
     defer { world.close() }
@@ -90,8 +93,7 @@ import Testing
     #expect(lock.standardError.contains(refusal), "\(lock)")
     #expect(lock.standardError.contains("ends past the end of the file); reinstall accounts"), "\(lock)")
     let adapters = try runProcess(accounts, ["adapters"], environment: sandbox.environment, timeout: 60)
-    #expect(adapters.status == 9, "\(adapters)")
-    #expect(adapters.standardError.contains(refusal), "\(adapters)")
+    #expect(adapters.status == 0 && adapters.standardOutput.contains("example"), "\(adapters)")
     let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
     #expect(doctor.status == 7, "\(doctor)")
     #expect(squeezed(doctor.standardOutput).contains("FAIL install \(library): truncated or malformed"), "\(doctor)")

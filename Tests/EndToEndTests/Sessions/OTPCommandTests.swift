@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `accounts otp` and `otp set` with the built binary and a real keyring: the RFC 6238 appendix
-/// B vectors through GLib's HMAC, checked against oathtool; the seed in the keyring only;
+/// B vectors through libgcrypt's HMAC, checked against oathtool; the seed in the keyring only;
 /// removal; a killed `otp set`; the no-echo prompt.
 @Suite(.blocking) struct OTPCommandTests {
   /// The RFC's ASCII seeds ("1234567890" repeated to 20, 32 and 64 bytes) in base32.

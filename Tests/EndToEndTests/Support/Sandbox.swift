@@ -34,19 +34,33 @@ final class Sandbox: @unchecked Sendable {
       standardInput: stdin, timeout: timeout, currentDirectory: directory)
   }
 
-  /// Runs `accounts ARGUMENTS`, and tells whether it loaded libAccountsPrivate.so (libsecret,
-  /// GLib, the adapter host): the dynamic loader's own log, kept out of stderr.
+  /// Runs `accounts ARGUMENTS`, and tells whether it loaded libAccountsPrivate.so (libsecret
+  /// and GLib): the dynamic loader's own log, kept out of stderr.
   func runNotingPrivateLibrary(_ arguments: [String], environment extra: [String: String] = [:]) throws
     -> (ProcessResult, loadedPrivateLibrary: Bool)
   {
+    let (result, loaded) = try runNotingLibraries(arguments, environment: extra)
+    return (result, loaded.contains("libAccountsPrivate.so"))
+  }
+
+  /// Runs `accounts ARGUMENTS` and names every library the process loaded (its own and those
+  /// they need, e.g. "libgcrypt.so.20"), as the dynamic loader's log says (LD_DEBUG=files).
+  func runNotingLibraries(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:])
+    throws -> (ProcessResult, loaded: Set<String>)
+  {
     let log = keyring.root + "/ld-\(UUID().uuidString)"
-    let result = try run(arguments, environment: extra.merging(["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log]) { $1 })
+    let result = try run(
+      arguments, stdin: stdin, environment: extra.merging(["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log]) { $1 })
     let directory = (log as NSString).deletingLastPathComponent
     let prefix = (log as NSString).lastPathComponent
-    var loaded = false
+    var loaded: Set<String> = []
     for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix(prefix) {
       let text = (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
-      loaded = loaded || text.contains("libAccountsPrivate.so")
+      for line in text.split(separator: "\n") {
+        guard let start = line.range(of: "file=") else { continue }
+        let file = line[start.upperBound...].prefix { $0 != " " && $0 != "[" && $0 != ";" }
+        loaded.insert(String((file as Substring).split(separator: "/").last ?? file))
+      }
       try? FileManager.default.removeItem(atPath: directory + "/" + name)
     }
     return (result, loaded)

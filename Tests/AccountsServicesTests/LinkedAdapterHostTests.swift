@@ -7,10 +7,9 @@ import SecretMemory
 import TestSupport
 import Testing
 
-
-/// The adapter host as the command line uses it (libAccountsPrivate.so through
-/// `PrivateAdapterHost`), called from many threads at once, as `status --jobs` will.
-@Suite(.blocking) struct PrivateAdapterHostTests {
+/// The adapter host as the command line uses it (`LinkedAdapterHost`), called from many
+/// threads at once, as `status --jobs` will.
+@Suite(.blocking) struct LinkedAdapterHostTests {
   static let threads = 16
   static let rounds = 2
   static let appID = "170ib799dd511e7b66000163e033322"
@@ -112,7 +111,7 @@ import Testing
   /// that ran one operation at a time would show a concurrency of 1.
   @Test func manyThreadsRunOperationsThroughOneHostAtOnce() throws {
     // Not contained: the test process keeps its own stdout and stderr.
-    let host: any AdapterHosting = try PrivateAdapterHost(containing: false)
+    let host: any AdapterHosting = LinkedAdapterHost(containing: false)
     for index in 0..<Self.threads {
       try backend.control("users", ["name": "user\(index)", "password": "pw-\(index)", "userId": 2000 + index])
     }

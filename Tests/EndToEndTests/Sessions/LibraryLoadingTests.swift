@@ -1,0 +1,36 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The commands that need neither libsecret nor GLib load neither: a one-time code (libgcrypt's
+/// HMAC) and a request with a cached token (the adapter host is in the executable, its
+/// digests from libgcrypt, its HTTP from libcurl), as the dynamic loader's own log shows.
+@Suite(.blocking) struct LibraryLoadingTests {
+  static let glibAndLibsecret = ["libAccountsPrivate.so", "libsecret-1.so.0", "libglib-2.0.so.0", "libgio-2.0.so.0"]
+
+  @Test func aOneTimeCodeLoadsLibgcryptAndNeitherLibsecretNorGLib() throws {
+    let world = try Fixture().addingBackend("corp").saving("alice")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["otp", "set", "alice"], stdin: "jbsw y3dp ehpk 3pxp\n")
+    let (code, loaded) = try sandbox.runNotingLibraries(["otp", "alice", "--at", "59"])
+    #expect(code.status == 0 && code.standardOutput.count == 7, "\(code)")
+    #expect(loaded.contains("libgcrypt.so.20"), "\(loaded.sorted())")
+    for library in Self.glibAndLibsecret {
+      #expect(!loaded.contains(library), "otp loaded \(library)")
+    }
+  }
+
+  @Test func aRequestWithACachedTokenLoadsNeitherLibsecretNorGLib() throws {
+    let world = try Fixture.aliceBobAndCarol()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["login", "alice"])
+    let (reply, loaded) = try sandbox.runNotingLibraries(["request", "alice", "GET", "me"])
+    #expect(reply.status == 0 && reply.standardOutput.contains("1001"), "\(reply)")
+    #expect(loaded.contains("libcurl.so.4"), "\(loaded.sorted())")
+    for library in Self.glibAndLibsecret {
+      #expect(!loaded.contains(library), "request loaded \(library)")
+    }
+  }
+}
