@@ -13,6 +13,10 @@ public protocol Adapter {
   static var summary: StaticString { get }
   /// The settings a backend using this adapter can (or must) have.
   static var settings: [SettingDefinition] { get }
+  /// Whether CHECK asks the backend only when a setting flagged `.sessionCheck` has a value
+  /// (ACC_ADAPTER_CHECK_DECLARED, ABI 1.2): the host then proves the session of a backend
+  /// without one by its token and expiry, without loading the adapter. False unless said.
+  static var declaresSessionCheck: Bool { get }
 
   /// Checks the settings and makes the session for `configuration.operation`.
   ///
@@ -21,6 +25,10 @@ public protocol Adapter {
   static func makeSession(
     for configuration: SessionConfiguration, host: any HostServices
   ) throws(AdapterError) -> any AdapterSession
+}
+
+extension Adapter {
+  public static var declaresSessionCheck: Bool { false }
 }
 
 /// One operation's step machine. AdapterKit calls `start` once, then `resume` with the response
@@ -72,6 +80,9 @@ public struct SettingFlags: OptionSet, Sendable {
   /// When the backend gives it a value, LOGIN needs a one-time code, which the host hands
   /// over in `SessionConfiguration.oneTimeCode` (ACC_SETTING_ONE_TIME_CODE, ABI 1.1).
   public static let oneTimeCode = SettingFlags(rawValue: 0x8)
+  /// CHECK asks the backend only when this setting has a value (ACC_SETTING_SESSION_CHECK,
+  /// ABI 1.2; with `Adapter.declaresSessionCheck`).
+  public static let sessionCheck = SettingFlags(rawValue: 0x10)
 }
 
 /// What a session is asked to do (ACC_OP_*).

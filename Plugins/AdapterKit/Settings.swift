@@ -116,7 +116,7 @@ public struct BackendSettings: Sendable {
       default: "login"),
     SettingDefinition(
       "check_path",
-      "Path that checks a token; without it the local expiry decides", flags: .optional),
+      "Path that checks a token; without it the local expiry decides", flags: [.optional, .sessionCheck]),
     SettingDefinition(
       "logout_path", "Path that ends a session; without it logout is local only",
       flags: .optional),

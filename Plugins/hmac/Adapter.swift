@@ -19,6 +19,8 @@ enum HMACAdapter: Adapter {
   static let summary: StaticString =
     "Form login with an HMAC-MD5 proof of the password and the current minute"
 
+  /// CHECK asks the backend only when check_path is set (`BackendSettings`).
+  static let declaresSessionCheck = true
   static let settings =
     BackendSettings.definitions + FormLoginSettings.definitions + [
       SettingDefinition("hmac_key", "Key shared with the backend for the proof", flags: .secret),

@@ -18,6 +18,8 @@ enum PlainAdapter: Adapter {
   static let summary: StaticString =
     "Form login (user name and password, plain, base64 or MD5-encoded), token in a header"
 
+  /// CHECK asks the backend only when check_path is set (`BackendSettings`).
+  static let declaresSessionCheck = true
   static let settings =
     BackendSettings.definitions + FormLoginSettings.definitions + [
       SettingDefinition(

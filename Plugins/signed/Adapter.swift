@@ -20,6 +20,8 @@ enum SignedAdapter: Adapter {
   static let summary: StaticString =
     "Signed API (app_id, rand, timestamp, MD5 sign with a private key) for every request"
 
+  /// CHECK asks the backend only when check_path is set (`BackendSettings`).
+  static let declaresSessionCheck = true
   static let settings =
     BackendSettings.definitions + [
       SettingDefinition("app_id", "The application id the backend issued"),

@@ -130,6 +130,10 @@ final class NoticingAdapterHost: AdapterHosting {
     try host.describe(name, in: searchPath)
   }
 
+  func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck? {
+    host.knownSessionCheck(name, in: searchPath)
+  }
+
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterLoadError) -> AdapterOutcome
   {

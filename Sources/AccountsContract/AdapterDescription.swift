@@ -41,10 +41,29 @@ public struct AdapterDescription: Equatable, Sendable {
   public var abiVersion: UInt32
   public var settings: [AdapterSetting]
   public var path: String
+  /// When its CHECK asks the backend (ABI 1.2).
+  public var sessionCheck: SessionCheck
+
+  /// When an adapter's CHECK asks the backend.
+  public enum SessionCheck: Equatable, Sendable {
+    /// The adapter does not say (built before 1.2, or without ACC_ADAPTER_CHECK_DECLARED):
+    /// every CHECK is run.
+    case undeclared
+    /// Only when one of these settings has a value; with none, CHECK answers OK at once.
+    case onlyWith([String])
+
+    /// Whether a CHECK of a backend with these settings may ask the backend: false only when
+    /// the adapter declared the settings that make it ask and none has a value (`settings`) or
+    /// is a secret the backend keeps (`secretNames`).
+    public func asks(settings given: [String: String], secretNames: [String] = []) -> Bool {
+      guard case .onlyWith(let names) = self else { return true }
+      return names.contains { name in given[name].map { !$0.isEmpty } ?? false || secretNames.contains(name) }
+    }
+  }
 
   public init(
     name: String, version: String, summary: String, abiVersion: UInt32,
-    settings: [AdapterSetting], path: String
+    settings: [AdapterSetting], path: String, sessionCheck: SessionCheck = .undeclared
   ) {
     self.name = name
     self.version = version
@@ -52,7 +71,9 @@ public struct AdapterDescription: Equatable, Sendable {
     self.abiVersion = abiVersion
     self.settings = settings
     self.path = path
+    self.sessionCheck = sessionCheck
   }
+
 
   /// "1.0".
   public var abiText: String { Self.abiText(abiVersion) }

@@ -57,7 +57,7 @@ extension AdapterSearchPath {
 
 extension AdapterDescription {
   public var wireValue: JSONValue {
-    .object([
+    var object: JSONObject = [
       "name": string(name), "version": string(version), "summary": string(summary),
       "abi": number(Int64(abiVersion)), "path": string(path),
       "settings": .array(settings.map { setting in
@@ -68,7 +68,9 @@ extension AdapterDescription {
           "default": string(setting.defaultValue),
         ])
       }),
-    ])
+    ]
+    if case .onlyWith(let names) = sessionCheck { object["session_check"] = .array(names.map(string)) }
+    return .object(object)
   }
 
   public init(wireReader reader: JSONReader) throws(JSONShapeError) {
@@ -83,7 +85,10 @@ extension AdapterDescription {
     self.init(
       name: try reader.string("name"), version: try reader.string("version"),
       summary: try reader.string("summary"), abiVersion: UInt32(truncatingIfNeeded: try reader.int64("abi")),
-      settings: settings, path: try reader.string("path"))
+      settings: settings, path: try reader.string("path"),
+      sessionCheck: try reader.optionalArray("session_check").map { (names) throws(JSONShapeError) in
+        .onlyWith(try names.map { (name) throws(JSONShapeError) in try name.asString() })
+      } ?? .undeclared)
   }
 }
 

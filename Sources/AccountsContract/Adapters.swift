@@ -193,4 +193,13 @@ public protocol AdapterHosting: AnyObject, Sendable {
   /// succeeds carries its token in the `AdapterSuccess`.
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterLoadError) -> AdapterOutcome
+  /// When the adapter called `name` says its CHECK asks the backend, known without loading it
+  /// (from an earlier load of the same file); nil when that cannot be known now.
+  func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck?
+}
+
+extension AdapterHosting {
+  public func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck? {
+    nil
+  }
 }

@@ -33,6 +33,10 @@ public final class LinkedAdapterHost: AdapterHosting {
     if containing { AdapterStreams.divert(contain: { AdapterContainment.install(messageDescriptor: $0) }) }
   }
 
+  public func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck? {
+    AdapterCatalog.standard(searchPath: searchPath).knownSessionCheck(named: name)
+  }
+
   public func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     contain()
     defer { AdapterStreams.forwardErrors() }

@@ -43,6 +43,13 @@ public struct AdapterCatalog {
     }
   }
 
+  /// When the adapter called `name` says its CHECK asks the backend, known without loading it
+  /// (`AdapterLoader.knownSessionCheck`); nil when it is not known, or there is no such file.
+  public func knownSessionCheck(named name: String) -> AdapterDescription.SessionCheck? {
+    guard let path = searchPath.files().first(where: { $0.name == name })?.path else { return nil }
+    return AdapterLoader.knownSessionCheck(path, check: check, cache: cache)
+  }
+
   /// The adapter called `name`: the first file of that name, loaded; nothing else is loaded.
   public func adapter(named name: String) throws(AdapterLoadError) -> LoadedAdapter {
     let found = searchPath.files()

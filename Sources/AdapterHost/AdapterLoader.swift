@@ -80,7 +80,28 @@ public enum AdapterLoader {
     // Its constructors, its entry and the descriptor it returns are adapter code.
     let call = AdapterContainment.prepare(adapter: name, during: "while loading")
     defer { AdapterContainment.release(call) }
-    return AdapterContainment.run(call) { enter(file.path, name: name) }
+    let result = AdapterContainment.run(call) { enter(file.path, name: name) }
+    if case .success(let adapter) = result { cache?.note(adapter.description.sessionCheck, for: file.path) }
+    return result
+  }
+
+  /// When the adapter in `path` says its CHECK asks the backend, without loading it: loaded
+  /// already in this process, or kept with a verdict of the cache that still holds (the file
+  /// and everything it depends on unchanged). Nil otherwise: the caller loads it.
+  static func knownSessionCheck(
+    _ path: String, check: AdapterFileCheck = AdapterFileCheck(), cache: VerdictCache?
+  ) -> AdapterDescription.SessionCheck? {
+    if let known = loaded.withLock({ $0[path] }) {
+      guard case .success(let adapter) = known else { return nil }
+      return adapter.description.sessionCheck
+    }
+    guard let cache, case .success(let file) = check.open(path) else { return nil }
+    defer { file.descriptor.close() }
+    guard check.checkLinking(file) == nil, case .success(let loader) = LibraryDependencies.systemLoader else {
+      return nil
+    }
+    let isLoaded = { (name: String) in dlopen(name, RTLD_NOLOAD | RTLD_LAZY) != nil }
+    return cache.sessionCheck(of: file, key: VerdictCache.key(loader: loader, userID: check.userID), isLoaded: isLoaded)
   }
 
   /// dlopen and the entry: the descriptor, checked.
@@ -129,7 +150,7 @@ struct DescriptorCheck {
   }
 
   private func check() throws(Refusal) -> LoadedAdapter {
-    let adapter = descriptor.pointee
+    let adapter = Self.fields(of: descriptor)
     let hostVersion = AdapterLoader.abiVersion
     if adapter.abi_version >> 16 != hostVersion >> 16 {
       throw Refusal("built for adapter ABI \(AdapterDescription.abiText(adapter.abi_version)); this accounts speaks \(AdapterDescription.abiText(hostVersion))")
@@ -168,13 +189,38 @@ struct DescriptorCheck {
           defaultValue: try text(setting.default_value, "default of \(settingName)", limit: Self.maxShortString)))
       }
     }
+    // CHECK_DECLARED and SESSION_CHECK came with 1.2: `fields` left `flags` zero before it.
+    let sessionCheck: AdapterDescription.SessionCheck =
+      adapter.flags & ACC_ADAPTER_CHECK_DECLARED == 0
+      ? .undeclared
+      : .onlyWith(declared(settings: adapter, among: settings))
     let description = AdapterDescription(
       name: name, version: try text(adapter.version, "version", limit: 64),
       summary: try text(adapter.description, "description", limit: Self.maxLongString),
-      abiVersion: adapter.abi_version, settings: settings, path: path)
+      abiVersion: adapter.abi_version, settings: settings, path: path, sessionCheck: sessionCheck)
     return LoadedAdapter(
       description: description, descriptor: descriptor, sessionNew: sessionNew, step: step,
       sessionFree: sessionFree)
+  }
+
+  /// The settings flagged ACC_SETTING_SESSION_CHECK, in declared order.
+  private func declared(settings adapter: acc_adapter, among settings: [AdapterSetting]) -> [String] {
+    (0..<settings.count).compactMap { index in
+      adapter.settings![index].flags & ACC_SETTING_SESSION_CHECK != 0 ? settings[index].name : nil
+    }
+  }
+
+  /// The descriptor's fields as far as the header it was built with has them: a 1.0 or 1.1
+  /// descriptor ends before `flags`, which reads as zero, and nothing past its end is read.
+  static func fields(of descriptor: UnsafePointer<acc_adapter>) -> acc_adapter {
+    var fields = acc_adapter()
+    let version = descriptor.pointer(to: \.abi_version)!.pointee
+    let known = version >> 16 == 1 && version & 0xFFFF >= 2
+      ? MemoryLayout<acc_adapter>.size : MemoryLayout<acc_adapter>.offset(of: \.flags)!
+    withUnsafeMutableBytes(of: &fields) { bytes in
+      bytes.copyMemory(from: UnsafeRawBufferPointer(start: descriptor, count: known))
+    }
+    return fields
   }
 
   private func text(_ string: acc_string, _ what: String, limit: Int) throws(Refusal) -> String {

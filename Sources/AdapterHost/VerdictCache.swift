@@ -71,6 +71,35 @@ public struct VerdictCache: Sendable {
     }
   }
 
+  /// What the verdict of `file` keeps of its adapter's session check (`note`), when the
+  /// verdict holds.
+  func sessionCheck(
+    of file: AdapterFileCheck.CheckedFile, key: String, isLoaded: (String) -> Bool
+  ) -> AdapterDescription.SessionCheck? {
+    guard holds(file, key: key, isLoaded: isLoaded), let kept = read()[file.path],
+      let names = try? JSONReader(kept).optionalArray("session_check")
+    else { return nil }
+    guard let settings = try? names.map({ (name) throws(JSONShapeError) in try name.asString() }) else { return nil }
+    return .onlyWith(settings)
+  }
+
+  /// Adds to the kept verdict of `path` the session check its adapter declared once loaded, so
+  /// that a later command knows it without loading the adapter. Only a declared one is kept;
+  /// the file is written only when that changes what it says.
+  func note(_ check: AdapterDescription.SessionCheck, for path: String) {
+    var verdicts = read()
+    guard var verdict = verdicts[path].flatMap({ try? JSONReader($0).asObject() }) else { return }
+    let value: JSONValue? =
+      switch check {
+      case .undeclared: nil
+      case .onlyWith(let names): .array(names.map { .string($0) })
+      }
+    guard verdict["session_check"] != value else { return }
+    verdict["session_check"] = value
+    verdicts[path] = .object(verdict)
+    write(JSON.serialize(.object(["version": .number(JSONNumber(1)), "adapters": .object(verdicts)]), pretty: false))
+  }
+
   /// Keeps the passing check of `file` with what it depended on. The directories that were
   /// known before the check (`before`) were stamped before it, so a change during it is seen.
   func record(

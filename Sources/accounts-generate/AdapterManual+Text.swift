@@ -84,7 +84,7 @@ extension AdapterManual {
       needs no library but libc.
       """),
     .text("""
-      The ABI is the header `accounts_adapter.h`, version 1.1; its comments are the reference \
+      The ABI is the header `accounts_adapter.h`, version 1.2; its comments are the reference \
       and this page states its rules. Strings are `acc_string`: a pointer and a length in \
       bytes, UTF-8, not NUL-terminated (the host happens to NUL-terminate what it hands over; \
       do not rely on it). An empty string may have a NULL pointer. `acc_pairs` is a list of \
@@ -111,6 +111,12 @@ extension AdapterManual {
       `config->size` covers it.
       """),
     .text("""
+      Version 1.2 added `flags` at the end of `acc_adapter` and the setting flag \
+      `ACC_SETTING_SESSION_CHECK`. The host reads `flags` only from a descriptor that says 1.2 \
+      or later (an older descriptor ends before it) and ignores that setting flag on older \
+      ones: adapters built with 1.0 and 1.1 keep loading, and every CHECK of theirs runs.
+      """),
+    .text("""
       Within a major version structs only grow at the end, and every struct that grows starts \
       with `size`, the sizeof as its writer knew it. Read a field of `acc_session_config`, \
       `acc_host` or `acc_response` only when their `size` covers it, and write no field of \
@@ -124,7 +130,14 @@ extension AdapterManual {
       `acc_adapter` is static and never freed. `name` equals the *NAME* of the file, lowercase \
       [a-z0-9_-]; `version` is the adapter's own, e.g. 1.2.0; `description` is one line \
       saying which backends it speaks to. `settings` and `settings_count` declare the \
-      settings; `session_new`, `step` and `session_free` run sessions.
+      settings; `session_new`, `step` and `session_free` run sessions. `flags` (1.2) holds \
+      `ACC_ADAPTER_CHECK_DECLARED` when CHECK asks the backend only while a setting flagged \
+      `ACC_SETTING_SESSION_CHECK` has a value, and otherwise answers `ACC_STEP_OK` at once, \
+      sending nothing (an adapter whose CHECK never asks sets it and flags no setting). For a \
+      backend where no such setting has a value, `accounts lease` and `accounts status` prove \
+      a session by its token and expiry alone, without loading the adapter, once an earlier \
+      command has loaded this same file (the host keeps what it declared with the file's \
+      verdict in `~/.cache/accounts/adapter-checks.json`, and a changed file is loaded again).
       """),
     .text("""
       Each `acc_setting` has a `name` (lowercase [a-z0-9_], at most 64 bytes, e.g. base_url), \
@@ -139,13 +152,17 @@ extension AdapterManual {
         `--set` and never prints it.
         """),
       ("`ACC_SETTING_OPTIONAL`", "May be left out; the adapter then uses its documented default."),
-      ("`ACC_SETTING_PER_ACCOUNT`", "May differ per account. Reserved: hosts up to 1.1 treat it as per backend."),
+      ("`ACC_SETTING_PER_ACCOUNT`", "May differ per account. Reserved: hosts up to 1.2 treat it as per backend."),
       ("`ACC_SETTING_ONE_TIME_CODE`", """
         (1.1) When the backend gives this setting a value, LOGIN needs a one-time code: the \
         host computes the current one from the seed kept for the account, else asks for it on \
         a terminal, else fails with status 3 without calling the adapter; it hands the code \
         over in `one_time_code`. The value is the adapter's to use, e.g. the name of the \
         field the code goes in. This is how the host knows, without knowing the adapter.
+        """),
+      ("`ACC_SETTING_SESSION_CHECK`", """
+        (1.2, with `ACC_ADAPTER_CHECK_DECLARED`) CHECK asks the backend only when this setting \
+        (or another so flagged) has a value, e.g. the path of a check request.
         """),
     ]),
     .text("""

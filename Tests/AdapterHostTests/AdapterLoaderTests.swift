@@ -28,12 +28,55 @@ import TestSupport
     let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
     let adapter = try load(path, name: "example").get()
     #expect(adapter.description.name == "example")
-    #expect(adapter.description.abiText == "1.1")
+    #expect(adapter.description.abiText == "1.2")
+    #expect(adapter.description.sessionCheck == .onlyWith([]), "its CHECK never asks the backend")
     #expect(adapter.description.settings.map(\.name) == ["base_url", "login_path", "otp_field"])
     #expect(adapter.description.setting(named: "login_path")?.defaultValue == "login")
     #expect(adapter.description.setting(named: "login_path")?.isOptional == true)
     #expect(adapter.description.setting(named: "login_path")?.isOneTimeCode == false)
     #expect(adapter.description.setting(named: "otp_field")?.isOneTimeCode == true)
+  }
+
+  /// Descriptors of 1.0 and 1.1 end before `flags`: they load, their CHECK undeclared.
+  @Test(arguments: [(CAdapterCompiler.Header.version1_0, "1.0"), (.version1_1, "1.1")])
+  func olderDescriptorsLoadWithTheirChecksUndeclared(header: CAdapterCompiler.Header, abi: String) throws {
+    let path = try CAdapterCompiler.build("example.c", name: "example", header: header, into: scratch.path)
+    let adapter = try load(path, name: "example").get()
+    #expect(adapter.description.abiText == abi)
+    #expect(adapter.description.sessionCheck == .undeclared)
+    #expect(AdapterDescription.SessionCheck.undeclared.asks(settings: [:]), "an undeclared CHECK always runs")
+  }
+
+  /// The built-in adapters ask the backend only with check_path.
+  @Test(arguments: ["plain", "hmac", "signed"])
+  func theBuiltInAdaptersCheckOnlyWithACheckPath(name: String) throws {
+    let path = PackagePaths.products.appendingPathComponent("lib\(name).so").path
+    let check = try load(path, name: name).get().description.sessionCheck
+    #expect(check == .onlyWith(["check_path"]))
+    #expect(!check.asks(settings: ["base_url": "https://x.example"]))
+    #expect(!check.asks(settings: ["check_path": ""]), "an empty value is none")
+    #expect(check.asks(settings: ["check_path": "check"]))
+  }
+
+  /// A load keeps the declared check with the file's verdict: a later process knows it without
+  /// loading the file, until the file changes.
+  @Test func aLoadKeepsTheDeclaredCheckForTheNextProcess() throws {
+    let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
+    let cache = VerdictCache(path: scratch.path + "/cache/accounts/adapter-checks.json", userID: getuid())
+    #expect(AdapterLoader.knownSessionCheck(path, cache: cache) == nil, "nothing kept yet")
+    _ = try AdapterLoader.load(path, name: "example", cache: cache).get()
+    // What a process that has not loaded it finds: the kept verdict alone.
+    #expect(try kept(path, cache) == .onlyWith([]))
+    let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try file.seekToEnd()
+    try file.write(contentsOf: Data([0]))
+    try file.close()
+    #expect(try kept(path, cache) == nil, "changed since")
+  }
+
+  func kept(_ path: String, _ cache: VerdictCache) throws -> AdapterDescription.SessionCheck? {
+    let key = VerdictCache.key(loader: try LibraryDependencies.systemLoader.get(), userID: getuid())
+    return cache.sessionCheck(of: try AdapterFileCheck().open(path).get(), key: key, isLoaded: { _ in false })
   }
 
   @Test func groupWritableFileIsRefused() throws {
@@ -133,9 +176,9 @@ import TestSupport
     let v2 = try CAdapterCompiler.hostile("MODE_V2_SYMBOL", name: "vtwo", into: scratch.path)
     #expect(refusal(v2, name: "vtwo").hasPrefix("built for adapter ABI 2.x (exports accounts_adapter_v2)"))
     let abi2 = try CAdapterCompiler.hostile("MODE_ABI2", name: "abitwo", into: scratch.path)
-    #expect(refusal(abi2, name: "abitwo") == "built for adapter ABI 2.0; this accounts speaks 1.1")
+    #expect(refusal(abi2, name: "abitwo") == "built for adapter ABI 2.0; this accounts speaks 1.2")
     let newer = try CAdapterCompiler.hostile("MODE_NEWER_MINOR", name: "newer", into: scratch.path)
-    #expect(refusal(newer, name: "newer").contains("ABI 1.99, newer than this accounts (1.1); update accounts"))
+    #expect(refusal(newer, name: "newer").contains("ABI 1.99, newer than this accounts (1.2); update accounts"))
   }
 
   @Test func entryReturningNullIsRefused() throws {
@@ -209,12 +252,12 @@ import TestSupport
 
     let entries = catalog.entries()
     #expect(entries.map(\.name) == ["bad", "example", "example"])
-    #expect(entries[0].refusal == "built for adapter ABI 2.0; this accounts speaks 1.1")
+    #expect(entries[0].refusal == "built for adapter ABI 2.0; this accounts speaks 1.2")
     #expect(entries[1].description?.name == "example")
     #expect(entries[2].shadowedBy == scratch.path + "/example.so" && entries[2].path == shadowed)
 
     #expect(try catalog.adapter(named: "example").description.path == scratch.path + "/example.so")
-    #expect(throws: AdapterLoadError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.1")) {
+    #expect(throws: AdapterLoadError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.2")) {
       try catalog.adapter(named: "bad")
     }
     #expect(throws: AdapterLoadError.notFound(name: "exampel", searched: [scratch.path, later], known: ["bad", "example"])) {

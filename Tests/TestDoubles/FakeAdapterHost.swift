@@ -18,6 +18,12 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   public private(set) var calls: [String] = []
   /// The settings every adapter declares.
   public var declared: [AdapterSetting] = []
+  /// When CHECK asks the backend, as `describe` and `knownSessionCheck` say it.
+  public var sessionCheck: AdapterDescription.SessionCheck = .undeclared
+  /// Whether `knownSessionCheck` knows it without loading (an earlier load kept it).
+  public var knowsSessionCheck = false
+  /// How many times an adapter was described: loaded, for the real host.
+  public private(set) var loads = 0
   /// The names of the secret settings each call was given, in order.
   public private(set) var secretSettingNames: [[String]] = []
   private let lock = Mutex(())
@@ -37,8 +43,14 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   public func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError)
     -> AdapterDescription
   {
-    AdapterDescription(
-      name: name, version: "1", summary: "fake", abiVersion: 1 << 16, settings: declared, path: "/fake/\(name).so")
+    lock.withLock { _ in loads += 1 }
+    return AdapterDescription(
+      name: name, version: "1", summary: "fake", abiVersion: 1 << 16 | 2, settings: declared, path: "/fake/\(name).so",
+      sessionCheck: sessionCheck)
+  }
+
+  public func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck? {
+    knowsSessionCheck ? sessionCheck : nil
   }
 
   public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)

@@ -53,7 +53,8 @@ public struct ExportedAdapter: @unchecked Sendable {
         },
         session_free: { session in
           SessionBridge.free(session)
-        }))
+        },
+        flags: adapter.declaresSessionCheck ? ACC_ADAPTER_CHECK_DECLARED : 0))
     pointer = UnsafePointer(descriptor)
   }
 

@@ -83,14 +83,25 @@ extension SessionFlow {
         to: .sessionExpired(message: "its expiry passed"), on: stored, backend, mayLogInAgain: true, asking: asking)
     }
     guard prove else { return stored }
+    var proved = stored
+    proved.origin = .proved
+    if try checkAsksNothing(id.backend) { return proved }
     let backend = try prepare(id.backend)
     let outcome = try run(.check(token: stored.token), for: stored, backend)
     guard case .ok = outcome else {
       return try react(to: outcome, on: stored, backend, mayLogInAgain: true, asking: asking)
     }
-    var proved = stored
-    proved.origin = .proved
     return proved
+  }
+
+  /// Whether a CHECK of the backend would answer OK without asking it, as its adapter said to
+  /// an earlier load of the same file (ABI 1.2): a session within its expiry is then proved as
+  /// the CHECK would prove it, without loading the adapter or reading its secret settings.
+  private func checkAsksNothing(_ name: String) throws -> Bool {
+    if prepared.get(name) != nil { return false }  // loaded already: the CHECK costs nothing more
+    let backend = try ledger.config.load().backend(named: name)
+    guard let check = try host().knownSessionCheck(backend.adapter, in: searchPath) else { return false }
+    return !check.asks(settings: backend.settings, secretNames: backend.secretSettings)
   }
 
   /// `lease`: the session of an account just leased, proved, under the account's session lock:

@@ -1,5 +1,5 @@
 /*
- * accounts_adapter.h: the adapter ABI of `accounts`, version 1.1.
+ * accounts_adapter.h: the adapter ABI of `accounts`, version 1.2.
  *
  * An adapter teaches `accounts` one backend's login protocol. It is a shared library that
  * exports one function, ACC_ADAPTER_ENTRY (accounts_adapter_v1), returning a static
@@ -44,6 +44,13 @@
  * adapter never declared it) and never asks anyone for a code on its behalf. An adapter built
  * against 1.1 that may run on a 1.0 host reads `one_time_code` only when `size` covers it.
  *
+ * 1.2 added, at the end of acc_adapter, `flags`, whose ACC_ADAPTER_CHECK_DECLARED says that
+ * CHECK asks the backend only when a setting flagged ACC_SETTING_SESSION_CHECK (also 1.2) has a
+ * value. For a backend where none has, the host proves a session by its token and expiry alone,
+ * without loading the adapter (`lease`, `status`). The host reads `flags` only from a
+ * descriptor that says 1.2 or later, and ignores ACC_SETTING_SESSION_CHECK on older ones: 1.0
+ * and 1.1 adapters keep loading, and every CHECK of theirs runs.
+ *
  * STRINGS are acc_string: a pointer and a length in bytes, UTF-8, not NUL-terminated (the host
  * happens to NUL-terminate what it hands over, but do not rely on it). An empty string may
  * have a NULL pointer.
@@ -78,7 +85,7 @@ extern "C" {
 #endif
 
 #define ACC_ADAPTER_ABI_MAJOR 1
-#define ACC_ADAPTER_ABI_MINOR 1
+#define ACC_ADAPTER_ABI_MINOR 2
 #define ACC_ADAPTER_ABI_VERSION ((uint32_t)((ACC_ADAPTER_ABI_MAJOR << 16) | ACC_ADAPTER_ABI_MINOR))
 /** The entry symbol's name as a string, for dlsym: its name carries the major version. */
 #define ACC_ADAPTER_ENTRY_NAME "accounts_adapter_v1"
@@ -118,13 +125,21 @@ typedef struct acc_pairs {
 #define ACC_SETTING_SECRET 0x1u
 /** The setting may be left out; the adapter then uses its documented default. */
 #define ACC_SETTING_OPTIONAL 0x2u
-/** The setting may differ per account (reserved: hosts up to 1.1 treat it as per backend). */
+/** The setting may differ per account (reserved: hosts up to 1.2 treat it as per backend). */
 #define ACC_SETTING_PER_ACCOUNT 0x4u
 /** (1.1) When the backend gives this setting a value, LOGIN needs a one-time code: the host gets
  *  the current one (from the seed kept for the account, else by asking on a terminal) and hands
  *  it over in acc_session_config.one_time_code. The setting's value is the adapter's to use
  *  (e.g. the form field the code goes in). Ignored on the settings of a 1.0 descriptor. */
 #define ACC_SETTING_ONE_TIME_CODE 0x8u
+/** (1.2) With ACC_ADAPTER_CHECK_DECLARED: CHECK asks the backend only when this setting (or
+ *  another so flagged) has a value, e.g. the path of a check request. */
+#define ACC_SETTING_SESSION_CHECK 0x10u
+
+/** (1.2) The adapter's CHECK sends a request only when a setting flagged
+ *  ACC_SETTING_SESSION_CHECK has a value; otherwise it answers ACC_STEP_OK at once, sending
+ *  nothing. An adapter whose CHECK never asks the backend sets this and flags no setting. */
+#define ACC_ADAPTER_CHECK_DECLARED 0x1u
 
 /** One setting a backend using this adapter can (or must) have. */
 typedef struct acc_setting {
@@ -295,6 +310,8 @@ typedef struct acc_adapter {
   int32_t (*step)(void *session, const acc_response *response, acc_step_output *out);
   /** Frees the session and everything it returned (wipe secrets first). */
   void (*session_free)(void *session);
+  /** (1.2; read only when abi_version says 1.2 or later) ACC_ADAPTER_* flags. */
+  uint32_t flags;
 } acc_adapter;
 
 /** The one exported symbol. `host_abi_version` is the host's ACC_ADAPTER_ABI_VERSION. Returns

@@ -13,7 +13,7 @@ import Testing
     let adapters = try #require(try sandbox.json(["adapters", "--json"]) as? [[String: Any]])
     #expect(adapters.compactMap { $0["name"] as? String } == ["hmac", "plain", "signed"])
     for adapter in adapters {
-      #expect(adapter["abi"] as? String == "1.1")
+      #expect(adapter["abi"] as? String == "1.2")
       #expect(adapter["refused"] is NSNull)
       #expect((adapter["path"] as? String)?.hasSuffix("lib\(adapter["name"]!).so") == true)
     }
@@ -37,7 +37,7 @@ import Testing
     let (sandbox, backend) = (world.sandbox, world.backend)
     let directory = try sandbox.userAdapterDirectory()
     try CAdapterCompiler.build("example.c", name: "example", into: directory)
-    #expect(try sandbox.ok(["adapters"]).standardOutput.contains("example 1.0.0  ABI 1.1  \(directory)/example.so"))
+    #expect(try sandbox.ok(["adapters"]).standardOutput.contains("example 1.0.0  ABI 1.2  \(directory)/example.so"))
     try sandbox.addBackend("ex", adapter: "example", settings: ["base_url=\(backend.url)/plain/plain"])
     // A proxy in the environment is never used for loopback (this one would refuse).
     let tested = try sandbox.ok(

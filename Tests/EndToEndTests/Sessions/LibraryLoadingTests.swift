@@ -2,9 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The commands that need neither libsecret nor GLib load neither: a one-time code (libgcrypt's
-/// HMAC) and a request with a cached token (the adapter host is in the executable, its
-/// digests from libgcrypt, its HTTP from libcurl), as the dynamic loader's own log shows.
+/// What a command loads, as the dynamic loader's own log shows: a one-time code (libgcrypt's
+/// HMAC) and a request with a cached token (the adapter host is in the executable, its digests
+/// from libgcrypt, its HTTP from libcurl) need neither libsecret nor GLib; `lease` and `status`
+/// prove a session by its expiry without loading an adapter whose CHECK asks nothing.
 @Suite(.blocking) struct LibraryLoadingTests {
   static let glibAndLibsecret = ["libAccountsPrivate.so", "libsecret-1.so.0", "libglib-2.0.so.0", "libgio-2.0.so.0"]
 
@@ -32,5 +33,25 @@ import Testing
     for library in Self.glibAndLibsecret {
       #expect(!loaded.contains(library), "request loaded \(library)")
     }
+  }
+
+  /// plain asks the backend only with check_path (ABI 1.2): without it, once a command has
+  /// loaded plain, `lease` and `status` prove alice's session without loading it again; with it,
+  /// they load it and the backend is asked.
+  @Test(arguments: [false, true])
+  func aSessionWhoseCheckAsksNothingIsProvedWithoutLoadingTheAdapter(checkPath: Bool) throws {
+    let world = try Fixture().serving()
+      .addingServedBackend("corp", settings: checkPath ? ["check_path=check"] : []).saving("alice", password: "123456")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["login", "alice"])
+    _ = try world.seen()
+    for command in [["lease", "alice", "--", "true"], ["status"]] {
+      let (result, loaded) = try sandbox.runNotingLibraries(command)
+      #expect(result.status == 0, "\(command): \(result)")
+      #expect(loaded.contains("libplain.so") == checkPath, "\(command) loaded \(loaded.sorted())")
+    }
+    let checks = try world.seen().filter { $0.contains("check") }
+    #expect(checks.count == (checkPath ? 2 : 0), "\(checks)")
   }
 }
