@@ -84,7 +84,8 @@ public struct DBusMessage: Equatable, Sendable {
 
   // MARK: - Writing
 
-  /// The message's bytes.
+  /// The message's bytes (a reply's too, with its reply serial and sender: what a bus
+  /// would send, for a test's stand-in).
   public func encoded() -> [UInt8] {
     // The body starts at an 8-byte boundary, so its own offsets align the same way.
     var bodyBytes = DBusWriter()
@@ -108,7 +109,9 @@ public struct DBusMessage: Equatable, Sendable {
     if let interface { field(2, .string(interface)) }
     if let member { field(3, .string(member)) }
     if let errorName { field(4, .string(errorName)) }
+    if let replySerial { field(5, .uint32(replySerial)) }
     if let destination { field(6, .string(destination)) }
+    if let sender { field(7, .string(sender)) }
     if !signature.isEmpty {
       fields.align(8)
       fields.bytes += [8, 1, UInt8(ascii: "g"), 0, UInt8(signature.utf8.count)] + Array(signature.utf8) + [0]

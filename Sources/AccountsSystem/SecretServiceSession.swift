@@ -2,7 +2,7 @@ import Glibc
 import SecretMemory
 
 /// A Secret Service session over a bare session-bus connection (no libsecret, no GLib): the
-/// calls secret-tool makes to read one secret, in three round trips (four from a provider other
+/// calls secret-tool makes to read one secret, in four round trips (five from a provider other
 /// than gnome-keyring). The session is encrypted as
 /// libsecret's is (`dh-ietf1024-sha256-aes128-cbc-pkcs7`), so a secret never crosses the bus
 /// in clear. It only reads what is readable now: every other case (no provider, a locked
@@ -26,11 +26,21 @@ public final class SecretServiceSession {
   static let service = "org.freedesktop.secrets"
   static let schema = ("xdg:schema", "io.accounts.Secret")
 
-  /// Connects and, in one write and one round trip, says Hello, asks who owns the service and
-  /// that process's id, and opens an encrypted session (nothing started by D-Bus activation).
-  /// Nil when any answer is not the expected one; `silent` when nothing answered within
-  /// `timeout` seconds (each later read gets as long: `beginRead`); `providerLeft` when the
-  /// provider left the bus before it answered.
+  /// Connects and, in one write and one round trip, says Hello, asks who owns the service, that
+  /// process's id and the `default` alias; then, in a second round trip, opens an encrypted
+  /// session (nothing started by D-Bus activation). Nil when any answer is not the expected one;
+  /// `silent` when nothing answered within `timeout` seconds (each later read gets as long:
+  /// `beginRead`); `providerLeft` when the provider left the bus before it answered.
+  ///
+  /// OpenSession is never a connection's first call to the provider: gnome-keyring-daemon (42.1
+  /// here, and still in 50) registers a caller in an idle callback queued by a D-Bus message
+  /// filter in its GDBus worker thread, and GLib's main loop can dispatch the method call queued
+  /// just after it first (the context is unlocked while each source is checked). OpenSession
+  /// then finds no client, its negotiation fails without an error, and the daemon completes the
+  /// call with a NULL result: g_variant_new's g_error, SIGTRAP, and every client of the keyring
+  /// gets NoReply. Once the provider has answered a call of this connection (ReadAlias, which
+  /// needs no client and only answers "/" without one), the registration was queued before
+  /// anything this connection sends next and runs first.
   public init?(busAddress address: String, timeout: Double) throws(Interruption) {
     guard let key = SecretServiceSessionKey() else { return nil }
     let bus: SessionBusConnection
@@ -41,11 +51,6 @@ public final class SecretServiceSession {
       DBusMessage.call(
         serial: 3, destination: daemon.0, path: daemon.1, interface: daemon.2, member: "GetConnectionUnixProcessID",
         arguments: [Self.service]),
-      .call(
-        serial: 4, destination: Self.service, path: "/org/freedesktop/secrets",
-        interface: "org.freedesktop.Secret.Service", member: "OpenSession",
-        values: [.string(SecretServiceSessionKey.algorithm), .variant(.bytes(key.publicKey))],
-        flags: DBusMessage.noAutoStart),
       .call(
         serial: 5, destination: Self.service, path: "/org/freedesktop/secrets",
         interface: "org.freedesktop.Secret.Service", member: "ReadAlias", arguments: ["default"],
@@ -59,9 +64,20 @@ public final class SecretServiceSession {
     }
     guard let connected = connection else { return nil }
     (bus, owner, replies) = connected
-    if Self.recipientLeft(replies[4]) || Self.recipientLeft(replies[5]) { throw .providerLeft }
+    if Self.recipientLeft(replies[5]) { throw .providerLeft }
     guard case .uint32(let pid)? = SecretServiceLockProbe.onlyValue(replies[3], from: daemon.0),
-      let opened = replies[4], opened.kind == .methodReturn, opened.sender == owner, opened.body.count == 2,
+      case .objectPath? = SecretServiceLockProbe.onlyValue(replies[5], from: owner)
+    else { return nil }
+    let open = DBusMessage.call(
+      serial: 4, destination: owner, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
+      member: "OpenSession", values: [.string(SecretServiceSessionKey.algorithm), .variant(.bytes(key.publicKey))],
+      flags: DBusMessage.noAutoStart)
+    guard bus.send([open]), let openReplies = bus.replies(to: [4]) else {
+      if bus.timedOut { throw .silent(seconds: timeout) }
+      return nil
+    }
+    if Self.recipientLeft(openReplies[4]) { throw .providerLeft }
+    guard let opened = openReplies[4], opened.kind == .methodReturn, opened.sender == owner, opened.body.count == 2,
       case .variant(.bytes(let servicePublicKey)) = opened.body[0], case .objectPath(let session) = opened.body[1],
       session != "/", case .objectPath(let defaultCollection)? = SecretServiceLockProbe.onlyValue(replies[5], from: owner),
       let cipher = key.agree(withServicePublicKey: servicePublicKey)

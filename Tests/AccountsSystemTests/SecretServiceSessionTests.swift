@@ -101,3 +101,129 @@ import Testing
     #expect(gone)
   }
 }
+
+/// The order of the bare session's calls, against a stand-in for the bus and the provider that
+/// reads each of the client's writes whole before answering any of it. gnome-keyring-daemon
+/// registers a caller in an idle callback that GLib may run after the caller's first method
+/// call: OpenSession as that first call finds no client, and the daemon dies with SIGTRAP
+/// (g_variant_new on a NULL result). The session opens only after the provider has answered
+/// a call of the connection (ReadAlias, harmless without a client).
+@Suite struct SecretServiceSessionCallOrderTests {
+  @Test func openSessionIsNeverInTheFirstWrite() throws {
+    let bus = try StandInSecretBus()
+    var session = try SecretServiceSession(busAddress: "unix:path=\(bus.path)", timeout: 10)
+    #expect(session != nil, "the session opens against the stand-in")
+    #expect(session?.providerProcessID == getpid())
+    session = nil  // closes the connection: the stand-in's reads end
+    let writes = bus.finish()
+    let first = writes.first ?? []
+    #expect(first.contains("ReadAlias"), "the provider is asked something harmless first: \(writes)")
+    #expect(!first.contains("OpenSession"), "OpenSession waits for the provider's first answer: \(writes)")
+    #expect(writes.dropFirst().contains { $0 == ["OpenSession"] }, "\(writes)")
+  }
+}
+
+/// A unix socket that plays the session bus and gnome-keyring for one connection: each batch
+/// of messages (everything that arrives until 300 ms pass without more) is recorded by member,
+/// then answered; just enough for SecretServiceSession's opening.
+final class StandInSecretBus: @unchecked Sendable {
+  let path: String
+  private let listener: Int32
+  private let lock = NSLock()
+  private var writes: [[String]] = []
+  private let done = DispatchSemaphore(value: 0)
+
+  init() throws {
+    path = "/tmp/accounts-standin-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+    listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard listener >= 0, bound == 0, listen(listener, 1) == 0 else {
+      throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+    Thread.detachNewThread { [self] in
+      serve()
+      done.signal()
+    }
+  }
+
+  /// Waits (10 s at most) for the client to close; the members of each batch, in order.
+  func finish() -> [[String]] {
+    _ = done.wait(timeout: .now() + 10)
+    close(listener)
+    unlink(path)
+    return lock.withLock { writes }
+  }
+
+  private func serve() {
+    var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+    guard poll(&entry, 1, 10_000) == 1 else { return }
+    let client = accept(listener, nil, nil)
+    guard client >= 0 else { return }
+    defer { close(client) }
+    var pending: [UInt8] = []
+    // The authentication, answered at once (the client sends its messages without waiting).
+    let begin = Array("BEGIN\r\n".utf8)
+    while !(pending.count >= begin.count && (0...(pending.count - begin.count)).contains { Array(pending[$0..<$0 + begin.count]) == begin }) {
+      guard let more = read(client, waiting: 10_000) else { return }
+      pending += more
+    }
+    let end = (0...(pending.count - begin.count)).first { Array(pending[$0..<$0 + begin.count]) == begin }! + begin.count
+    pending.removeFirst(end)
+    guard write(client, Array("OK 0123456789abcdef0123456789abcdef\r\n".utf8)) else { return }
+    var serial: UInt32 = 100
+    while true {
+      // One batch: whatever arrives until 300 ms pass without more.
+      while let more = read(client, waiting: pending.isEmpty ? 10_000 : 300) { pending += more }
+      var batch: [DBusMessage] = []
+      while pending.count >= 16, let length = DBusMessage.length(ofHeader: pending[..<16]), pending.count >= length {
+        guard let message = DBusMessage(decoding: Array(pending[..<length])) else { return }
+        pending.removeFirst(length)
+        batch.append(message)
+      }
+      if batch.isEmpty { return }  // the client closed
+      lock.withLock { writes.append(batch.compactMap(\.member)) }
+      var answers: [UInt8] = []
+      for call in batch where call.kind == .methodCall {
+        serial += 1
+        answers += Self.answer(to: call, serial: serial).encoded()
+      }
+      guard write(client, answers) else { return }
+    }
+  }
+
+  static func answer(to call: DBusMessage, serial: UInt32) -> DBusMessage {
+    let bus = "org.freedesktop.DBus"
+    let keyring = ":1.2"
+    let (sender, body): (String, [DBusMessage.Value]) =
+      switch call.member {
+      case "Hello": (bus, [.string(":1.7")])
+      case "GetNameOwner": (bus, [.string(keyring)])
+      case "GetConnectionUnixProcessID": (bus, [.uint32(UInt32(getpid()))])
+      case "ReadAlias": (keyring, [.objectPath("/org/freedesktop/secrets/collection/login")])
+      case "OpenSession": (keyring, [.variant(.bytes([2])), .objectPath("/org/freedesktop/secrets/session/s1")])
+      default: (keyring, [])
+      }
+    return DBusMessage(
+      kind: .methodReturn, serial: serial, replySerial: call.serial, destination: ":1.7", sender: sender, body: body)
+  }
+
+  /// Some bytes, or nil at the end, on an error, or when nothing came within `milliseconds`.
+  private func read(_ descriptor: Int32, waiting milliseconds: Int32) -> [UInt8]? {
+    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    guard poll(&entry, 1, milliseconds) == 1 else { return nil }
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
+    return count > 0 ? Array(chunk[0..<count]) : nil
+  }
+
+  private func write(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { send(descriptor, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+  }
+}
