@@ -123,11 +123,12 @@ import Testing
   /// gnome-keyring killed while a command waits on it (stopped first, so that the command is
   /// surely inside a call): exit 7 at once, not at the deadline (30 s here), whether the call
   /// that was waiting learns it from D-Bus ("recipient disconnected") or from the command's
-  /// own watch of the name; for a direct read (waiting on OpenSession) and for a call through
+  /// own watch of the name; for a direct read (waiting on ReadAlias, its first call to the
+  /// keyring, before it opens a session) and for a call through
   /// libsecret (`lock`, waiting on the service's properties). The direct read does not fall
   /// back to libsecret's path then, which would ask whatever D-Bus starts in the keyring's place.
   @Test(arguments: [
-    (["password", "alice"], "OpenSession"), (["lock"], "GetAll"),
+    (["password", "alice"], "ReadAlias"), (["lock"], "GetAll"),
   ])
   func aKilledDaemonEndsTheCommandAtOnce(_ arguments: [String], waitingOn call: String) throws {
     let world = try Fixture.aliceAndBob()
