@@ -55,6 +55,18 @@ public struct SecretKey: Hashable, Sendable {
     SecretKey(backend: backend, account: "", kind: .setting(name))
   }
 
+  /// The attributes that name its item (`SecretSchema`): what every lookup, replace and
+  /// delete matches.
+  public var attributes: [(String, String)] {
+    SecretSchema.attributes(backend: backend, account: account, kind: kind.attributeValue)
+  }
+
+  /// What every store writes (`SecretSchema`, SPEC §2): `attributes` and, on a password item,
+  /// `service` and `username`, by which other tools find a password.
+  public var storedAttributes: [(String, String)] {
+    SecretSchema.storedAttributes(backend: backend, account: account, kind: kind.attributeValue)
+  }
+
   /// The label shown in Seahorse or KeePassXC, e.g. "accounts: alice@corp password".
   public var label: String {
     switch kind {

@@ -3,9 +3,6 @@ import AccountsCore
 import AccountsSystem
 
 extension Diagnosis {
-  /// The schema every accounts item is stored under (Sources/CLibSecret/shim.h).
-  static let schema = "io.accounts.Secret"
-
   /// Items of accounts' schema in the keyring that no account or backend claims: reported
   /// with the command that deletes each, never deleted (another installation of accounts may
   /// keep its secrets in the same keyring). Read over the session bus without a secret read.
@@ -19,7 +16,7 @@ extension Diagnosis {
     let listed: [(path: String, attributes: [String: String])]?
     let bus = busAddress
     do {
-      listed = try SecretServiceItems.items(matching: ["xdg:schema": Self.schema], busAddress: bus, timeout: timeout)
+      listed = try SecretServiceItems.items(busAddress: bus, timeout: timeout)
     } catch {
       let error = SecretStoreError.timedOut(operation: "list the items of accounts", seconds: error.seconds, prompt: false)
       return Finding(check: "items", ok: false, detail: "not checked: " + error.message, fix: error.fix, status: error.status)
@@ -45,7 +42,7 @@ extension Diagnosis {
       }
     }
     let clearable = try ledger.unclaimed(keys).map { key in
-      (name: key.label.dropFirst("accounts: ".count), attributes: ["backend": key.backend, "account": key.account, "kind": key.kind.attributeValue])
+      (name: key.label.dropFirst("accounts: ".count), attributes: Dictionary(uniqueKeysWithValues: key.attributes))
     } + exact.map { attributes in
       (name: Substring("an item with attributes \(attributes.keys.sorted().joined(separator: ", "))"), attributes: attributes)
     }
@@ -62,15 +59,16 @@ extension Diagnosis {
         + item.attributes.keys.sorted().joined(separator: ", ")
     }
     let commands = shown.map { item in
-      (["secret-tool", "clear", "xdg:schema", Self.schema] + item.attributes.sorted { $0.key < $1.key }
-        .filter { $0.key != "xdg:schema" }.flatMap { [$0.key, $0.value] }).map(shellWord).joined(separator: " ")
+      let attributes = [SecretSchema.nameAttribute] + item.attributes.sorted { $0.key < $1.key }
+        .filter { $0.key != SecretSchema.nameAttribute.0 }.map { ($0.key, $0.value) }
+      return (["secret-tool", "clear"] + attributes.flatMap { [$0.0, $0.1] }).map(shellWord).joined(separator: " ")
     }
     var fixes: [String] = []
     if !commands.isEmpty { fixes.append("delete them: " + commands.joined(separator: "; ")) }
     if !named.isEmpty {
       fixes.append(
         "remove \(named.count == 1 ? "the item" : "the items") without backend, account and kind in Seahorse or KeePassXC "
-          + "(`secret-tool search --all xdg:schema \(Self.schema)` shows them; a clear of their attributes would match "
+          + "(`secret-tool search --all xdg:schema \(SecretSchema.name)` shows them; a clear of their attributes would match "
           + "items accounts keeps)")
     }
     return Finding(

@@ -35,9 +35,8 @@ public final class DirectReadSecretStore: SecretStore {
   // MARK: - The bare reads
 
   public func lookup(_ key: SecretKey) throws -> SecretBytes? {
-    let attributes = [("backend", key.backend), ("account", key.account), ("kind", key.kind.attributeValue)]
     let read = try withSession { (session) throws(SecretServiceSession.Interruption) -> SecretBytes? in
-      guard let found = try session.search(attributes), let item = found.unlocked.first else { return nil }
+      guard let found = try session.search(key.attributes), let item = found.unlocked.first else { return nil }
       return try session.secret(at: item)
     }
     if let read = read ?? nil { return read }

@@ -57,10 +57,9 @@ public final class KernelTokenCache: TokenCache {
 
   public func keep(_ token: SecretBytes, for id: AccountID, identity: String, seconds: Int) {
     // Kept only when the item lives in the collection the probe watches (the alias one).
-    let attributes = [("backend", id.backend), ("account", id.user), ("kind", "token")]
     guard
       let (state, item) = SecretServiceLockProbe.itemState(
-        busAddress: busAddress, attributes: attributes, timeout: probeTimeout),
+        busAddress: busAddress, attributes: SecretKey(id, .token).attributes, timeout: probeTimeout),
       !state.collectionLocked
     else { return }
     CacheEntry.encode(token, identity: identity, owner: state.owner, item: item) { payload in

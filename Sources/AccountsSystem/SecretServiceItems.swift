@@ -6,24 +6,16 @@ public enum SecretServiceItems {
   /// than its socket buffers hold while this client is still writing.
   static let batch = 64
 
-  /// The attributes of every item, locked or not, whose attributes include `matching` (e.g.
-  /// `xdg:schema`); nil when the service cannot be asked, or an answer is unexpected; `Silent`
-  /// when it did not answer within `timeout`.
-  public static func attributes(
-    matching: [String: String], busAddress: String, timeout: Double = 5
-  ) throws(SecretServiceLockProbe.Silent) -> [[String: String]]? {
-    try items(matching: matching, busAddress: busAddress, timeout: timeout)?.map(\.attributes)
-  }
-
-  /// The object path and attributes of every item, as `attributes(matching:)`.
+  /// The object path and attributes of every item of the accounts schema, locked or not, whose
+  /// attributes include `attributes`; nil when the service cannot be asked, or an answer is
+  /// unexpected; `Silent` when it did not answer within `timeout`.
   public static func items(
-    matching: [String: String], busAddress: String, timeout: Double = 5
+    matching attributes: [(String, String)] = [], busAddress: String, timeout: Double = 5
   ) throws(SecretServiceLockProbe.Silent) -> [(path: String, attributes: [String: String])]? {
-    let query = DBusMessage.Value.array(
-      element: "{ss}", matching.sorted { $0.key < $1.key }.map { .dictionaryEntry(.string($0.key), .string($0.value)) })
     let search = DBusMessage.call(
       serial: 3, destination: SecretServiceLockProbe.service, path: "/org/freedesktop/secrets",
-      interface: "org.freedesktop.Secret.Service", member: "SearchItems", values: [query], flags: DBusMessage.noAutoStart)
+      interface: "org.freedesktop.Secret.Service", member: "SearchItems", values: [SecretSchema.query(attributes)],
+      flags: DBusMessage.noAutoStart)
     guard let (bus, owner, replies) = try SecretServiceLockProbe.connect(busAddress: busAddress, timeout: timeout, asking: [search]),
       let reply = replies[3], reply.kind == .methodReturn, reply.sender == owner, reply.body.count == 2
     else { return nil }

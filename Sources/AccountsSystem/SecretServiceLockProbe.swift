@@ -89,12 +89,9 @@ public enum SecretServiceLockProbe {
     let readAlias = DBusMessage.call(
       serial: 3, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
       member: "ReadAlias", arguments: ["default"], flags: DBusMessage.noAutoStart)
-    let query = [("xdg:schema", "io.accounts.Secret")] + attributes
     let search = DBusMessage.call(
       serial: 4, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
-      member: "SearchItems",
-      values: [.array(element: "{ss}", query.map { .dictionaryEntry(.string($0.0), .string($0.1)) })],
-      flags: DBusMessage.noAutoStart)
+      member: "SearchItems", values: [SecretSchema.query(attributes)], flags: DBusMessage.noAutoStart)
     guard let (bus, owner, replies) = try? connect(busAddress: address, timeout: timeout, asking: [readAlias, search]),
       case .objectPath(let collection)? = onlyValue(replies[3], from: owner), collection != "/",
       let found = replies[4], found.kind == .methodReturn, found.sender == owner, found.body.count == 2,

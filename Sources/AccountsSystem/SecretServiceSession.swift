@@ -24,7 +24,6 @@ public final class SecretServiceSession {
   private var nextSerial: UInt32 = 10
 
   static let service = "org.freedesktop.secrets"
-  static let schema = ("xdg:schema", "io.accounts.Secret")
 
   /// Connects and, in one write and one round trip, says Hello, asks who owns the service, that
   /// process's id and the `default` alias; then, in a second round trip, opens an encrypted
@@ -115,10 +114,9 @@ public final class SecretServiceSession {
         case .variant(.boolean(false))? = SecretServiceLockProbe.onlyValue(answer, from: owner)
       else { return nil }
     }
-    let query = [Self.schema] + attributes
     let found = try call(
       path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service", member: "SearchItems",
-      values: [.array(element: "{ss}", query.map { .dictionaryEntry(.string($0.0), .string($0.1)) })])
+      values: [SecretSchema.query(attributes)])
     guard let found, found.body.count == 2, case .array("o", let unlocked) = found.body[0],
       case .array("o", let locked) = found.body[1]
     else { return nil }

@@ -1,6 +1,5 @@
-// The C side of the SecretService module: libsecret's headers, plus what Swift cannot spell
-// itself. SecretSchema ends in a fixed-size C array, which Swift imports as a 32-tuple, so the
-// schema is written here; everything else is called from Swift directly.
+// The C side of the SecretService module: libsecret's headers, plus two helpers plainer in C
+// than in Swift (both make GLib hash tables); everything else is called from Swift directly.
 #ifndef ACCOUNTS_CLIBSECRET_SHIM_H
 #define ACCOUNTS_CLIBSECRET_SHIM_H
 
@@ -9,25 +8,17 @@
 #define SECRET_API_SUBJECT_TO_CHANGE 1
 #include <libsecret/secret.h>
 
-/// The one schema every accounts item uses: attributes backend, account and kind (SPEC §2),
-/// which every lookup uses. Password items also carry service ("accounts:BACKEND") and username,
-/// the attributes other tools (python keyring, secret-tool users) look items up by; they are
-/// declared so that libsecret accepts them. The schema name is stored with each item as
-/// `xdg:schema` and matched on every search.
-static inline const SecretSchema *accounts_secret_schema(void) {
-  static const SecretSchema schema = {
-    "io.accounts.Secret",
-    SECRET_SCHEMA_NONE,
-    {
-      { "backend", SECRET_SCHEMA_ATTRIBUTE_STRING },
-      { "account", SECRET_SCHEMA_ATTRIBUTE_STRING },
-      { "kind", SECRET_SCHEMA_ATTRIBUTE_STRING },
-      { "service", SECRET_SCHEMA_ATTRIBUTE_STRING },
-      { "username", SECRET_SCHEMA_ATTRIBUTE_STRING },
-      { NULL, 0 },
-    },
-  };
-  return &schema;
+/// The schema every accounts item uses (SPEC §2), built from its name and its string attributes
+/// (NULL-terminated), which Swift's `SecretSchema` (AccountsSystem) writes for both Secret
+/// Service clients. libsecret copies both; the schema is built once and never freed.
+static inline const SecretSchema *accounts_secret_schema_new(const char *name, const char *const *attributes) {
+  GHashTable *types = g_hash_table_new(g_str_hash, g_str_equal);
+  for (; *attributes != NULL; attributes++) {
+    g_hash_table_insert(types, (gpointer)*attributes, GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING));
+  }
+  SecretSchema *schema = secret_schema_newv(name, SECRET_SCHEMA_NONE, types);
+  g_hash_table_unref(types);
+  return schema;
 }
 
 /// A string-to-string hash table that owns (and frees) its keys and values, as libsecret's

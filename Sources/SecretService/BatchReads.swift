@@ -80,7 +80,7 @@ extension LibsecretStore {
     let service = try connect()
     // Without a collection nothing can be known, which is not "nothing is there".
     guard try openCollection(service) != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
-    let found = try searchPaths(service, [("backend", backend), ("account", account)])
+    let found = try searchPaths(service, SecretSchema.attributes(backend: backend, account: account))
     let paths = found.unlocked + found.locked
     // Attributes are not secret: an item the provider has not granted access to shows them too.
     let attributes = try itemAttributes(paths, what: "the items of \(account)@\(backend)")

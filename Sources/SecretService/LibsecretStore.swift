@@ -28,7 +28,7 @@ public final class LibsecretStore: SecretStore {
   public func store(_ secret: SecretBytes, for key: SecretKey) throws {
     let service = try connect()
     let collection = try openCollection(service)
-    let existing = try search(service, attributes(of: key))
+    let existing = try search(service, key.attributes)
     if let item = existing.first {
       if isLocked(item) { try unlockItems([item], key: key) }
       try replaceSecret(of: item, with: secret, label: key.label)
@@ -44,11 +44,11 @@ public final class LibsecretStore: SecretStore {
     // libsecret would create a collection, which KeePassXC answers with its new-database wizard
     // and gnome-keyring with a password prompt: neither is a store.
     guard collection != nil else { throw SecretStoreError.noCollection(provider: knownProvider()) }
-    try withAttributes(storedAttributes(of: key)) { (table) throws(SecretStoreError) in
+    try withAttributes(key.storedAttributes) { (table) throws(SecretStoreError) in
       let stored = try secret.withUnsafeCString { (password) throws(SecretStoreError) in
         try withDeadline("store \(key.label)", seconds: timeout) { cancellable, error in
           secret_password_storev_sync(
-            accounts_secret_schema(), table, nil, key.label, password, cancellable, &error)
+            accountsSchema, table, nil, key.label, password, cancellable, &error)
         }
       }
       if stored == 0 { throw .failed(operation: "store \(key.label)", detail: "the keyring refused the item") }
@@ -72,7 +72,7 @@ public final class LibsecretStore: SecretStore {
   /// lacks some: an item stored before password items carried `service` and `username`. Read
   /// from the cached proxy first, so an item that has them costs no D-Bus call.
   private func completeAttributes(of item: GObjectOwner<SecretItem>, key: SecretKey) throws(SecretStoreError) {
-    let wanted = storedAttributes(of: key)
+    let wanted = key.storedAttributes
     if let table = secret_item_get_attributes(item.pointer) {
       defer { g_hash_table_unref(table) }
       let complete = wanted.allSatisfy { name, value in
@@ -83,7 +83,7 @@ public final class LibsecretStore: SecretStore {
     }
     try withAttributes(wanted) { (table) throws(SecretStoreError) in
       let set = try withDeadline("store \(key.label)", seconds: timeout) { cancellable, error in
-        secret_item_set_attributes_sync(item.pointer, accounts_secret_schema(), table, cancellable, &error)
+        secret_item_set_attributes_sync(item.pointer, accountsSchema, table, cancellable, &error)
       }
       if set == 0 { throw .failed(operation: "store \(key.label)", detail: "the keyring refused the attributes") }
     }
@@ -105,7 +105,7 @@ public final class LibsecretStore: SecretStore {
     // Each round that finds an item and cannot read it means it was deleted meanwhile (a
     // logout racing this command): that is "no secret" (SPEC §8), never "locked".
     for _ in 0..<3 {
-      let found = try searchPaths(service, attributes(of: key))
+      let found = try searchPaths(service, key.attributes)
       var path = found.unlocked.first
       if path == nil {
         // A locked collection says so (or prompts, then this searches again).
@@ -139,15 +139,15 @@ public final class LibsecretStore: SecretStore {
   }
 
   public func delete(_ key: SecretKey) throws {
-    try deleteMatching(attributes(of: key), what: key.label)
+    try deleteMatching(key.attributes, what: key.label)
   }
 
   public func deleteAll(backend: String, account: String) throws {
-    try deleteMatching([("backend", backend), ("account", account)], what: "the secrets of \(account)@\(backend)")
+    try deleteMatching(SecretSchema.attributes(backend: backend, account: account), what: "the secrets of \(account)@\(backend)")
   }
 
   public func deleteSettings(backend: String) throws {
-    try deleteMatching([("backend", backend), ("account", "")], what: "the secret settings of backend \(backend)")
+    try deleteMatching(SecretSchema.attributes(backend: backend, account: ""), what: "the secret settings of backend \(backend)")
   }
 
   public func lock() throws -> String {
@@ -197,7 +197,7 @@ public final class LibsecretStore: SecretStore {
           tolerating: { vanished = $0.isNoSuchObject; return vanished }
         ) { cancellable, error in
           secret_service_search_sync(
-            service.pointer, accounts_secret_schema(), table, SECRET_SEARCH_ALL, cancellable, &error)
+            service.pointer, accountsSchema, table, SECRET_SEARCH_ALL, cancellable, &error)
         }
         if !vanished { return takeObjects(list, as: SecretItem.self) }
       }
@@ -273,19 +273,6 @@ public final class LibsecretStore: SecretStore {
       }
     }
     if count < 1 { throw .promptDismissed(operation: "\(asking) \(label)") }
-  }
-
-  /// The schema's own attributes: what every lookup, replace and delete matches.
-  private func attributes(of key: SecretKey) -> [(String, String)] {
-    [("backend", key.backend), ("account", key.account), ("kind", key.kind.attributeValue)]
-  }
-
-  /// What every store writes (SPEC §2): the schema's own attributes and, on a password item,
-  /// `service=accounts:BACKEND` and `username=USER`, by which python keyring and other tools
-  /// find a password (`secret-tool lookup service accounts:corp username alice`).
-  private func storedAttributes(of key: SecretKey) -> [(String, String)] {
-    guard key.kind == .password else { return attributes(of: key) }
-    return attributes(of: key) + [("service", "accounts:\(key.backend)"), ("username", key.account)]
   }
 }
 

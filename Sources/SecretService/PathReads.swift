@@ -23,7 +23,7 @@ extension LibsecretStore {
       var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
       _ = try withDeadline("search the keyring", seconds: timeout) { cancellable, error in
         secret_service_search_for_dbus_paths_sync(
-          service.pointer, accounts_secret_schema(), table, cancellable, &unlocked, &locked, &error)
+          service.pointer, accountsSchema, table, cancellable, &unlocked, &locked, &error)
       }
       return FoundPaths(unlocked: takeStrings(unlocked), locked: takeStrings(locked))
     }

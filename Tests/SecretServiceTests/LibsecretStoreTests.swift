@@ -75,7 +75,7 @@ import Testing
     }
     var error: UnsafeMutablePointer<GError>?
     let stored = secret_password_storev_sync(
-      accounts_secret_schema(), table, nil, "accounts: alice@\(backend) password", "old", nil, &error)
+      accountsSchema, table, nil, "accounts: alice@\(backend) password", "old", nil, &error)
     #expect(stored != 0 && error == nil)
     #expect(!(try itemsSeenBySecretTool()).contains("attribute.username"))
 
