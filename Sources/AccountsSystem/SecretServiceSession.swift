@@ -99,14 +99,13 @@ public final class SecretServiceSession {
   }
 
   /// What Service.SearchItems found for the accounts schema and `attributes`: the items the
-  /// caller may read now, and those the provider keeps locked. Nil on an error reply, and, from
-  /// a provider other than gnome-keyring, unless the default collection exists and is unlocked
-  /// (asked first: KeePassXC may hold the search of a locked database for an unlock prompt, and
-  /// may not list a locked database's entries at all), as libsecret's path checks it first too.
+  /// caller may read now, and those the provider keeps locked. Nil on an error reply, and, where
+  /// the read policy checks the default collection before a search (`SecretReadPolicy`), unless
+  /// it exists and is unlocked, as libsecret's path checks it first too.
   public func search(_ attributes: [(String, String)]) throws(Interruption)
     -> (unlocked: [String], locked: [String])?
   {
-    if providerName != "gnome-keyring-daemon" {
+    if SecretReadPolicy.checksCollectionBeforeSearch(provider: providerName) {
       guard defaultCollection != "/",
         let answer = try call(
           path: defaultCollection, interface: "org.freedesktop.DBus.Properties", member: "Get",

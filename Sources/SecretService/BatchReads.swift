@@ -10,22 +10,15 @@ extension LibsecretStore {
   public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
     let service = try connect()
     let what = "the \(kind.attributeValue) items"
-    var collectionChecked = false
-    func checkCollection() throws(SecretStoreError) {
-      guard try openCollection(service) != nil else { throw .noCollection(provider: knownProvider()) }
-      collectionChecked = true
-    }
-    if knownProvider() != "gnome-keyring-daemon" { try checkCollection() }
+    var collection = try CollectionCheck(self, service)
     // An item deleted by another process between the search and the read (a logout racing
     // `status`) is not found by the next search: that is "no secret" for its key.
-    for _ in 0..<3 {
+    let read = try SecretReadPolicy.searching {
+      () throws(SecretStoreError) -> SecretReadPolicy.Round<[SecretKey: SecretBytes]> in
       let found = try searchPaths(service, [("kind", kind.attributeValue)])
       // Nothing, or locked items: a locked collection says so (or prompts, then this searches
       // again) before anything of its items is read.
-      if !collectionChecked && (found.isEmpty || !found.locked.isEmpty) {
-        try checkCollection()
-        continue
-      }
+      if found.isEmpty || !found.locked.isEmpty, try collection.checkOnce() { return .searchAgain }
       let attributes = try itemAttributes(found.unlocked + found.locked, what: what)
       // One item per key, an unlocked copy before a locked one (as `lookup` picks).
       var chosen: [SecretKey: String] = [:]
@@ -33,19 +26,20 @@ extension LibsecretStore {
         guard let key = attributes[path].flatMap({ key(of: $0, kind: kind) }), chosen[key] == nil else { continue }
         chosen[key] = path
       }
-      if chosen.isEmpty { return [:] }
+      if chosen.isEmpty { return .answered([:]) }
       let locked = chosen.filter { found.locked.contains($0.value) }
       if !locked.isEmpty {
         // Locked items in an open collection: the provider asks before a program reads them.
         let label = locked.count == 1 ? locked.first!.key.label : "\(locked.count) \(kind.attributeValue) items"
         let opened = Set(try unlockPaths(Array(locked.values), label: label))
         if let still = locked.first(where: { !opened.contains($0.value) }) {
-          throw SecretStoreError.accessNotGranted(item: still.key.label, provider: knownProvider())
+          throw .accessNotGranted(item: still.key.label, provider: knownProvider())
         }
       }
-      if let secrets = try secrets(of: chosen, service, what: what) { return secrets }
+      return try secrets(of: chosen, service, what: what).map { .answered($0) } ?? .searchAgain
     }
-    throw SecretStoreError.failed(operation: "read \(what)", detail: "items kept vanishing while being read")
+    guard let read else { throw SecretStoreError.keptVanishing(operation: "read \(what)") }
+    return read
   }
 
   /// Service.GetSecrets for every path of `chosen`; nil when one of them did not come back

@@ -95,31 +95,23 @@ public final class LibsecretStore: SecretStore {
   /// when the search did not find a readable item (is the collection locked, or missing?).
   public func lookup(_ key: SecretKey) throws -> SecretBytes? {
     let service = try connect()
-    var collectionChecked = false
-    func checkCollection() throws(SecretStoreError) {
-      guard try openCollection(service) != nil else { throw .noCollection(provider: knownProvider()) }
-      collectionChecked = true
-    }
-    // gnome-keyring finds the items of a locked collection too (as locked); others may not.
-    if knownProvider() != "gnome-keyring-daemon" { try checkCollection() }
+    var collection = try CollectionCheck(self, service)
     // Each round that finds an item and cannot read it means it was deleted meanwhile (a
     // logout racing this command): that is "no secret" (SPEC §8), never "locked".
-    for _ in 0..<3 {
+    let read = try SecretReadPolicy.searching { () throws(SecretStoreError) -> SecretReadPolicy.Round<SecretBytes?> in
       let found = try searchPaths(service, key.attributes)
       var path = found.unlocked.first
       if path == nil {
         // A locked collection says so (or prompts, then this searches again).
-        if !collectionChecked {
-          try checkCollection()
-          continue
-        }
-        if found.locked.isEmpty { return nil }
+        if try collection.checkOnce() { return .searchAgain }
+        if found.locked.isEmpty { return .answered(nil) }
         // Locked items in an open collection: the provider asks before a program reads them.
         path = try unlockPaths(found.locked, label: key.label).first
       }
-      if let path, let secret = try secret(at: path, label: key.label, service) { return secret }
+      if let path, let secret = try secret(at: path, label: key.label, service) { return .answered(secret) }
+      return .searchAgain
     }
-    return nil
+    return read ?? nil
   }
 
   public func providerName() throws -> String? {
@@ -185,12 +177,12 @@ public final class LibsecretStore: SecretStore {
   ///
   /// libsecret loads each item it finds; when another process deletes one in between, the
   /// whole search fails with "No such secret item". The item is gone, so searching again gives
-  /// the true answer (a few times at most: each retry means a delete finished meanwhile).
+  /// the true answer (`SecretReadPolicy.searching`: each retry means a delete finished meanwhile).
   private func search(
     _ service: GObjectOwner<CLibSecret.SecretService>, _ attributes: [(String, String)]
   ) throws(SecretStoreError) -> [GObjectOwner<SecretItem>] {
-    try withAttributes(attributes) { (table) throws(SecretStoreError) in
-      for _ in 0..<3 {
+    let items = try withAttributes(attributes) { (table) throws(SecretStoreError) in
+      try SecretReadPolicy.searching { () throws(SecretStoreError) -> SecretReadPolicy.Round<[GObjectOwner<SecretItem>]> in
         var vanished = false
         let list = try withDeadline(
           "search the keyring", seconds: timeout,
@@ -199,10 +191,11 @@ public final class LibsecretStore: SecretStore {
           secret_service_search_sync(
             service.pointer, accountsSchema, table, SECRET_SEARCH_ALL, cancellable, &error)
         }
-        if !vanished { return takeObjects(list, as: SecretItem.self) }
+        return vanished ? .searchAgain : .answered(takeObjects(list, as: SecretItem.self))
       }
-      throw .failed(operation: "search the keyring", detail: "items kept vanishing while being read")
     }
+    guard let items else { throw .keptVanishing(operation: "search the keyring") }
+    return items
   }
 
   /// Deletes every item matching `attributes`; an item another process deleted first counts as
