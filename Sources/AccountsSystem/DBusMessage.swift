@@ -62,26 +62,6 @@ public struct DBusMessage: Equatable, Sendable {
     self.body = body
   }
 
-  /// A method call with string arguments.
-  public static func call(
-    serial: UInt32, destination: String, path: String, interface: String, member: String,
-    arguments: [String] = [], flags: UInt8 = 0
-  ) -> DBusMessage {
-    call(
-      serial: serial, destination: destination, path: path, interface: interface, member: member,
-      values: arguments.map { .string($0) }, flags: flags)
-  }
-
-  /// A method call with arguments of any type this client writes.
-  public static func call(
-    serial: UInt32, destination: String, path: String, interface: String, member: String,
-    values: [Value], flags: UInt8 = 0
-  ) -> DBusMessage {
-    DBusMessage(
-      kind: .methodCall, flags: flags, serial: serial, path: path, interface: interface, member: member,
-      destination: destination, body: values)
-  }
-
   // MARK: - Writing
 
   /// The message's bytes (a reply's too, with its reply serial and sender: what a bus

@@ -19,8 +19,6 @@ public enum SecretServiceLockProbe {
     }
   }
 
-  static let service = "org.freedesktop.secrets"
-
   /// The bus or the Secret Service did not answer within the probe's `seconds`: a hung keyring,
   /// which the libsecret path would wait on again (a caller fails at once instead).
   public struct Silent: Error, Sendable {
@@ -41,40 +39,28 @@ public enum SecretServiceLockProbe {
   public static func state(
     busAddress address: String, timeout: Double = 1, expected: State? = nil, item: String? = nil
   ) throws(Silent) -> State? {
-    let readAlias = DBusMessage.call(
-      serial: 3, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
-      member: "ReadAlias", arguments: ["default"], flags: DBusMessage.noAutoStart)
-    func locked(_ serial: UInt32, owner: String, collection: String) -> DBusMessage {
-      DBusMessage.call(
-        serial: serial, destination: owner, path: collection, interface: "org.freedesktop.DBus.Properties",
-        member: "Get", arguments: ["org.freedesktop.Secret.Collection", "Locked"], flags: DBusMessage.noAutoStart)
-    }
-    var speculative = expected.map { [locked(4, owner: $0.owner, collection: $0.collection)] } ?? []
+    var speculative = expected.map { [DBusObject.secretCollection($0.collection, at: $0.owner).property("Locked")] } ?? []
     if let expected, let item {
-      speculative.append(
-        DBusMessage.call(
-          serial: 5, destination: expected.owner, path: item, interface: "org.freedesktop.DBus.Properties",
-          member: "Get", arguments: ["org.freedesktop.Secret.Item", "Locked"], flags: DBusMessage.noAutoStart))
+      speculative.append(DBusObject.secretItem(item, at: expected.owner).property("Locked"))
     }
-    guard let (bus, owner, replies) = try connect(busAddress: address, timeout: timeout, asking: [readAlias] + speculative),
-      case .objectPath(let collection)? = onlyValue(replies[3], from: owner), collection != "/"
+    guard
+      let (connection, replies) = try SecretServiceConnection.open(
+        busAddress: address, timeout: timeout, asking: [.readDefaultAlias()] + speculative),
+      case .objectPath(let collection)? = connection.value(replies[0]), collection != "/"
     else { return nil }
+    let owner = connection.owner
     if let expected {
       guard owner == expected.owner, collection == expected.collection,
-        case .variant(.boolean(let isLocked))? = onlyValue(replies[4], from: owner)
+        case .variant(.boolean(let isLocked))? = connection.value(replies[1])
       else { return nil }
       // A locked collection is locked whatever its items answer (KeePassXC hides them).
       guard item != nil, !isLocked else {
         return State(owner: owner, collection: collection, collectionLocked: isLocked)
       }
-      guard case .variant(.boolean(let itemLocked))? = onlyValue(replies[5], from: owner) else { return nil }
+      guard case .variant(.boolean(let itemLocked))? = connection.value(replies[2]) else { return nil }
       return State(owner: owner, collection: collection, collectionLocked: isLocked || itemLocked)
     }
-    guard bus.send([locked(4, owner: owner, collection: collection)]), let answer = bus.replies(to: [4]) else {
-      if bus.timedOut { throw Silent(seconds: timeout) }
-      return nil
-    }
-    guard case .variant(.boolean(let isLocked))? = onlyValue(answer[4], from: owner) else { return nil }
+    guard let isLocked = try connection.isLocked(collection) else { return nil }
     return State(owner: owner, collection: collection, collectionLocked: isLocked)
   }
 
@@ -86,25 +72,16 @@ public enum SecretServiceLockProbe {
   public static func itemState(
     busAddress address: String, attributes: [(String, String)], timeout: Double = 1
   ) -> (state: State, item: String)? {
-    let readAlias = DBusMessage.call(
-      serial: 3, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
-      member: "ReadAlias", arguments: ["default"], flags: DBusMessage.noAutoStart)
-    let search = DBusMessage.call(
-      serial: 4, destination: service, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
-      member: "SearchItems", values: [SecretSchema.query(attributes)], flags: DBusMessage.noAutoStart)
-    guard let (bus, owner, replies) = try? connect(busAddress: address, timeout: timeout, asking: [readAlias, search]),
-      case .objectPath(let collection)? = onlyValue(replies[3], from: owner), collection != "/",
-      let found = replies[4], found.kind == .methodReturn, found.sender == owner, found.body.count == 2,
-      case .array(_, let unlocked) = found.body[0], case .array(_, let locked) = found.body[1], locked.isEmpty,
-      unlocked.count == 1, case .objectPath(let item) = unlocked[0], Self.collection(holding: item) == collection
+    guard
+      let (connection, replies) = try? SecretServiceConnection.open(
+        busAddress: address, timeout: timeout, asking: [.readDefaultAlias(), .searchItems(attributes)]),
+      case .objectPath(let collection)? = connection.value(replies[0]), collection != "/",
+      let found = connection.returned(replies[1]), found.count == 2,
+      case .array(_, let unlocked) = found[0], case .array(_, let locked) = found[1], locked.isEmpty,
+      unlocked.count == 1, case .objectPath(let item) = unlocked[0], Self.collection(holding: item) == collection,
+      let isLocked = try? connection.isLocked(collection)
     else { return nil }
-    let lockedCall = DBusMessage.call(
-      serial: 5, destination: owner, path: collection, interface: "org.freedesktop.DBus.Properties",
-      member: "Get", arguments: ["org.freedesktop.Secret.Collection", "Locked"], flags: DBusMessage.noAutoStart)
-    guard bus.send([lockedCall]), let answer = bus.replies(to: [5]),
-      case .variant(.boolean(let isLocked))? = onlyValue(answer[5], from: owner)
-    else { return nil }
-    return (State(owner: owner, collection: collection, collectionLocked: isLocked), item)
+    return (State(owner: connection.owner, collection: collection, collectionLocked: isLocked), item)
   }
 
   /// The collection an item's object path lies in: the path without its last element.
@@ -112,37 +89,15 @@ public enum SecretServiceLockProbe {
     guard let slash = item.lastIndex(of: "/"), slash != item.startIndex else { return nil }
     return String(item[..<slash])
   }
+}
 
-  /// A connection that has said Hello, the unique name of the Secret Service's owner, and the
-  /// replies to `questions` (serials 3 and up), all in one write and one round trip. Nothing is
-  /// started by D-Bus activation for it (that could start a second daemon). `Silent` when the
-  /// deadline passed first.
-  static func connect(
-    busAddress address: String, timeout: Double, asking questions: [DBusMessage]
-  ) throws(Silent) -> (SessionBusConnection, owner: String, replies: [UInt32: DBusMessage])? {
-    guard let bus = SessionBusConnection(address: address, timeout: timeout) else { return nil }
-    let first = [
-      DBusMessage.call(
-        serial: 1, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-        member: "Hello"),
-      .call(
-        serial: 2, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-        member: "GetNameOwner", arguments: [service]),
-    ]
-    guard bus.begin(sending: first + questions), let replies = bus.replies(to: Set([1, 2] + questions.map { $0.serial }))
-    else {
-      if bus.timedOut { throw Silent(seconds: timeout) }
-      return nil
-    }
-    guard case .string(let owner)? = onlyValue(replies[2], from: "org.freedesktop.DBus"), owner.hasPrefix(":") else {
-      return nil
-    }
-    return (bus, owner, replies)
-  }
-
-  /// The single value of a method return sent by `sender`; nil for an error or anything else.
-  static func onlyValue(_ reply: DBusMessage?, from sender: String) -> DBusMessage.Value? {
-    guard let reply, reply.kind == .methodReturn, reply.sender == sender, reply.body.count == 1 else { return nil }
-    return reply.body[0]
+extension SecretServiceConnection {
+  /// Whether the provider's collection at `path` is locked (its `Locked` property); nil when
+  /// the answer is not a boolean from the provider.
+  func isLocked(_ path: String) throws(SecretServiceLockProbe.Silent) -> Bool? {
+    guard let replies = try call([collection(path).property("Locked")]),
+      case .variant(.boolean(let isLocked))? = value(replies[0])
+    else { return nil }
+    return isLocked
   }
 }

@@ -10,20 +10,16 @@ import SecretMemory
 /// then takes the libsecret path, which knows how to report, unlock or prompt.
 public final class SecretServiceSession {
   /// The unique bus name of the process that owns org.freedesktop.secrets.
-  public let owner: String
+  public var owner: String { connection.owner }
   /// That process's id (GetConnectionUnixProcessID).
   public let providerProcessID: Int32
   /// That process's program ("gnome-keyring-daemon", "keepassxc"), as libsecret's path names it.
   public let providerName: String?
-  private let bus: SessionBusConnection
+  private let connection: SecretServiceConnection
   private let session: String
   private let cipher: SecretSessionCipher
-  private let timeout: Double
   /// The collection the `default` alias names ("/" for none), read with the first round trip.
   private let defaultCollection: String
-  private var nextSerial: UInt32 = 10
-
-  static let service = "org.freedesktop.secrets"
 
   /// Connects and, in one write and one round trip, says Hello, asks who owns the service, that
   /// process's id and the `default` alias; then, in a second round trip, opens an encrypted
@@ -42,60 +38,40 @@ public final class SecretServiceSession {
   /// anything this connection sends next and runs first.
   public init?(busAddress address: String, timeout: Double) throws(Interruption) {
     guard let key = SecretServiceSessionKey() else { return nil }
-    let bus: SessionBusConnection
-    let owner: String
-    let replies: [UInt32: DBusMessage]
-    let daemon = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
     let questions = [
-      DBusMessage.call(
-        serial: 3, destination: daemon.0, path: daemon.1, interface: daemon.2, member: "GetConnectionUnixProcessID",
-        arguments: [Self.service]),
-      .call(
-        serial: 5, destination: Self.service, path: "/org/freedesktop/secrets",
-        interface: "org.freedesktop.Secret.Service", member: "ReadAlias", arguments: ["default"],
-        flags: DBusMessage.noAutoStart),
+      DBusObject.bus.call("GetConnectionUnixProcessID", [.string(DBusObject.secretServiceName)]),
+      .readDefaultAlias(),
     ]
-    let connection: (SessionBusConnection, owner: String, replies: [UInt32: DBusMessage])?
-    do {
-      connection = try SecretServiceLockProbe.connect(busAddress: address, timeout: timeout, asking: questions)
+    let connected: (SecretServiceConnection, replies: [DBusMessage])?
+    do throws(SecretServiceLockProbe.Silent) {
+      connected = try SecretServiceConnection.open(busAddress: address, timeout: timeout, asking: questions)
     } catch {
       throw .silent(seconds: error.seconds)
     }
-    guard let connected = connection else { return nil }
-    (bus, owner, replies) = connected
-    if Self.recipientLeft(replies[5]) { throw .providerLeft }
-    guard case .uint32(let pid)? = SecretServiceLockProbe.onlyValue(replies[3], from: daemon.0),
-      case .objectPath? = SecretServiceLockProbe.onlyValue(replies[5], from: owner)
+    guard let (connection, replies) = connected else { return nil }
+    if Self.recipientLeft(replies[1]) { throw .providerLeft }
+    guard case .uint32(let pid)? = replies[0].onlyValue(from: DBusObject.bus.destination),
+      case .objectPath(let defaultCollection)? = connection.value(replies[1])
     else { return nil }
-    let open = DBusMessage.call(
-      serial: 4, destination: owner, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service",
-      member: "OpenSession", values: [.string(SecretServiceSessionKey.algorithm), .variant(.bytes(key.publicKey))],
-      flags: DBusMessage.noAutoStart)
-    guard bus.send([open]), let openReplies = bus.replies(to: [4]) else {
-      if bus.timedOut { throw .silent(seconds: timeout) }
-      return nil
-    }
-    if Self.recipientLeft(openReplies[4]) { throw .providerLeft }
-    guard let opened = openReplies[4], opened.kind == .methodReturn, opened.sender == owner, opened.body.count == 2,
-      case .variant(.bytes(let servicePublicKey)) = opened.body[0], case .objectPath(let session) = opened.body[1],
-      session != "/", case .objectPath(let defaultCollection)? = SecretServiceLockProbe.onlyValue(replies[5], from: owner),
+    let openSession = connection.service.call(
+      "OpenSession", [.string(SecretServiceSessionKey.algorithm), .variant(.bytes(key.publicKey))])
+    guard let opened = connection.returned(try Self.call(openSession, on: connection)), opened.count == 2,
+      case .variant(.bytes(let servicePublicKey)) = opened[0], case .objectPath(let session) = opened[1], session != "/",
       let cipher = key.agree(withServicePublicKey: servicePublicKey)
     else { return nil }
     self.defaultCollection = defaultCollection
-    self.bus = bus
-    self.owner = owner
+    self.connection = connection
     self.providerProcessID = Int32(bitPattern: pid)
     self.providerName = programName(Int32(bitPattern: pid))
     self.session = session
     self.cipher = cipher
-    self.timeout = timeout
   }
 
   /// Starts another read of this session: its calls get a whole `timeout` again (the first
   /// read's began with the connection). A session kept for a command's later reads would
   /// otherwise call a keyring silent once the first read's wait had run out.
   public func beginRead() {
-    bus.restartDeadline(timeout: timeout)
+    connection.bus.restartDeadline(timeout: connection.timeout)
   }
 
   /// What Service.SearchItems found for the accounts schema and `attributes`: the items the
@@ -107,17 +83,12 @@ public final class SecretServiceSession {
   {
     if SecretReadPolicy.checksCollectionBeforeSearch(provider: providerName) {
       guard defaultCollection != "/",
-        let answer = try call(
-          path: defaultCollection, interface: "org.freedesktop.DBus.Properties", member: "Get",
-          values: [.string("org.freedesktop.Secret.Collection"), .string("Locked")]),
-        case .variant(.boolean(false))? = SecretServiceLockProbe.onlyValue(answer, from: owner)
+        case .variant(.boolean(false))? = connection.value(try call(connection.collection(defaultCollection).property("Locked")))
       else { return nil }
     }
-    let found = try call(
-      path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service", member: "SearchItems",
-      values: [SecretSchema.query(attributes)])
-    guard let found, found.body.count == 2, case .array("o", let unlocked) = found.body[0],
-      case .array("o", let locked) = found.body[1]
+    guard let found = try call(.searchItems(attributes, at: connection.owner)),
+      let lists = connection.returned(found), lists.count == 2,
+      case .array("o", let unlocked) = lists[0], case .array("o", let locked) = lists[1]
     else { return nil }
     return (unlocked.compactMap(\.objectPath), locked.compactMap(\.objectPath))
   }
@@ -125,31 +96,28 @@ public final class SecretServiceSession {
   /// The secret of the item at `item` (Item.GetSecret in this session), decrypted; nil on an
   /// error reply (a locked item, one deleted since the search) or anything malformed.
   public func secret(at item: String) throws(Interruption) -> SecretBytes? {
-    let reply = try call(
-      path: item, interface: "org.freedesktop.Secret.Item", member: "GetSecret", values: [.objectPath(session)])
-    guard let reply, reply.body.count == 1, case .structure(let fields) = reply.body[0], fields.count == 4,
+    guard let reply = try call(connection.item(item).call("GetSecret", [.objectPath(session)])),
+      let body = connection.returned(reply), body.count == 1, case .structure(let fields) = body[0], fields.count == 4,
       case .objectPath(session) = fields[0], case .bytes(let parameters) = fields[1], case .bytes(let value) = fields[2]
     else { return nil }
     return cipher.decrypt(value: value, parameters: parameters)
   }
 
-  /// One call to the provider (its unique name, so a replaced provider cannot answer) and its
-  /// method return; nil for an error reply.
-  private func call(path: String, interface: String, member: String, values: [DBusMessage.Value])
-    throws(Interruption) -> DBusMessage?
-  {
-    let serial = nextSerial
-    nextSerial += 1
-    let message = DBusMessage.call(
-      serial: serial, destination: owner, path: path, interface: interface, member: member, values: values,
-      flags: DBusMessage.noAutoStart)
-    guard bus.send([message]), let replies = bus.replies(to: [serial]) else {
-      if bus.timedOut { throw .silent(seconds: timeout) }
-      return nil
+  /// One call to the provider and its reply, which the caller takes only from the provider;
+  /// nil when none could be read.
+  private func call(_ call: DBusCall) throws(Interruption) -> DBusMessage? {
+    try Self.call(call, on: connection)
+  }
+
+  private static func call(_ call: DBusCall, on connection: SecretServiceConnection) throws(Interruption) -> DBusMessage? {
+    let replies: [DBusMessage]?
+    do throws(SecretServiceLockProbe.Silent) {
+      replies = try connection.call([call])
+    } catch {
+      throw .silent(seconds: error.seconds)
     }
-    if Self.recipientLeft(replies[serial]) { throw .providerLeft }
-    guard let reply = replies[serial], reply.kind == .methodReturn, reply.sender == owner else { return nil }
-    return reply
+    if Self.recipientLeft(replies?[0]) { throw .providerLeft }
+    return replies?[0]
   }
 }
 
@@ -166,7 +134,7 @@ extension SecretServiceSession {
   /// Whether `reply` is the bus's own error for a call whose recipient left before it answered
   /// (dbus-daemon's NoReply, "Message recipient disconnected from message bus without replying").
   static func recipientLeft(_ reply: DBusMessage?) -> Bool {
-    guard let reply, reply.kind == .error, reply.sender == "org.freedesktop.DBus",
+    guard let reply, reply.kind == .error, reply.sender == DBusObject.bus.destination,
       reply.errorName == "org.freedesktop.DBus.Error.NoReply", case .string(let text)? = reply.body.first
     else { return false }
     return text.includes("disconnected")

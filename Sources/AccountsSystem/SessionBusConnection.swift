@@ -1,13 +1,19 @@
 import Glibc
 
 /// A connection to the D-Bus session bus over its unix socket, without libdbus or GLib: SASL
-/// `AUTH EXTERNAL`, then whole messages written and read under one deadline. Every failure
-/// (no address, a refused login, a slow or silent bus, a malformed message) is nil or false,
-/// for callers that fall back to another path.
+/// `AUTH EXTERNAL` and Hello with the first calls, then whole messages written and read under
+/// one deadline. The connection numbers every call it sends (its serial) and matches each reply
+/// to its call, so callers hand it calls and get replies back in the same order. Every failure
+/// (no address, a refused login, a slow or silent bus, a malformed message) is nil, for callers
+/// that fall back to another path.
 public final class SessionBusConnection {
   private let descriptor: Int32
   private var deadline: Double
   private var pending: [UInt8] = []
+  /// The serial of the next call: 1 is Hello's, which goes first.
+  private var nextSerial: UInt32 = 1
+  /// Whether the login and Hello went out (with the first calls).
+  private var begun = false
   /// Whether a wait ended at the deadline (the bus or the peer asked did not answer in time),
   /// rather than on an error or an unexpected message.
   public private(set) var timedOut = false
@@ -27,16 +33,6 @@ public final class SessionBusConnection {
 
   deinit { close(descriptor) }
 
-  /// Authenticates as this user (SASL `AUTH EXTERNAL`), ends the authentication and sends
-  /// `messages`, all in one write as sd-bus does (one round trip fewer than waiting for `OK`);
-  /// false unless the bus answers `OK`.
-  public func begin(sending messages: [DBusMessage]) -> Bool {
-    let uid = Array(String(getuid()).utf8).map { byte in String(byte, radix: 16) }.joined()
-    let login = [0] + Array("AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8)
-    guard write(login + messages.flatMap { $0.encoded() }), let answer = readLine() else { return false }
-    return answer.hasPrefix("OK ")
-  }
-
   /// Everything from now on must happen within `timeout` seconds: a connection kept for later
   /// questions gives each its own wait, not what is left of the first one's.
   public func restartDeadline(timeout: Double) {
@@ -44,14 +40,35 @@ public final class SessionBusConnection {
     timedOut = false
   }
 
-  /// Sends `messages` in one write.
-  public func send(_ messages: [DBusMessage]) -> Bool {
-    write(messages.flatMap { $0.encoded() })
+  /// Sends `calls` in one write and returns their replies (method returns or errors) in the
+  /// same order, signals skipped: one round trip however many calls. The first calls of a
+  /// connection go in the same write as the authentication (SASL `AUTH EXTERNAL` as this user,
+  /// `BEGIN`) and Hello, as sd-bus sends them, one round trip fewer than waiting for the bus's
+  /// `OK`. Nil unless the bus answers `OK` and every call's reply arrives before the deadline.
+  public func call(_ calls: [DBusCall]) -> [DBusMessage]? {
+    var login: [UInt8] = []
+    var sent = calls
+    if !begun {
+      let uid = Array(String(getuid()).utf8).map { byte in String(byte, radix: 16) }.joined()
+      login = [0] + Array("AUTH EXTERNAL \(uid)\r\nBEGIN\r\n".utf8)
+      sent.insert(DBusObject.bus.call("Hello"), at: 0)
+      begun = true
+    }
+    let messages = sent.map { call in
+      defer { nextSerial += 1 }
+      return call.message(serial: nextSerial)
+    }
+    guard write(login + messages.flatMap { $0.encoded() }) else { return nil }
+    if !login.isEmpty {
+      guard let answer = readLine(), answer.hasPrefix("OK ") else { return nil }
+    }
+    guard let replies = replies(to: Set(messages.map(\.serial))) else { return nil }
+    return messages.suffix(calls.count).map { replies[$0.serial]! }
   }
 
   /// The replies (returns or errors) to the calls `serials`, by serial, skipping signals; nil
   /// when the deadline passes first, or a message cannot be read.
-  public func replies(to serials: Set<UInt32>) -> [UInt32: DBusMessage]? {
+  private func replies(to serials: Set<UInt32>) -> [UInt32: DBusMessage]? {
     var replies: [UInt32: DBusMessage] = [:]
     for _ in 0..<64 {  // the bus sends a signal or two unasked (NameAcquired); not dozens
       guard replies.count < serials.count else { return replies }

@@ -19,10 +19,7 @@ import Testing
     + [1] + text("b") + [0] + [0] + uint32(1)
 
   @Test func aHelloIsLaidOutAsTheSpecificationSays() {
-    let bytes = DBusMessage.call(
-      serial: 1, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      member: "Hello"
-    ).encoded()
+    let bytes = DBusObject.bus.call("Hello").message(serial: 1).encoded()
     #expect(bytes.count == 128)
     #expect(Array(bytes[0..<16]) == Self.text("l") + [1, 0, 1] + Self.uint32(0) + Self.uint32(1) + Self.uint32(109))
     #expect(Array(bytes[16..<24]) == [1, 1] + Self.text("o") + [0] + Self.uint32(21))
@@ -33,10 +30,7 @@ import Testing
   }
 
   @Test func aCallWithArgumentsRoundTrips() throws {
-    let call = DBusMessage.call(
-      serial: 3, destination: "org.freedesktop.secrets", path: "/org/freedesktop/secrets",
-      interface: "org.freedesktop.Secret.Service", member: "ReadAlias", arguments: ["default"],
-      flags: DBusMessage.noAutoStart)
+    let call = DBusObject.secretService().call("ReadAlias", [.string("default")]).message(serial: 3)
     let bytes = call.encoded()
     #expect(DBusMessage.length(ofHeader: bytes[..<16]) == bytes.count)
     let decoded = try #require(DBusMessage(decoding: bytes))
@@ -52,8 +46,8 @@ import Testing
     #expect(reply.replySerial == 4)
     #expect(reply.sender == ":1.3")
     #expect(reply.body == [.variant(.boolean(true))])
-    #expect(SecretServiceLockProbe.onlyValue(reply, from: ":1.3") == .variant(.boolean(true)))
-    #expect(SecretServiceLockProbe.onlyValue(reply, from: ":1.4") == nil, "another sender's answer is not taken")
+    #expect(reply.onlyValue(from: ":1.3") == .variant(.boolean(true)))
+    #expect(reply.onlyValue(from: ":1.4") == nil, "another sender's answer is not taken")
   }
 
   @Test func malformedRepliesAreRefused() {
@@ -121,8 +115,8 @@ import Testing
     let secret = DBusMessage.Value.structure([
       .objectPath("/s"), .bytes(Array(repeating: 7, count: 16)), .bytes([]), .string("text/plain"),
     ])
-    let message = DBusMessage.call(
-      serial: 9, destination: ":1.3", path: "/s", interface: "org.freedesktop.Secret.Item", member: "M", values: [secret])
+    let message = DBusObject(destination: ":1.3", path: "/s", interface: "org.freedesktop.Secret.Item").call("M", [secret])
+      .message(serial: 9)
     let decoded = try #require(DBusMessage(decoding: message.encoded()))
     #expect(decoded.body == [secret])
     #expect(secret.signature == "(oayays)")

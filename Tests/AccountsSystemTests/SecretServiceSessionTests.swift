@@ -66,15 +66,8 @@ import Testing
     // locks without a prompt).
     let collection = try #require(SecretServiceLockProbe.collection(holding: item))
     let client = try #require(SessionBusConnection(address: bus, timeout: 10))
-    let hello = DBusMessage.call(
-      serial: 1, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      member: "Hello")
-    let lock = DBusMessage.call(
-      serial: 2, destination: "org.freedesktop.secrets", path: "/org/freedesktop/secrets",
-      interface: "org.freedesktop.Secret.Service", member: "Lock",
-      values: [.array(element: "o", [.objectPath(collection)])])
-    #expect(client.begin(sending: [hello, lock]))
-    let locked = try #require(client.replies(to: [1, 2])?[2])
+    let lock = DBusObject.secretService().call("Lock", [.array(element: "o", [.objectPath(collection)])])
+    let locked = try #require(client.call([lock])?[0])
     #expect(locked.kind == .methodReturn, "Lock: \(locked)")
     let session = try #require(try SecretServiceSession(busAddress: bus, timeout: 10))
     let found = try #require(try session.search([("account", "alice")]))

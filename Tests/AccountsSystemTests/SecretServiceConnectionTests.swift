@@ -9,7 +9,7 @@ import Testing
 /// Service's only from the process that owned it when the connection opened (a call to the
 /// well-known name is answered by whoever owns it when the call arrives). A real bus stamps
 /// every sender truthfully, so these run on a fake one that sends a reply from an impostor.
-@Suite struct SecretServiceSendersTests {
+@Suite struct SecretServiceConnectionTests {
   /// Every call the bare read makes, each answered in turn by an impostor (nil: by none).
   static let readCalls: [String?] = [
     nil, "GetNameOwner", "GetConnectionUnixProcessID", "OpenSession", "ReadAlias", "Get", "SearchItems", "GetSecret",
