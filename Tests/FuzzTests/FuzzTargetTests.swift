@@ -4,7 +4,7 @@ import Testing
 enum FuzzTargets {
   static let all: [String: @Sendable (inout Case) -> Void] = [
     "parser": ParserFuzz.oneCase, "documents": DocumentFuzz.oneCase, "adapter-replies": AdapterReplyFuzz.oneCase,
-    "import": ImportFuzz.oneCase, "otp": OTPFuzz.oneCase,
+    "import": ImportFuzz.oneCase, "otp": OTPFuzz.oneCase, "dbus-messages": DBusMessageFuzz.oneCase,
   ]
 }
 
