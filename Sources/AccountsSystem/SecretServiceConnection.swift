@@ -20,9 +20,17 @@ final class SecretServiceConnection {
   /// `questions` too, all in one write and one round trip: the connection and the replies to
   /// `questions`, in their order. Nil when anything is unexpected; `Silent` when the deadline
   /// (`timeout` seconds, for this exchange) passed first.
+  ///
+  /// `questions` are the bus daemon's calls and the service's ReadAlias and SearchItems only
+  /// (`isOpeningCall`): gnome-keyring
+  /// 42 makes its record of a caller in an idle callback that GLib may run after the caller's
+  /// first calls, and a property Get (GLib's assertion, SIGABRT) or an OpenSession (a NULL
+  /// reply, SIGTRAP) that finds no record takes the whole daemon down. Those two answer without
+  /// one; every other call goes out after the provider has answered this first exchange.
   static func open(
     busAddress address: String, timeout: Double, asking questions: [DBusCall]
   ) throws(SecretServiceLockProbe.Silent) -> (SecretServiceConnection, replies: [DBusMessage])? {
+    precondition(questions.allSatisfy(\.isOpeningCall), "only the bus's calls, ReadAlias and SearchItems open a connection")
     guard let bus = SessionBusConnection(address: address, timeout: timeout) else { return nil }
     let getNameOwner = DBusObject.bus.call("GetNameOwner", [.string(DBusObject.secretServiceName)])
     guard let replies = bus.call([getNameOwner] + questions) else {
@@ -97,6 +105,15 @@ extension DBusCall {
   /// Service.ReadAlias("default"): the collection new items go to ("/" for none).
   static func readDefaultAlias(at destination: String = DBusObject.secretServiceName) -> DBusCall {
     DBusObject.secretService(at: destination).call("ReadAlias", [.string("default")])
+  }
+
+  /// Whether this call may go out in a connection's opening write (`SecretServiceConnection.open`):
+  /// the bus daemon's own, or the keyring's ReadAlias and SearchItems, which it answers before
+  /// it has a record of the caller.
+  var isOpeningCall: Bool {
+    object.destination == DBusObject.bus.destination
+      || (object.path == "/org/freedesktop/secrets" && interface == "org.freedesktop.Secret.Service"
+        && (member == "ReadAlias" || member == "SearchItems"))
   }
 
   /// Service.SearchItems for the items of the accounts schema with `attributes`.

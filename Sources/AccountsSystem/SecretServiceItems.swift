@@ -42,12 +42,14 @@ public enum SecretServiceItems {
     return found
   }
 
-  /// The label of each item at `paths` that still has one, for naming it to a person.
+  /// The label of each item at `paths` that still has one, for naming it to a person: asked
+  /// after the provider's first answer (`SecretServiceConnection.open`).
   public static func labels(of paths: [String], busAddress: String, timeout: Double = 5) -> [String: String] {
     let asked = Array(paths.prefix(batch))
     guard !asked.isEmpty,
-      let (connection, replies) = try? SecretServiceConnection.open(
-        busAddress: busAddress, timeout: timeout, asking: asked.map { DBusObject.secretItem($0).property("Label") })
+      let (connection, _) = try? SecretServiceConnection.open(
+        busAddress: busAddress, timeout: timeout, asking: [.readDefaultAlias()]),
+      let replies = try? connection.call(asked.map { connection.item($0).property("Label") })
     else { return [:] }
     var labels: [String: String] = [:]
     for (path, reply) in zip(asked, replies) {

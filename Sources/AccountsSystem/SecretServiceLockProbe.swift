@@ -1,7 +1,7 @@
 /// Is the Secret Service's default collection unlocked, and who provides the service? Asked
 /// over a bare session-bus connection (no libsecret, no GLib), for a cache that must honour a
-/// lock taken by any client: GetNameOwner, ReadAlias("default") and the collection's `Locked`
-/// property, every reply checked. Nil means "cannot tell", which callers treat like "locked".
+/// lock taken by any client: GetNameOwner and ReadAlias("default"), then the collection's
+/// `Locked` property, every reply checked. Nil means "cannot tell", which callers treat like "locked".
 public enum SecretServiceLockProbe {
   /// What the probe found.
   public struct State: Equatable, Sendable {
@@ -29,39 +29,37 @@ public enum SecretServiceLockProbe {
   /// within `timeout` seconds; nil when anything is unexpected, `Silent` when nothing answered
   /// in time.
   ///
-  /// With `expected` (what an earlier probe found), the property is read from that owner and
-  /// collection in the same round trip as the other calls, and the answer counts only when
-  /// the owner and the alias are still those: one round trip instead of two. Nil otherwise.
+  /// With `expected` (what an earlier probe found), the answer counts only when the owner and
+  /// the alias are still those, and the property is read from that owner and collection.
   ///
   /// With `item` (the path of the cached item, in `expected`'s collection), that item's own
-  /// `Locked` is asked in the same round trip too: in an unlocked collection, an item deleted by
+  /// `Locked` is asked in the same round trip: in an unlocked collection, an item deleted by
   /// another client (an error reply) is "cannot tell", and a locked item counts as locked.
+  /// The properties are asked after the first round trip, never in it (`SecretServiceConnection.open`).
   public static func state(
     busAddress address: String, timeout: Double = 1, expected: State? = nil, item: String? = nil
   ) throws(Silent) -> State? {
-    var speculative = expected.map { [DBusObject.secretCollection($0.collection, at: $0.owner).property("Locked")] } ?? []
-    if let expected, let item {
-      speculative.append(DBusObject.secretItem(item, at: expected.owner).property("Locked"))
-    }
     guard
       let (connection, replies) = try SecretServiceConnection.open(
-        busAddress: address, timeout: timeout, asking: [.readDefaultAlias()] + speculative),
+        busAddress: address, timeout: timeout, asking: [.readDefaultAlias()]),
       case .objectPath(let collection)? = connection.value(replies[0]), collection != "/"
     else { return nil }
     let owner = connection.owner
-    if let expected {
-      guard owner == expected.owner, collection == expected.collection,
-        case .variant(.boolean(let isLocked))? = connection.value(replies[1])
-      else { return nil }
-      // A locked collection is locked whatever its items answer (KeePassXC hides them).
-      guard item != nil, !isLocked else {
-        return State(owner: owner, collection: collection, collectionLocked: isLocked)
-      }
-      guard case .variant(.boolean(let itemLocked))? = connection.value(replies[2]) else { return nil }
-      return State(owner: owner, collection: collection, collectionLocked: isLocked || itemLocked)
+    guard let expected else {
+      guard let isLocked = try connection.isLocked(collection) else { return nil }
+      return State(owner: owner, collection: collection, collectionLocked: isLocked)
     }
-    guard let isLocked = try connection.isLocked(collection) else { return nil }
-    return State(owner: owner, collection: collection, collectionLocked: isLocked)
+    guard owner == expected.owner, collection == expected.collection else { return nil }
+    var asked = [connection.collection(collection).property("Locked")]
+    if let item { asked.append(connection.item(item).property("Locked")) }
+    guard let answers = try connection.call(asked), case .variant(.boolean(let isLocked))? = connection.value(answers[0])
+    else { return nil }
+    // A locked collection is locked whatever its items answer (KeePassXC hides them).
+    guard item != nil, !isLocked else {
+      return State(owner: owner, collection: collection, collectionLocked: isLocked)
+    }
+    guard case .variant(.boolean(let itemLocked))? = connection.value(answers[1]) else { return nil }
+    return State(owner: owner, collection: collection, collectionLocked: isLocked || itemLocked)
   }
 
   /// The path of the one item of the accounts schema with `attributes`, and the state of the

@@ -114,6 +114,31 @@ import Testing
     #expect(!first.contains("OpenSession"), "OpenSession waits for the provider's first answer: \(writes)")
     #expect(writes.dropFirst().contains { $0 == ["OpenSession"] }, "\(writes)")
   }
+
+  /// A property Get that reaches gnome-keyring before its record of the caller makes GLib's
+  /// invoke_get_property_in_idle_cb fail its assertion (SIGABRT): the token cache's lock probe
+  /// asks the collection's and the item's Locked only after the provider's first answer.
+  @Test func theLockProbeAsksNoPropertyInTheFirstWrite() throws {
+    let bus = try StandInSecretBus()
+    let collection = "/org/freedesktop/secrets/collection/login"
+    let expected = SecretServiceLockProbe.State(owner: ":1.2", collection: collection, collectionLocked: false)
+    let state = try SecretServiceLockProbe.state(
+      busAddress: "unix:path=\(bus.path)", timeout: 10, expected: expected, item: collection + "/1")
+    #expect(state == expected, "the probe still answers")
+    let writes = bus.finish()
+    #expect(!(writes.first ?? []).contains("Get"), "\(writes)")
+    #expect(writes.dropFirst().contains { $0 == ["Get", "Get"] }, "both Locked asked at once, after: \(writes)")
+  }
+
+  /// The same for doctor's labels of unclaimed items.
+  @Test func doctorsLabelsAreAskedAfterTheProvidersFirstAnswer() throws {
+    let bus = try StandInSecretBus()
+    let item = "/org/freedesktop/secrets/collection/login/1"
+    let labels = SecretServiceItems.labels(of: [item], busAddress: "unix:path=\(bus.path)", timeout: 10)
+    #expect(labels == [item: "a label"])
+    let writes = bus.finish()
+    #expect(!(writes.first ?? []).contains("Get"), "\(writes)")
+  }
 }
 
 /// A unix socket that plays the session bus and gnome-keyring for one connection: each batch
@@ -201,6 +226,8 @@ final class StandInSecretBus: @unchecked Sendable {
       case "GetConnectionUnixProcessID": (bus, [.uint32(UInt32(getpid()))])
       case "ReadAlias": (keyring, [.objectPath("/org/freedesktop/secrets/collection/login")])
       case "OpenSession": (keyring, [.variant(.bytes([2])), .objectPath("/org/freedesktop/secrets/session/s1")])
+      case "Get" where call.body.count == 2 && call.body[1] == .string("Locked"): (keyring, [.variant(.boolean(false))])
+      case "Get" where call.body.count == 2 && call.body[1] == .string("Label"): (keyring, [.variant(.string("a label"))])
       default: (keyring, [])
       }
     return DBusMessage(
