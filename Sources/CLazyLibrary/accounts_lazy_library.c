@@ -4,7 +4,10 @@
 #include <stdio.h>
 
 static void load(struct accounts_lazy_library *library) {
-  void *handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
+  /* RTLD_LAZY: the library's own calls (and its dependencies', libcurl's TLS, Kerberos and LDAP
+   * among them) are bound when first made, as they are for a program that links it; RTLD_NOW
+   * bound every one of their thousands of symbols first, most of the cost of libcurl's load. */
+  void *handle = dlopen(library->soname, RTLD_LAZY | RTLD_LOCAL);
   if (handle == NULL) {
     snprintf(library->error_text, sizeof library->error_text, "%s (install %s)", dlerror(), library->package);
     library->error = library->error_text;

@@ -36,7 +36,8 @@ struct accounts_lazy_library {
 
 /** Loads the library the first time (the first caller does the work; the others wait for it):
  *  NULL when every symbol is filled in and `prepare` succeeded, else why not, the same text
- *  on every later call. RTLD_LOCAL: the library's symbols stay out of everyone else's way. */
+ *  on every later call. RTLD_LOCAL: the library's symbols stay out of everyone else's way;
+ *  RTLD_LAZY: its calls are bound when first made. */
 const char *accounts_lazy_load(struct accounts_lazy_library *library);
 
 #endif
