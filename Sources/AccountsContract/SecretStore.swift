@@ -55,6 +55,15 @@ public struct SecretKey: Hashable, Sendable {
     SecretKey(backend: backend, account: "", kind: .setting(name))
   }
 
+  /// The key an item's attributes name; nil when one of the schema's attributes is missing or
+  /// its kind is not one accounts writes.
+  public init?(attributes: [String: String]) {
+    guard let names = SecretSchema.names(in: attributes), let kind = SecretKind(attributeValue: names.kind) else {
+      return nil
+    }
+    self.init(backend: names.backend, account: names.account, kind: kind)
+  }
+
   /// The attributes that name its item (`SecretSchema`): what every lookup, replace and
   /// delete matches.
   public var attributes: [(String, String)] {

@@ -31,9 +31,9 @@ extension Diagnosis {
     var exact: [[String: String]] = []
     var partial: [(path: String, attributes: [String: String])] = []
     for (path, attributes) in items {
-      if let backend = attributes["backend"], let account = attributes["account"], let kindValue = attributes["kind"] {
-        if let kind = SecretKind(attributeValue: kindValue) {
-          keys.append(SecretKey(backend: backend, account: account, kind: kind))
+      if SecretSchema.names(in: attributes) != nil {
+        if let key = SecretKey(attributes: attributes) {
+          keys.append(key)
         } else {
           exact.append(attributes)
         }

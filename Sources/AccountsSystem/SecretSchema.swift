@@ -19,6 +19,20 @@ public enum SecretSchema {
     [("backend", backend), ("account", account)]
   }
 
+  /// The attributes of every item of one kind, whatever its account: what `lookupAll` matches.
+  public static func attributes(kind: String) -> [(String, String)] {
+    [("kind", kind)]
+  }
+
+  /// What an item's attributes say it is for: its backend, account and kind; nil when one of
+  /// them is missing.
+  public static func names(in attributes: [String: String]) -> (backend: String, account: String, kind: String)? {
+    guard let backend = attributes["backend"], let account = attributes["account"], let kind = attributes["kind"] else {
+      return nil
+    }
+    return (backend, account, kind)
+  }
+
   /// The attributes that name one item: what every lookup, replace and delete matches.
   public static func attributes(backend: String, account: String, kind: String) -> [(String, String)] {
     attributes(backend: backend, account: account) + [("kind", kind)]

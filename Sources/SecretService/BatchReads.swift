@@ -15,7 +15,7 @@ extension LibsecretStore {
     // `status`) is not found by the next search: that is "no secret" for its key.
     let read = try SecretReadPolicy.searching {
       () throws(SecretStoreError) -> SecretReadPolicy.Round<[SecretKey: SecretBytes]> in
-      let found = try searchPaths(service, [("kind", kind.attributeValue)])
+      let found = try searchPaths(service, SecretSchema.attributes(kind: kind.attributeValue))
       // Nothing, or locked items: a locked collection says so (or prompts, then this searches
       // again) before anything of its items is read.
       if found.isEmpty || !found.locked.isEmpty, try collection.checkOnce() { return .searchAgain }
@@ -78,14 +78,13 @@ extension LibsecretStore {
     let paths = found.unlocked + found.locked
     // Attributes are not secret: an item the provider has not granted access to shows them too.
     let attributes = try itemAttributes(paths, what: "the items of \(account)@\(backend)")
-    return paths.compactMap { attributes[$0]?["kind"].flatMap(SecretKind.init(attributeValue:)) }
+    return paths.compactMap { attributes[$0].flatMap(SecretKey.init(attributes:))?.kind }
   }
 
-  /// The key an item of `kind` answers to, from its attributes; nil for an item without a
-  /// backend or an account attribute.
+  /// The key an item of `kind` answers to, from its attributes; nil for an item that lacks one
+  /// of the schema's attributes or is of another kind.
   private func key(of attributes: [String: String], kind: SecretKind) -> SecretKey? {
-    guard let backend = attributes["backend"], let account = attributes["account"] else { return nil }
-    return SecretKey(backend: backend, account: account, kind: kind)
+    SecretKey(attributes: attributes).flatMap { $0.kind == kind ? $0 : nil }
   }
 
   /// The attributes of the items at `paths` (Properties.Get of Item.Attributes, every request in
