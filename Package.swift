@@ -51,7 +51,8 @@ let package = Package(
     // and AdapterHosting are declared in AccountsContract, which the private library shares).
     .target(name: "AccountsCore", dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "SecretMemory"]),
     // Every part of the system the domain reaches through a port, and the choice between them:
-    //   SecretStore     PrivateSecretStore (libsecret behind the door), DirectReadSecretStore
+    //   SecretStore     SecretServiceStore (the bare bus first, then libsecret behind the door:
+    //                   PrivateSecretStore)
     //   AdapterHosting  LinkedAdapterHost (AdapterHost, linked in)
     //   TokenCache      KernelTokenCache (the kernel keyring)
     //   LeaseStore      LocalLeaseStore (files), RedisLeaseStore (hiredis) and its LeaseKeeper

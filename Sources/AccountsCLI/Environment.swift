@@ -59,7 +59,7 @@ final class Environment {
       makeSecretStore: {
         let timeout = try secretTimeout(variables)
         let promptTimeout = try seconds(variables, "ACCOUNTS_PROMPT_TIMEOUT", default: 120)
-        return DirectReadSecretStore(busAddress: variables["DBUS_SESSION_BUS_ADDRESS"], timeout: timeout) {
+        return SecretServiceStore(busAddress: variables["DBUS_SESSION_BUS_ADDRESS"], timeout: timeout) {
           try PrivateSecretStore(
             timeout: timeout, promptTimeout: promptTimeout,
             mayPrompt: terminal.errorIsTerminal

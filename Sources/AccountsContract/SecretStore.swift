@@ -106,7 +106,8 @@ public struct SecretServiceReport: Sendable, Equatable {
 }
 
 /// The Secret Service as the domain sees it. Every method throws `SecretStoreError` and has a
-/// deadline; none of them is called on the `list` or completion paths.
+/// deadline; none of them is called on the `list` or completion paths. A store may be called
+/// from several threads (`status --jobs`) and makes one call at a time.
 public protocol SecretStore: AnyObject {
   /// Stores or replaces the item named by `key`.
   func store(_ secret: SecretBytes, for key: SecretKey) throws

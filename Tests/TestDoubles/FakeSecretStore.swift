@@ -1,11 +1,16 @@
 import AccountsContract
+import Foundation
 import AccountsCore
 import AccountsSystem
 import SecretMemory
 
 /// An in-memory Secret Service: items by key, a log of calls, and faults to inject. The
-/// end-to-end tests run the same scenarios against a real keyring.
-public final class FakeSecretStore: SecretStore {
+/// end-to-end tests run the same scenarios against a real keyring. Like the real store, one
+/// call at a time whatever the thread (a recursive lock: a hook may run another command's step
+/// on the same thread).
+public final class FakeSecretStore: SecretStore, @unchecked Sendable {
+  private let serial = NSRecursiveLock()
+
   public var items: [SecretKey: [UInt8]] = [:]
   /// "store alice@corp password", "delete ...", "deleteAll alice@corp", "exists ...", "lookup ...",
   /// "lookupAll token"
@@ -42,63 +47,79 @@ public final class FakeSecretStore: SecretStore {
   private func describe(_ key: SecretKey) -> String { "\(key.account)@\(key.backend) \(key.kind.attributeValue)" }
 
   public func store(_ secret: SecretBytes, for key: SecretKey) throws {
-    calls.append("store \(describe(key))")
-    try fault("store")
-    items[key] = secret.withUnsafeBytes { Array($0) }
-    duringStore?()
-    if storeTimesOutButLands { throw SecretStoreError.timedOut(operation: "store", seconds: 5) }
+    try serial.withLock {
+      calls.append("store \(describe(key))")
+      try fault("store")
+      items[key] = secret.withUnsafeBytes { Array($0) }
+      duringStore?()
+      if storeTimesOutButLands { throw SecretStoreError.timedOut(operation: "store", seconds: 5) }
+    }
   }
 
   public func lookup(_ key: SecretKey) throws -> SecretBytes? {
-    calls.append("lookup \(describe(key))")
-    try fault("lookup")
-    duringLookup?(key)
-    guard var bytes = items[key] else { return nil }
-    return SecretBytes(consuming: &bytes)
+    try serial.withLock {
+      calls.append("lookup \(describe(key))")
+      try fault("lookup")
+      duringLookup?(key)
+      guard var bytes = items[key] else { return nil }
+      return SecretBytes(consuming: &bytes)
+    }
   }
 
   public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
-    calls.append("lookupAll \(kind.attributeValue)")
-    try fault("lookupAll")
-    beforeLookupAll?()
-    var found: [SecretKey: SecretBytes] = [:]
-    for (key, value) in items where key.kind == kind {
-      var bytes = value
-      found[key] = SecretBytes(consuming: &bytes)
+    try serial.withLock {
+      calls.append("lookupAll \(kind.attributeValue)")
+      try fault("lookupAll")
+      beforeLookupAll?()
+      var found: [SecretKey: SecretBytes] = [:]
+      for (key, value) in items where key.kind == kind {
+        var bytes = value
+        found[key] = SecretBytes(consuming: &bytes)
+      }
+      afterLookupAll?()
+      return found
     }
-    afterLookupAll?()
-    return found
   }
 
   public func kinds(backend: String, account: String) throws -> [SecretKind] {
-    calls.append("kinds \(account)@\(backend)")
-    try fault("kinds")
-    return items.keys.filter { $0.backend == backend && $0.account == account }.map(\.kind)
+    try serial.withLock {
+      calls.append("kinds \(account)@\(backend)")
+      try fault("kinds")
+      return items.keys.filter { $0.backend == backend && $0.account == account }.map(\.kind)
+    }
   }
 
   public func delete(_ key: SecretKey) throws {
-    calls.append("delete \(describe(key))")
-    try fault("delete")
-    duringDelete?()
-    items[key] = nil
+    try serial.withLock {
+      calls.append("delete \(describe(key))")
+      try fault("delete")
+      duringDelete?()
+      items[key] = nil
+    }
   }
 
   public func deleteAll(backend: String, account: String) throws {
-    calls.append("deleteAll \(account)@\(backend)")
-    try fault("deleteAll")
-    items = items.filter { !($0.key.backend == backend && $0.key.account == account) }
+    try serial.withLock {
+      calls.append("deleteAll \(account)@\(backend)")
+      try fault("deleteAll")
+      items = items.filter { !($0.key.backend == backend && $0.key.account == account) }
+    }
   }
 
   public func deleteSettings(backend: String) throws {
-    calls.append("deleteSettings \(backend)")
-    try fault("deleteSettings")
-    items = items.filter { !($0.key.backend == backend && $0.key.account.isEmpty) }
+    try serial.withLock {
+      calls.append("deleteSettings \(backend)")
+      try fault("deleteSettings")
+      items = items.filter { !($0.key.backend == backend && $0.key.account.isEmpty) }
+    }
   }
 
   public func providerName() throws -> String? {
-    calls.append("providerName")
-    try fault("providerName")
-    return provider
+    try serial.withLock {
+      calls.append("providerName")
+      try fault("providerName")
+      return provider
+    }
   }
 
   public func lock() throws -> String { "Fake" }

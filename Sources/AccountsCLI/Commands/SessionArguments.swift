@@ -28,8 +28,7 @@ extension Environment {
 
   /// The session flow with `timeout` for the backend, telling progress to `notice`.
   func sessionFlow(timeout: Double, notice: @escaping (String) -> Void, announcesWaits: Bool = false) throws -> SessionFlow {
-    let store = SerializedSecretStore(connect: { [unowned self] in try self.secretStore() })
-    let ledger = ledger(secrets: { store })
+    let ledger = ledger(secrets: { [unowned self] in try self.secretStore() })
     try ledger.adoptSecretServiceIfAsked()
     let host: () throws -> any AdapterHosting =
       announcesWaits

@@ -51,8 +51,8 @@ public struct ActiveSession: Sendable {
 /// in SessionFlow+Status.swift, the steps they share in SessionFlow+Steps.swift and backend
 /// preparation in SessionFlow+Backends.swift.
 public struct SessionFlow: @unchecked Sendable {
-  // @unchecked: the ledger's secret store is reached through `SerializedSecretStore` (one
-  // keyring call at a time), the host is documented thread-safe, and the rest is immutable.
+  // @unchecked: the ledger's secret store makes one call at a time whatever the thread (the
+  // `SecretStore` port's rule), the host is documented thread-safe, and the rest is immutable.
   let ledger: Ledger
   /// The adapter host, loaded on the first operation (`switch` and `token` need none) by the
   /// environment's one cache, which any thread may ask.

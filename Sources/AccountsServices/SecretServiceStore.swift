@@ -4,20 +4,29 @@ import AccountsSystem
 import SecretMemory
 import Synchronization
 
-/// The Secret Service as commands use it: a secret that is readable now is read over a bare
-/// bus connection in an encrypted session (`SecretServiceSession`: the calls secret-tool makes,
-/// without loading libsecret or GLib), and everything else (writes, deletes, batch reads, the
-/// report, and every read that is not plainly readable: nothing found, a locked collection or
-/// item, a prompt, an error reply) goes through the private library's store, loaded only then,
-/// which reports, unlocks and prompts as before. Whatever the bare path answers, the library
-/// would have answered the same.
-public final class DirectReadSecretStore: SecretStore {
+/// The Secret Service as every command uses it, one store for both clients: a secret that is
+/// readable now is read over a bare bus connection in an encrypted session
+/// (`SecretServiceSession`: the calls secret-tool makes, without loading libsecret or GLib), and
+/// everything else (writes, deletes, batch reads, the report, and every read that is not plainly
+/// readable: nothing found, a locked collection or item, a prompt, an error reply) goes through
+/// libsecret behind the private library's door (`PrivateSecretStore`), loaded only then, which
+/// reports, unlocks and prompts. Whatever the bare path answers, libsecret would have answered
+/// the same (the schema and the read policy are theirs alike: `SecretSchema`,
+/// `SecretReadPolicy`). A token the kernel's cache holds never gets here (`KernelTokenCache`,
+/// asked by the ledger first).
+///
+/// One call at a time, whichever thread makes it (`status --jobs`): libsecret's calls are made
+/// for one caller, and the keyring daemon serialises them anyway.
+public final class SecretServiceStore: SecretStore, @unchecked Sendable {
+  // @unchecked Sendable: every call runs under `calls`; `state` is only touched within one.
   private let busAddress: String?
   private let timeout: Double
   private let makeLibraryStore: () throws -> SecretStore
   /// The bare session (opened on the first read; `.some(nil)` once it could not be) and the
   /// library's store (made on first need); the session's calls are made under the lock.
   private let state = Mutex(State())
+  /// Held around every call of the store.
+  private let calls = Mutex(())
 
   private struct State: @unchecked Sendable {
     public var session: SecretServiceSession??
@@ -35,6 +44,10 @@ public final class DirectReadSecretStore: SecretStore {
   // MARK: - The bare reads
 
   public func lookup(_ key: SecretKey) throws -> SecretBytes? {
+    try calls.withLock { _ in try bareFirst(key) }
+  }
+
+  private func bareFirst(_ key: SecretKey) throws -> SecretBytes? {
     let read = try withSession { (session) throws(SecretServiceSession.Interruption) -> SecretBytes? in
       guard let found = try session.search(key.attributes), let item = found.unlocked.first else { return nil }
       return try session.secret(at: item)
@@ -44,8 +57,10 @@ public final class DirectReadSecretStore: SecretStore {
   }
 
   public func providerName() throws -> String? {
-    if let name = try withSession({ $0.providerName }) ?? nil { return name }
-    return try library().providerName()
+    try calls.withLock { _ in
+      if let name = try withSession({ $0.providerName }) ?? nil { return name }
+      return try library().providerName()
+    }
   }
 
   /// Runs `body` with the bare session, opening it first; nil when there is none (no bus
@@ -97,14 +112,22 @@ public final class DirectReadSecretStore: SecretStore {
 
   // MARK: - Everything else: the library's store
 
-  public func store(_ secret: SecretBytes, for key: SecretKey) throws { try library().store(secret, for: key) }
-  public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] { try library().lookupAll(kind: kind) }
-  public func kinds(backend: String, account: String) throws -> [SecretKind] {
-    try library().kinds(backend: backend, account: account)
+  public func store(_ secret: SecretBytes, for key: SecretKey) throws {
+    try calls.withLock { _ in try library().store(secret, for: key) }
   }
-  public func delete(_ key: SecretKey) throws { try library().delete(key) }
-  public func deleteAll(backend: String, account: String) throws { try library().deleteAll(backend: backend, account: account) }
-  public func deleteSettings(backend: String) throws { try library().deleteSettings(backend: backend) }
-  public func lock() throws -> String { try library().lock() }
-  public func report() throws -> SecretServiceReport { try library().report() }
+  public func lookupAll(kind: SecretKind) throws -> [SecretKey: SecretBytes] {
+    try calls.withLock { _ in try library().lookupAll(kind: kind) }
+  }
+  public func kinds(backend: String, account: String) throws -> [SecretKind] {
+    try calls.withLock { _ in try library().kinds(backend: backend, account: account) }
+  }
+  public func delete(_ key: SecretKey) throws { try calls.withLock { _ in try library().delete(key) } }
+  public func deleteAll(backend: String, account: String) throws {
+    try calls.withLock { _ in try library().deleteAll(backend: backend, account: account) }
+  }
+  public func deleteSettings(backend: String) throws {
+    try calls.withLock { _ in try library().deleteSettings(backend: backend) }
+  }
+  public func lock() throws -> String { try calls.withLock { _ in try library().lock() } }
+  public func report() throws -> SecretServiceReport { try calls.withLock { _ in try library().report() } }
 }
