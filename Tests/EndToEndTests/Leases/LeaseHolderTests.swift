@@ -94,7 +94,10 @@ import Testing
 
     let forced = try world.a.run(["login", "qa1", "--force"])
     #expect(forced.status == 0, "--force logs it in anyway: \(forced)")
-    #expect(try world.backend.logins() == 3)
+    // A's forced login ends B's session at the backend; B's refresher, whose lease is still
+    // held, may log it in again once at its next check (a take-over under its own lease).
+    let logins = try world.backend.logins()
+    #expect(logins == 3 || logins == 4, "A's forced login reached the backend: \(logins)")
   }
 
   /// The token file of the command `holder` became (`accounts lease` execs it).
