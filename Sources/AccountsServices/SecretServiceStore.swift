@@ -48,7 +48,7 @@ public final class SecretServiceStore: SecretStore, @unchecked Sendable {
   }
 
   private func bareFirst(_ key: SecretKey) throws -> SecretBytes? {
-    let read = try withSession { (session) throws(SecretServiceSession.Interruption) -> SecretBytes? in
+    let read = try withSession(searching: key.attributes) { (session) throws(SecretServiceSession.Interruption) -> SecretBytes? in
       guard let found = try session.search(key.attributes), let item = found.unlocked.first else { return nil }
       return try session.secret(at: item)
     }
@@ -67,9 +67,9 @@ public final class SecretServiceStore: SecretStore, @unchecked Sendable {
   /// address, or it could not be opened: the library's path then decides). A bus or provider
   /// that did not answer in time is the command's error at once: the library would wait on it
   /// again; so is a provider that left the bus during a call, as the library reports it.
-  private func withSession<T>(_ body: (SecretServiceSession) throws(SecretServiceSession.Interruption) -> T)
-    throws(SecretStoreError) -> T?
-  {
+  private func withSession<T>(
+    searching: [(String, String)]? = nil, _ body: (SecretServiceSession) throws(SecretServiceSession.Interruption) -> T
+  ) throws(SecretStoreError) -> T? {
     guard let busAddress, !busAddress.isEmpty else { return nil }
     let timeout = timeout
     let outcome = state.withLock { (state) -> Result<T?, SecretServiceSession.Interruption> in
@@ -77,7 +77,7 @@ public final class SecretServiceStore: SecretStore, @unchecked Sendable {
         if let kept = state.session {
           kept?.beginRead()
         } else {
-          state.session = .some(try SecretServiceSession(busAddress: busAddress, timeout: timeout))
+          state.session = .some(try SecretServiceSession(busAddress: busAddress, timeout: timeout, searching: searching))
         }
         guard let session = state.session ?? nil else { return .success(nil) }
         return .success(try body(session))

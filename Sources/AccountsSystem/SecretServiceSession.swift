@@ -2,8 +2,8 @@ import Glibc
 import SecretMemory
 
 /// A Secret Service session over a bare session-bus connection (no libsecret, no GLib): the
-/// calls secret-tool makes to read one secret, in four round trips (five from a provider other
-/// than gnome-keyring). The session is encrypted as
+/// calls secret-tool makes to read one secret, in three round trips when the first search is
+/// known at the start (`searching`), else four (five from a provider other than gnome-keyring). The session is encrypted as
 /// libsecret's is (`dh-ietf1024-sha256-aes128-cbc-pkcs7`), so a secret never crosses the bus
 /// in clear. It only reads what is readable now: every other case (no provider, a locked
 /// collection or item, a prompt, an error reply, anything malformed) is nil, for a caller that
@@ -20,6 +20,9 @@ public final class SecretServiceSession {
   private let cipher: SecretSessionCipher
   /// The collection the `default` alias names ("/" for none), read with the first round trip.
   private let defaultCollection: String
+  /// The search asked with OpenSession (`searching`), kept for the first `search` of the same
+  /// attributes.
+  private var prefetched: (attributes: [(String, String)], reply: DBusMessage?)?
 
   /// Connects and, in one write and one round trip, says Hello, asks who owns the service, that
   /// process's id and the `default` alias; then, in a second round trip, opens an encrypted
@@ -36,7 +39,13 @@ public final class SecretServiceSession {
   /// gets NoReply. Once the provider has answered a call of this connection (ReadAlias, which
   /// needs no client and only answers "/" without one), the registration was queued before
   /// anything this connection sends next and runs first.
-  public init?(busAddress address: String, timeout: Double) throws(Interruption) {
+  ///
+  /// `searching`: the attributes the first read will search for. Where the read policy needs
+  /// no collection check before a search (gnome-keyring), SearchItems goes out with OpenSession,
+  /// in the same second write: a read takes three round trips, as secret-tool's does.
+  public init?(busAddress address: String, timeout: Double, searching: [(String, String)]? = nil)
+    throws(Interruption)
+  {
     guard let key = SecretServiceSessionKey() else { return nil }
     let questions = [
       DBusObject.bus.call("GetConnectionUnixProcessID", [.string(DBusObject.secretServiceName)]),
@@ -53,18 +62,25 @@ public final class SecretServiceSession {
     guard case .uint32(let pid)? = replies[0].onlyValue(from: DBusObject.bus.destination),
       case .objectPath(let defaultCollection)? = connection.value(replies[1])
     else { return nil }
+    let providerName = programName(Int32(bitPattern: pid))
     let openSession = connection.service.call(
       "OpenSession", [.string(SecretServiceSessionKey.algorithm), .variant(.bytes(key.publicKey))])
-    guard let opened = connection.returned(try Self.call(openSession, on: connection)), opened.count == 2,
+    let search = searching.flatMap { attributes in
+      SecretReadPolicy.checksCollectionBeforeSearch(provider: providerName)
+        ? nil : (attributes, DBusCall.searchItems(attributes, at: connection.owner))
+    }
+    let answers = try Self.call([openSession] + (search.map { [$0.1] } ?? []), on: connection)
+    guard let opened = connection.returned(answers?[0]), opened.count == 2,
       case .variant(.bytes(let servicePublicKey)) = opened[0], case .objectPath(let session) = opened[1], session != "/",
       let cipher = key.agree(withServicePublicKey: servicePublicKey)
     else { return nil }
     self.defaultCollection = defaultCollection
     self.connection = connection
     self.providerProcessID = Int32(bitPattern: pid)
-    self.providerName = programName(Int32(bitPattern: pid))
+    self.providerName = providerName
     self.session = session
     self.cipher = cipher
+    if let search { prefetched = (search.0, answers?[1]) }
   }
 
   /// Starts another read of this session: its calls get a whole `timeout` again (the first
@@ -86,7 +102,10 @@ public final class SecretServiceSession {
         case .variant(.boolean(false))? = connection.value(try call(connection.collection(defaultCollection).property("Locked")))
       else { return nil }
     }
-    guard let found = try call(.searchItems(attributes, at: connection.owner)),
+    var found = prefetched.flatMap { kept in kept.attributes.elementsEqual(attributes, by: ==) ? kept.reply : nil }
+    prefetched = nil
+    if found == nil { found = try call(.searchItems(attributes, at: connection.owner)) }
+    guard let found,
       let lists = connection.returned(found), lists.count == 2,
       case .array("o", let unlocked) = lists[0], case .array("o", let locked) = lists[1]
     else { return nil }
@@ -110,14 +129,21 @@ public final class SecretServiceSession {
   }
 
   private static func call(_ call: DBusCall, on connection: SecretServiceConnection) throws(Interruption) -> DBusMessage? {
+    try Self.call([call], on: connection)?[0]
+  }
+
+  /// `calls` in one write, their replies in order; nil when they could not be read.
+  private static func call(_ calls: [DBusCall], on connection: SecretServiceConnection) throws(Interruption)
+    -> [DBusMessage]?
+  {
     let replies: [DBusMessage]?
     do throws(SecretServiceLockProbe.Silent) {
-      replies = try connection.call([call])
+      replies = try connection.call(calls)
     } catch {
       throw .silent(seconds: error.seconds)
     }
-    if Self.recipientLeft(replies?[0]) { throw .providerLeft }
-    return replies?[0]
+    if replies?.contains(where: Self.recipientLeft) == true { throw .providerLeft }
+    return replies
   }
 }
 

@@ -115,6 +115,29 @@ import Testing
     #expect(writes.dropFirst().contains { $0 == ["OpenSession"] }, "\(writes)")
   }
 
+  /// From gnome-keyring, which needs no collection check before a search, the first read's
+  /// SearchItems goes out with OpenSession: three round trips for a read, as secret-tool's;
+  /// from any other provider, OpenSession goes alone and the search waits for the check.
+  @Test(arguments: [true, false])
+  func theFirstSearchGoesOutWithOpenSessionFromGnomeKeyring(gnomeKeyring: Bool) throws {
+    let name = gnomeKeyring ? "gnome-keyring-daemon" : "keepassxc"
+    let named = try SpawnedProcess("/bin/bash", ["-c", "exec -a \(name) sleep 30"], environment: [:])
+    defer { named.terminate() }
+    for _ in 0..<500 where programName(named.processIdentifier) != name { usleep(10_000) }
+    let bus = try StandInSecretBus(providerPID: named.processIdentifier)
+    let attributes = [("backend", "corp"), ("account", "alice"), ("kind", "password")]
+    var session = try SecretServiceSession(busAddress: "unix:path=\(bus.path)", timeout: 10, searching: attributes)
+    #expect(session?.providerName == (gnomeKeyring ? "gnome-keyring-daemon" : "keepassxc"))
+    if gnomeKeyring {
+      let found = try session?.search(attributes)
+      #expect(found?.unlocked == [] && found?.locked == [], "the prefetched answer")
+    }
+    session = nil
+    let writes = bus.finish()
+    #expect(writes.count == 2, "\(writes)")
+    #expect(writes.last == (gnomeKeyring ? ["OpenSession", "SearchItems"] : ["OpenSession"]), "\(writes)")
+  }
+
   /// A property Get that reaches gnome-keyring before its record of the caller makes GLib's
   /// invoke_get_property_in_idle_cb fail its assertion (SIGABRT): the token cache's lock probe
   /// asks the collection's and the item's Locked only after the provider's first answer.
@@ -151,7 +174,11 @@ final class StandInSecretBus: @unchecked Sendable {
   private var writes: [[String]] = []
   private let done = DispatchSemaphore(value: 0)
 
-  init() throws {
+  /// The process the stand-in says provides the service (GetConnectionUnixProcessID).
+  let providerPID: Int32
+
+  init(providerPID: Int32 = getpid()) throws {
+    self.providerPID = providerPID
     path = "/tmp/accounts-standin-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
     listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     var address = sockaddr_un()
@@ -210,20 +237,21 @@ final class StandInSecretBus: @unchecked Sendable {
       var answers: [UInt8] = []
       for call in batch where call.kind == .methodCall {
         serial += 1
-        answers += Self.answer(to: call, serial: serial).encoded()
+        answers += Self.answer(to: call, serial: serial, providerPID: providerPID).encoded()
       }
       guard write(client, answers) else { return }
     }
   }
 
-  static func answer(to call: DBusMessage, serial: UInt32) -> DBusMessage {
+  static func answer(to call: DBusMessage, serial: UInt32, providerPID: Int32) -> DBusMessage {
     let bus = "org.freedesktop.DBus"
     let keyring = ":1.2"
     let (sender, body): (String, [DBusMessage.Value]) =
       switch call.member {
       case "Hello": (bus, [.string(":1.7")])
       case "GetNameOwner": (bus, [.string(keyring)])
-      case "GetConnectionUnixProcessID": (bus, [.uint32(UInt32(getpid()))])
+      case "GetConnectionUnixProcessID": (bus, [.uint32(UInt32(providerPID))])
+      case "SearchItems": (keyring, [.array(element: "o", []), .array(element: "o", [])])
       case "ReadAlias": (keyring, [.objectPath("/org/freedesktop/secrets/collection/login")])
       case "OpenSession": (keyring, [.variant(.bytes([2])), .objectPath("/org/freedesktop/secrets/session/s1")])
       case "Get" where call.body.count == 2 && call.body[1] == .string("Locked"): (keyring, [.variant(.boolean(false))])
