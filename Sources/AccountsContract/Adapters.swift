@@ -96,6 +96,13 @@ public struct AdapterRequest: Equatable, Sendable {
 }
 
 /// How an operation ended, in the terms of the ABI's step results.
+extension AdapterOutcome {
+  /// LOGIN's token, when the operation succeeded with one.
+  public var token: SecretBytes? {
+    if case .ok(let success) = self { success.token } else { nil }
+  }
+}
+
 public enum AdapterOutcome: Equatable, Sendable {
   case ok(AdapterSuccess)
   case wrongPassword(message: String)

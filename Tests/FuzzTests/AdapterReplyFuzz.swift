@@ -75,31 +75,8 @@ enum AdapterReplyFuzz {
     }
   }
 
-  /// The outcome and error texts read back as written; mutated ones give a typed error.
+  /// The probe's error texts read back as written; mutated ones give a typed error.
   static func wireTexts(_ fuzz: inout Case) {
-    var tokenBytes = Array(fuzz.text(upTo: 8).utf8)
-    let token = SecretMemory.SecretBytes(consuming: &tokenBytes)
-    let outcome: AdapterOutcome =
-      switch fuzz.below(7) {
-      case 0:
-        .ok(
-          AdapterSuccess(
-            token: fuzz.oneIn(2) ? nil : token, expiresIn: Int64(bitPattern: fuzz.random.next()),
-            sessionValues: [fuzz.text(upTo: 4): fuzz.text(upTo: 4)], body: fuzz.oneIn(2) ? nil : fuzz.word(),
-            message: fuzz.text(upTo: 8)))
-      case 1: .wrongPassword(message: fuzz.word())
-      case 2: .sessionExpired(message: fuzz.word())
-      case 3: .kicked(message: fuzz.word())
-      case 4: .upgradeRequired(message: fuzz.word(), link: fuzz.word())
-      case 5: .backendError(message: fuzz.word())
-      default: .adapterFailed(message: fuzz.word())
-      }
-    let text = outcome.wireText
-    let back = try? AdapterOutcome(wireText: text, token: outcome.token)
-    fuzz.check(back == outcome, "an outcome does not read back: \(text.debugDescription)")
-    let mutated = String(decoding: fuzz.mutated(Array(text.utf8), pieces: pieces), as: UTF8.self)
-    if (try? AdapterOutcome(wireText: mutated, token: token)) != nil { fuzz.tally("mutated outcome read") }
-
     let error: AccountsContract.AdapterLoadError =
       switch fuzz.below(3) {
       case 0: .hostMissing(detail: fuzz.word(), fix: fuzz.oneIn(2) ? nil : fuzz.word())
@@ -109,8 +86,7 @@ enum AdapterReplyFuzz {
     fuzz.check(AccountsContract.AdapterLoadError(wireText: error.wireText) == error, "an error does not read back: \(error)")
     let broken = String(decoding: fuzz.mutated(Array(error.wireText.utf8), pieces: pieces), as: UTF8.self)
     _ = AccountsContract.AdapterLoadError(wireText: broken)
-    _ = try? AdapterDescription.from(wireText: broken)
-    _ = try? AdapterRequest.from(wireText: mutated, secrets: [("password", token), ("token", token)])
+    if let value = try? JSON.parse(broken) { _ = try? AdapterEntry(wireReader: JSONReader(value)) }
   }
 
   /// No control characters, and not kilobytes long: each quoted part is cut at 300 characters.
