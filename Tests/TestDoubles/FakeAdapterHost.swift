@@ -24,6 +24,8 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   public var knowsSessionCheck = false
   /// How many times an adapter was described: loaded, for the real host.
   public private(set) var loads = 0
+  /// How many times `knownSessionCheck` was asked.
+  public private(set) var sessionCheckAsks = 0
   /// The names of the secret settings each call was given, in order.
   public private(set) var secretSettingNames: [[String]] = []
   private let lock = Mutex(())
@@ -50,7 +52,8 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   }
 
   public func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck? {
-    knowsSessionCheck ? sessionCheck : nil
+    lock.withLock { _ in sessionCheckAsks += 1 }
+    return knowsSessionCheck ? sessionCheck : nil
   }
 
   public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)

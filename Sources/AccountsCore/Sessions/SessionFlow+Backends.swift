@@ -48,12 +48,21 @@ extension SessionFlow {
   }
 }
 
-/// The backends a flow has prepared, shared by its threads.
+/// The backends a flow has prepared, and whether each one's CHECK asks nothing, shared by its
+/// threads: each is learnt once per flow, not once per account.
 final class PreparedBackends: @unchecked Sendable {
   private var backends: [String: SessionFlow.PreparedBackend] = [:]
+  private var checksAskingNothing: [String: Bool] = [:]
   private let lock = Mutex(())
 
   func get(_ name: String) -> SessionFlow.PreparedBackend? { lock.withLock { _ in backends[name] } }
   func set(_ name: String, _ backend: SessionFlow.PreparedBackend) { lock.withLock { _ in backends[name] = backend } }
-  func clear() { lock.withLock { _ in backends = [:] } }
+  func checkAsksNothing(_ name: String) -> Bool? { lock.withLock { _ in checksAskingNothing[name] } }
+  func setCheckAsksNothing(_ name: String, _ value: Bool) { lock.withLock { _ in checksAskingNothing[name] = value } }
+  func clear() {
+    lock.withLock { _ in
+      backends = [:]
+      checksAskingNothing = [:]
+    }
+  }
 }

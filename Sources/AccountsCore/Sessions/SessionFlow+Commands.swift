@@ -97,11 +97,17 @@ extension SessionFlow {
   /// Whether a CHECK of the backend would answer OK without asking it, as its adapter said to
   /// an earlier load of the same file (ABI 1.2): a session within its expiry is then proved as
   /// the CHECK would prove it, without loading the adapter or reading its secret settings.
+  /// Learnt once per backend and flow (`PreparedBackends`).
   private func checkAsksNothing(_ name: String) throws -> Bool {
+    if let known = prepared.checkAsksNothing(name) { return known }
     if prepared.get(name) != nil { return false }  // loaded already: the CHECK costs nothing more
     let backend = try ledger.config.load().backend(named: name)
-    guard let check = try host().knownSessionCheck(backend.adapter, in: searchPath) else { return false }
-    return !check.asks(settings: backend.settings, secretNames: backend.secretSettings)
+    let asksNothing =
+      try host().knownSessionCheck(backend.adapter, in: searchPath).map {
+        !$0.asks(settings: backend.settings, secretNames: backend.secretSettings)
+      } ?? false
+    prepared.setCheckAsksNothing(name, asksNothing)
+    return asksNothing
   }
 
   /// `lease`: the session of an account just leased, proved, under the account's session lock:

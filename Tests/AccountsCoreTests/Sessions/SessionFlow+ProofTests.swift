@@ -49,6 +49,18 @@ extension SessionFlowTests {
     }
   }
 
+  /// What the adapter said is asked once per backend and flow, not once per account proved
+  /// (`status` proves every account of a backend).
+  @Test func theCheckIsLearntOncePerFlow() throws {
+    let world = try World()
+    world.host.knowsSessionCheck = true
+    world.host.sessionCheck = .onlyWith([])
+    let flow = world.flow
+    for _ in 0..<3 { _ = try flow.session(for: alice, prove: true, password: .rememberedOnly) }
+    #expect(world.host.sessionCheckAsks == 1)
+    #expect(world.host.calls.isEmpty && world.host.loads == 0)
+  }
+
   /// An expired session is not proved by anything: it is logged in again, whatever the check.
   @Test func anExpiredSessionIsLoggedInAgainEvenWhenItsCheckAsksNothing() throws {
     let world = try World(tokenExpired: true)
