@@ -18,20 +18,17 @@ import Synchronization
 /// One call at a time, whichever thread makes it (`status --jobs`): libsecret's calls are made
 /// for one caller, and the keyring daemon serialises them anyway.
 public final class SecretServiceStore: SecretStore, @unchecked Sendable {
-  // @unchecked Sendable: every call runs under `calls`; `state` is only touched within one.
+  // @unchecked Sendable: every call runs under `calls`, and only a call touches `session` and
+  // `libraryStore`.
   private let busAddress: String?
   private let timeout: Double
   private let makeLibraryStore: () throws -> SecretStore
-  /// The bare session (opened on the first read; `.some(nil)` once it could not be) and the
-  /// library's store (made on first need); the session's calls are made under the lock.
-  private let state = Mutex(State())
   /// Held around every call of the store.
   private let calls = Mutex(())
-
-  private struct State: @unchecked Sendable {
-    public var session: SecretServiceSession??
-    public var library: SecretStore?
-  }
+  /// The bare session: opened on the first read, `.some(nil)` once it could not be.
+  private var session: SecretServiceSession??
+  /// libsecret's store behind the door, made on first need.
+  private var libraryStore: SecretStore?
 
   /// `busAddress`: DBUS_SESSION_BUS_ADDRESS (nil: every call takes the library's path);
   /// `timeout`: ACCOUNTS_SECRET_TIMEOUT, the bound of each whole bare read.
@@ -71,20 +68,17 @@ public final class SecretServiceStore: SecretStore, @unchecked Sendable {
     searching: [(String, String)]? = nil, _ body: (SecretServiceSession) throws(SecretServiceSession.Interruption) -> T
   ) throws(SecretStoreError) -> T? {
     guard let busAddress, !busAddress.isEmpty else { return nil }
-    let timeout = timeout
-    let outcome = state.withLock { (state) -> Result<T?, SecretServiceSession.Interruption> in
-      do throws(SecretServiceSession.Interruption) {
-        if let kept = state.session {
-          kept?.beginRead()
-        } else {
-          state.session = .some(try SecretServiceSession(busAddress: busAddress, timeout: timeout, searching: searching))
-        }
-        guard let session = state.session ?? nil else { return .success(nil) }
-        return .success(try body(session))
-      } catch {
-        state.session = .some(nil)
-        return .failure(error)
+    let outcome: Result<T?, SecretServiceSession.Interruption>
+    do throws(SecretServiceSession.Interruption) {
+      if let kept = session {
+        kept?.beginRead()
+      } else {
+        session = .some(try SecretServiceSession(busAddress: busAddress, timeout: timeout, searching: searching))
       }
+      outcome = .success(try (session ?? nil).map(body))
+    } catch {
+      session = .some(nil)
+      outcome = .failure(error)
     }
     switch outcome {
     case .success(let value): return value
@@ -95,19 +89,12 @@ public final class SecretServiceStore: SecretStore, @unchecked Sendable {
     }
   }
 
-  /// The private library's store, made on first need.
+  /// libsecret's store, made on first need.
   private func library() throws -> SecretStore {
-    let make = makeLibraryStore
-    return try state.withLock { (state) throws -> LibraryStore in
-      if let library = state.library { return LibraryStore(store: library) }
-      let made = try make()
-      state.library = made
-      return LibraryStore(store: made)
-    }.store
-  }
-
-  private struct LibraryStore: @unchecked Sendable {
-    public let store: SecretStore
+    if let libraryStore { return libraryStore }
+    let made = try makeLibraryStore()
+    libraryStore = made
+    return made
   }
 
   // MARK: - Everything else: the library's store
