@@ -203,9 +203,14 @@ public protocol AdapterHosting: AnyObject, Sendable {
   /// When the adapter called `name` says its CHECK asks the backend, known without loading it
   /// (from an earlier load of the same file); nil when that cannot be known now.
   func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck?
+  /// A request to the backend is coming: the host may start loading what sending it needs,
+  /// in the background, while the caller reads the session. A hint; ignoring it is correct.
+  func expectRequest()
 }
 
 extension AdapterHosting {
+  public func expectRequest() {}
+
   public func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck? {
     nil
   }

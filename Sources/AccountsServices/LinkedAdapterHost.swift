@@ -37,6 +37,10 @@ public final class LinkedAdapterHost: AdapterHosting {
     AdapterCatalog.standard(searchPath: searchPath).knownSessionCheck(named: name)
   }
 
+  public func expectRequest() {
+    CurlTransport.loadInBackground()
+  }
+
   public func describe(_ name: String, in searchPath: AdapterSearchPath) throws(AdapterLoadError) -> AdapterDescription {
     contain()
     defer { AdapterStreams.forwardErrors() }

@@ -54,6 +54,10 @@ public protocol HTTPTransport: Sendable {
 public struct CurlTransport: HTTPTransport {
   public init() {}
 
+  /// Starts loading libcurl on a thread of its own, to overlap with the caller's other work;
+  /// the first `perform` waits for it.
+  public static func loadInBackground() { accounts_curl_load_in_background() }
+
   /// Proxies from the environment apply, but never to loopback: a backend on 127.0.0.1 (the
   /// test backend, an SSH tunnel) is reached directly.
   static let noProxy: String = {

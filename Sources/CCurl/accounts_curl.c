@@ -33,6 +33,8 @@ static struct accounts_lazy_library library = ACCOUNTS_LAZY_LIBRARY("libcurl.so.
 /* Call this before any other accounts_curl_ function. */
 const char *accounts_curl_load(void) { return accounts_lazy_load(&library); }
 
+void accounts_curl_load_in_background(void) { accounts_lazy_load_in_background(&library); }
+
 CURL *accounts_curl_easy_init(void) { return curl.easy_init(); }
 
 void accounts_curl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }

@@ -1,6 +1,7 @@
 #include "accounts_lazy_library.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 
 static void load(struct accounts_lazy_library *library) {
@@ -35,4 +36,26 @@ const char *accounts_lazy_load(struct accounts_lazy_library *library) {
   }
   pthread_mutex_unlock(&library->lock);
   return library->error;
+}
+
+static void *load_on_thread(void *library) {
+  accounts_lazy_load(library);
+  return NULL;
+}
+
+/* The thread blocks every signal (it inherits the mask it is created with): a signal meant for
+ * the command is handled where the command expects it. When no thread can be started, the first
+ * caller of accounts_lazy_load does the work as before. */
+void accounts_lazy_load_in_background(struct accounts_lazy_library *library) {
+  if (__atomic_load_n(&library->loaded, __ATOMIC_ACQUIRE)) return;
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_attr_t attributes;
+  if (pthread_attr_init(&attributes) != 0) return;
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pthread_t thread;
+  (void)pthread_create(&thread, &attributes, load_on_thread, library);
+  pthread_sigmask(SIG_SETMASK, &previous, NULL);
+  pthread_attr_destroy(&attributes);
 }

@@ -28,6 +28,8 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   public private(set) var sessionCheckAsks = 0
   /// The names of the secret settings each call was given, in order.
   public private(set) var secretSettingNames: [[String]] = []
+  /// How many times the host was told a request is coming (`expectRequest`).
+  public private(set) var requestsExpected = 0
   private let lock = Mutex(())
 
   /// The numbers of the tokens the fallback's logins return: T2, T3, ...
@@ -55,6 +57,8 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
     lock.withLock { _ in sessionCheckAsks += 1 }
     return knowsSessionCheck ? sessionCheck : nil
   }
+
+  public func expectRequest() { lock.withLock { _ in requestsExpected += 1 } }
 
   public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterLoadError) -> AdapterOutcome

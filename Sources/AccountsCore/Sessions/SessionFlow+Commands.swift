@@ -122,6 +122,7 @@ extension SessionFlow {
   public func call(
     _ id: AccountID, method: String, path: String, parameters: [(String, String)], password source: PasswordSource
   ) throws -> AdapterSuccess {
+    (try? host())?.expectRequest()  // libcurl loads while the session is read
     var session = try self.session(for: id, prove: false, password: source)
     let backend = try prepare(id.backend)
     while true {

@@ -15,6 +15,9 @@
  *  not (a static string). Call it before any other function here. */
 const char *accounts_curl_load(void);
 
+/** Starts accounts_curl_load on a thread of its own; the next accounts_curl_load waits for it. */
+void accounts_curl_load_in_background(void);
+
 CURL *accounts_curl_easy_init(void);
 void accounts_curl_easy_cleanup(CURL *handle);
 CURLcode accounts_curl_easy_perform(CURL *handle);

@@ -40,4 +40,9 @@ struct accounts_lazy_library {
  *  RTLD_LAZY: its calls are bound when first made. */
 const char *accounts_lazy_load(struct accounts_lazy_library *library);
 
+/** Starts loading the library on a thread of its own and returns at once: a command that will
+ *  need it soon overlaps the loading with its other work. A later accounts_lazy_load waits for
+ *  that thread's result. Does nothing when the library is loaded already. */
+void accounts_lazy_load_in_background(struct accounts_lazy_library *library);
+
 #endif

@@ -158,6 +158,15 @@ import Testing
     #expect(world.item(.token) == nil)
   }
 
+  @Test func requestTellsTheHostARequestIsComingBeforeItReadsTheToken() throws {
+    let world = try World()
+    var expectedWhenRead: [Int] = []
+    world.store.duringLookup = { [host = world.host] _ in expectedWhenRead.append(host.requestsExpected) }
+    _ = try world.flow.call(alice, method: "GET", path: "me", parameters: [], password: .rememberedOnly)
+    #expect(!expectedWhenRead.isEmpty && expectedWhenRead.allSatisfy { $0 == 1 }, "libcurl loads while the token is read")
+    #expect(world.host.operations == ["call"])
+  }
+
   @Test func expiredAgainRightAfterTheReloginEndsWithExit5AndNoLoop() throws {
     let world = try World()
     world.host.script = [.sessionExpired(message: "e1"), FakeAdapterHost.loggedIn("T2"), .sessionExpired(message: "e2")]
