@@ -6,7 +6,8 @@
 #                          and the Swift runtime in PREFIX/lib/accounts, the built-in adapters, the
 #                          adapter ABI header and its pkg-config file, the completions and the man
 #                          pages, where a system finds them.
-# make deb                 builds accounts_VERSION_ARCH.deb (scripts/deb); its last line is its path.
+# make deb                 builds accounts_VERSION_ARCH.deb and accounts-dev_VERSION_all.deb (the
+#                          adapter ABI) (scripts/deb); its last line is accounts' path.
 # make check-package       builds the package and proves it self-contained (scripts/check-package).
 # make test, make demo     the README's two commands.
 # VERSION is the one version: its first line is the version, its second the release date (the

@@ -215,7 +215,7 @@ public enum SecretStoreError: UserFacingError, Equatable {
   public var fix: String? {
     switch self {
     case .noSessionBus:
-      "run inside a desktop session, or start a private one with scripts/with-keyring"
+      "run inside a desktop session, or on a server in `dbus-run-session -- bash` after `gnome-keyring-daemon --unlock --components=secrets` there"
     case .noProvider:
       "start gnome-keyring-daemon or KeePassXC's Secret Service integration, then retry"
     case .locked(_, let provider) where provider == "keepassxc":

@@ -62,7 +62,7 @@ public struct Diagnosis {
       switch InstalledFiles.library(fileName) {
       case .failure(let missing):
         findings.append(Finding(
-          check: "install", ok: false, detail: missing.text, fix: "reinstall accounts (`make install`)", status: status))
+          check: "install", ok: false, detail: missing.text, fix: InstalledFiles.reinstall, status: status))
       case .success(let path):
         switch InstalledFiles.check(path) {
         case .success: found.append(path)
@@ -71,7 +71,7 @@ public struct Diagnosis {
           let detail = refusal.problem.hasPrefix("directory ") ? refusal.problem : "\(path): \(refusal.problem)"
           findings.append(Finding(
             check: "install", ok: false, detail: Names.printable(detail, limit: 4096),
-            fix: refusal.fix ?? "reinstall accounts (`make install`)", status: status))
+            fix: refusal.fix ?? InstalledFiles.reinstall, status: status))
         }
       }
     }
@@ -201,7 +201,7 @@ public struct Diagnosis {
       detail: loaded.isEmpty
         ? "none found in \(searchPath.directories.map(\.path).joined(separator: ", "))"
         : "\(loaded.joined(separator: ", ")) loaded",
-      fix: loaded.isEmpty ? "reinstall accounts (`make install`) or put adapters in \(paths.userAdapters)" : nil,
+      fix: loaded.isEmpty ? "\(InstalledFiles.reinstall), or put adapters in \(paths.userAdapters)" : nil,
       status: .adapterFailed)]
     for entry in entries {
       if let refusal = entry.refusal {

@@ -13,8 +13,22 @@ public enum InstalledFiles {
     public var fix: String? = InstalledFiles.reinstall
   }
 
-  /// The fix of a library that is not there or not ours to load as it is.
-  public static let reinstall = "reinstall accounts (`make install`)"
+  /// The fix of a library that is not there or not ours to load as it is: the way this copy
+  /// was installed, the Debian package or `make install`.
+  public static let reinstall = reinstallAdvice(executableDirectory: executableDirectory())
+
+  /// The file the Debian package puts in its library directory (scripts/deb) to say it
+  /// installed this copy; `make install` puts none.
+  static let packageMarker = "../lib/accounts/debian-package"
+
+  /// The package's advice when the package's marker is beside the executable, else the
+  /// source tree's.
+  static func reinstallAdvice(executableDirectory: String?) -> String {
+    if let executableDirectory, access("\(executableDirectory)/\(packageMarker)", F_OK) == 0 {
+      return "reinstall the package: sudo apt install --reinstall accounts"
+    }
+    return "reinstall accounts (`make install` in its source tree)"
+  }
 
   /// The directory of the running executable.
   public static func executableDirectory() -> String? {

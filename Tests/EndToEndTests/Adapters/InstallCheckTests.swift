@@ -65,7 +65,7 @@ import Testing
     #expect(
       result.standardError
         == "accounts: cannot load accounts' Secret Service support: \(library) does not speak version 2 of "
-        + "accounts_private.h; reinstall accounts (`make install`)\n", "\(result)")
+        + "accounts_private.h; reinstall accounts (`make install` in its source tree)\n", "\(result)")
     let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
     #expect(doctor.status == 7, "\(doctor)")
     #expect(
