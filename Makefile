@@ -73,6 +73,7 @@ install:
 	install -Dm644 man/accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1
 	ln -sf accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/git-credential-accounts.1
 	install -Dm644 man/accounts-adapter.7 $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7
+	install -Dm644 man/accounts-config.5 $(DESTDIR)$(PREFIX)/share/man/man5/accounts-config.5
 
 # Also removes what earlier installs put elsewhere: the two libraries before
 # libAccountsPrivate.so, and the header in PREFIX/include.
@@ -87,5 +88,5 @@ uninstall:
 	  $(DESTDIR)$(ZSH_COMPLETIONS)/_accounts \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/accounts.fish \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/accounts.1 $(DESTDIR)$(PREFIX)/share/man/man1/git-credential-accounts.1 \
-	  $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7
+	  $(DESTDIR)$(PREFIX)/share/man/man7/accounts-adapter.7 $(DESTDIR)$(PREFIX)/share/man/man5/accounts-config.5
 	-rmdir $(DESTDIR)$(LIBDIR)/adapters $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/include/accounts

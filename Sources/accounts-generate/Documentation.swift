@@ -234,5 +234,5 @@ extension Documentation {
      "Your own adapters, NAME.so, checked before loading: not writable by group or others, owned by you or root, reached and linked only through places only you or root can write (see accounts-adapter(7))."),
   ]
 
-  static let seeAlso = ["accounts-adapter(7)", "secret-tool(1)", "gnome-keyring-daemon(1)", "seahorse(1)"]
+  static let seeAlso = ["accounts-config(5)", "accounts-adapter(7)", "secret-tool(1)", "gnome-keyring-daemon(1)", "seahorse(1)"]
 }

@@ -26,6 +26,7 @@ enum GeneratedFiles {
       ("completions/accounts.fish", CompletionScripts.script(for: "fish")!),
       ("man/accounts.1", ManRenderer.accounts1(CommandTable.all)),
       ("man/accounts-adapter.7", AdapterManual.roff(example: String(decoding: example, as: UTF8.self))),
+      ("man/accounts-config.5", ConfigManual.roff()),
     ]
   }
 }

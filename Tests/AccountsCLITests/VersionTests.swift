@@ -28,6 +28,7 @@ import Testing
     #expect(file.date.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) != nil, "\(file.date)")
     for (page, header) in [
       ("man/accounts.1", "ACCOUNTS 1"), ("man/accounts-adapter.7", "ACCOUNTS-ADAPTER 7"),
+      ("man/accounts-config.5", "ACCOUNTS-CONFIG 5"),
     ] {
       let text = try String(contentsOf: PackagePaths.root.appendingPathComponent(page), encoding: .utf8)
       let th = text.split(separator: "\n").first { $0.hasPrefix(".TH ") }.map(String.init)
