@@ -6,9 +6,9 @@ package enum Documentation {
   /// The first paragraph of the man page's DESCRIPTION, which `accounts help` prints too.
   package static let overview =
     """
-    accounts is a QQ-style account switcher for the terminal. It remembers every account you \
-    have saved, fills in remembered passwords, keeps one account in an auto-login slot, and \
-    keeps every secret (passwords, tokens, secret backend settings) in the freedesktop Secret \
+    accounts is an account switcher for the terminal, in the manner of the QQ messenger's \
+    login window. It remembers every account you have saved, fills in remembered passwords, \
+    keeps one account in an auto-login slot, and keeps every secret (passwords, tokens, secret backend settings) in the freedesktop Secret \
     Service (gnome-keyring, KeePassXC) through libsecret. Files hold no secrets.
     """
 }
