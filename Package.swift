@@ -63,7 +63,7 @@ let package = Package(
       name: "AccountsServices",
       dependencies: [
         "AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "AdapterHost", "CAccountsAdapter",
-        "CAccountsPrivate", "CHiredis", "SecretMemory",
+        "CAccountsPrivate", "CHiredis", "CLazyLibrary", "SecretMemory",
       ]),
     // What the binary and its private library agree on, and all the library links of the domain:
     // the secret store and adapter host ports, their requests, answers and errors, their wire

@@ -68,9 +68,11 @@ public enum AccountsCommandLine {
   /// Ends the process with `status`. When the library abandoned a Secret Service call (see
   /// `PrivateLibrary.abandonedACall`), its thread may still hold GLib's locks, so exit handlers
   /// are not run: all output has been written by then (accounts writes with write(2), nothing
-  /// is buffered).
+  /// is buffered). Otherwise a library still loading on a thread of its own (libcurl, see
+  /// `BackgroundLoads`) finishes first.
   public static func exit(_ status: Int32) -> Never {
     if PrivateLibrary.abandonedACall { _exit(status) }
+    BackgroundLoads.settle()
     Glibc.exit(status)
   }
 

@@ -43,11 +43,23 @@ static void *load_on_thread(void *library) {
   return NULL;
 }
 
+/* The libraries whose loading was started on a thread, for accounts_lazy_settle. */
+static pthread_mutex_t started_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct accounts_lazy_library *started[8];
+static int started_count;
+
 /* The thread blocks every signal (it inherits the mask it is created with): a signal meant for
  * the command is handled where the command expects it. When no thread can be started, the first
  * caller of accounts_lazy_load does the work as before. */
 void accounts_lazy_load_in_background(struct accounts_lazy_library *library) {
   if (__atomic_load_n(&library->loaded, __ATOMIC_ACQUIRE)) return;
+  pthread_mutex_lock(&started_lock);
+  int known = 0;
+  for (int i = 0; i < started_count; i++) known |= started[i] == library;
+  int room = started_count < (int)(sizeof started / sizeof started[0]);
+  if (!known && room) started[started_count++] = library;
+  pthread_mutex_unlock(&started_lock);
+  if (known || !room) return;
   sigset_t all, previous;
   sigfillset(&all);
   pthread_attr_t attributes;
@@ -58,4 +70,14 @@ void accounts_lazy_load_in_background(struct accounts_lazy_library *library) {
   (void)pthread_create(&thread, &attributes, load_on_thread, library);
   pthread_sigmask(SIG_SETMASK, &previous, NULL);
   pthread_attr_destroy(&attributes);
+}
+
+/* exit() runs the atexit handlers a library registered while it initialised (OpenSSL's, through
+ * curl_global_init) while the thread may still be initialising it: the process waits for every
+ * loading it started before it exits. */
+void accounts_lazy_settle(void) {
+  pthread_mutex_lock(&started_lock);
+  int count = started_count;
+  pthread_mutex_unlock(&started_lock);
+  for (int i = 0; i < count; i++) (void)accounts_lazy_load(started[i]);
 }

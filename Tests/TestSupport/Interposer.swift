@@ -20,6 +20,10 @@ public enum Interposer {
   /// never runs.
   public static let failingLeaseKeeperForks: String = build("keeper-no-fork")
 
+  /// Tests/Fixtures/interpose/slow-thread-atexit.c built: a thread that registers an exit
+  /// handler then sleeps a third of a second; it logs that and the main thread's exit().
+  public static let slowThreadExitHandlers: String = build("slow-thread-atexit")
+
   /// Tests/Fixtures/interpose/NAME.c built into a library in this test process's directory.
   public static func build(_ name: String) -> String {
     let directory = NSTemporaryDirectory() + "accounts-interpose-\(getpid())"

@@ -45,4 +45,8 @@ const char *accounts_lazy_load(struct accounts_lazy_library *library);
  *  that thread's result. Does nothing when the library is loaded already. */
 void accounts_lazy_load_in_background(struct accounts_lazy_library *library);
 
+/** Waits until every loading started by accounts_lazy_load_in_background has ended (or does it
+ *  here): call it before exit(), whose handlers must not run beside a library's initialisation. */
+void accounts_lazy_settle(void);
+
 #endif

@@ -35,6 +35,26 @@ import Testing
     }
   }
 
+  /// `request` starts loading libcurl on a thread while it reads the session; when it fails
+  /// before sending (no session, nothing remembered, no terminal: exit 3), it still waits for
+  /// that loading to end before exit(), whose handlers (OpenSSL's, registered while libcurl
+  /// initialises) would otherwise run beside the initialisation and crash it (seen: 3 of 300
+  /// runs ended with SIGSEGV). The interposer holds the loading thread right after it
+  /// registers an exit handler.
+  @Test func aRequestThatFailsBeforeSendingWaitsForLibcurlBeforeItExits() throws {
+    let world = try Fixture().addingBackend("corp").saving("bob")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let log = sandbox.keyring.root + "/atexit.log"
+    let result = try sandbox.run(
+      ["request", "bob", "GET", "me"],
+      environment: ["LD_PRELOAD": Interposer.slowThreadExitHandlers, "SLOW_ATEXIT_LOG": log], timeout: 30)
+    #expect(result.status == 3, "\(result)")
+    #expect(result.standardError.hasPrefix("accounts: bob@corp: login required"), "\(result)")
+    let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+    #expect(events.first == "thread registered an exit handler" && events.last == "main thread exits", "\(events)")
+  }
+
   /// plain asks the backend only with check_path (ABI 1.2): without it, once a command has
   /// loaded plain, `lease` and `status` prove alice's session without loading it again; with it,
   /// they load it and the backend is asked.
