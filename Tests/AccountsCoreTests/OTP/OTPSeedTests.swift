@@ -26,6 +26,19 @@ import Testing
     #expect(seed.issuer == "Big Corp")
   }
 
+  /// A fragment (`#...`, as some QR generators append) means nothing to a seed: it is ignored,
+  /// wherever the last parameter ends, and never read into that parameter's value.
+  @Test(arguments: [
+    "otpauth://totp/corp:alice?period=60&secret=GEZDGNBVGY3TQOJQ#otp",
+    "otpauth://totp/corp:alice?secret=GEZDGNBVGY3TQOJQ&period=60#",
+    "otpauth://totp/corp:alice?secret=GEZDGNBVGY3TQOJQ&period=60#x?secret=JBSWY3DPEHPK3PXP&period=30",
+  ])
+  func aFragmentIsIgnored(text: String) throws {
+    let seed = try OTPSeed(parsing: Self.secret(text))
+    #expect(seed.key.withUnsafeBytes { Array($0) } == Self.bytes("1234567890"))
+    #expect(seed.period == 60 && seed.label == "corp:alice")
+  }
+
   @Test func aBareSeedTakesTheDefaults() throws {
     let seed = try OTPSeed(parsing: Self.secret("  JBSWY3DPEHPK3PXP \r\n"))
     #expect(seed.algorithm == .sha1)
