@@ -139,6 +139,15 @@ import Testing
     #expect(firefox.rows[0].password.map(TestDoubles.text) == "pw4")
   }
 
+  /// Bitwarden's type is compared without case: `Login` (as some exports and hand edits write
+  /// it) is a login, imported, never skipped as a type it does not know.
+  @Test(arguments: ["login", "Login", "LOGIN"])
+  func aBitwardenLoginIsImportedWhateverTheCaseOfItsType(type: String) throws {
+    let file = try read(ImportFormat.bitwarden.headerRow + "\n,,\(type),corp,,,0,https://corp,bob,pw2,\n")
+    #expect(file.skipped.isEmpty && file.problems.isEmpty)
+    #expect(file.rows.map(\.user) == ["bob"] && file.rows.first?.password.map(TestDoubles.text) == "pw2")
+  }
+
   @Test func anUnknownHeaderIsRefusedListingTheKnownOnesWithoutEchoingIt() {
     let error = failure(reading: Array("alice,hunter2,corp\n".utf8))
     #expect(error == .unknownHeader(columns: 3))
