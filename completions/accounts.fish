@@ -491,7 +491,7 @@ complete -c accounts -n '__accounts_at '\''rule'\''' -a remove -d 'remove a dire
 complete -c accounts -n '__accounts_argument_at '\''rule add'\'' 0' -a '(__fish_complete_directories (commandline -ct))'
 complete -c accounts -n '__accounts_argument_at '\''rule add'\'' 1' -a '(__accounts_names accounts)'
 complete -c accounts -n '__accounts_argument_at '\''rule remove'\'' 0' -a '(__fish_complete_directories (commandline -ct))'
-complete -c accounts -n '__accounts_at '\''git-credential'\''' -l erase-logs-out -d 'when git erases a rejected credential, log that account out'
+complete -c accounts -n '__accounts_at '\''git-credential'\''' -l erase-logs-out -d 'when git erases a rejected token, delete it (the account stays the one in use, for the next login)'
 complete -c accounts -n '__accounts_at '\''git-credential'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status and login --stale: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_argument_at '\''git-credential'\'' 0' -a 'get store erase'
 complete -c accounts -n '__accounts_at '\''clear'\''' -s y -l yes -d 'do not ask for confirmation'

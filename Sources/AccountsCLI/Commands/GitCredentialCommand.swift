@@ -19,13 +19,24 @@ enum GitCredentialCommand {
       get prints username= and password= lines: the user name and the session token of the \
       account a command would use in git's working directory (ACCOUNTS_ACCOUNT, else the \
       longest directory rule, else the auto-login slot), so a repository under a rule's \
-      directory pushes as that rule's account. An expired token is renewed with the \
-      remembered password; there is never a prompt, because git owns the terminal. When no \
-      backend names the host, no account would be used, that account is on another backend \
-      than the host's, or git's request names another user, get prints nothing and exits 0, \
-      and git asks its next helper. store does nothing: the token stays in the keyring. erase \
-      does nothing unless --erase-logs-out, which logs that account out (the logout hooks run). \
-      A request with a line git would not write (no '=', a NUL byte, a carriage return) or \
+      directory pushes as that rule's account. A user in the remote's URL \
+      (https://bob@git.corp.example/..., which git sends as username=) chooses the account \
+      instead: that user's saved account on the backend naming the host, whatever the \
+      directory would use. An expired token is renewed with the remembered password; there is \
+      never a prompt, because git owns the terminal. When no backend names the host, no \
+      account fits (none would be used, it is on another backend than the host's, or the \
+      URL's user is saved on none of them, or on several: said on stderr), get prints \
+      nothing and exits 0, and git asks its next helper. A token goes over https only, or \
+      over plain http to this machine (localhost, 127.0.0.1, [::1]) for a backend with \
+      allow_insecure_transport=true (a local test server); for any other http remote get \
+      says so on stderr and prints nothing. An account whose token is empty or not one line \
+      gives git nothing, with exit 1. store does nothing: the token stays in the keyring. \
+      erase does nothing unless --erase-logs-out: then, when git erases the account's current \
+      token (the server rejected it), the token is deleted and the backend told (the logout \
+      hooks run), but the account stays the one in use (it keeps the auto-login slot): git's \
+      next request logs it in again with the remembered password, or, without one, \
+      `accounts login` does. A request with a line git would not write (no '=', a NUL byte, a \
+      carriage return) or \
       longer than 64 KiB is refused.
       """,
     arguments: [action], options: [eraseLogsOut, SessionArguments.timeout],
@@ -46,7 +57,8 @@ enum GitCredentialCommand {
   static let action = ArgumentSpec(
     "ACTION", completion: .credentialAction, help: "get, store or erase, as git calls it; any other action is ignored")
   static let eraseLogsOut = OptionSpec(
-    "erase-logs-out", help: "when git erases a rejected credential, log that account out")
+    "erase-logs-out",
+    help: "when git erases a rejected token, delete it (the account stays the one in use, for the next login)")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let verb = invocation.argument(action)!
@@ -75,9 +87,13 @@ enum GitCredentialCommand {
         let current = try environment.ledger.claimedSecret(SecretKey(id, .token), recorded: book.secretService),
         current == rejected
       else { return }
-      let warnings = try environment.sessionFlow(invocation).logOut(id)
+      let warnings = try environment.sessionFlow(invocation).logOut(id, because: .tokenRejected)
       for warning in warnings { environment.output.warning("\(warning)") }
-      environment.output.message("\(id): logged out (git erased its credential)")
+      let renewal =
+        try environment.index.load()[id]?.remembered == true
+        ? "git's next request logs it in again with the remembered password"
+        : "`accounts login \(id)` logs it in again for git"
+      environment.output.message("\(id): logged out (git erased its credential); it stays the account in use: \(renewal)")
       environment.runHooks(after: .logout, for: id, invocation)
     default:
       return  // store, and erase without --erase-logs-out: the keyring already holds the token
@@ -85,27 +101,63 @@ enum GitCredentialCommand {
   }
 
   /// The account whose token git's request is for, or nil when the request is not accounts'
-  /// to answer: no backend names its host, no account would be used here, or the account that
-  /// would be used is not on a backend naming that host or is not the user git asks for.
+  /// to answer: no backend names its host, the token would cross a network in the clear, or no
+  /// account fits.
+  ///
+  /// The user in the remote's URL (git's `username=`) chooses among the saved accounts on the
+  /// backends naming the host, as git and gh read it: the account this directory uses when it is
+  /// that user there, else that user's account on those backends (when only one has it).
+  /// Without a user, the account this directory uses, when it is on one of those backends.
   static func account(
     for request: GitCredentialRequest, _ invocation: Invocation, _ environment: Environment
   ) throws -> AccountID? {
     guard let host = request.host, let scheme = request.scheme else { return nil }
-    // A token goes to git only over https, or over http where the backend allows insecure
-    // transport for its own logins too.
-    let backends = try environment.config.load().backends.filter { backend in
-      (scheme == "https" || (scheme == "http" && backend.settings["allow_insecure_transport"] == "true"))
-        && (backend.settings[OwnBackendSetting.gitHost].map { GitHost.matches($0, host) } ?? false)
+    let naming = try environment.config.load().backends.filter { backend in
+      backend.settings[OwnBackendSetting.gitHost].map { GitHost.matches($0, host) } ?? false
+    }
+    let backends = naming.filter { GitTransport.allows(scheme, to: host, for: $0) }
+    if backends.isEmpty, let backend = naming.first {
+      environment.output.message(
+        "accounts: git-credential: no token for \(scheme)://\(host) (backend \(backend.name)): "
+          + GitTransport.rule)
     }
     guard !backends.isEmpty else { return nil }
-    let choice: AccountChoice
+    let book = try environment.index.load()
+    let here: AccountID?
     do {
-      choice = try environment.pickAccount(invocation, in: try environment.index.load())
+      here = try environment.pickAccount(invocation, in: book).id
     } catch is AccountChoice.NoneNamed {
-      return nil
+      here = nil
     }
-    guard backends.contains(where: { $0.name == choice.id.backend }) else { return nil }
-    if let username = request.username, username != choice.id.user { return nil }
-    return choice.id
+    if let here, backends.contains(where: { $0.name == here.backend }), request.username.map({ $0 == here.user }) ?? true {
+      return here
+    }
+    guard let username = request.username else { return nil }
+    let saved = backends.map { AccountID(user: username, backend: $0.name) }.filter { book[$0] != nil }
+    if saved.count > 1 {
+      environment.output.message(
+        "accounts: git-credential: \(username) is saved on several backends naming \(host) ("
+          + saved.map(\.description).joined(separator: ", ") + "); accounts answers for none of them; "
+          + "choose one with a directory rule (`accounts rule add DIR USER@BACKEND`)")
+    }
+    return saved.count == 1 ? saved[0] : nil
+  }
+}
+
+/// Which transport a token may take to git's remote: https, or plain http to a loopback host of
+/// a backend that allows insecure transport for its own logins too. Over http anywhere else it
+/// would cross a network in the clear, whatever the backend allows for its test server.
+enum GitTransport {
+  static let rule =
+    "a token goes to git over https, or over http only to this machine (localhost, 127.0.0.1, [::1]) "
+    + "for a backend with allow_insecure_transport=true"
+
+  static func allows(_ scheme: String, to host: String, for backend: BackendConfig) -> Bool {
+    switch scheme {
+    case "https": true
+    case "http":
+      backend.settings["allow_insecure_transport"] == "true" && HostName.of(authority: host[...]).map(HostName.isLoopback) == true
+    default: false
+    }
   }
 }

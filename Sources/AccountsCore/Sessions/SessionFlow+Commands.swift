@@ -138,12 +138,14 @@ extension SessionFlow {
   /// it is best effort: a failure there is a warning, and an adapter that crashes or exits
   /// during the call (which ends the process) finds the account logged out already; a kill
   /// between the two steps leaves the backend untold, nothing inconsistent. Returns the warnings.
-  public func logOut(_ id: AccountID) throws -> [String] {
+  /// `event` is `.loggedOut`, or `.tokenRejected` for a token a client (git) found rejected:
+  /// then the account keeps the slot.
+  public func logOut(_ id: AccountID, because event: SessionEvent = .loggedOut) throws -> [String] {
     try allow(.logOut, id)
     var warnings: [String] = []
     let session = try storedSession(id)
     if session == nil { warnings.append("\(id) had no session") }
-    try ledger.record(.loggedOut, for: id, at: now())
+    try ledger.record(event, for: id, at: now())
     if try ledger.index.load().unsettled.contains(id) {
       // The index no longer claims the token; the keyring could not delete it yet.
       warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")

@@ -7,6 +7,11 @@ public enum SessionEvent: Sendable, Equatable {
   case sessionReused
   /// The user logged out.
   case loggedOut
+  /// A client the token was handed to found it rejected by its server and asked for it to be
+  /// forgotten (git's `erase`, with `--erase-logs-out`). Not the user logging out: the account
+  /// stays the one in use, so the next login (or a renewal with the remembered password) makes
+  /// it work again where it did.
+  case tokenRejected
   /// The backend says another login took the session over (single sign-on).
   case takenOver
   /// The backend says the token expired.
@@ -108,6 +113,8 @@ public enum SessionRules {
       return Transition(slot: .take)
     case .loggedOut:
       return Transition(deleteToken: true, slot: .release)
+    case .tokenRejected:
+      return Transition(deleteToken: true)
     case .takenOver:
       switch lease {
       case .ours where hasRememberedPassword: return Transition(deleteToken: true, next: .loginAgainOnce)

@@ -66,6 +66,18 @@ import Testing
     #expect(book[alice]?.remembered == true)
   }
 
+  /// git found the token rejected and erased it: the token goes, the password stays, and the
+  /// account keeps the slot, so that `accounts login` (or the remembered password at the next
+  /// use) makes it the working one again rather than leaving no account in use.
+  @Test func aRejectedTokenIsForgottenButTheSlotIsKept() throws {
+    var book = try book()
+    let transition = apply(.tokenRejected, to: alice, &book)
+    #expect(transition == Transition(deleteToken: true))
+    #expect(book.autoLogin == alice)
+    #expect(book[alice]?.token == nil)
+    #expect(book[alice]?.remembered == true)
+  }
+
   @Test func loggingOutSomeoneElseLeavesTheSlotAlone() throws {
     var book = try book()
     _ = apply(.loggedOut, to: bob, &book)
@@ -94,7 +106,7 @@ import Testing
       SessionRules.transition(for: .takenOver, hasRememberedPassword: false, lease: .ours)
         == SessionRules.transition(for: .takenOver, hasRememberedPassword: false))
     #expect(SessionRules.transition(for: .takenOver, hasRememberedPassword: true).next == .signedInElsewhere)
-    for event: SessionEvent in [.loggedOut, .tokenExpired, .passwordRejected, .upgradeRequired, .sessionReused] {
+    for event: SessionEvent in [.loggedOut, .tokenRejected, .tokenExpired, .passwordRejected, .upgradeRequired, .sessionReused] {
       for remembered in [true, false] {
         #expect(
           SessionRules.transition(for: event, hasRememberedPassword: remembered, lease: .ours)
@@ -226,7 +238,7 @@ import Testing
     let ids = [alice, bob, AccountID(user: "carol", backend: "test")]
     let events: [SessionEvent] = [
       .loggedIn(remember: true, takeSlot: true), .loggedIn(remember: false, takeSlot: false),
-      .loggedIn(remember: false, takeSlot: true), .loggedOut, .takenOver, .tokenExpired,
+      .loggedIn(remember: false, takeSlot: true), .loggedOut, .tokenRejected, .takenOver, .tokenExpired,
       .passwordRejected, .upgradeRequired,
     ]
     var generator = SplitMix(seed: 42)

@@ -76,7 +76,11 @@ import Testing
     let plainHTTP = try sandbox.ok(
       ["git-credential", "get"], stdin: "protocol=http\nhost=git.gh.example\n\n",
       environment: ["ACCOUNTS_ACCOUNT": "dora@gh"], in: "\(home)/work")
-    #expect(plainHTTP.standardOutput.isEmpty && plainHTTP.standardError.isEmpty, "\(plainHTTP)")
+    #expect(plainHTTP.standardOutput.isEmpty, "\(plainHTTP)")
+    #expect(
+      plainHTTP.standardError
+        == "accounts: git-credential: no token for http://git.gh.example (backend gh): a token goes to git over https, "
+        + "or over http only to this machine (localhost, 127.0.0.1, [::1]) for a backend with allow_insecure_transport=true\n")
     // A host no backend names, and an action git may add one day: nothing, exit 0.
     let unknownHost = try sandbox.ok(["git-credential", "get"], stdin: "protocol=https\nhost=example.org\n", in: "\(home)/work")
     #expect(unknownHost.standardOutput.isEmpty)
@@ -106,25 +110,28 @@ import Testing
   }
 
   /// On a full request (protocol= and host=, as git writes it), git's username= decides: the
-  /// rule's account answers only for its own user, never for another one, saved or not. A token
-  /// that is not one line (changed in the keyring behind accounts' back) never reaches git.
-  @Test func gitsUsernameIsHonouredAndATokenThatIsNotOneLineIsNeverGiven() throws {
+  /// rule's account answers for its own user, another user saved on the host's backend answers
+  /// for itself, a user saved nowhere gets nothing. A token that is empty or not one line
+  /// (changed in the keyring behind accounts' back) never reaches git.
+  @Test func gitsUsernameChoosesTheAccountAndATokenThatIsNotOneLineIsNeverGiven() throws {
     let world = try Fixture.gitUsers()
     defer { world.close() }
     let server = try GitServer(in: world)
     let sandbox = world.sandbox
     let work = "\(world.home)/work"
     let port = server.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" }
-    let request = "protocol=https\nhost=127.0.0.1:\(port)\n"
+    // Capitals, as a hand-written request may have them: the scheme is https all the same.
+    let request = "protocol=HTTPS\nhost=127.0.0.1:\(port)\n"
     let asAlice = try sandbox.ok(["git-credential", "get"], stdin: request + "username=alice\n\n", in: work)
     let token = try sandbox.ok(["token", "alice"]).standardOutput
     #expect(asAlice.standardOutput == "username=alice\npassword=\(token)", "\(asAlice)")
-    for other in ["bob", "carol"] {
-      let answer = try sandbox.ok(["git-credential", "get"], stdin: request + "username=\(other)\n\n", in: work)
-      #expect(answer.standardOutput.isEmpty, "git asked for \(other), under alice's rule: \(answer)")
-    }
+    let asBob = try sandbox.ok(["git-credential", "get"], stdin: request + "username=bob\n\n", in: work)
+    let bobsToken = try sandbox.ok(["token", "bob"]).standardOutput
+    #expect(asBob.standardOutput == "username=bob\npassword=\(bobsToken)", "git asked for bob, under alice's rule: \(asBob)")
+    let asCarol = try sandbox.ok(["git-credential", "get"], stdin: request + "username=carol\n\n", in: work)
+    #expect(asCarol.standardOutput.isEmpty && asCarol.standardError.isEmpty, "carol is saved nowhere: \(asCarol)")
 
-    for notOneLine in ["first\nsecond", "first\rsecond"] {
+    for notOneLine in ["", "first\nsecond", "first\rsecond"] {
       let plant = try runProcess(
         "/usr/bin/secret-tool",
         [
@@ -141,6 +148,115 @@ import Testing
         refused.standardError
           == "accounts: git-credential: the token of alice@corp cannot be given to git: it is empty or not one line\n")
     }
+  }
+
+  /// git's own way to say "my bob login on this host": the user in the remote's URL. A real git
+  /// sends that account's token whatever the directory or the slot would choose, and nothing for
+  /// a user that is saved on no backend naming the host.
+  @Test func theUserInTheRemotesURLChoosesTheAccount() throws {
+    let world = try Fixture.gitUsers()
+    defer { world.close() }
+    let server = try GitServer(in: world)
+    let sandbox = world.sandbox
+    let home = world.home
+    try sandbox.ok(["switch", "bob"])  // the slot holds bob
+    let alice = try sandbox.ok(["token", "alice"]).standardOutput.trimmingCharacters(in: .newlines)
+    let bob = try sandbox.ok(["token", "bob"]).standardOutput.trimmingCharacters(in: .newlines)
+    try "alice:\(alice)\nbob:\(bob)\n".write(toFile: server.credentialsFile, atomically: true, encoding: .utf8)
+    _ = try server.sent()
+    let url = { (user: String) in server.url.replacingOccurrences(of: "http://", with: "http://\(user)@") }
+    // With a user in the URL, curl first tries that user with an empty password: no token.
+    let tokensSent = { Set(try server.sent().filter { !$0.hasSuffix(":") }) }
+
+    for directory in [home, "\(home)/oss"] {  // the slot's account, then bob's rule
+      let asAlice = try world.git(["ls-remote", url("alice")], in: directory)
+      #expect(asAlice.status == 0 && asAlice.standardOutput.contains("refs/heads/main"), "\(directory): \(asAlice)")
+      #expect(try tokensSent() == ["alice:\(alice)"], "the URL's alice, in \(directory)")
+    }
+    let asBob = try world.git(["ls-remote", url("bob")], in: "\(home)/work")
+    #expect(asBob.status == 0, "\(asBob)")
+    #expect(try tokensSent() == ["bob:\(bob)"], "the URL's bob, under alice's rule")
+
+    let asCarol = try world.git(["ls-remote", url("carol")], in: "\(home)/work")
+    #expect(asCarol.status != 0, "\(asCarol)")
+    #expect(try tokensSent().isEmpty, "carol is saved nowhere: no token went anywhere")
+    #expect(!asCarol.standardError.contains(alice) && !asCarol.standardError.contains(bob))
+    #expect(try sandbox.invariantViolations().isEmpty)
+  }
+
+  /// With `--erase-logs-out`, a token the server rejects is deleted, but the account stays the
+  /// one in use (the slot keeps it): `accounts login` with no name logs it in again, and git
+  /// works again with the new token.
+  @Test func aTokenGitErasesLeavesTheAccountInUseSoThatALoginMakesGitWorkAgain() throws {
+    let world = try Fixture.gitUsers()
+    defer { world.close() }
+    let server = try GitServer(in: world)
+    let sandbox = world.sandbox
+    let home = world.home
+    let host = "127.0.0.1:\(server.url.dropFirst("http://127.0.0.1:".count).prefix { $0 != "/" })"
+    let erasing = ["GIT_CONFIG_GLOBAL": "\(home)/erasing-gitconfig"]
+    try "[credential \"http://\(host)\"]\n\thelper = \(PackagePaths.accounts) git-credential --erase-logs-out\n"
+      .write(toFile: "\(home)/erasing-gitconfig", atomically: true, encoding: .utf8)
+    try sandbox.ok(["switch", "alice"])
+    let rejected = try sandbox.ok(["token", "alice"]).standardOutput.trimmingCharacters(in: .newlines)
+
+    // The server knows no token: it rejects alice's, and git erases it.
+    let refused = try world.git(["ls-remote", server.url], environment: erasing, in: home)
+    #expect(refused.status != 0, "\(refused)")
+    #expect(Set(try server.sent()) == ["alice:\(rejected)"])
+    #expect(
+      refused.standardError.contains(
+        "alice@corp: logged out (git erased its credential); it stays the account in use: "
+          + "git's next request logs it in again with the remembered password"), "\(refused)")
+    let list = try #require(try sandbox.json(["list", "--json"]) as? [[String: Any]])
+    let entry = try #require(list.first { $0["user"] as? String == "alice" })
+    #expect(entry["auto_login"] as? Bool == true, "alice keeps the slot")
+    #expect((entry["token"] as? [String: Any])?["state"] as? String == "none")
+
+    try sandbox.ok(["login"], in: home)
+    let renewed = try sandbox.ok(["token", "alice"]).standardOutput.trimmingCharacters(in: .newlines)
+    #expect(renewed != rejected)
+    try "alice:\(renewed)\n".write(toFile: server.credentialsFile, atomically: true, encoding: .utf8)
+    let again = try world.git(["ls-remote", server.url], environment: erasing, in: home)
+    #expect(again.status == 0 && again.standardOutput.contains("refs/heads/main"), "\(again)")
+    #expect(Set(try server.sent()) == ["alice:\(renewed)"])
+    #expect(try sandbox.invariantViolations().isEmpty)
+  }
+
+  /// A token crosses no network in the clear: over http, git gets one only for this machine,
+  /// and only from a backend that allows insecure transport; over https always. A real git asks.
+  @Test func overPlainHTTPATokenGoesOnlyToThisMachine() throws {
+    let world = try Fixture.gitUsers()
+    defer { world.close() }
+    _ = try GitServer(in: world)
+    let sandbox = world.sandbox
+    let work = "\(world.home)/work"
+    let everywhere = ["GIT_CONFIG_GLOBAL": "\(world.home)/helper-gitconfig"]
+    try "[credential]\n\thelper = \(PackagePaths.accounts) git-credential\n"
+      .write(toFile: "\(world.home)/helper-gitconfig", atomically: true, encoding: .utf8)
+    let token = try sandbox.ok(["token", "alice"]).standardOutput.trimmingCharacters(in: .newlines)
+    for (host, loopback) in [("git.corp.example", false), ("localhost:8443", true), ("127.0.0.2", true), ("[::1]:80", true)] {
+      try sandbox.ok(["backend", "set", "corp", "git_host=\(host)"])
+      for scheme in ["http", "https"] {
+        let fill = try world.git(
+          ["credential", "fill"], stdin: "protocol=\(scheme)\nhost=\(host)\n\n", environment: everywhere, in: work)
+        if scheme == "https" || loopback {
+          #expect(fill.status == 0 && fill.standardOutput.contains("username=alice\npassword=\(token)\n"), "\(scheme)://\(host): \(fill)")
+        } else {
+          #expect(fill.status != 0 && !fill.standardOutput.contains(token), "\(scheme)://\(host): \(fill)")
+          #expect(fill.standardError.contains("accounts: git-credential: no token for http://git.corp.example (backend corp)"))
+        }
+      }
+    }
+    // Without allow_insecure_transport, not even to this machine.
+    try sandbox.addBackend("gh")
+    try sandbox.ok(["backend", "set", "gh", "git_host=localhost:8443"])
+    try sandbox.ok(["add", "dora@gh"])
+    let fill = try world.git(
+      ["credential", "fill"], stdin: "protocol=http\nhost=localhost:8443\nusername=dora\n\n", environment: everywhere,
+      in: work)
+    #expect(fill.standardError.contains("accounts: git-credential: no token for http://localhost:8443 (backend gh)"), "\(fill)")
+    #expect(fill.status != 0 && !fill.standardOutput.contains(token), "\(fill)")
   }
 
   @Test func anExpiredTokenIsRenewedWithTheRememberedPasswordAndNothingIsEverAsked() throws {
