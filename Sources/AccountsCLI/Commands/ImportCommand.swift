@@ -20,9 +20,16 @@ enum ImportCommand {
       (accounts' own, as `accounts export` writes it; account may be USER@BACKEND, tags \
       space-separated, otp an otpauth://totp/ URI or a base32 seed), or the CSV export of \
       KeePassXC (its TOTP column: an otpauth:// URI or KeeOTP's key=...&step=...), Bitwarden \
-      (login_totp: a URI or a base32 seed), Chrome or Firefox.
+      (login_totp: a URI or a base32 seed), LastPass (totp: a base32 seed; its secure notes are \
+      skipped), 1Password 8 (OTPAuth: a URI; archived items are skipped), Chrome or Firefox. A \
+      column that looks like one-time-code seeds (totp, OTPAuth, 2FA, one-time code...) that \
+      the file's format does not read refuses the file: the seeds would be lost.
 
-      A row without a backend goes to --backend, or to the only backend. The backends must \
+      A row that names no backend (every password manager's) goes to --backend; without it, \
+      to the backend whose base_url has the host of the row's URL (exactly that host, any \
+      port), else to the only backend. A row whose URL's host is the base_url host of several \
+      backends, or of none while there are several, is a problem named on its URL column. The \
+      backends must \
       exist already: `accounts export` does not carry them (they have secret settings and an \
       adapter); add them with `accounts backend add`. Every --tag is added to the row's tags. \
       A row of a password manager's export without a user name (a Wi-Fi key, a note) is \

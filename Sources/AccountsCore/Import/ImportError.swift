@@ -17,6 +17,9 @@ public enum ImportError: UserFacingError, Equatable {
   /// A column of accounts' own format that it does not know (1-based position).
   case unknownColumn(position: Int)
   case duplicateColumn(name: String)
+  /// A column that looks like one-time-code seeds in a format that reads none there: importing
+  /// would drop them.
+  case unreadOneTimeCodes(column: String, format: ImportFormat)
 
   public var status: ExitStatus { .usage }
 
@@ -32,6 +35,9 @@ public enum ImportError: UserFacingError, Equatable {
     case .unknownColumn(let position):
       "column \(position) of the header is none of \(ImportFormat.accounts.headerRow)"
     case .duplicateColumn(let name): "the header names the column '\(name)' twice"
+    case .unreadOneTimeCodes(let column, let format):
+      "its column '\(column)' looks like one-time-code seeds, which \(format.name)'s format does not hold: "
+        + "they would be lost"
     }
   }
 
@@ -45,6 +51,9 @@ public enum ImportError: UserFacingError, Equatable {
         + ImportFormat.allCases.map { "\($0.headerRow) (\($0.name))" }.joined(separator: "; ")
     case .unknownColumn: "rename or remove that column (tags are in 'tags', space-separated)"
     case .duplicateColumn: "remove one of them"
+    case .unreadOneTimeCodes:
+      "write the file in accounts' own format (" + ImportFormat.accounts.headerRow
+        + "), whose otp column takes them, or remove the column and set each seed with `accounts otp set USER`"
     }
   }
 }

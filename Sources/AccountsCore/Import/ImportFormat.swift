@@ -1,9 +1,10 @@
 import AccountsContract
 
 /// The CSV files `accounts import` reads, told apart by their header rows: accounts' own and
-/// the exports of KeePassXC, Bitwarden, Chrome and Firefox. Column names are compared without
-/// case and without the spaces around them; a column a format does not use is ignored, except
-/// in accounts' own format, where it is refused (a misspelt `tag` would drop every tag).
+/// the exports of KeePassXC, Bitwarden, LastPass, 1Password, Chrome and Firefox. Column names are
+/// compared without case and without the spaces around them; a column a format does not use is
+/// ignored, except in accounts' own format, where it is refused (a misspelt `tag` would drop
+/// every tag), and except a column that looks like one-time-code seeds, which would be lost.
 public enum ImportFormat: CaseIterable, Sendable {
   /// `account,password,backend,tags,otp`: `account` is `user` or `user@backend`, `tags`
   /// space-separated, `otp` an `otpauth://` URI or a base32 seed. Only `account` is required.
@@ -13,6 +14,11 @@ public enum ImportFormat: CaseIterable, Sendable {
   /// Bitwarden's CSV export of a personal vault (an organisation's has `collections` for
   /// `folder`): logins and secure notes.
   case bitwarden
+  /// LastPass's "Export" (`totp` a base32 seed; secure notes have the URL `http://sn`). Before
+  /// Chrome, whose columns it has too.
+  case lastPass
+  /// 1Password 8's CSV export (`OTPAuth` an otpauth:// URI).
+  case onePassword
   /// Chrome's "Export passwords" (before version 115 without `note`).
   case chrome
   /// Firefox's "Export Logins" from about:logins.
@@ -24,6 +30,8 @@ public enum ImportFormat: CaseIterable, Sendable {
     case .accounts: "accounts"
     case .keePassXC: "KeePassXC"
     case .bitwarden: "Bitwarden"
+    case .lastPass: "LastPass"
+    case .onePassword: "1Password"
     case .chrome: "Chrome"
     case .firefox: "Firefox"
     }
@@ -36,6 +44,8 @@ public enum ImportFormat: CaseIterable, Sendable {
     case .keePassXC: "Group,Title,Username,Password,URL,Notes,TOTP,Icon,Last Modified,Created"
     case .bitwarden:
       "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp"
+    case .lastPass: "url,username,password,totp,extra,name,grouping,fav"
+    case .onePassword: "Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes"
     case .chrome: "name,url,username,password,note"
     case .firefox:
       "url,username,password,httpRealm,formActionOrigin,guid,timeCreated,timeLastUsed,timePasswordChanged"
@@ -49,6 +59,8 @@ public enum ImportFormat: CaseIterable, Sendable {
     case .accounts: ["account"]
     case .keePassXC: ["group", "title", "username", "password"]
     case .bitwarden: ["type", "login_username", "login_password"]
+    case .lastPass: ["url", "username", "password", "extra", "name", "grouping"]
+    case .onePassword: ["title", "url", "username", "password", "otpauth"]
     case .chrome: ["name", "url", "username", "password"]
     case .firefox: ["url", "username", "password", "httprealm", "formactionorigin"]
     }
@@ -58,7 +70,7 @@ public enum ImportFormat: CaseIterable, Sendable {
     switch self {
     case .accounts: "account"
     case .bitwarden: "login_username"
-    case .keePassXC, .chrome, .firefox: "username"
+    case .keePassXC, .lastPass, .onePassword, .chrome, .firefox: "username"
     }
   }
 
@@ -69,7 +81,18 @@ public enum ImportFormat: CaseIterable, Sendable {
     case .accounts: "otp"
     case .keePassXC: "totp"
     case .bitwarden: "login_totp"
+    case .lastPass: "totp"
+    case .onePassword: "otpauth"
     case .chrome, .firefox: nil
+    }
+  }
+
+  /// The column of the site's URL, whose host may name the row's backend.
+  var urlColumn: String? {
+    switch self {
+    case .accounts: nil
+    case .bitwarden: "login_uri"
+    case .keePassXC, .lastPass, .onePassword, .chrome, .firefox: "url"
     }
   }
 
@@ -78,9 +101,26 @@ public enum ImportFormat: CaseIterable, Sendable {
     switch self {
     case .accounts: ImportColumns.accountsColumns.contains(key)
     case .keePassXC: ["group", "username", "password", "totp"].contains(key)
-    case .bitwarden: ["type", "login_username", "login_password", "login_totp"].contains(key)
-    case .chrome, .firefox: key == "username" || key == "password"
+    case .bitwarden: ["type", "login_username", "login_password", "login_totp", "login_uri"].contains(key)
+    case .lastPass: ["url", "username", "password", "totp"].contains(key)
+    case .onePassword: ["url", "username", "password", "otpauth", "archived"].contains(key)
+    case .chrome, .firefox: ["url", "username", "password"].contains(key)
     }
+  }
+
+  /// Whether a column named `name` (in lower case) looks like it holds one-time-code seeds:
+  /// `totp`, `OTPAuth`, `2FA`, `one-time code`... A format that does not read such a column
+  /// would drop the seeds without a word, so the file is refused instead.
+  static func looksLikeOneTimeCodes(_ name: String) -> Bool {
+    let compact = Array(name.filter { $0.isLetter || $0.isNumber }.utf8)
+    let holds = { (word: String) in
+      let part = Array(word.utf8)
+      return compact.count >= part.count
+        && (0...(compact.count - part.count)).contains { compact[$0..<$0 + part.count].elementsEqual(part) }
+    }
+    let words = ["totp", "hotp", "otpauth", "2fa", "onetime", "twofactor", "authenticator"]
+    return words.contains(where: holds)
+      || ["otp", "mfa"].contains { compact.starts(with: $0.utf8) || compact.reversed().starts(with: $0.utf8.reversed()) }
   }
 
   /// The format of a file whose first line is `header`, or nil when it is none of them. The
@@ -110,6 +150,10 @@ struct ImportColumns {
   let type: Int?
   /// KeePassXC: the group's path, `Root/QA`.
   let group: Int?
+  /// The site's URL (every password manager's format).
+  let url: Int?
+  /// 1Password: `true` for an archived item.
+  let archived: Int?
 
   /// The columns of `header` (the first line's fields), or nil when it is no format's. Throws
   /// for a header of accounts' own format with a column it does not know, and for a column it
@@ -122,6 +166,10 @@ struct ImportColumns {
     for (position, key) in keys.enumerated() {
       if format == .accounts, !Self.accountsColumns.contains(key ?? "") { throw .unknownColumn(position: position + 1) }
       if let key, format.reads(key), !seen.insert(key).inserted { throw .duplicateColumn(name: key) }
+      let name = Self.trimmed(String(decoding: header[position], as: UTF8.self))
+      if key == nil || key != format.otpColumn, ImportFormat.looksLikeOneTimeCodes(name.lowercased()) {
+        throw .unreadOneTimeCodes(column: Names.printable(name, limit: 40), format: format)
+      }
     }
     func column(_ key: String?) -> Int? { key.flatMap { keys.firstIndex(of: $0) } }
     self.format = format
@@ -133,6 +181,8 @@ struct ImportColumns {
     tags = format == .accounts ? column("tags") : nil
     type = format == .bitwarden ? column("type") : nil
     group = format == .keePassXC ? column("group") : nil
+    url = column(format.urlColumn)
+    archived = format == .onePassword ? column("archived") : nil
   }
 
   static let accountsColumns: Set = ["account", "password", "backend", "tags", "otp"]
@@ -141,7 +191,8 @@ struct ImportColumns {
   private static let knownColumns = Array(
     accountsColumns.union(
       ImportFormat.allCases.flatMap { format in
-        format.signature + [format.userColumn, format.passwordColumn] + [format.otpColumn].compactMap { $0 }
+        format.signature + [format.userColumn, format.passwordColumn]
+          + [format.otpColumn, format.urlColumn].compactMap { $0 } + ["archived"]
       }))
 
   /// The known column `field` names (in lower case; without case and surrounding spaces and

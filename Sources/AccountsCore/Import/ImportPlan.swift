@@ -1,6 +1,12 @@
 import AccountsContract
 import AccountsSystem
 
+/// A row whose URL names no backend, or several: reported on the URL's column.
+struct URLBackendError: Error {
+  let message: String
+  var fix: String { "give --backend for it, or import it apart with --backend" }
+}
+
 /// What `accounts import` does with one row of the file.
 public struct ImportEntry {
   public enum Action: String, Sendable {
@@ -61,7 +67,11 @@ public struct ImportPlan {
     for row in file.rows {
       var entry = ImportEntry(line: row.line, row: row, tags: Tags.normalised(row.tags + extraTags), action: .imported)
       do {
-        entry.id = try configuration.newAccountID(user: row.user, requested: row.backend ?? backend)
+        let requested = row.backend ?? backend
+        entry.id = try configuration.newAccountID(
+          user: row.user, requested: requested == nil ? try ImportPlan.backend(naming: row.hosts, in: configuration) : requested)
+      } catch let error as URLBackendError {
+        entry.fail(ImportProblem(line: row.line, field: file.urlField, message: error.message, fix: error.fix))
       } catch {
         entry.fail(ImportPlan.problem(row.line, nil, error))
       }
@@ -96,6 +106,29 @@ public struct ImportPlan {
       }
     }
     entries.sort { $0.line < $1.line }
+  }
+
+  /// The backend a row's URL names: the one whose `base_url` has one of `hosts` (the URL's hosts)
+  /// as its host, exactly (no subdomain matching; a port does not count). Nil when the row has
+  /// no URL, and when its host is no backend's while there is one backend only: the row goes
+  /// there, as a row without a URL does. Throws when the host is several backends', or none's
+  /// among several.
+  static func backend(naming hosts: [String], in configuration: Configuration) throws(URLBackendError) -> String? {
+    guard !hosts.isEmpty else { return nil }
+    let named = configuration.backends.filter { backend in
+      backend.settings["base_url"].flatMap(HostName.of(url:)).map(hosts.contains) ?? false
+    }
+    let shown = hosts.prefix(3).joined(separator: ", ") + (hosts.count > 3 ? ", ..." : "")
+    switch named.count {
+    case 1: return named[0].name
+    case 0 where configuration.backends.count <= 1: return nil
+    case 0:
+      throw URLBackendError(message: "its URL's host (\(shown)) is the base_url host of no backend")
+    default:
+      throw URLBackendError(
+        message: "its URL's host (\(shown)) is the base_url host of several backends ("
+          + named.map(\.name).joined(separator: ", ") + ")")
+    }
   }
 
   /// A row's problem from an error of the rules `add` follows.

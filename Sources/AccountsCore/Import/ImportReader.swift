@@ -16,6 +16,9 @@ public struct ImportRow: Sendable {
   /// The TOTP seed as the file has it (an `otpauth://` URI or base32), not checked here: a
   /// secret like the password.
   public let otp: SecretBytes?
+  /// The hosts of the site's URL (Bitwarden keeps several, one a line or comma-separated),
+  /// whose backend the row goes to when nothing else names one.
+  public var hosts: [String] = []
 }
 
 /// Something wrong with one row: the row is left out, and the command reports every problem of
@@ -53,6 +56,8 @@ public struct ImportFile: Sendable {
   /// problems the command finds in a row.
   public var userField = ""
   public var otpField: String?
+  /// The header's name of the site's URL column, when the file has one.
+  public var urlField: String?
   /// Whether the file has a tags column: only then does `--update` replace an account's tags.
   public var hasTags = false
   public var rows: [ImportRow] = []
@@ -89,6 +94,7 @@ public enum ImportReader {
     var file = ImportFile(format: columns.format)
     file.userField = columns.names[columns.user]
     file.otpField = columns.otp.map { columns.names[$0] }
+    file.urlField = columns.url.map { columns.names[$0] }
     file.hasTags = columns.tags != nil
     while var record = try reader.next() {
       defer { record.wipe() }
@@ -127,6 +133,12 @@ private struct RowReader {
     let groups = text(record, columns.group)?.split(separator: "/", omittingEmptySubsequences: false)
     if groups?.dropFirst().first == "Recycle Bin" {
       return ImportSkip(line: line, reason: "in KeePassXC's Recycle Bin")
+    }
+    if columns.format == .lastPass, text(record, columns.url) == "http://sn" {
+      return ImportSkip(line: line, reason: "a LastPass secure note")
+    }
+    if text(record, columns.archived)?.lowercased() == "true" {
+      return ImportSkip(line: line, reason: "archived in 1Password")
     }
     // A password manager keeps entries without a user name (Wi-Fi keys, notes, sites that ask
     // only a password): no account. In accounts' own format an empty account is a mistake.
@@ -181,9 +193,12 @@ private struct RowReader {
       }
     }
     guard problems.isEmpty else { return nil }
+    let bitwarden = columns.format == .bitwarden
+    let urls = (text(record, columns.url) ?? "").split { $0 == "\n" || $0 == "\r\n" || (bitwarden && $0 == ",") }
     return ImportRow(
       line: line, user: user, backend: backend, password: secret(columns.password, from: &record),
-      tags: Tags.normalised(tags), otp: secret(columns.otp, from: &record))
+      tags: Tags.normalised(tags), otp: secret(columns.otp, from: &record),
+      hosts: Array(Set(urls.compactMap { HostName.of(url: String($0)) })).sorted())
   }
 
   /// `user@backend` of accounts' own format: the rule `add` reads a new name by.

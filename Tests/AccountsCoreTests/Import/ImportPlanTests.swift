@@ -10,11 +10,12 @@ import Testing
 
   func plan(
     _ text: String, tags: [String] = [], update: Bool = false, backend: String? = nil,
-    saved: [AccountID] = [], backends: [String] = ["corp"]
+    saved: [AccountID] = [], backends: [String] = ["corp"], baseURLs: [String: String] = [:]
   ) throws -> ImportPlan {
     let file = try ImportReader.read(Array(text.utf8), backends: Set(backends))
     let book = try AccountBook(accounts: saved.map { Account(id: $0, addedAt: at) }, autoLogin: nil, previousAutoLogin: nil)
-    let configuration = try Configuration(backends: backends.map { BackendConfig(name: $0, adapter: "plain") })
+    let configuration = try Configuration(
+      backends: backends.map { BackendConfig(name: $0, adapter: "plain", settings: baseURLs[$0].map { ["base_url": $0] } ?? [:]) })
     return try ImportPlan(file, tags: tags, update: update, backend: backend, book: book, configuration: configuration)
   }
 
@@ -75,5 +76,53 @@ import Testing
     #expect(result.entries[1].problems.first?.field == "otp")
     #expect(!(result.entries[1].problems.first?.message.contains("not-base32") ?? true), "the seed is a secret")
     #expect(result.entries[2].otp?.label == "carol@corp", "a seed without a label takes the account's name")
+  }
+
+  /// `import --update` never lets a row with a problem through because its account is saved:
+  /// the row fails (so the whole import is refused, or with --partial that row is reported).
+  @Test func aRowWithAProblemFailsEvenForASavedAccountUnderUpdate() throws {
+    let alice = AccountID(user: "alice", backend: "corp")
+    let result = try plan("account,password,otp\nalice,pw,not-base32!\nbob,pw,\n", update: true, saved: [alice])
+    #expect(actions(result) == ["2 failed", "3 imported"])
+    #expect(result.entries[0].id == alice && result.entries[0].row == nil)
+    #expect(result.failures.map(\.line) == [2])
+  }
+
+  /// A password manager's row goes to the backend whose base_url host is its URL's host: exactly
+  /// that host (no subdomain), any port; --backend wins; a host of several backends, or of none
+  /// among several, fails the row on the URL's column.
+  @Test func aRowGoesToTheBackendWhoseBaseURLHostIsItsURLsHost() throws {
+    let urls = ["corp": "https://corp.example/api", "lab": "http://127.0.0.1:8080", "mirror": "https://mirror.example"]
+    let file = """
+      name,url,username,password
+      corp,https://CORP.example/login,alice,pw
+      lab,http://127.0.0.1:9999/,bob,pw
+      www,https://www.corp.example/,carol,pw
+      none,,dave,pw
+
+      """
+    let routed = try plan(file, backends: ["corp", "lab", "mirror"], baseURLs: urls)
+    #expect(actions(routed) == ["2 imported", "3 imported", "4 failed", "5 failed"])
+    #expect(routed.entries.compactMap(\.id).map(\.description) == ["alice@corp", "bob@lab"])
+    let unmatched = try #require(routed.entries[2].problems.first)
+    #expect(unmatched.field == "url" && unmatched.message == "its URL's host (www.corp.example) is the base_url host of no backend")
+    #expect(unmatched.fix == "give --backend for it, or import it apart with --backend")
+    #expect(routed.entries[3].problems.first?.field == nil, "no URL: the rule for a row without a backend")
+
+    let chosen = try plan(file, backend: "mirror", backends: ["corp", "lab", "mirror"], baseURLs: urls)
+    #expect(chosen.entries.compactMap(\.id).map(\.backend) == ["mirror", "mirror", "mirror", "mirror"], "--backend wins")
+
+    let twice = try plan(
+      file, backends: ["corp", "lab", "mirror"], baseURLs: urls.merging(["mirror": "https://corp.example:8443"]) { $1 })
+    #expect(
+      twice.entries[0].problems.first?.message
+        == "its URL's host (corp.example) is the base_url host of several backends (corp, mirror)")
+    let bitwarden = try plan(
+      ImportFormat.bitwarden.headerRow + "\n,,login,x,,,0,\"https://corp.example/a,https://other.example\",erin,pw,\n",
+      backends: ["corp", "lab"], baseURLs: urls)
+    #expect(bitwarden.entries.first?.id?.description == "erin@corp", "one of its URIs names corp, none another")
+
+    let alone = try plan(file, baseURLs: urls)
+    #expect(alone.failures.isEmpty, "with one backend, every row goes there, as before URLs were read")
   }
 }

@@ -148,6 +148,48 @@ import Testing
     #expect(file.rows.map(\.user) == ["bob"] && file.rows.first?.password.map(TestDoubles.text) == "pw2")
   }
 
+  /// LastPass's export (taken for Chrome's before, its totp dropped) and 1Password 8's, each
+  /// with its seeds; their secure notes and archived items are no accounts.
+  @Test func lastPassAndOnePasswordRowsGiveTheirSeeds() throws {
+    let lastPass = try read(
+      "url,username,password,totp,extra,name,grouping,fav\n"
+        + "https://corp.example/login,alice,pw1,JBSWY3DPEHPK3PXP,,corp,QA,0\n"
+        + "http://sn,,,,\"NoteType:Server\",server note,QA,0\n"
+        + "http://sn,root,hunter2,,,a note with a user,QA,0\n")
+    try #require(lastPass.format == .lastPass && lastPass.rows.map(\.user) == ["alice"])
+    #expect(lastPass.rows[0].password.map(TestDoubles.text) == "pw1")
+    #expect(lastPass.rows[0].otp.map(TestDoubles.text) == "JBSWY3DPEHPK3PXP")
+    #expect(lastPass.rows[0].hosts == ["corp.example"] && lastPass.urlField == "url" && lastPass.otpField == "totp")
+    #expect(lastPass.skipped.map(\.reason) == ["a LastPass secure note", "a LastPass secure note"])
+
+    let seed = "otpauth://totp/corp:bob?secret=JBSWY3DPEHPK3PXP&issuer=corp"
+    let onePassword = try read(
+      "Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes\n"
+        + "corp,https://corp.example,bob,pw2,\(seed),false,false,qa,\n"
+        + "old,https://corp.example,carol,pw3,,false,true,,\n")
+    try #require(onePassword.format == .onePassword && onePassword.rows.map(\.user) == ["bob"])
+    #expect(onePassword.rows[0].password.map(TestDoubles.text) == "pw2")
+    #expect(onePassword.rows[0].otp.map(TestDoubles.text) == seed)
+    #expect(onePassword.rows[0].tags.isEmpty, "1Password's tags are its own, not accounts' tags")
+    #expect(onePassword.skipped == [ImportSkip(line: 3, reason: "archived in 1Password")])
+  }
+
+  /// A column that looks like one-time-code seeds in a format that reads none there refuses
+  /// the file: the seeds would otherwise be dropped with exit 0.
+  @Test(arguments: ["totp", "TOTP Secret", "otpauth", "2FA", "One-time code", "mfa_seed", "login_otp"])
+  func aOneTimeCodeColumnTheFormatDoesNotReadRefusesTheFile(column: String) {
+    let error = failure(reading: Array("name,url,username,password,\(column)\ncorp,https://corp,alice,hunter2,JBSW\n".utf8))
+    #expect(error == .unreadOneTimeCodes(column: column, format: .chrome))
+    #expect(error?.message == "its column '\(column)' looks like one-time-code seeds, which Chrome's format does not hold: they would be lost")
+    #expect(error?.status == .usage)
+  }
+
+  @Test func columnsThatOnlyResembleOneTimeCodesAreNoSeeds() throws {
+    for header in [ImportFormat.firefox.headerRow, ImportFormat.bitwarden.headerRow, "name,url,username,password,hotspot,footprint"] {
+      #expect(throws: Never.self, "\(header)") { try read(header + "\n") }
+    }
+  }
+
   @Test func anUnknownHeaderIsRefusedListingTheKnownOnesWithoutEchoingIt() {
     let error = failure(reading: Array("alice,hunter2,corp\n".utf8))
     #expect(error == .unknownHeader(columns: 3))

@@ -126,4 +126,44 @@ import Testing
     #expect(try target.run(["otp", "carol"]).status == 3)
     #expect(try target.invariantViolations() == [])
   }
+
+  /// LastPass's export (once taken for Chrome's, its totp column dropped with exit 0) and
+  /// 1Password 8's (once refused) give their seeds too; a column of seeds in a format that
+  /// reads none refuses the file, and nothing is written.
+  @Test func lastPassAndOnePasswordExportsBringTheirSeedsAndAnUnreadSeedColumnRefusesTheFile() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let lastPass = """
+      url,username,password,totp,extra,name,grouping,fav
+      https://corp.example/login,lp1,lp1-pw,GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ,,Corp,QA,0
+      http://sn,,,,NoteType:Server,a note,QA,0
+
+      """
+    let fromLastPass = try sandbox.ok(["import", "-"], stdin: lastPass)
+    #expect(
+      fromLastPass.standardError
+        == "accounts: stdin: line 3: skipped: a LastPass secure note\nstdin: imported 1, updated 0, skipped 1, failed 0\n")
+    let onePassword = """
+      Title,Url,Username,Password,OTPAuth,Favorite,Archived,Tags,Notes
+      Corp,https://corp.example,op1,op1-pw,otpauth://totp/Corp:op1?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=8,false,false,,
+
+      """
+    try sandbox.ok(["import", "-"], stdin: onePassword)
+    #expect(try code(sandbox, "lp1") == "081804\n")
+    #expect(try code(sandbox, "op1") == "07081804\n")
+    #expect(try sandbox.password("lp1") == "lp1-pw\n" && sandbox.password("op1") == "op1-pw\n")
+
+    let index = try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath))
+    let withSeeds = "name,url,username,password,TOTP Secret\nCorp,https://corp.example,qa9,qa9-pw,GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n"
+    let refused = try sandbox.run(["import", "-"], stdin: withSeeds)
+    #expect(refused.status == 2 && refused.standardOutput.isEmpty, "\(refused)")
+    #expect(
+      refused.standardError.hasPrefix(
+        "accounts: stdin: its column 'TOTP Secret' looks like one-time-code seeds, which Chrome's format does not hold: "
+          + "they would be lost; write the file in accounts' own format"), "\(refused)")
+    #expect(!refused.standardError.contains("GEZDGNBV") && !refused.standardError.contains("qa9-pw"))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath)) == index, "nothing written")
+    #expect(try sandbox.invariantViolations() == [])
+  }
 }

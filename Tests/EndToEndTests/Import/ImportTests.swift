@@ -220,6 +220,38 @@ import Testing
     #expect(offered.count == 1 && offered.first?.hasSuffix("qa-pool.csv") == true, "\(shell): \(offered)")
     #expect(try driver.offered(shell, "accounts import --tag ") == [], "\(shell): tags, none yet")
   }
+
+  /// A vault covering several backends: each row goes to the backend whose base_url host is its
+  /// URL's host; a row whose host is no backend's is named on its URL column and nothing is
+  /// written, unless --partial; --backend wins over the URL.
+  @Test func rowsGoToTheBackendTheirURLNames() throws {
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.addBackend("corp", settings: ["base_url=https://corp.example/api"])
+    try sandbox.addBackend("lab", settings: ["base_url=https://lab.corp.example:8443"])
+    let path = try sandbox.file(
+      """
+      "Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"
+      "Root","Corp","alice","alice-pw","https://corp.example/login","","","0","",""
+      "Root","Lab","bob","bob-pw","https://LAB.corp.example/","","","0","",""
+      "Root","Mail","carol","carol-pw","https://mail.example/","","","0","",""
+
+      """)
+    let refused = try sandbox.run(["import", path])
+    #expect(refused.status == 2, "\(refused)")
+    #expect(
+      refused.standardError.hasPrefix(
+        "accounts: \(path): line 4, field URL: its URL's host (mail.example) is the base_url host of no backend; "
+          + "give --backend for it, or import it apart with --backend\n"), "\(refused)")
+    let partial = try sandbox.run(["import", path, "--partial"])
+    #expect(partial.status == 1 && partial.standardError.hasSuffix("imported 2, updated 0, skipped 0, failed 1\n"), "\(partial)")
+    #expect(try sandbox.tagsByAccount().keys.sorted() == ["alice@corp", "bob@lab"])
+    #expect(try sandbox.password("bob@lab") == "bob-pw\n")
+    try sandbox.ok(["import", path, "--backend", "lab"])
+    #expect(try sandbox.tagsByAccount().keys.sorted() == ["alice@corp", "alice@lab", "bob@lab", "carol@lab"], "--backend wins")
+    #expect(try sandbox.invariantViolations() == [])
+  }
 }
 
 extension Sandbox {

@@ -70,4 +70,30 @@ import Testing
     let rows = try #require(try JSONSerialization.jsonObject(with: Data(again.standardOutput.utf8)) as? [[String: Any]])
     #expect(rows.map { $0["action"] as? String } == ["skipped", "skipped"], "--json keeps every row")
   }
+
+  /// A row with a problem is never waved through because its account is saved: `--update`
+  /// refuses the whole file, and with `--partial` that row is reported failed and the saved
+  /// account left as it was.
+  @Test func aProblemRowOfASavedAccountRefusesTheUpdate() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "old-pw\n")
+    let path = try sandbox.file("account,password,tags,otp\nalice,new-pw,,not-a-seed!\nbob,bob-pw,,\n")
+    let index = try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath))
+    let refused = try sandbox.run(["import", path, "--update"])
+    #expect(refused.status == 2, "\(refused)")
+    #expect(refused.standardError.contains("\(path): line 2, field otp: "), "\(refused)")
+    #expect(refused.standardError.hasSuffix("accounts: \(path): nothing imported: 1 row has problems; fix it, or import the other rows with --partial\n"), "\(refused)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.indexPath)) == index, "nothing written")
+    #expect(try sandbox.password("alice") == "old-pw\n")
+
+    let partial = try sandbox.run(["import", path, "--update", "--partial", "--json"])
+    #expect(partial.status == 1, "\(partial)")
+    #expect(partial.standardError.hasSuffix("\(path): imported 1, updated 0, skipped 0, failed 1\n"), "\(partial)")
+    let rows = try #require(try JSONSerialization.jsonObject(with: Data(partial.standardOutput.utf8)) as? [[String: Any]])
+    #expect(rows.map { "\($0["account"] as? String ?? "-") \($0["action"] as? String ?? "-")" } == ["alice@corp failed", "bob@corp imported"])
+    #expect(try sandbox.password("alice") == "old-pw\n", "the failed row changed nothing")
+    #expect(try sandbox.invariantViolations() == [])
+  }
 }
