@@ -127,7 +127,7 @@ _accounts_spec() {
       _accounts_arguments=('file') ;;
     'export')
       _accounts_subcommands=()
-      _accounts_options=('--tag' '--with-passwords' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--tag' '--with-passwords' '--spreadsheet-safe' '--json' '--backend' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'current')
       _accounts_subcommands=()

@@ -415,6 +415,7 @@ complete -c accounts -n '__accounts_at '\''import'\''' -l partial -d 'import the
 complete -c accounts -n '__accounts_argument_at '\''import'\'' 0' -a '(__fish_complete_path (commandline -ct))'
 complete -c accounts -n '__accounts_at '\''export'\''' -l tag -x -a '(__accounts_names tags)' -d 'only accounts with this tag; repeated, only those with every one'
 complete -c accounts -n '__accounts_at '\''export'\''' -l with-passwords -d 'add the remembered passwords and OTP seeds, read from the Secret Service (a warning on stderr)'
+complete -c accounts -n '__accounts_at '\''export'\''' -l spreadsheet-safe -d 'write a field a spreadsheet would run as a formula (=, +, -, @ first) with a '\'' in front; not for import'
 complete -c accounts -n '__accounts_at '\''current'\''' -l check -d 'prove the session with the backend, logging in again once if it expired'
 complete -c accounts -n '__accounts_at '\''current'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''current'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status and login --stale: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'

