@@ -10,6 +10,7 @@ public enum AccountsCommandLine {
   /// Runs `accounts` with the process's own argv, refusing arguments that are not UTF-8: read
   /// as Swift strings they would turn into U+FFFD, and two different names into one account.
   public static func main() -> Int32 {
+    FatalSignals.endProcessAfterReport()
     StandardStreams.guardDescriptors()
     var arguments: [String] = []
     for index in 0..<Int(CommandLine.argc) {
