@@ -114,6 +114,8 @@ final class RedisConnection {
     let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths, timeoutMilliseconds)
     guard let reply else {
       let detail = accounts_redis_error(context).map { String(cString: $0) } ?? "no reply"
+      // Refused before it was read in full: over the limits of a reply, or no Redis reply.
+      if accounts_redis_refused(context) != 0 { throw garbage(detail) }
       throw LeaseStoreUnavailable(
         address: address.description, detail: "lost the connection: \(detail)",
         fix: "check that Redis runs there and answers within the timeout")

@@ -26,10 +26,21 @@ redisContext *accounts_redis_connect_unix(const char *path, long timeout_ms);
 /** The context's error text, or NULL when it has none. */
 const char *accounts_redis_error(const redisContext *context);
 
+/** Whether the context's error is a reply refused: one no Redis sends, or over the limits
+ *  below (the error text says which). */
+int accounts_redis_refused(const redisContext *context);
+
+/** The limits of one reply, checked on each length header before what it announces is read
+ *  or allocated: the largest reply of the lease store is a few KB per account. */
+#define ACCOUNTS_REDIS_LONGEST_REPLY ((size_t)16 * 1024 * 1024)
+#define ACCOUNTS_REDIS_LONGEST_REPLY_TEXT "16 MiB"
+#define ACCOUNTS_REDIS_MOST_ELEMENTS 131072ULL
+#define ACCOUNTS_REDIS_MOST_ELEMENTS_TEXT "131072"
+
 /** One command, its arguments given with their lengths (binary-safe), its whole reply
- *  waited for at most `timeout_ms` milliseconds. NULL when the connection failed or the reply
- *  did not come in time (see accounts_redis_error; the connection is then of no more use);
- *  else a reply to free. */
+ *  waited for at most `timeout_ms` milliseconds and within the limits above. NULL when the
+ *  connection failed, the reply did not come in time or was refused (see accounts_redis_error
+ *  and accounts_redis_refused; the connection is then of no more use); else a reply to free. */
 redisReply *accounts_redis_command(redisContext *context, int count, const char **arguments, const size_t *lengths,
                                    long timeout_ms);
 

@@ -1,0 +1,122 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A server in Redis's place that answers with more than any lease store's reply: a streamed
+/// 3 GiB bulk string, an array of 20 million integers, a `*2147483647` header, arrays each
+/// within the element limit but over it together. Each is refused on its length header, before
+/// what it announces is read or allocated: `lease` exits 8 with the fix, the command not run,
+/// within ACCOUNTS_NETWORK_TIMEOUT and with a small resident size (measured by GNU time).
+/// Before, they took 1.57 GB, 3.33 GB and 23 s, and 19 s.
+@Suite(.blocking) struct RedisHostileReplyTests {
+  static let server = """
+    import socket, sys, threading
+    mode = sys.argv[1]
+    server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(8)
+    print(server.getsockname()[1], flush=True)
+    def serve(connection):
+        try:
+            connection.recv(65536)
+            if mode == "bulk":
+                connection.sendall(b"$3221225472\\r\\n")
+                chunk = b"x" * 65536
+                for _ in range(3 * 16384):
+                    connection.sendall(chunk)
+            elif mode == "integers":
+                connection.sendall(b"*20000000\\r\\n")
+                chunk = b":1\\r\\n" * 16384
+                for _ in range(20000000 // 16384 + 1):
+                    connection.sendall(chunk)
+            elif mode == "header":
+                connection.sendall(b"*2147483647\\r\\n")
+                connection.recv(1)
+            elif mode == "arrays":
+                connection.sendall(b"*3\\r\\n" + (b"*65536\\r\\n" + b":1\\r\\n" * 65536) * 3)
+                connection.recv(1)
+            elif mode.startswith("bulk "):
+                length = int(mode.split()[1])
+                reply = b"$%d\\r\\n" % length + b"x" * length + b"\\r\\n"
+            elif mode.startswith("elements "):
+                count = int(mode.split()[1])
+                reply = b"*%d\\r\\n" % count + b":1\\r\\n" * count
+            if mode.startswith(("bulk ", "elements ")):
+                # One such reply to every command (each arrives whole on 127.0.0.1).
+                while True:
+                    connection.sendall(reply)
+                    if not connection.recv(65536):
+                        break
+        except OSError:
+            pass
+        connection.close()
+    server.settimeout(120)
+    while True:
+        threading.Thread(target=serve, args=(server.accept()[0],), daemon=True).start()
+    """
+
+  /// Each limit, both sides of it: a reply of 16 MiB exactly (a bulk string of 16777203 bytes
+  /// and its 13 bytes of framing) and one of 131072 elements are read (and are garbage to the
+  /// acquire script: "acquire"); a byte or an element more is refused.
+  @Test(arguments: [
+    ("bulk 16777203", "acquire"), ("bulk 16777204", "a reply over 16 MiB"),
+    ("elements 131072", "acquire"), ("elements 131073", "a reply of over 131072 elements"),
+  ])
+  func aReplyAtTheLimitsIsReadAndOneOverThemIsNot(mode: String, refusal: String) throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    let fake = try Self.fake(mode)
+    defer {
+      fake.process.terminate()
+      fake.process.waitUntilExit()
+    }
+    try world.a.ok(["backend", "set", "corp", "lease_store=redis://127.0.0.1:\(fake.port)"])
+    let lease = try world.a.run(["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_NETWORK_TIMEOUT": "20"])
+    #expect(lease.status == 8, "\(lease)")
+    #expect(lease.standardError.contains("it answered what Redis would not (\(refusal))"), "\(lease.standardError)")
+  }
+
+  /// The fake server answering every command as `mode` says, and its port.
+  static func fake(_ mode: String) throws -> (process: SpawnedProcess, port: String) {
+    let fake = try SpawnedProcess(
+      "/usr/bin/python3", ["-c", Self.server, mode], environment: ProcessInfo.processInfo.environment,
+      standardOutput: .pipe)
+    let announced = String(decoding: readSome(from: fake.outputDescriptor), as: UTF8.self)
+    guard let port = announced.split(separator: "\n").first else {
+      fake.terminate()
+      fake.waitUntilExit()
+      throw RedisServerError.didNotStart("the fake server (\(mode)) announced no port")
+    }
+    return (fake, String(port))
+  }
+
+  @Test(arguments: [
+    ("bulk", "a reply over 16 MiB"), ("integers", "a reply of over 131072 elements"),
+    ("header", "a reply of over 131072 elements"), ("arrays", "a reply of over 131072 elements"),
+  ])
+  func aReplyOverTheLimitsIsRefusedBeforeItIsRead(mode: String, refusal: String) throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    let fake = try Self.fake(mode)
+    defer {
+      fake.process.terminate()
+      fake.process.waitUntilExit()
+    }
+    try world.a.ok(["backend", "set", "corp", "lease_store=redis://127.0.0.1:\(fake.port)"])
+    let marker = world.a.keyring.root + "/ran"
+    var environment = world.a.environment
+    environment["ACCOUNTS_NETWORK_TIMEOUT"] = "5"
+    let measured = try runProcess(
+      "/usr/bin/time",
+      ["-f", "measured %M KiB %e s", PackagePaths.accounts, "lease", "qa1", "--", "/bin/sh", "-c", "touch \"$0\"", marker],
+      environment: environment, timeout: 60)
+    #expect(measured.status == 8, "\(measured)")
+    #expect(measured.standardError.contains("it answered what Redis would not (\(refusal))"), "\(measured.standardError)")
+    #expect(measured.standardError.contains("check that the address names a Redis server"), "\(measured.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
+    let line = try #require(measured.standardError.split(separator: "\n").last { $0.hasPrefix("measured ") })
+    let words = line.split(separator: " ")
+    let kibibytes = try #require(Int(words[1]))
+    let seconds = try #require(Double(words[3]))
+    #expect(kibibytes < 100 * 1024, "resident size \(kibibytes) KiB")
+    #expect(seconds < 5, "within the timeout: \(seconds) s")
+  }
+}
