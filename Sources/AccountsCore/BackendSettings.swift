@@ -82,7 +82,7 @@ public enum OwnBackendSetting {
   /// (`git.corp.example`, or `HOST:PORT`, as git names the host in its credential requests).
   public static let gitHost = "git_host"
   /// Where this backend's accounts are leased: `redis://[USER@]HOST[:PORT][/DB]`,
-  /// `unix:///PATH` or `local` (the default). ACCOUNTS_LEASE_STORE overrides it.
+  /// `unix:///PATH` or `local` (the default). ACCOUNTS_LEASE_STORE naming another store is refused.
   public static let leaseStore = "lease_store"
   /// The Redis key prefix of this backend's leases, `accounts:lease:BACKEND` by default: one
   /// prefix shared by backends of different names (on different machines) is one pool.

@@ -1,9 +1,10 @@
 import AccountsContract
 import AccountsSystem
 
-/// Which lease store keeps an account's leases: ACCOUNTS_LEASE_STORE when set, else its
-/// backend's `lease_store` setting, else this machine's. Never a silent fall back from a shared
-/// store to this machine's: two machines would then hold one account. And which server may be
+/// Which lease store keeps an account's leases: its backend's `lease_store` setting, else
+/// ACCOUNTS_LEASE_STORE, else this machine's; the two naming different stores is refused.
+/// Never a silent fall back from a shared store to this machine's: two machines would then
+/// hold one account. And which server may be
 /// sent which backend's `lease_store_password`: only the one that backend named.
 public struct LeaseStoreChoice: Sendable {
   public let configuration: Configuration
@@ -25,17 +26,27 @@ public struct LeaseStoreChoice: Sendable {
     }
   }
 
-  /// The store of `backend`'s accounts.
+  /// The store of `backend`'s accounts. ACCOUNTS_LEASE_STORE naming another store than the
+  /// backend's own `lease_store` is refused: one of them would hold the pool's leases unseen
+  /// by the other's holders, and an account would get two.
   public func address(of backend: String) throws -> LeaseStoreAddress {
-    if let forced = try forcedAddress() { return forced }
+    let forced = try forcedAddress()
     guard let text = configuration.backends.first(where: { $0.name == backend })?.settings[OwnBackendSetting.leaseStore]
-    else { return .local }
+    else { return forced ?? .local }
+    let own: LeaseStoreAddress
     do {
-      return try LeaseStoreAddress.parse(text)
+      own = try LeaseStoreAddress.parse(text)
     } catch {
       throw CommandError.usage(
         "backend \(backend): \(error.message)", fix: "fix it with `accounts backend set \(backend) lease_store=...`")
     }
+    if let forced, forced != own {
+      throw CommandError.usage(
+        "ACCOUNTS_LEASE_STORE names \(forced), but backend \(backend) keeps its leases in \(own) (its lease_store): "
+          + "one pool must keep its leases in one store",
+        fix: "unset ACCOUNTS_LEASE_STORE, or set it to \(own)")
+    }
+    return own
   }
 
   /// The one store of `accounts`, which must all share it (this machine's for none).
@@ -56,8 +67,7 @@ public struct LeaseStoreChoice: Sendable {
   /// Every store this setup's leases may be in: the one ACCOUNTS_LEASE_STORE names, or this
   /// machine's and each shared one a backend names.
   public func addresses() throws -> [LeaseStoreAddress] {
-    if let forced = try forcedAddress() { return [forced] }
-    var addresses: [LeaseStoreAddress] = [.local]
+    var addresses: [LeaseStoreAddress] = [try forcedAddress() ?? .local]
     for backend in configuration.backends {
       let address = try address(of: backend.name)
       if !addresses.contains(address) { addresses.append(address) }

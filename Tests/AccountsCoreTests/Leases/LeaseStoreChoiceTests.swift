@@ -35,13 +35,28 @@ import Testing
     #expect(try setup.addresses() == [.local, LeaseStoreAddress.parse(ci)])
   }
 
-  @Test func theEnvironmentsStoreIsEveryBackends() throws {
-    let setup = try choice([backend("corp", store: ci), backend("home")], environment: ["ACCOUNTS_LEASE_STORE": other])
+  @Test func theEnvironmentsStoreIsTheStoreOfEveryBackendWithoutOne() throws {
+    let setup = try choice([backend("corp", store: other), backend("home")], environment: ["ACCOUNTS_LEASE_STORE": other])
     #expect(try setup.address(of: "corp") == LeaseStoreAddress.parse(other))
     #expect(try setup.address(of: "home") == LeaseStoreAddress.parse(other))
     #expect(try setup.addresses() == [LeaseStoreAddress.parse(other)])
     let empty = try choice([backend("corp", store: ci)], environment: ["ACCOUNTS_LEASE_STORE": ""])
     #expect(try empty.address(of: "corp") == LeaseStoreAddress.parse(ci), "set but empty: not set")
+  }
+
+  /// One pool, one store: the environment naming another store than a backend's own (this
+  /// machine's, another server, another database of the same) is refused, naming both.
+  @Test func theEnvironmentNamingAnotherStoreThanABackendsIsRefused() throws {
+    for forced in ["local", other, "redis://ci@ci-redis:6379/3"] {
+      let setup = try choice([backend("corp", store: ci), backend("home")], environment: ["ACCOUNTS_LEASE_STORE": forced])
+      #expect(try setup.address(of: "home") == LeaseStoreAddress.parse(forced))
+      for attempt in [{ _ = try setup.address(of: "corp") }, { _ = try setup.addresses() }] {
+        let refused = #expect(throws: CommandError.self, "\(forced)") { try attempt() }
+        #expect(refused?.status == .usage)
+        #expect(refused?.message.contains("ACCOUNTS_LEASE_STORE names \(try LeaseStoreAddress.parse(forced))") == true)
+        #expect(refused?.message.contains("backend corp keeps its leases in \(try LeaseStoreAddress.parse(ci))") == true)
+      }
+    }
   }
 
   @Test func accountsOfTwoStoresCannotBeLeasedTogether() throws {

@@ -70,9 +70,10 @@ import Testing
     let announced = String(decoding: readSome(from: trickle.outputDescriptor), as: UTF8.self)
     let port = try #require(announced.split(separator: "\n").first)
     let marker = world.a.keyring.root + "/ran"
+    try world.a.ok(["backend", "set", "corp", "lease_store=redis://127.0.0.1:\(port)"])
     let lease = try world.a.run(
       ["lease", "qa1", "--", "/bin/sh", "-c", "touch \"$0\"", marker],
-      environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)", "ACCOUNTS_NETWORK_TIMEOUT": "1"], timeout: 30)
+      environment: ["ACCOUNTS_NETWORK_TIMEOUT": "1"], timeout: 30)
     #expect(lease.status == 8, "\(lease)")
     #expect(lease.standardError.contains("no reply within the timeout"), "\(lease.standardError)")
     #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
@@ -106,8 +107,8 @@ import Testing
     }
     let announced = String(decoding: readSome(from: deep.outputDescriptor), as: UTF8.self)
     let port = try #require(announced.split(separator: "\n").first)
-    let lease = try world.a.run(
-      ["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": "redis://127.0.0.1:\(port)"])
+    try world.a.ok(["backend", "set", "corp", "lease_store=redis://127.0.0.1:\(port)"])
+    let lease = try world.a.run(["lease", "qa1", "--", "true"])
     #expect(lease.status == 8, "\(lease)")
     #expect(lease.standardError.contains("check that the address names a Redis server"), "\(lease.standardError)")
   }
