@@ -81,7 +81,7 @@ public enum AccountsCommandLine {
   private static func report(_ error: Error) -> Int32 {
     if let quiet = error as? QuietFailure { return quiet.status.rawValue }
     let reported = error as? UserFacingError
-    let line = "accounts: " + (reported?.message ?? "\(error)") + (reported?.fix.map { "; \($0)" } ?? "")
+    let line = "accounts: " + (reported?.explanation ?? "\(error)")
     try? StandardStreams.error.writeAll(Array((Names.printable(line, limit: .max) + "\n").utf8))
     return (reported?.status ?? .failure).rawValue
   }

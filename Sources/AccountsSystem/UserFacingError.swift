@@ -10,6 +10,11 @@ public protocol UserFacingError: Error {
   var fix: String? { get }
 }
 
+extension UserFacingError {
+  /// The message and its fix, as one line says them: "MESSAGE; FIX".
+  public var explanation: String { message + (fix.map { "; \($0)" } ?? "") }
+}
+
 /// A user-facing error with no further structure, for the many one-off cases of the commands.
 public struct CommandError: UserFacingError, Equatable {
   public var status: ExitStatus

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A private `redis-server` (Debian redis-server) for the shared lease store's tests: on a unix
-/// socket in `directory` and on a free port of 127.0.0.1, nothing saved to disk, optionally
-/// with `requirepass`. Stopped by its pid (`stop`, or when this object goes away).
+/// socket in `directory` and on a free port of 127.0.0.1, keeping its keys as a lease store
+/// should (`appendonly yes`, in `directory`; no snapshots), optionally with `requirepass`. Stopped by its pid (`stop`, or when this object goes away).
 public final class RedisServer: @unchecked Sendable {
   public let socketPath: String
   public let port: Int
@@ -17,7 +17,7 @@ public final class RedisServer: @unchecked Sendable {
       let port = Int.random(in: 20_000..<60_000)
       var arguments = [
         "--port", String(port), "--bind", "127.0.0.1", "--unixsocket", socketPath, "--unixsocketperm", "700",
-        "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory, "--loglevel", "warning",
+        "--save", "", "--appendonly", "yes", "--daemonize", "no", "--dir", directory, "--loglevel", "warning",
       ]
       if let password { arguments += ["--requirepass", password] }
       let process = try SpawnedProcess(

@@ -37,14 +37,18 @@ enum LeaseCommand {
       (without it, /run/user/UID when that is yours; else in the state directory): every worker \
       of one pool must see the same directory.
 
-      Across machines (CI runners), leases are kept in Redis: ACCOUNTS_LEASE_STORE, or the \
-      backend's setting lease_store, names it (redis://[USER@]HOST[:PORT][/DB] or \
-      unix:///PATH); its password is the backend's secret setting lease_store_password. A \
+      Across machines (CI runners), leases are kept in Redis: the backend's setting \
+      lease_store, or ACCOUNTS_LEASE_STORE, names it (redis://[USER@]HOST[:PORT][/DB] or \
+      unix:///PATH; the two naming different stores is refused, naming both); its password is the backend's secret setting lease_store_password. A \
       lease there is a key set only when absent, with an expiry: while CMD runs, a keeper \
       process renews it every third of --ttl (30s by default) and deletes it when CMD and \
       whatever holds its descriptors have exited; a holder killed with SIGKILL frees its \
-      accounts within one ttl. A store that cannot be reached or answers garbage: exit 8, \
-      CMD not run. Losing it while CMD runs is said on stderr, and CMD keeps running.
+      accounts within one ttl, and a keeper that dies is flagged by `accounts leases` \
+      (keeper overdue) before the ttl runs out. A fence there is at least the taker's clock \
+      in milliseconds since 1970, so it grows even after Redis lost its keys; a Redis that \
+      may lose them (no appendonly, an eviction policy) is warned about. A store that cannot \
+      be reached or answers garbage (a reply over 16 MiB or 131072 elements included): exit \
+      8, CMD not run. Losing it while CMD runs is said on stderr, and CMD keeps running.
 
       A leased account's session is its holder's: other commands never log it in or out \
       (`login` and `logout` refuse it unless --force; `login --stale` skips it). A holder whose \

@@ -61,38 +61,75 @@ enum LeasesCommand {
       Shows every live lease of this machine's store and of each shared store a backend or \
       ACCOUNTS_LEASE_STORE names (only that one when it is set), one line per account held: the lease's id, its \
       holder (host:pid of the process that took it), since when, until when (- for a lease \
-      held by a running command) and its fencing number. With --json: an array of objects \
-      with the keys account, lease, holder, since, expires_at (null for a held lease) and \
-      fence.
+      held by a running command) and its fencing number.
+
+      A held lease of a shared store whose keeper process has missed its renewals (less than \
+      half its ttl left: the keeper was killed, stopped, or cut off from the store) shows \
+      "TIME (keeper overdue)" as its expiry, the moment it runs out unless renewed, and is \
+      warned about on stderr: after that another holder may take its account. A key under a \
+      store's prefix that holds no lease accounts wrote is shown as an unreadable row and \
+      warned about, naming the key and the fix; the other leases are shown all the same.
+
+      With --json: an array of objects with the keys account, lease, holder, since, \
+      expires_at (null for a held lease), fence, keeper ("renewing" or "overdue" for a held \
+      lease of a shared store, else null) and lapses_at (when an overdue lease runs out, \
+      else null); an unreadable key is an object with key and unreadable (why, and the fix) \
+      and the other keys null.
       """,
     examples: [("accounts leases", "who holds which account")],
     handler: run)
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let now = environment.now()
-    let records = try environment.leaseStores().all().flatMap { try $0.leases(now: now) }.sorted { $0.account < $1.account }
+    let surveys = try environment.leaseStores().all().map { try $0.survey(now: now) }
+    let records = surveys.flatMap(\.records).sorted { $0.account < $1.account }
+    let unreadable = surveys.flatMap(\.unreadable)
+    for lost in unreadable {
+      environment.output.warning(lost.problem.explanation)
+    }
+    for record in records {
+      guard let lapsesAt = record.lapsesAt else { continue }
+      environment.output.warning(
+        "lease \(record.lease) of \(record.account): its keeper has not renewed it (it was killed, stopped, or cut "
+          + "off from the store); it runs out at \(LocalTime.format(lapsesAt)), and another holder may then take the "
+          + "account (ACCOUNTS_LEASE_FENCE tells)")
+    }
     if invocation.json {
-      environment.output.writeJSON(.array(records.map(json)))
-    } else if records.isEmpty {
+      environment.output.writeJSON(.array(records.map(json) + unreadable.map(json)))
+    } else if records.isEmpty && unreadable.isEmpty {
       environment.output.message("no leases")
     } else {
       var rows = [["ACCOUNT", "LEASE", "HOLDER", "SINCE", "EXPIRES", "FENCE"]]
       for record in records {
+        let expiry = record.expiresAt ?? record.lapsesAt
         rows.append([
           record.account.description, record.lease, record.holder.description, LocalTime.format(record.since),
-          record.expiresAt.map { LocalTime.format($0) } ?? "-", String(record.fence),
+          expiry.map { LocalTime.format($0) + (record.lapsesAt == nil ? "" : " (keeper overdue)") } ?? "-",
+          String(record.fence),
         ])
       }
+      for lost in unreadable { rows.append([lost.place, "unreadable", "-", "-", "-", "-"]) }
       environment.output.write(TextTable.render(rows))
     }
   }
 
   static func json(_ record: LeaseRecord) -> JSONValue {
-    .object([
+    let keeper: JSONValue =
+      record.keeperTTLMilliseconds == nil ? .null : .string(record.lapsesAt == nil ? "renewing" : "overdue")
+    return .object([
       "account": .string(record.account.description), "lease": .string(record.lease),
       "holder": .string(record.holder.description), "since": .string(record.since.iso8601),
       "expires_at": record.expiresAt.map { .string($0.iso8601) } ?? .null, "fence": .number(JSONNumber(Int64(record.fence))),
+      "keeper": keeper, "lapses_at": record.lapsesAt.map { .string($0.iso8601) } ?? .null,
     ])
+  }
+
+  static func json(_ lost: UnreadableLease) -> JSONValue {
+    var object: JSONObject = [:]
+    for key in ["account", "lease", "holder", "since", "expires_at", "fence", "keeper", "lapses_at"] { object[key] = .null }
+    object["key"] = .string(lost.place)
+    object["unreadable"] = .string(lost.problem.explanation)
+    return .object(object)
   }
 }
 

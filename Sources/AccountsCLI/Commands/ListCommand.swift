@@ -61,7 +61,7 @@ enum ListCommand {
   /// show.
   static func leasesShown(_ accounts: [AccountID], _ environment: Environment, now: Timestamp) -> [AccountID: LeaseRecord] {
     func warn(_ error: any Error) {
-      let text = (error as? any UserFacingError).map { $0.message + ($0.fix.map { "; " + $0 } ?? "") } ?? "\(error)"
+      let text = (error as? any UserFacingError)?.explanation ?? "\(error)"
       environment.output.warning("leases not shown: \(text)")
     }
     do {

@@ -133,6 +133,6 @@ extension Environment {
     LeaseStores(
       choice: LeaseStoreChoice(configuration: try config.load(), environment: variables), variables: variables,
       ledger: ledger, networkTimeout: try networkTimeout(), heldTTLMilliseconds: heldTTLMilliseconds,
-      readsPasswords: readsPasswords, launchKeeper: LeaseKeeperCommand.launch)
+      readsPasswords: readsPasswords, launchKeeper: LeaseKeeperCommand.launch, warn: { [output] in output.warning($0) })
   }
 }

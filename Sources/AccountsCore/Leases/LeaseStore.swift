@@ -29,8 +29,12 @@ public protocol LeaseStore: AnyObject {
   func release(lease: String, now: Timestamp) throws -> [AccountID]
 
   /// Every live lease, one record per account, ordered by account. Asking takes no lock, so it
-  /// never makes a concurrent `tryAcquire` fail.
+  /// never makes a concurrent `tryAcquire` fail. A lease the store holds but cannot read throws.
   func leases(now: Timestamp) throws -> [LeaseRecord]
+
+  /// Every live lease as `leases(now:)`, and each one the store holds but cannot read, which
+  /// does not keep the others from being shown.
+  func survey(now: Timestamp) throws -> LeaseSurvey
 
   /// The live leases of `accounts`, each record naming the account as given (a shared store
   /// may know it under another backend's name: see `lease_prefix`).
@@ -44,6 +48,8 @@ public protocol LeaseStore: AnyObject {
 }
 
 extension LeaseStore {
+  public func survey(now: Timestamp) throws -> LeaseSurvey { LeaseSurvey(records: try leases(now: now), unreadable: []) }
+
   public func leases(of accounts: [AccountID], now: Timestamp) throws -> [LeaseRecord] {
     let wanted = Set(accounts)
     return try leases(now: now).filter { wanted.contains($0.account) }
@@ -92,9 +98,17 @@ public struct LeaseRecord: Equatable, Sendable {
   public var expiresAt: Timestamp?
   /// The fencing token: greater than every earlier lease of this account in this store.
   public var fence: UInt64
+  /// For a held lease of a shared store: how long it lasts after each renewal by its keeper
+  /// process (nil for the others, whose kernel locks need no keeper).
+  public var keeperTTLMilliseconds: Int64?
+  /// Set when such a lease's keeper has missed its renewals (less than half the ttl is left:
+  /// the keeper was killed, stopped, or cut off from the store): when the lease runs out
+  /// unless renewed, and another holder may take its account. Read from the store, never kept.
+  public var lapsesAt: Timestamp?
 
   public init(
-    account: AccountID, lease: String, holder: LeaseHolder, since: Timestamp, expiresAt: Timestamp?, fence: UInt64
+    account: AccountID, lease: String, holder: LeaseHolder, since: Timestamp, expiresAt: Timestamp?, fence: UInt64,
+    keeperTTLMilliseconds: Int64? = nil
   ) {
     self.account = account
     self.lease = lease
@@ -102,9 +116,32 @@ public struct LeaseRecord: Equatable, Sendable {
     self.since = since
     self.expiresAt = expiresAt
     self.fence = fence
+    self.keeperTTLMilliseconds = keeperTTLMilliseconds
   }
 
   public var kind: LeaseKind { expiresAt == nil ? .held : .detached }
+}
+
+/// What a store holds: the leases it can read, and the places of those it cannot.
+public struct LeaseSurvey {
+  public var records: [LeaseRecord]
+  public var unreadable: [UnreadableLease]
+
+  public init(records: [LeaseRecord], unreadable: [UnreadableLease]) {
+    self.records = records
+    self.unreadable = unreadable
+  }
+}
+
+/// A lease a store holds but cannot read: where it is (a Redis key), and why, with the fix.
+public struct UnreadableLease: Equatable, Sendable {
+  public var place: String
+  public var problem: LeaseStoreUnavailable
+
+  public init(place: String, problem: LeaseStoreUnavailable) {
+    self.place = place
+    self.problem = problem
+  }
 }
 
 /// A candidate that was not free, and who holds it.

@@ -26,6 +26,7 @@ enum LeaseRecordFile {
       "expires_at": record.expiresAt.map { .string($0.iso8601) } ?? .null,
     ]
     if withFence { object["fence"] = .number(JSONNumber(Int64(clamping: record.fence))) }
+    if let ttl = record.keeperTTLMilliseconds { object["keeper_ttl_ms"] = .number(JSONNumber(ttl)) }
     return Array((JSON.serialize(.object(object), pretty: false) + "\n").utf8)
   }
 
@@ -59,10 +60,14 @@ enum LeaseRecordFile {
       guard LeaseID.isValid(lease) else { return .failure(Problem("lease: not a lease id")) }
       let host = try holder.string("host")
       guard LeaseHolder.isHostName(host) else { return .failure(Problem("holder.host: not a host name")) }
+      let keeperTTL = try reader.optionalInt64("keeper_ttl_ms")
+      guard keeperTTL.map({ $0 > 0 && expiresAt == nil }) ?? true else {
+        return .failure(Problem("keeper_ttl_ms: not a held lease's ttl"))
+      }
       let record = LeaseRecord(
         account: AccountID(user: try account.string("user"), backend: try account.string("backend")),
         lease: lease, holder: LeaseHolder(host: host, pid: pid),
-        since: since, expiresAt: expiresAt, fence: UInt64(fence))
+        since: since, expiresAt: expiresAt, fence: UInt64(fence), keeperTTLMilliseconds: keeperTTL)
       return .success(record)
     } catch let error as JSONParseError {
       return .failure(Problem(error.description))

@@ -17,6 +17,8 @@ public struct LeaseStores {
   let readsPasswords: Bool
   /// Starts the keeper of a held lease in a shared store, handing it `order`.
   let launchKeeper: ([UInt8]) throws -> FileDescriptor
+  /// Says a warning about a store on stderr.
+  let warn: (String) -> Void
 
   /// A held lease's ttl in a shared store, when `--ttl` does not give one with CMD.
   public static let defaultHeldTTLMilliseconds: Int64 = 30_000
@@ -24,7 +26,7 @@ public struct LeaseStores {
   public init(
     choice: LeaseStoreChoice, variables: [String: String], ledger: Ledger, networkTimeout: Double,
     heldTTLMilliseconds: Int64 = defaultHeldTTLMilliseconds, readsPasswords: Bool = true,
-    launchKeeper: @escaping ([UInt8]) throws -> FileDescriptor
+    launchKeeper: @escaping ([UInt8]) throws -> FileDescriptor, warn: @escaping (String) -> Void = { _ in }
   ) {
     self.choice = choice
     self.variables = variables
@@ -33,6 +35,7 @@ public struct LeaseStores {
     self.heldTTLMilliseconds = heldTTLMilliseconds
     self.readsPasswords = readsPasswords
     self.launchKeeper = launchKeeper
+    self.warn = warn
   }
 
   /// The store of `accounts`, which must all share one.
@@ -77,7 +80,7 @@ public struct LeaseStores {
       return RedisLeaseStore(
         address: redis, password: try password(for: redis, from: users),
         timeoutMilliseconds: Int(networkTimeout * 1000), prefix: { choice.prefix(of: $0) }, prefixes: prefixes,
-        heldTTLMilliseconds: heldTTLMilliseconds, launchKeeper: launchKeeper)
+        heldTTLMilliseconds: heldTTLMilliseconds, launchKeeper: launchKeeper, warn: warn)
     }
   }
 

@@ -1,12 +1,16 @@
 /// The Lua scripts of the Redis lease store. Redis runs each atomically: nothing else happens
 /// between its reads and its writes, which is what keeps two holders off one account.
 extension RedisLeaseStore {
-  /// KEYS: per candidate its key and its fence key. ARGV: count, ttl (ms), per candidate its
-  /// value. Takes the first `count` free candidates, or none: {1, index, fence, ...} or
+  /// KEYS: per candidate its key and its fence key. ARGV: count, ttl (ms), the fences' floor,
+  /// per candidate its value. Takes the first `count` free candidates, or none: {1, index,
+  /// fence, ...} or
   /// {0, index, value, fence, ...} for each busy one, or {-1, index} when the fence key of a
   /// candidate it would take holds no counter. Redis does not undo what a script did before an
   /// error, so every fence is checked before anything is written: an INCR failing half way
-  /// left the accounts before it held by nobody.
+  /// left the accounts before it held by nobody. A fence is the counter plus one, or the floor
+  /// (the taker's clock in milliseconds since 1970) when that is more: a counter Redis lost
+  /// (a restart without persistence, FLUSHALL, an eviction) or gave back older (a snapshot)
+  /// starts again above every fence handed out before, never at 1.
   static let acquireScript = """
     local count = tonumber(ARGV[1])
     local free, busy = {}, {}
@@ -33,9 +37,32 @@ extension RedisLeaseStore {
     local out = {1}
     for _, i in ipairs(free) do
       local fence = redis.call('INCR', KEYS[2 * i])
-      redis.call('SET', KEYS[2 * i - 1], ARGV[2 + i], 'PX', ARGV[2])
+      if fence < tonumber(ARGV[3]) then
+        redis.call('SET', KEYS[2 * i], ARGV[3])
+        fence = tonumber(ARGV[3])
+      end
+      redis.call('SET', KEYS[2 * i - 1], ARGV[3 + i], 'PX', ARGV[2])
       out[#out + 1] = i
       out[#out + 1] = fence
+    end
+    return out
+    """
+
+  /// KEYS: per lease its key and its fence key. Per lease: its value, its fence (false when
+  /// absent) and the milliseconds its key has left. A key of another type than a string (a
+  /// program other than accounts wrote it) is an error in its place, not a failed script:
+  /// one such key must not keep the others from being read.
+  static let readScript = """
+    local out = {}
+    local function get(key)
+      local value = redis.pcall('GET', key)
+      if type(value) == 'table' and value.err then return redis.error_reply('WRONGTYPE') end
+      return value
+    end
+    for i = 1, #KEYS / 2 do
+      out[#out + 1] = get(KEYS[2 * i - 1])
+      out[#out + 1] = get(KEYS[2 * i])
+      out[#out + 1] = redis.call('PTTL', KEYS[2 * i - 1])
     end
     return out
     """

@@ -30,8 +30,13 @@ extension RedisLeaseStore {
     }
   }
 
-  /// Every lease under this store's prefixes, with its key and value.
-  func scan() throws -> [(key: String, value: [UInt8], record: LeaseRecord)] {
+  /// A lease read from the store: its key, its value and its record.
+  typealias ReadLease = (key: String, value: [UInt8], record: LeaseRecord)
+
+  /// Every lease under this store's prefixes, with its key and value, and every key there that
+  /// does not hold a lease accounts wrote (each on its own: one such key hides no other). A held
+  /// lease whose keeper has missed its renewals has `lapsesAt`.
+  func scan(now: Timestamp) throws -> (leases: [ReadLease], unreadable: [UnreadableLease]) {
     var keys: [String] = []
     for prefix in Set(prefixes).sorted() {
       var cursor = "0"
@@ -51,16 +56,29 @@ extension RedisLeaseStore {
         cursor = next
       } while cursor != "0"
     }
-    var leases: [(key: String, value: [UInt8], record: LeaseRecord)] = []
+    var leases: [ReadLease] = []
+    var unreadable: [UnreadableLease] = []
     for chunk in Array(Set(keys)).sorted().chunked(256) {
-      let reply = try connectedCall(["MGET"] + chunk.flatMap { [$0, Self.fenceKey($0)] })
-      guard case .array(let values) = reply, values.count == chunk.count * 2 else { throw try connection().garbage("MGET") }
+      let reply = try evaluate(Self.readScript, keys: chunk.flatMap { [$0, Self.fenceKey($0)] }, arguments: [])
+      guard case .array(let values) = reply, values.count == chunk.count * 3 else { throw try connection().garbage("read") }
       for (index, key) in chunk.enumerated() {
-        guard case .string(let bytes) = values[2 * index] else { continue }  // expired since the scan
-        leases.append((key, bytes, try record(values[2 * index], fence: values[2 * index + 1], as: nil, key: key)))
+        let (value, fence, left) = (values[3 * index], values[3 * index + 1], values[3 * index + 2])
+        guard value != .null else { continue }  // expired since the scan
+        do throws(LeaseStoreUnavailable) {
+          var read = try record(value, fence: fence, as: nil, key: key)
+          if let ttl = read.keeperTTLMilliseconds, case .integer(let milliseconds) = left, milliseconds >= 0,
+            milliseconds < ttl / 2
+          {
+            read.lapsesAt = now.adding(seconds: (milliseconds + 999) / 1000)
+          }
+          guard case .string(let bytes) = value else { continue }
+          leases.append((key, bytes, read))
+        } catch {
+          unreadable.append(UnreadableLease(place: key, problem: error))
+        }
       }
     }
-    return leases
+    return (leases, unreadable)
   }
 
   static func globEscaped(_ text: String) -> String {

@@ -33,12 +33,17 @@ public final class RedisLeaseStore: LeaseStore {
   /// the keeper watches (close-on-exec). See `LeaseKeeper`.
   let launchKeeper: ([UInt8]) throws -> FileDescriptor
   let random: (Int) -> [UInt8]
-  private var connected: RedisConnection?
+  /// Says a warning on stderr (`checkKeepsKeys`).
+  let warn: (String) -> Void
+  /// The least fence a lease taken now gets: the milliseconds since 1970 (see `acquireScript`).
+  let fenceFloor: () -> Int64
+  var connected: RedisConnection?
 
   public init(
     address: RedisAddress, password: SecretBytes?, timeoutMilliseconds: Int, prefix: @escaping (AccountID) -> String,
     prefixes: [String], heldTTLMilliseconds: Int64, launchKeeper: @escaping ([UInt8]) throws -> FileDescriptor,
-    random: @escaping (Int) -> [UInt8] = { randomBytes(count: $0) }
+    random: @escaping (Int) -> [UInt8] = { randomBytes(count: $0) }, warn: @escaping (String) -> Void = { _ in },
+    fenceFloor: @escaping () -> Int64 = wallClockMilliseconds
   ) {
     self.address = address
     self.password = password
@@ -48,6 +53,8 @@ public final class RedisLeaseStore: LeaseStore {
     self.heldTTLMilliseconds = heldTTLMilliseconds
     self.launchKeeper = launchKeeper
     self.random = random
+    self.warn = warn
+    self.fenceFloor = fenceFloor
   }
 
   func key(_ account: AccountID) -> String { prefix(account) + ":" + account.user }
@@ -69,7 +76,7 @@ public final class RedisLeaseStore: LeaseStore {
   }
 
   /// Runs `script`; a connection lost on the way is not used again.
-  private func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) throws(LeaseStoreUnavailable) -> RedisValue {
+  func evaluate(_ script: String, keys: [String], arguments: [[UInt8]]) throws(LeaseStoreUnavailable) -> RedisValue {
     let redis = try connection()
     let reply: RedisValue
     do {
@@ -94,6 +101,7 @@ public final class RedisLeaseStore: LeaseStore {
   public func tryAcquire(
     _ candidates: [AccountID], count: Int, holder: LeaseHolder, ttl: Double?, now: Timestamp
   ) throws -> LeaseAttempt {
+    try checkKeepsKeys()
     // One key, one account: backends sharing a lease_prefix name one pool, where qa1@corp and
     // qa1@corp2 are one account, which one lease must not take twice.
     var seen: [String: AccountID] = [:]
@@ -122,14 +130,17 @@ public final class RedisLeaseStore: LeaseStore {
     let expiresAt = ttl.map { now.adding(seconds: Int64($0.rounded(.up))) }
     let milliseconds = ttl.map(Self.keyLifetime) ?? heldTTLMilliseconds
     let records = candidates.map {
-      LeaseRecord(account: $0, lease: lease, holder: holder, since: now, expiresAt: expiresAt, fence: 1)
+      LeaseRecord(
+        account: $0, lease: lease, holder: holder, since: now, expiresAt: expiresAt, fence: 1,
+        keeperTTLMilliseconds: ttl == nil ? milliseconds : nil)
     }
     let keys = candidates.map(key)
     let values = records.map { LeaseRecordFile.encode($0, withFence: false) }
     let setAt = monotonicNanoseconds()  // no later than Redis starts the keys' ttl
     let reply = try evaluate(
       Self.acquireScript, keys: keys.flatMap { [$0, Self.fenceKey($0)] },
-      arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8)] + values)
+      arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8), Array(String(max(fenceFloor(), 0)).utf8)]
+        + values)
     guard case .array(let items) = reply, let outcome = items.first else { throw try connection().garbage("acquire") }
 
     if outcome == .integer(-1), items.count == 2, case .integer(let index) = items[1],
@@ -188,7 +199,8 @@ public final class RedisLeaseStore: LeaseStore {
 
   public func release(lease: String, now: Timestamp) throws -> [AccountID] {
     guard LeaseID.isValid(lease) else { throw LeaseError.unknown(lease: lease) }
-    let matching = try scan().filter { $0.record.lease == lease }
+    // Only the leases it can read: a key that holds garbage is not this lease.
+    let matching = try scan(now: now).leases.filter { $0.record.lease == lease }
     guard !matching.isEmpty else { throw LeaseError.unknown(lease: lease) }
     if let held = matching.first(where: { $0.record.kind == .held }) {
       throw LeaseError.held(lease: lease, holder: held.record.holder)
@@ -211,6 +223,7 @@ public final class RedisLeaseStore: LeaseStore {
     let detached = grant.records.map { record in
       var record = record
       record.expiresAt = expiresAt
+      record.keeperTTLMilliseconds = nil
       return record
     }
     var arguments: [[UInt8]] = [Array(String(Self.keyLifetime(ttl)).utf8)]
@@ -229,7 +242,15 @@ public final class RedisLeaseStore: LeaseStore {
   }
 
   public func leases(now: Timestamp) throws -> [LeaseRecord] {
-    try scan().map(\.record).sorted { $0.account < $1.account }
+    let survey = try survey(now: now)
+    if let first = survey.unreadable.first { throw first.problem }
+    return survey.records
+  }
+
+  public func survey(now: Timestamp) throws -> LeaseSurvey {
+    try checkKeepsKeys()
+    let (leases, unreadable) = try scan(now: now)
+    return LeaseSurvey(records: leases.map(\.record).sorted { $0.account < $1.account }, unreadable: unreadable)
   }
 
   public func leases(of accounts: [AccountID], now: Timestamp) throws -> [LeaseRecord] {
