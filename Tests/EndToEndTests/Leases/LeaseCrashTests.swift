@@ -30,15 +30,9 @@ import Testing
   @Test func aLeaseKeeperSentSIGSEGVEnds() throws {
     let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
     defer { world.close() }
-    let root = world.a.keyring.root
-    let holder = try world.a.holding(["qa1", "--ttl", "900ms"], ready: root + "/ready", release: root + "/go")
-    defer {
-      FileManager.default.createFile(atPath: root + "/go", contents: nil)
-      _ = try? holder.finish()
-    }
+    let (holder, release) = try world.renewedLease(ttl: "900ms")  // well past its start
+    defer { release() }
     let keeper = try #require(holder.keeper())
-    // Renewing: connected to Redis at its first renewal, well past its start.
-    #expect(waitUntil(seconds: 10) { ((try? world.connectionsToRedis()) ?? []).count >= 1 })
     kill(keeper, SIGSEGV)
     #expect(waitUntil(seconds: 60) { processIsGone(keeper) }, "ended: \(holder.standardError)")
     #expect(waitUntil(seconds: 10) { (try? world.leaseKeys()) == [] }, "its lease ran out")

@@ -61,31 +61,11 @@ import Testing
     ("elements 131072", "acquire"), ("elements 131073", "a reply of over 131072 elements"),
   ])
   func aReplyAtTheLimitsIsReadAndOneOverThemIsNot(mode: String, refusal: String) throws {
-    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
-    defer { world.close() }
-    let fake = try Self.fake(mode)
-    defer {
-      fake.process.terminate()
-      fake.process.waitUntilExit()
-    }
-    try world.a.ok(["backend", "set", "corp", "lease_store=redis://127.0.0.1:\(fake.port)"])
-    let lease = try world.a.run(["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_NETWORK_TIMEOUT": "20"])
+    let store = try FakeStore(mode)
+    defer { store.close() }
+    let lease = try store.world.a.run(["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_NETWORK_TIMEOUT": "20"])
     #expect(lease.status == 8, "\(lease)")
     #expect(lease.standardError.contains("it answered what Redis would not (\(refusal))"), "\(lease.standardError)")
-  }
-
-  /// The fake server answering every command as `mode` says, and its port.
-  static func fake(_ mode: String) throws -> (process: SpawnedProcess, port: String) {
-    let fake = try SpawnedProcess(
-      "/usr/bin/python3", ["-c", Self.server, mode], environment: ProcessInfo.processInfo.environment,
-      standardOutput: .pipe)
-    let announced = String(decoding: readSome(from: fake.outputDescriptor), as: UTF8.self)
-    guard let port = announced.split(separator: "\n").first else {
-      fake.terminate()
-      fake.waitUntilExit()
-      throw RedisServerError.didNotStart("the fake server (\(mode)) announced no port")
-    }
-    return (fake, String(port))
   }
 
   @Test(arguments: [
@@ -93,14 +73,9 @@ import Testing
     ("header", "a reply of over 131072 elements"), ("arrays", "a reply of over 131072 elements"),
   ])
   func aReplyOverTheLimitsIsRefusedBeforeItIsRead(mode: String, refusal: String) throws {
-    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
-    defer { world.close() }
-    let fake = try Self.fake(mode)
-    defer {
-      fake.process.terminate()
-      fake.process.waitUntilExit()
-    }
-    try world.a.ok(["backend", "set", "corp", "lease_store=redis://127.0.0.1:\(fake.port)"])
+    let store = try FakeStore(mode)
+    defer { store.close() }
+    let world = store.world
     let marker = world.a.keyring.root + "/ran"
     var environment = world.a.environment
     environment["ACCOUNTS_NETWORK_TIMEOUT"] = "5"
@@ -118,5 +93,41 @@ import Testing
     let seconds = try #require(Double(words[3]))
     #expect(kibibytes < 100 * 1024, "resident size \(kibibytes) KiB")
     #expect(seconds < 5, "within the timeout: \(seconds) s")
+  }
+}
+
+/// Machine A of a pool whose backend corp keeps its leases on a fake server in Redis's place,
+/// answering as `RedisHostileReplyTests.server` does in `mode`.
+final class FakeStore {
+  let world: Fixture
+  let process: SpawnedProcess
+
+  init(_ mode: String) throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    do {
+      process = try SpawnedProcess(
+        "/usr/bin/python3", ["-c", RedisHostileReplyTests.server, mode], environment: ProcessInfo.processInfo.environment,
+        standardOutput: .pipe)
+    } catch {
+      world.close()
+      throw error
+    }
+    self.world = world
+    do {
+      let announced = String(decoding: readSome(from: process.outputDescriptor), as: UTF8.self)
+      guard let port = announced.split(separator: "\n").first else {
+        throw RedisServerError.didNotStart("the fake server (\(mode)) announced no port")
+      }
+      try world.a.ok(["backend", "set", "corp", "lease_store=redis://127.0.0.1:\(port)"])
+    } catch {
+      close()
+      throw error
+    }
+  }
+
+  func close() {
+    process.terminate()
+    process.waitUntilExit()
+    world.close()
   }
 }

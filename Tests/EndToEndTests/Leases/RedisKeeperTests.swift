@@ -122,14 +122,8 @@ import Testing
   @Test func aRedisThatHangsIsGivenUpOnWithinTheTTL() throws {
     let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
     defer { world.close() }
-    let root = world.a.keyring.root
-    let holder = try world.a.holding(["qa1", "--ttl", "900ms"], ready: root + "/ready", release: root + "/go")
-    defer {
-      FileManager.default.createFile(atPath: root + "/go", contents: nil)
-      _ = try? holder.finish()
-    }
-    // The keeper connects at its first renewal.
-    #expect(waitUntil(seconds: 10) { ((try? world.connectionsToRedis()) ?? []).count >= 1 })
+    let (holder, release) = try world.renewedLease(ttl: "900ms")
+    defer { release() }
     kill(world.redis.pid, SIGSTOP)
     defer { kill(world.redis.pid, SIGCONT) }
     #expect(

@@ -81,12 +81,8 @@ import Testing
   @Test func aLeaseWhoseKeeperDiedIsFlaggedByLeases() throws {
     let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
     defer { world.close() }
-    let root = world.a.keyring.root
-    let holder = try world.a.holding(["qa1", "--ttl", "10s"], ready: root + "/ready", release: root + "/go")
-    defer {
-      FileManager.default.createFile(atPath: root + "/go", contents: nil)
-      _ = try? holder.finish()
-    }
+    let (holder, release) = try world.renewedLease(ttl: "10s")
+    defer { release() }
     let keeper = try #require(holder.keeper())
     let before = try #require(try world.a.leases().first)
     #expect(before["keeper"] as? String == "renewing" && before["lapses_at"] is NSNull, "\(before)")

@@ -19,6 +19,19 @@ extension Fixture {
   /// The first machine.
   var a: Sandbox { machines[0] }
 
+  /// Machine A holding qa1 for a command, the held lease's ttl `ttl`, once its keeper renews it
+  /// (it connects to Redis at its first renewal); `release` ends the command and waits for it.
+  func renewedLease(ttl: String) throws -> (holder: Holder, release: () -> Void) {
+    let root = a.keyring.root
+    let holder = try a.holding(["qa1", "--ttl", ttl], ready: root + "/ready", release: root + "/go")
+    let release = {
+      FileManager.default.createFile(atPath: root + "/go", contents: nil)
+      _ = try? holder.finish()
+    }
+    #expect(waitUntil(seconds: 30) { ((try? connectionsToRedis()) ?? []).count >= 1 }, "renewing")
+    return (holder, release)
+  }
+
   /// The second machine.
   var b: Sandbox { machines[1] }
 
