@@ -104,7 +104,8 @@ enum ConfigManual {
       ("`lease_store`", """
         accounts' own: where this backend's accounts are leased: local (the default: this \
         machine), or a shared Redis, redis://[USER@]HOST[:PORT][/DB] or unix:///PATH. \
-        ACCOUNTS_LEASE_STORE applies to backends without one.
+        ACCOUNTS_LEASE_STORE applies to backends without one; naming another store than a \
+        backend's own, it is refused for that backend (one pool, one store).
         """),
       ("`lease_prefix`", """
         accounts' own: the Redis key prefix of the backend's leases (accounts:lease:BACKEND \
