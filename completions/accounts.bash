@@ -79,203 +79,203 @@ _accounts_spec() {
   case "$1" in
     '')
       _accounts_subcommands=('list' 'add' 'remove' 'password' 'passwd' 'otp' 'tag' 'untag' 'import' 'export' 'current' 'login' 'switch' 'logout' 'token' 'exec' 'lease' 'release' 'leases' 'env' 'shell' 'hook' 'hooks' 'request' 'status' 'which' 'rules' 'rule' 'prompt' 'git-credential' 'clear' 'backend' 'adapters' 'doctor' 'lock' 'completion' 'help')
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'list')
       _accounts_subcommands=()
-      _accounts_options=('--tag' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--tag' '--names' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'add')
       _accounts_subcommands=()
-      _accounts_options=('--remember' '--password-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--remember' '--password-stdin' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('none') ;;
     'remove')
       _accounts_subcommands=()
-      _accounts_options=('--force' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--force' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'password')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'passwd')
       _accounts_subcommands=()
-      _accounts_options=('--password-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--password-stdin' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'otp')
       _accounts_subcommands=('code' 'set')
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'otp code')
       _accounts_subcommands=()
-      _accounts_options=('--at' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--at' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'otp set')
       _accounts_subcommands=()
-      _accounts_options=('--remove' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--remove' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'tag')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account' 'tag...') ;;
     'untag')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account' 'account-tag...') ;;
     'import')
       _accounts_subcommands=()
-      _accounts_options=('--tag' '--dry-run' '--update' '--partial' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--tag' '--dry-run' '--update' '--partial' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('file') ;;
     'export')
       _accounts_subcommands=()
-      _accounts_options=('--tag' '--with-passwords' '--spreadsheet-safe' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--tag' '--with-passwords' '--spreadsheet-safe' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'current')
       _accounts_subcommands=()
-      _accounts_options=('--check' '--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--check' '--password-stdin' '--timeout' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'login')
       _accounts_subcommands=()
-      _accounts_options=('--remember' '--auto' '--password-stdin' '--force' '--stale' '--tag' '--within' '--jobs' '-j' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--remember' '--auto' '--password-stdin' '--force' '--stale' '--tag' '--within' '--jobs' '-j' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account...') ;;
     'switch')
       _accounts_subcommands=()
-      _accounts_options=('--password-stdin' '--timeout' '--no-hooks' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--password-stdin' '--timeout' '--no-hooks' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'logout')
       _accounts_subcommands=()
-      _accounts_options=('--force' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--force' '--timeout' '--no-hooks' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'token')
       _accounts_subcommands=()
-      _accounts_options=('--check' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--check' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'exec')
       _accounts_subcommands=()
-      _accounts_options=('--password-stdin' '--timeout' '--refresh' '--refresh-check' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--password-stdin' '--timeout' '--refresh' '--refresh-check' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account' 'command-line...') ;;
     'lease')
       _accounts_subcommands=()
-      _accounts_options=('--tag' '--count' '--wait' '--ttl' '--timeout' '--refresh' '--refresh-check' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--tag' '--count' '--wait' '--ttl' '--timeout' '--refresh' '--refresh-check' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account...' 'command-line...') ;;
     'release')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('none') ;;
     'leases')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'env')
       _accounts_subcommands=()
-      _accounts_options=('--shell' '--check' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--shell' '--check' '--password-stdin' '--timeout' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'shell')
       _accounts_subcommands=()
-      _accounts_options=('--force' '--check' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--force' '--check' '--timeout' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account') ;;
     'hook')
       _accounts_subcommands=('add' 'remove')
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'hook add')
       _accounts_subcommands=()
-      _accounts_options=('--account' '--with-token' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--account' '--with-token' '--timeout' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('event' 'none') ;;
     'hook remove')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('none') ;;
     'hooks')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'request')
       _accounts_subcommands=()
-      _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--password-stdin' '--timeout' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('account|method' 'method' 'none' 'none...') ;;
     'status')
       _accounts_subcommands=()
-      _accounts_options=('--jobs' '-j' '--json-lines' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--jobs' '-j' '--json-lines' '--timeout' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'which')
       _accounts_subcommands=()
-      _accounts_options=('--explain' '--account' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--explain' '--account' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'rules')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'rule')
       _accounts_subcommands=('add' 'remove')
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'rule add')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('directory' 'account') ;;
     'rule remove')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('directory') ;;
     'prompt')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'git-credential')
       _accounts_subcommands=()
-      _accounts_options=('--erase-logs-out' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--erase-logs-out' '--timeout' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('credential-action') ;;
     'clear')
       _accounts_subcommands=()
-      _accounts_options=('--yes' '-y' '--force' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--yes' '-y' '--force' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'backend')
       _accounts_subcommands=('add' 'list' 'show' 'set' 'test' 'remove')
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'backend add')
       _accounts_subcommands=()
-      _accounts_options=('--adapter' '--set' '--secret-stdin' '--secret' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--adapter' '--set' '--secret-stdin' '--secret' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('none') ;;
     'backend list')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'backend show')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('backend') ;;
     'backend set')
       _accounts_subcommands=()
-      _accounts_options=('--unset' '--secret' '--secret-stdin' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--unset' '--secret' '--secret-stdin' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('backend' 'setting...') ;;
     'backend test')
       _accounts_subcommands=()
-      _accounts_options=('--password-stdin' '--timeout' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--password-stdin' '--timeout' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('backend' 'none') ;;
     'backend remove')
       _accounts_subcommands=()
-      _accounts_options=('--force' '--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--force' '--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('backend') ;;
     'adapters')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('adapter') ;;
     'doctor')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'lock')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=() ;;
     'completion')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('shell') ;;
     'help')
       _accounts_subcommands=()
-      _accounts_options=('--json' '--backend' '--help' '-h' '--version')
+      _accounts_options=('--json' '--backend' '--quiet' '-q' '--help' '-h' '--version')
       _accounts_arguments=('command...') ;;
   *) _accounts_subcommands=() _accounts_options=() _accounts_arguments=() ;;
   esac

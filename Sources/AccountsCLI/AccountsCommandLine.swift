@@ -42,7 +42,7 @@ public enum AccountsCommandLine {
         try invocation.checkValues()
         let environment = try Environment.live()
         output = environment.output
-        try invocation.path.command.handler!(invocation, environment)
+        try perform(invocation, environment)
         try environment.output.flush()
       }
       return ExitStatus.success.rawValue
@@ -55,6 +55,13 @@ public enum AccountsCommandLine {
       }
       return report(error)
     }
+  }
+
+  /// Runs the command of `invocation` in `environment`, with the global options that shape its
+  /// talk (`--quiet`) applied first.
+  static func perform(_ invocation: Invocation, _ environment: Environment) throws {
+    environment.output.quiet = invocation.quiet
+    try invocation.path.command.handler!(invocation, environment)
   }
 
   /// The arguments after the program name, as `accounts` reads them. git runs a credential

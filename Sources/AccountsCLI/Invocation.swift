@@ -15,6 +15,8 @@ struct Invocation: Sendable {
   var json: Bool { isSet(GlobalOptions.json) }
   /// `--backend NAME`
   var backend: String? { value(GlobalOptions.backend) }
+  /// `-q/--quiet`
+  var quiet: Bool { isSet(GlobalOptions.quiet) }
 }
 
 /// Options every command accepts, before or after the command name.
@@ -24,8 +26,10 @@ package enum GlobalOptions {
   static let backend = OptionSpec(
     "backend", value: "NAME", completion: .backend,
     help: "the backend that account names refer to (for USER without @BACKEND)")
+  static let quiet = OptionSpec(
+    "quiet", short: "q", help: "print no status lines on stderr (errors and warnings still), e.g. in CI logs")
   static let help = OptionSpec("help", short: "h", help: "show help for the command and exit")
   static let version = OptionSpec("version", help: "print the version and exit")
 
-  package static let all = [json, backend, help, version]
+  package static let all = [json, backend, quiet, help, version]
 }

@@ -16,6 +16,8 @@ final class Output {
   private var holdsSecret = false
   /// Where messages go: stderr, or (in a test of a command) a list the test reads.
   private let writeMessage: ([UInt8]) -> Void
+  /// `--quiet`: status lines (`message`) are dropped; warnings and failures still go out.
+  var quiet = false
 
   init(writeMessage: @escaping ([UInt8]) -> Void = { try? StandardStreams.error.writeAll($0) }) {
     self.writeMessage = writeMessage
@@ -69,17 +71,30 @@ final class Output {
     buffer.append(34)
   }
 
-  /// A line for the user on stderr, e.g. "saved alice@corp", through the sanitiser. A message
-  /// that cannot be written has nowhere else to go, so that failure is not reported.
+  /// A status line for the user on stderr, e.g. "saved alice@corp": what was done, when it
+  /// went as asked. `--quiet` drops these, and only these (`quiet`).
   func message(_ text: String) {
-    writeMessage(Array((Names.printable(text, limit: .max) + "\n").utf8))
+    if !quiet { say(text) }
   }
 
   /// A warning on stderr: something went wrong but the command still did its work (exit status
   /// unchanged). The one place that makes one, so that every warning reads
-  /// "...", as users and scripts grep for it.
+  /// "...", as users and scripts grep for it. Shown under `--quiet` too.
   func warning(_ text: String) {
-    message("accounts: warning: " + text)
+    say("accounts: warning: " + text)
+  }
+
+  /// A line on stderr that reports the failure of part of the work while the command goes on
+  /// (one account of `login --stale`, one row of an import): shown under `--quiet` too, as the
+  /// command's own error is.
+  func failure(_ text: String) {
+    say(text)
+  }
+
+  /// Writes a line on stderr through the sanitiser. A line that cannot be written has nowhere
+  /// else to go, so that failure is not reported.
+  private func say(_ text: String) {
+    writeMessage(Array((Names.printable(text, limit: .max) + "\n").utf8))
   }
 
   /// Writes what was collected to stdout; throws when it cannot.

@@ -15,7 +15,9 @@ extension Documentation {
     """
     Data goes to stdout and messages to stderr. An error is one line starting with \
     "accounts:"; a warning (something went wrong, but the command did its job and its exit \
-    status is unchanged) is one line starting with "accounts: warning:". Nothing asks a \
+    status is unchanged) is one line starting with "accounts: warning:". The other lines on \
+    stderr say what was done ("saved alice@corp"); -q/--quiet drops those, never an error, a \
+    warning or the line of an account or row that failed. Nothing asks a \
     question when stdin is not a terminal. Passwords are read from a no-echo prompt or from stdin with --password-stdin, \
     never from the command line or the environment.
     """,

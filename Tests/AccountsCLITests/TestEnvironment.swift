@@ -47,7 +47,10 @@ final class TestEnvironment {
   }
 
   /// Runs `accounts WORDS...` and returns what it wrote and its exit status.
-  func run(_ words: String...) -> CommandResult {
+  func run(_ words: String...) -> CommandResult { run(words) }
+
+  /// Runs `accounts WORDS...` and returns what it wrote and its exit status.
+  func run(_ words: [String]) -> CommandResult {
     let messages = Mutex<[UInt8]>([])
     let output = Output(writeMessage: { bytes in messages.withLock { $0 += bytes } })
     let environment = environment(output: output)
@@ -58,7 +61,7 @@ final class TestEnvironment {
         throw CommandError.usage("\(words) asks for help or the version, not a command")
       }
       try invocation.checkValues()
-      try invocation.path.command.handler!(invocation, environment)
+      try AccountsCommandLine.perform(invocation, environment)
     } catch {
       thrown = error
     }

@@ -160,15 +160,15 @@ enum ImportCommand {
     let stopped = entries.filter(\.stopped)
     for entry in entries where !entry.stopped && !entry.savedAlready {
       if let reason = entry.reason {
-        environment.output.message("accounts: \(name): line \(entry.line): skipped: \(reason)")
+        environment.output.failure("accounts: \(name): line \(entry.line): skipped: \(reason)")
       }
       for problem in entry.problems {
-        environment.output.message("accounts: \(name): \(problem)" + (problem.fix.map { "; \($0)" } ?? ""))
+        environment.output.failure("accounts: \(name): \(problem)" + (problem.fix.map { "; \($0)" } ?? ""))
       }
     }
     if let first = stopped.first {
       let rest = stopped.count - 1
-      environment.output.message(
+      environment.output.failure(
         "accounts: \(name): stopped at line \(first.line): it"
           + (rest == 0 ? " was" : " and the \(rest) \(rest == 1 ? "row" : "rows") after it were")
           + " not imported; run the same import again once the error below is fixed")

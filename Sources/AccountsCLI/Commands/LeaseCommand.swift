@@ -100,7 +100,7 @@ enum LeaseCommand {
     let (grant, sessions) = try acquisition.acquire(
       from: store, holder: .current(), flow: flow,
       check: { try request.refresh?.requireRenewable($0, in: try environment.index.load(), flow) },
-      notice: { environment.output.message($0) })
+      notice: { environment.output.failure($0) })
     if let ttl = request.ttlSeconds {
       return try hand(try store.detach(grant, ttl: ttl, now: environment.now()), sessions, request, invocation, environment)
     }

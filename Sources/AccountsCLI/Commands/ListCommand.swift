@@ -24,21 +24,33 @@ enum ListCommand {
       With --backend NAME: only that \
       backend's accounts. With --tag TAG: only accounts with that tag; with several, only \
       those with every one.
+
+      With --names: each account's USER@BACKEND, one per line and nothing else, the form every \
+      command takes, for fzf, xargs and shell loops (no lease store is read).
       """,
-    options: [tag],
+    options: [tag, names],
     examples: [
       ("accounts", "list every saved account"),
       ("accounts list --tag qa --tag smoke", "the accounts tagged both qa and smoke"),
-      ("accounts list --json | jq -r '.[].account'", "every account name, for a script"),
+      ("accounts list --names --tag qa | xargs -n1 accounts logout", "log out every account tagged qa"),
+      ("accounts switch \"$(accounts list --names | fzf)\"", "pick an account with fzf"),
     ],
     handler: run)
 
   static let tag = SharedArguments.tag(help: "only accounts with this tag; repeated, only those with every one")
+  static let names = OptionSpec("names", help: "print only USER@BACKEND of each account, one per line")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    if invocation.json && invocation.isSet(names) {
+      throw CommandError.usage("--json and --names are two forms of the list", fix: "give one of them")
+    }
     let selection = try AccountSelection(tags: invocation.values(tag), backend: invocation.backend)
     let book = try environment.index.load()
     let accounts = try selection.tagged(in: book, configuration: { try environment.config.load() })
+    if invocation.isSet(names) {
+      environment.output.writeText(accounts.map { $0.id.description + "\n" }.joined())
+      return
+    }
     let now = environment.now()
     let leases = leasesShown(accounts.map(\.id), environment, now: now)
     if invocation.json {

@@ -42,7 +42,7 @@ enum PromptCommand {
       environment.output.write(Names.printable(segment) + "\n")
     } catch {
       if environment.variables["ACCOUNTS_DEBUG"] != nil, let error = error as? UserFacingError {
-        environment.output.message("accounts prompt: \(error.message)")
+        environment.output.failure("accounts prompt: \(error.message)")
       }
       throw QuietFailure(status: (error as? UserFacingError)?.status ?? .failure)
     }

@@ -20,6 +20,6 @@ enum TokenRefresherCommand {
         return flow
       },
       // Through the command's own stderr: fd 2 is the adapters' once one is loaded.
-      say: { environment.output.message($0) })
+      say: { environment.output.failure($0) })
   }
 }

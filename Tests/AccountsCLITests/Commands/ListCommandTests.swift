@@ -70,4 +70,22 @@ import Testing
     #expect(result.output.isEmpty)
     #expect(result.error?.message == "'q a' is not a valid tag")
   }
+
+  @Test func namesPrintsEachAccountAsCommandsTakeItAndNothingElse() {
+    let result = world.run("list", "--names")
+    #expect(result.status == .success)
+    #expect(result.output == "me@home\nqa1@corp\nqa2@corp\n", "\(result.output)")
+    #expect(result.messages.isEmpty)
+    let tagged = world.run("list", "--names", "--tag", "qa", "--backend", "corp")
+    #expect(tagged.output == "qa1@corp\nqa2@corp\n", "\(tagged.output)")
+    let none = world.run("list", "--names", "--tag", "nightly")
+    #expect(none.status == .success && none.output.isEmpty && none.messages.isEmpty, "\(none)")
+  }
+
+  @Test func namesAndJSONAreAUsageError() {
+    let result = world.run("list", "--names", "--json")
+    #expect(result.status == .usage)
+    #expect(result.output.isEmpty)
+    #expect(result.error?.message == "--json and --names are two forms of the list")
+  }
 }
