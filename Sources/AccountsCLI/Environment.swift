@@ -51,7 +51,7 @@ final class Environment {
         "the environment variable \(Names.printable(name)) is not valid UTF-8 text",
         fix: "set it to UTF-8 text (accounts reads its paths and settings from it)")
     }
-    let terminal = Terminal.current()
+    let terminal = Terminal.current(term: variables["TERM"])
     let paths = try Paths(environment: variables)
     return Environment(
       variables: variables, paths: paths, terminal: terminal,

@@ -15,11 +15,17 @@ struct Terminal {
   var outputIsTerminal = false
   /// stdout, when it is the process's own (not in tests), for `keepOutputPrivate`.
   var output: FileDescriptor?
+  /// True when stderr is a terminal that can redraw a line: `TERM` names one (set, not empty,
+  /// not `dumb`, as in Emacs' shell or a CI log that records a terminal). Every line of
+  /// progress and every "waiting for" notice asks this.
+  var showsProgress = false
 
-  static func current() -> Terminal {
-    Terminal(
-      canPrompt: isatty(0) == 1, errorIsTerminal: isatty(2) == 1, outputIsTerminal: isatty(1) == 1,
-      output: .standardOutput)
+  /// The process's terminal; `term` is its `TERM`.
+  static func current(term: String?) -> Terminal {
+    let errorIsTerminal = isatty(2) == 1
+    return Terminal(
+      canPrompt: isatty(0) == 1, errorIsTerminal: errorIsTerminal, outputIsTerminal: isatty(1) == 1,
+      output: .standardOutput, showsProgress: errorIsTerminal && !(term ?? "").isEmpty && term != "dumb")
   }
 
   /// What a command about to print secrets did about a stdout that is a regular file group or

@@ -6,9 +6,10 @@ import SecretMemory
 import Synchronization
 
 /// A line of progress on the terminal's stderr ("checking 12/30"), rewritten in place and
-/// cleared at the end, as gh's and apt's are. It never reaches a file or a pipe: when stderr is
-/// no terminal, every call does nothing. Rows for stdout go through `print` so that a row never
-/// lands in the middle of the line when both streams are the same terminal.
+/// cleared at the end, as gh's and apt's are. It never reaches a file or a pipe, nor a terminal
+/// that cannot redraw a line: made with `Terminal.showsProgress`, every call does nothing then.
+/// Rows for stdout go through `print`, and lines for stderr through `around`, so that nothing
+/// lands in the middle of the line.
 final class ProgressLine: Sendable {
   private let enabled: Bool
   /// What the line shows; held while the terminal is written, so writes do not interleave.
@@ -31,10 +32,16 @@ final class ProgressLine: Sendable {
 
   /// Writes `bytes` on stdout: the line is erased first and drawn again after them.
   func print(_ bytes: [UInt8]) throws(OutputError) {
-    try shown.withLock { (shown) throws(OutputError) in
+    try around { () throws(OutputError) in try StandardStreams.writeToStandardOutput(bytes) }
+  }
+
+  /// Runs `write` (which writes whole lines on stdout or stderr) with the line erased first and
+  /// drawn again after.
+  func around<Failure: Error>(_ write: () throws(Failure) -> Void) throws(Failure) {
+    try shown.withLock { (shown) throws(Failure) in
       if enabled, shown != nil { Self.writeError(Self.erase) }
       defer { if enabled, let shown { Self.writeError(Self.erase + Array(shown.utf8)) } }
-      try StandardStreams.writeToStandardOutput(bytes)
+      try write()
     }
   }
 

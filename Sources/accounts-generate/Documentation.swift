@@ -23,8 +23,10 @@ extension Documentation {
     """,
     """
     On a terminal, slow work says so on stderr and erases what it said when done: status shows \
-    "checking N/M" while its checks run, and a command that waits more than a second for its \
-    backend shows a "waiting for BACKEND" line. Nothing of it is written when stderr is no terminal.
+    "checking N/M" while its checks run, login --stale "logging in N/M", and a command that \
+    waits more than a second for its backend shows a "waiting for BACKEND" line. Nothing of it \
+    is written when stderr is no terminal, or when TERM is unset, empty or dumb (a terminal \
+    that cannot redraw a line).
     """,
   ]
 
@@ -207,6 +209,7 @@ extension Documentation {
     ("ACCOUNTS_ADAPTER_PATH",
      "Colon-separated directories searched for adapters before $XDG_DATA_HOME/accounts/adapters and the built-in ones."),
     ("ACCOUNTS_DEBUG", "When set, adapters' log lines are shown on stderr."),
+    ("TERM", "Unset, empty or dumb: no line of progress and no \"waiting for\" line is drawn on the terminal."),
     ("ACCOUNTS_LEASED, ACCOUNTS_LEASE_FENCE, ACCOUNTS_LEASE_ID",
      "Set by lease for its command: every leased account and each one's fencing number (one per line, in the same order), and the lease's id."),
     ("ACCOUNTS_TOKEN_FILE, ACCOUNTS_TOKEN_FILES",

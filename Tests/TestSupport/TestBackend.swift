@@ -31,6 +31,12 @@ public final class TestBackend: @unchecked Sendable {
     process.waitUntilExit()
   }
 
+  /// Stops the server (SIGSTOP): every request waits, unanswered, until `resume`.
+  public func pause() { process.signal(SIGSTOP) }
+
+  /// Lets a paused server go on (SIGCONT).
+  public func resume() { process.signal(SIGCONT) }
+
   /// POSTs a JSON object to a control endpoint (e.g. "expire") and returns the reply's JSON.
   @discardableResult
   public func control(_ endpoint: String, _ body: [String: Any] = [:]) throws -> [String: Any] {

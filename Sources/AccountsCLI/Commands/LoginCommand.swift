@@ -34,8 +34,9 @@ enum LoginCommand {
       (default 10m) is logged in with its remembered password, at most --jobs at once (default \
       4, at most 64); the others are left alone. An account without a remembered password is \
       skipped, never asked for one, and so is one another holder leases (unless --force); \
-      --remember, --auto, --password-stdin and --account are refused. Prints one line per account (logged in, fresh, skipped or failed) and a summary \
-      on stderr, then runs the login hooks of each account logged in. Exits 0 when every login \
+      --remember, --auto, --password-stdin and --account are refused. Prints one line per account \
+      (logged in, fresh, skipped or failed) on stderr as its login ends, under a "logging in N/M" \
+      line on a terminal that is erased at the end, then a summary, then runs the login hooks of each account logged in. Exits 0 when every login \
       tried succeeded, else with the status of the first failure (4 rejected, 8 network, ...). \
       The first login on each backend goes alone: when the backend rejects that remembered \
       password, the backend's other accounts are not tried (one wrong backend setting must not \

@@ -43,8 +43,20 @@ enum LoginStale {
     var flow = try environment.sessionFlow(invocation, concurrent: true)
     flow.forced = invocation.isSet(LoginCommand.force)
     flow.forcing = .thisCommand
-    let entries = ids.isEmpty ? [] : flow.logInStale(ids, withinSeconds: (milliseconds + 999) / 1000, jobs: width)
-    for entry in entries { environment.output.message("\(entry.id): \(line(entry.outcome))") }
+    // Each account's line as its login ends, under a "logging in N/M" line on a terminal.
+    let lines = StreamedLines(environment.output, progress: ProgressLine(enabled: environment.terminal.showsProgress))
+    let entries: [StaleLoginEntry]
+    do {
+      defer { lines.progress.clear() }
+      if !ids.isEmpty { lines.progress.show(progressText(done: 0, of: ids.count)) }
+      entries =
+        ids.isEmpty
+        ? []
+        : flow.logInStale(ids, withinSeconds: (milliseconds + 999) / 1000, jobs: width) { entry, done in
+          lines.say(entry)
+          lines.progress.show(progressText(done: done, of: ids.count))
+        }
+    }
     if invocation.json { environment.output.writeJSON(.array(entries.map(json))) }
     let count = { (action: String) in entries.count { name($0.outcome) == action } }
     environment.output.message(
@@ -66,6 +78,29 @@ enum LoginStale {
     return try selection.ids(
       in: try environment.index.load(), configuration: try environment.config.load(), everyAccount: true,
       command: "login --stale")
+  }
+
+  /// "logging in 3/30": how many of the chosen accounts have ended.
+  static func progressText(done: Int, of total: Int) -> String { "logging in \(done)/\(total)" }
+
+  /// The lines of `login --stale` on stderr, one per account as it ends: a failure's line is
+  /// shown under --quiet too, the others are status lines. Told one entry at a time (under the
+  /// results' lock of `logInStale`), so the output is used by one thread at a time.
+  final class StreamedLines: @unchecked Sendable {
+    private let output: Output
+    let progress: ProgressLine
+
+    init(_ output: Output, progress: ProgressLine) {
+      self.output = output
+      self.progress = progress
+    }
+
+    func say(_ entry: StaleLoginEntry) {
+      let text = "\(entry.id): \(line(entry.outcome))"
+      progress.around {
+        if case .failed = entry.outcome { output.failure(text) } else { output.message(text) }
+      }
+    }
   }
 
   /// logged_in, fresh, skipped or failed: the `action` of --json.

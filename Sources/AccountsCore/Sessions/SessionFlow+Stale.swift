@@ -26,15 +26,19 @@ extension SessionFlow {
   /// `withinSeconds` is logged in with its remembered password, at most `jobs` logins at once,
   /// each through `logIn` (the rules of SPEC §4 in one place) with its own `--timeout`.
   /// Accounts without a remembered password are skipped, never asked for one, and so are those
-  /// another holder leases (unless `forced`). Entries come back in the order of `ids`.
+  /// another holder leases (unless `forced`). Entries come back in the order of `ids`;
+  /// `each` is told every entry as it ends, with how many have ended, one at a time.
   ///
   /// The first login on each backend goes alone: when the backend rejects that remembered
   /// password, the backend's other accounts are not tried. SPEC §4 forgets a rejected
   /// remembered password, which is right for one account whose password changed elsewhere,
   /// but one wrong backend setting (an `encoding`) would otherwise wipe every remembered
   /// password of the pool in one run. A run after the fix goes on with the rest.
-  public func logInStale(_ ids: [AccountID], withinSeconds: Int64, jobs: Int) -> [StaleLoginEntry] {
-    let results = StaleResults(count: ids.count)
+  public func logInStale(
+    _ ids: [AccountID], withinSeconds: Int64, jobs: Int,
+    each: @escaping @Sendable (StaleLoginEntry, _ done: Int) -> Void = { _, _ in }
+  ) -> [StaleLoginEntry] {
+    let results = StaleResults(count: ids.count, each: each)
     // The first account of each backend (in the order of ids) that needs a login goes first.
     var seen = Set<String>()
     let firsts = ids.indices.filter { index in
@@ -47,7 +51,7 @@ extension SessionFlow {
     for indices in [firsts, rest] {
       forEachConcurrently(indices.count, width: jobs) { position in
         let index = indices[position]
-        results.set(index, refreshIfStale(ids[index], withinSeconds: withinSeconds, shared: results))
+        results.set(index, StaleLoginEntry(id: ids[index], outcome: refreshIfStale(ids[index], withinSeconds: withinSeconds, shared: results)))
       }
     }
     return results.entries(ids)
@@ -180,7 +184,13 @@ private final class StaleResults: @unchecked Sendable {
     }
   }
 
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
+  private var done = 0
+  private let each: @Sendable (StaleLoginEntry, Int) -> Void
+
+  init(count: Int, each: @escaping @Sendable (StaleLoginEntry, Int) -> Void) {
+    slots = Array(repeating: nil, count: count)
+    self.each = each
+  }
 
   /// The keyring's first timeout, after which no account asks it again.
   var keyringSilence: (status: ExitStatus, message: String)? {
@@ -188,7 +198,14 @@ private final class StaleResults: @unchecked Sendable {
     set { lock.withLock { _ in if silence == nil { silence = newValue } } }
   }
 
-  func set(_ index: Int, _ outcome: StaleLoginEntry.Outcome) { lock.withLock { _ in slots[index] = outcome } }
+  /// Keeps `entry` and tells `each` under the lock, so that it is told one entry at a time.
+  func set(_ index: Int, _ entry: StaleLoginEntry) {
+    lock.withLock { _ in
+      slots[index] = entry.outcome
+      done += 1
+      each(entry, done)
+    }
+  }
 
   func entries(_ ids: [AccountID]) -> [StaleLoginEntry] {
     lock.withLock { _ in

@@ -201,6 +201,46 @@ import Testing
     let qa3 = lines.first { $0.hasPrefix("qa3@corp: failed: ") } ?? ""
     #expect(!qa3.dropFirst("qa3@corp: failed: ".count).contains("qa3@corp:"), "\(qa3)")
   }
+
+  /// Each account's line goes out as its login ends, into a pipe too: with corp's server
+  /// stopped (SIGSTOP), old@brief's line arrives while qa1@corp's login still waits for it.
+  @Test func eachAccountsLineArrivesAsItsLoginEndsAlsoIntoAPipe() throws {
+    let world = try Fixture.stalePool()
+    defer { world.close() }
+    world.backend.pause()
+    defer { world.backend.resume() }
+    let running = try BackgroundAccounts(world.sandbox, ["login", "--stale", "qa1", "old", "--timeout", "20"])
+    // Bounded by the command's own --timeout: it ends then, and its stderr with it.
+    var early = ""
+    while !early.contains("old@brief: logged in") {
+      let chunk = readSome(from: running.process.errorDescriptor)
+      if chunk.isEmpty { break }
+      early += String(decoding: chunk, as: UTF8.self)
+    }
+    #expect(early.contains("old@brief: logged in until"), "\(early)")
+    #expect(!early.contains("qa1@corp"), "qa1's login has not ended: \(early)")
+    #expect(running.process.isRunning, "the line came before the last login ended: \(early)")
+    world.backend.resume()
+    let result = try running.finish()
+    let all = early + result.standardError
+    #expect(result.status == 0, "\(all)")
+    #expect(all.contains("qa1@corp: logged in until"), "\(all)")
+    #expect(all.hasSuffix("logged in 2, fresh 0, skipped 0, failed 0\n"), "\(all)")
+    #expect(!all.contains("logging in") && !all.contains("\u{1B}"), "no progress line into a pipe: \(all)")
+  }
+
+  /// `--quiet` drops the status lines (each fresh, logged in or skipped account, the summary),
+  /// never a failure's line.
+  @Test func quietKeepsOnlyTheFailuresLines() throws {
+    let world = try Fixture.stalePool()
+    defer { world.close() }
+    try world.backend.control("password", ["name": "qa3", "password": "changed-elsewhere"])
+    let result = try world.sandbox.run(["-q", "login", "--stale", "qa2", "qa3", "nopw"])
+    #expect(result.status == 4, "\(result)")
+    let lines = result.standardError.split(separator: "\n").map(String.init)
+    #expect(lines.count == 1 && lines[0].hasPrefix("qa3@corp: failed: "), "\(result)")
+    #expect(try world.tokenState("qa2@corp") == "valid")
+  }
 }
 
 extension Fixture {

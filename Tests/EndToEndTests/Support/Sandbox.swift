@@ -122,11 +122,16 @@ final class Sandbox: @unchecked Sendable {
   }
 
   /// Runs `accounts ARGUMENTS` on a pseudo-terminal of its own, typing each step's text once
-  /// its prompt shows (bounded: 30 s unless told).
+  /// its prompt shows (bounded: 30 s unless told). TERM is xterm-256color, as a terminal
+  /// emulator sets it, unless `environment` says otherwise.
   func terminal(
-    _ arguments: [String], _ steps: [(expect: String, type: String)] = [], timeout: Double = 30
+    _ arguments: [String], _ steps: [(expect: String, type: String)] = [], timeout: Double = 30,
+    environment extra: [String: String] = [:]
   ) throws -> ProcessResult {
-    try runInTerminal(PackagePaths.accounts, arguments, environment: environment, steps: steps, timeout: timeout)
+    try runInTerminal(
+      PackagePaths.accounts, arguments,
+      environment: environment.merging(["TERM": "xterm-256color"]) { $1 }.merging(extra) { $1 }, steps: steps,
+      timeout: timeout)
   }
 
   /// Runs a bash script with the sandbox's environment and $ACCOUNTS the built binary (bounded:

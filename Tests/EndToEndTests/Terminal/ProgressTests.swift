@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -93,6 +94,61 @@ import Testing
     let piped = try world.sandbox.run(["login", "alice@corp"])
     #expect(piped.status == 0, "\(piped)")
     #expect(!piped.standardError.contains("waiting") && !piped.standardError.contains("\u{1B}"), "\(piped)")
+  }
+
+  /// `login --stale` on a terminal: each account's line as its login ends (old@brief's while
+  /// qa1@corp's server is stopped), under a "logging in N/M" line erased before each line and
+  /// at the end.
+  @Test func loginStaleOnATerminalPrintsEachLineAsItsLoginEndsUnderItsProgress() throws {
+    let world = try Fixture.stalePool()
+    defer { world.close() }
+    world.backend.pause()
+    defer { world.backend.resume() }
+    let finished = DispatchSemaphore(value: 0)
+    let run = Mutex<Result<ProcessResult, any Error>?>(nil)
+    let sandbox = world.sandbox  // Sendable, as the world is not
+    DispatchQueue.global().async {
+      let result = Result { try sandbox.terminal(["login", "--stale", "qa1", "old", "--timeout", "20"], timeout: 60) }
+      run.withLock { $0 = result }
+      finished.signal()
+    }
+    // old@brief's login is in the index (its session lasts a second: its last login tells)
+    // while qa1@corp's login waits; its line goes out next, long before qa1's login can end.
+    let loggedIn = waitUntil(seconds: 30) {
+      let listed = (try? world.sandbox.json(["list", "--json"])) as? [[String: Any]] ?? []
+      return listed.contains { $0["account"] as? String == "old@brief" && $0["last_login"] is String }
+    }
+    #expect(loggedIn)
+    world.backend.resume()
+    finished.wait()
+    let result = try #require(try run.withLock { $0 }?.get())
+    let shown = result.standardOutput
+    #expect(result.status == 0, "\(shown)")
+    let old = try #require(shown.range(of: "old@brief: logged in until"), "\(shown)")
+    let qa1 = try #require(shown.range(of: "qa1@corp: logged in until"), "\(shown)")
+    #expect(old.lowerBound < qa1.lowerBound, "old's line before qa1's, though qa1 comes first: \(shown)")
+    #expect(shown[..<old.lowerBound].hasSuffix("logging in 0/2" + Self.erase), "\(shown.debugDescription)")
+    #expect(shown[..<qa1.lowerBound].hasSuffix("logging in 1/2" + Self.erase), "\(shown.debugDescription)")
+    let end = try #require(shown.range(of: "logging in 2/2" + Self.erase, options: .backwards), "\(shown.debugDescription)")
+    #expect(shown[end.upperBound...].hasPrefix("logged in 2, fresh 0, skipped 0, failed 0"), "\(shown.debugDescription)")
+  }
+
+  /// A terminal whose TERM is dumb or empty cannot redraw a line: no command shows progress
+  /// there, while the rows and lines themselves still come.
+  @Test func noProgressLineWhenTERMIsDumbOrEmpty() throws {
+    let world = try statusWorld()
+    defer { world.close() }
+    for term in ["dumb", ""] {
+      let status = try world.sandbox.terminal(["status", "--timeout", "4"], timeout: 60, environment: ["TERM": term])
+      #expect(status.status == 8 && status.standardOutput.contains("bob@corp"), "TERM=\(term): \(status)")
+      #expect(!status.standardOutput.contains("checking") && !status.standardOutput.contains("\u{1B}"), "TERM=\(term): \(status)")
+      let stale = try world.sandbox.terminal(["login", "--stale", "carol"], timeout: 60, environment: ["TERM": term])
+      #expect(stale.status == 0 && stale.standardOutput.contains("carol@corp: skipped"), "TERM=\(term): \(stale)")
+      #expect(!stale.standardOutput.contains("logging in") && !stale.standardOutput.contains("\u{1B}"), "TERM=\(term): \(stale)")
+    }
+    try world.backend.delay(seconds: 2.5)
+    let slow = try world.sandbox.terminal(["request", "bob@corp", "GET", "me"], timeout: 60, environment: ["TERM": "dumb"])
+    #expect(slow.status == 0 && !slow.standardOutput.contains("waiting for"), "\(slow)")
   }
 
   /// An import file of `count` accounts on corp.
