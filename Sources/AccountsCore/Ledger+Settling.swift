@@ -121,6 +121,40 @@ extension Ledger {
 }
 
 extension Ledger {
+  /// The secrets the index and config.json claim that are not among `keys` (the items of
+  /// accounts' schema found in the keyring), in the files' order: a remembered password, token
+  /// or TOTP seed, or a backend's secret setting, deleted outside accounts (python keyring's
+  /// `delete_password`, `secret-tool clear`). Holders a command left unsettled are left out
+  /// (settling decides about them). For `doctor`, which reports them with `restoringCommand`.
+  public func missing(from keys: [SecretKey]) throws -> [SecretKey] {
+    let present = Set(keys)
+    let book = try index.load()
+    let configuration = try config.load()
+    var claimed: [SecretKey] = []
+    for account in book.accounts where !book.unsettled.contains(account.id) {
+      if account.remembered { claimed.append(SecretKey(account.id, .password)) }
+      if account.token != nil { claimed.append(SecretKey(account.id, .token)) }
+      if account.otp { claimed.append(SecretKey(account.id, .otp)) }
+    }
+    for backend in configuration.backends where !configuration.unsettled.contains(backend.name) {
+      claimed += backend.secretSettings.map { SecretKey.setting($0, backend: backend.name) }
+    }
+    return claimed.filter { !present.contains($0) }
+  }
+
+  /// The command that puts back the secret of `key` (one `missing` found), for `doctor`'s fix.
+  public static func restoringCommand(_ key: SecretKey) -> String {
+    let id = AccountID(user: key.account, backend: key.backend)
+    return switch key.kind {
+    case .password: "accounts passwd \(id)"
+    case .token: "accounts login \(id)"
+    case .otp: "accounts otp set \(id)"
+    case .setting(let name): "accounts backend set \(key.backend) --secret \(name)"
+    }
+  }
+}
+
+extension Ledger {
   /// `password`: the remembered password of `id`, which must be saved; a password not
   /// remembered, or one the keyring lost (a change interrupted or failed, or deleted outside
   /// accounts), is exit 3 with the fix that stores it again.

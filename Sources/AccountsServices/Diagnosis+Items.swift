@@ -10,7 +10,7 @@ extension Diagnosis {
   /// whole attribute set cannot match an item accounts claims; one without them is named
   /// (label, object path) for removal in Seahorse or KeePassXC: a clear of what it has would
   /// match claimed items too.
-  func itemFindings() throws -> Finding {
+  func itemFindings(collectionLocked: Bool) throws -> [Finding] {
     let timeout = try secretTimeout()
     // Unchecked is not checked: a keyring that stopped answering, or answered nonsense, fails.
     let listed: [(path: String, attributes: [String: String])]?
@@ -19,13 +19,13 @@ extension Diagnosis {
       listed = try SecretServiceItems.items(busAddress: bus, timeout: timeout)
     } catch {
       let error = SecretStoreError.timedOut(operation: "list the items of accounts", seconds: error.seconds, prompt: false)
-      return Finding(check: "items", ok: false, detail: "not checked: " + error.message, fix: error.fix, status: error.status)
+      return [Finding(check: "items", ok: false, detail: "not checked: " + error.message, fix: error.fix, status: error.status)]
     }
     guard let items = listed else {
-      return Finding(
+      return [Finding(
         check: "items", ok: false, detail: "not checked: the Secret Service's answer to the listing was not understood",
         fix: "run doctor again; if it says so again, restart the program that keeps your secrets (gnome-keyring-daemon, KeePassXC)",
-        status: .secretStoreUnavailable)
+        status: .secretStoreUnavailable)]
     }
     var keys: [SecretKey] = []
     var exact: [[String: String]] = []
@@ -41,6 +41,9 @@ extension Diagnosis {
         partial.append((path, attributes))
       }
     }
+    // A locked collection may hide its items (KeePassXC does): what is not listed then is not
+    // known to be gone, and the collection's own finding says why.
+    let missing = collectionLocked ? [] : try missingFinding(keys)
     let clearable = try ledger.unclaimed(keys).map { key in
       (name: key.label.dropFirst("accounts: ".count), attributes: Dictionary(uniqueKeysWithValues: key.attributes))
     } + exact.map { attributes in
@@ -48,7 +51,8 @@ extension Diagnosis {
     }
     let total = clearable.count + partial.count
     guard total > 0 else {
-      return Finding(check: "items", ok: true, detail: "\(counted(items.count, "item")) of accounts in the keyring, each claimed")
+      return [Finding(check: "items", ok: true, detail: "\(counted(items.count, "item")) of accounts in the keyring, each claimed")]
+        + missing
     }
     let shown = clearable.prefix(5)
     let shownPartial = partial.prefix(5 - shown.count)
@@ -71,7 +75,7 @@ extension Diagnosis {
           + "(`secret-tool search --all xdg:schema \(SecretSchema.name)` shows them; a clear of their attributes would match "
           + "items accounts keeps)")
     }
-    return Finding(
+    return [Finding(
       check: "items", ok: false,
       detail: Names.printable(
         "\(counted(total, "item")) of accounts in the keyring that no account or backend claims: "
@@ -79,6 +83,26 @@ extension Diagnosis {
       fix: Names.printable(
         "unless another installation of accounts keeps them (another XDG_STATE_HOME on this keyring), "
           + fixes.joined(separator: "; ") + (more.isEmpty ? "" : "; then run doctor again"), limit: 4096),
-      status: .failure)
+      status: .failure)] + missing
+  }
+
+  /// The secrets the index and config.json claim that the keyring does not hold (deleted
+  /// outside accounts), each with the command that stores it again; none: no finding, as
+  /// the items' own finding says all is well.
+  private func missingFinding(_ keys: [SecretKey]) throws -> [Finding] {
+    let missing = try ledger.missing(from: keys)
+    guard !missing.isEmpty else { return [] }
+    let shown = missing.prefix(5)
+    let more = missing.count > shown.count ? " and \(missing.count - shown.count) more" : ""
+    return [Finding(
+      check: "secrets", ok: false,
+      detail: Names.printable(
+        "\(counted(missing.count, "secret")) the index or config.json claims \(missing.count == 1 ? "is" : "are") gone "
+          + "from the keyring (deleted outside accounts?): "
+          + shown.map { String($0.label.dropFirst("accounts: ".count)) }.joined(separator: ", ") + more, limit: 4096),
+      fix: Names.printable(
+        "store each again: " + shown.map { "`\(Ledger.restoringCommand($0))`" }.joined(separator: "; ")
+          + (more.isEmpty ? "" : "; then run doctor again"), limit: 4096),
+      status: .loginRequired)]
   }
 }

@@ -173,7 +173,7 @@ public struct Diagnosis {
           check: "settle", ok: true,
           detail: "settled \(settled.map(\.description).joined(separator: ", ")), left half done by an interrupted command"))
       }
-      findings.append(try itemFindings())
+      findings += try itemFindings(collectionLocked: report.collectionLocked == true)
       return findings
     } catch let error as UserFacingError {
       return [Finding(check: "keyring", ok: false, detail: error.message, fix: error.fix, status: error.status)]

@@ -53,4 +53,21 @@ import Testing
     let error = #expect(throws: CommandError.self) { try ledger.rememberedPassword(of: alice, in: unsettled) }
     #expect(error?.message == "the keyring has no password for alice@corp: a command that changed it was interrupted or failed")
   }
+
+  /// doctor's other direction: what the files claim and the keyring lacks, in the files' order,
+  /// leaving out holders a command left unsettled.
+  @Test func missingNamesEveryClaimTheKeyringDoesNotHold() throws {
+    let (tree, store, ledger) = try world()
+    defer { withExtendedLifetime(tree) {} }
+    try ledger.addBackend(BackendConfig(name: "sig", adapter: "signed", secretSettings: ["private_key"]), secretSettings: ["private_key": secret("k")])
+    #expect(try ledger.missing(from: Array(store.items.keys)) == [], "every claim held")
+    try ledger.index.update { book in _ = book.update(bob) { $0.remembered = true } }
+    let gone = try ledger.missing(from: [SecretKey(alice, .password)])
+    #expect(gone == [SecretKey(bob, .password), .setting("private_key", backend: "sig")], "\(gone)")
+    #expect(gone.map(Ledger.restoringCommand) == ["accounts passwd bob@corp", "accounts backend set sig --secret private_key"])
+    try ledger.index.update { book in book.markUnsettled(bob) }
+    #expect(try ledger.missing(from: [SecretKey(alice, .password), .setting("private_key", backend: "sig")]) == [], "settling decides about bob")
+    #expect(Ledger.restoringCommand(SecretKey(alice, .token)) == "accounts login alice@corp")
+    #expect(Ledger.restoringCommand(SecretKey(alice, .otp)) == "accounts otp set alice@corp")
+  }
 }

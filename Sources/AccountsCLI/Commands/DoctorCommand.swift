@@ -17,10 +17,12 @@ enum DoctorCommand {
       was interrupted between the keyring and the index (doctor settles what it left), whether the \
       keyring holds items of accounts that no account or backend claims (reported with the \
       command that deletes them, never deleted: another installation may share the keyring), \
-      that every adapter file is safe to load and every backend's adapter loads and has its \
+      whether a password, token, one-time code seed or secret setting that the index or \
+      config.json claims is gone from the keyring (deleted outside accounts; reported with the \
+      command that stores it again), that every adapter file is safe to load and every backend's adapter loads and has its \
       settings. Prints one line per check, with the fix for each problem; exits with the status \
-      of the first problem (7 for the keyring, 1 for files, settings and unclaimed items, 9 for \
-      adapters), 0 when all is well.
+      of the first problem (7 for the keyring, 1 for files, settings and unclaimed items, 3 for \
+      a secret gone, 9 for adapters), 0 when all is well.
       """,
     examples: [("accounts doctor", "find out why something does not work")],
     handler: run)

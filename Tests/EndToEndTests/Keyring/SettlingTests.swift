@@ -68,6 +68,42 @@ import Testing
     #expect(try sandbox.run(["doctor"]).standardOutput.contains("1 item of accounts in the keyring, each claimed"))
   }
 
+  /// A remembered password and a token deleted outside accounts (python keyring's
+  /// delete_password finds a password by service and username): list still says remembered,
+  /// reading only the index; doctor names both with the commands that store them again.
+  @Test func doctorReportsSecretsDeletedOutsideAccountsWithTheFix() throws {
+    let world = try Fixture().serving().addingServedBackend("corp").saving("alice", password: "123456")
+      .saving("bob", password: "hunter2")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["login", "alice"])
+    for attributes in [["service", "accounts:corp", "username", "alice"], ["backend", "corp", "account", "alice", "kind", "token"]] {
+      let cleared = try runProcess("/usr/bin/secret-tool", ["clear"] + attributes, environment: sandbox.environment, timeout: 20)
+      #expect(cleared.status == 0, "\(cleared)")
+    }
+    let (listed, loaded) = try sandbox.runNotingPrivateLibrary(["list", "--json"])
+    #expect(!loaded, "list stays keyring-free")
+    let alice = (try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])?.first
+    #expect(alice?["remembered"] as? Bool == true, "the index still claims it: \(listed)")
+
+    let doctor = try sandbox.run(["doctor"])
+    #expect(doctor.status == 3, "a secret gone is exit 3, as for a password the keyring lost: \(doctor)")
+    #expect(doctor.standardOutput.contains("FAIL  secrets"), "\(doctor)")
+    #expect(
+      doctor.standardOutput.contains(
+        "2 secrets the index or config.json claims are gone from the keyring (deleted outside accounts?): alice@corp password, alice@corp token"),
+      "\(doctor)")
+    #expect(doctor.standardOutput.contains("store each again: `accounts passwd alice@corp`; `accounts login alice@corp`"), "\(doctor)")
+    #expect(!doctor.standardOutput.contains("bob@corp"), "bob's password is there: \(doctor)")
+    #expect(try sandbox.indexJSON()["unsettled"] == nil, "reported, nothing changed")
+
+    try sandbox.ok(["passwd", "alice@corp", "--password-stdin"], stdin: "123456\n")
+    try sandbox.ok(["login", "alice@corp"])
+    let healed = try sandbox.run(["doctor"])
+    #expect(healed.status == 0 && !healed.standardOutput.contains("secrets"), "\(healed)")
+    #expect(try sandbox.invariantViolations().isEmpty)
+  }
+
   /// An item without the whole backend, account and kind set: a `secret-tool clear` of its
   /// attributes would also delete items accounts claims (here alice's password), so doctor
   /// names the item instead of printing one. (Planted first: gnome-keyring's store replaces
