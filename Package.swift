@@ -58,12 +58,13 @@ let package = Package(
     //   LeaseStore      LocalLeaseStore (files), RedisLeaseStore (hiredis) and its LeaseKeeper
     //   LeaseLookup     StoreLeaseLookup
     //   SessionLocking  SessionLocks (open file description locks)
+    //   HostNameConversion  IDNAHostNames (libidn2)
     // and the token refresher with its files, the helper processes, doctor's checks.
     .target(
       name: "AccountsServices",
       dependencies: [
         "AccountsContract", "AccountsCore", "AccountsJSON", "AccountsSystem", "AdapterHost", "CAccountsAdapter",
-        "CAccountsPrivate", "CHiredis", "CLazyLibrary", "SecretMemory",
+        "CAccountsPrivate", "CHiredis", "CIDN", "CLazyLibrary", "SecretMemory",
       ]),
     // What the binary and its private library agree on, and all the library links of the domain:
     // the secret store and adapter host ports, their requests, answers and errors, their wire
@@ -90,7 +91,10 @@ let package = Package(
     // hiredis for the shared lease store, loaded with dlopen by the commands that use one, with
     // a typed wrapper for its variadic redisCommand and the context's error text.
     .target(name: "CHiredis", dependencies: ["CLazyLibrary"]),
-    // The one way a system library is loaded on first use (libgcrypt, libcurl, hiredis).
+    // libidn2, loaded with dlopen the first time a non-ASCII host name is met, for its UTS #46
+    // ToASCII (base_url hosts as users write them).
+    .target(name: "CIDN", dependencies: ["CLazyLibrary"]),
+    // The one way a system library is loaded on first use (libgcrypt, libcurl, hiredis, libidn2).
     .target(name: "CLazyLibrary"),
     // Text rules shared across the adapter boundary (URLs without secrets in messages): the
     // host and the built-in adapters both use them, and neither may depend on the other.

@@ -85,6 +85,9 @@ final class Environment {
     try seconds(variables, "ACCOUNTS_SECRET_TIMEOUT", default: 5)
   }
 
+  /// Host names in their ASCII form, by libidn2 (loaded on first use).
+  var hostNames: any HostNameConversion { IDNAHostNames() }
+
   /// The Secret Service, connected on first use.
   func secretStore() throws -> SecretStore {
     let make = makeSecretStore

@@ -12,6 +12,8 @@ public struct BackendSettingsRequest: Sendable {
   public var unset: Set<String>
   /// The secret settings to ask for (`--secret NAME`, and `--secret-stdin NAME` last).
   public var secrets: [String]
+  /// Names the ASCII form of a non-ASCII base_url host in its refusal (`BackendSettingsCheck`).
+  public var hostNames: (any HostNameConversion)?
 
   public init(given: [String: String] = [:], unset: Set<String> = [], secrets: [String] = []) {
     self.given = given
@@ -54,7 +56,7 @@ public struct BackendSettingsRequest: Sendable {
   /// (lease_store_password). Throws the first problem of the settings given.
   public func newBackend(_ name: String, adapter: AdapterDescription) throws -> [(name: String, label: String)] {
     try checkSecretNames(against: adapter)
-    let check = BackendSettingsCheck(adapter: adapter)
+    let check = BackendSettingsCheck(adapter: adapter, hostNames: hostNames)
     var asked = check.secretsToAsk(wanted: secrets).map { (name: $0.name, label: $0.label) }
     for own in OwnBackendSetting.secrets where secrets.contains(own) && !asked.contains(where: { $0.name == own }) {
       asked.append((own, OwnBackendSetting.label(own)))
@@ -80,7 +82,7 @@ public struct BackendSettingsRequest: Sendable {
     settings.merge(given) { $1 }
     for key in unset { settings[key] = nil }
     let secretNames = Set(backend.secretSettings).subtracting(unset).union(asked)
-    let problems = BackendSettingsCheck(adapter: adapter).problems(settings: settings, secretNames: secretNames.sorted())
+    let problems = BackendSettingsCheck(adapter: adapter, hostNames: hostNames).problems(settings: settings, secretNames: secretNames.sorted())
     if let first = problems.first {
       var refusal = Self.refusal(name, adapter.name, first, count: problems.count, settings: settings)
       if case .unknown(let key, _) = first, given[key] == nil {

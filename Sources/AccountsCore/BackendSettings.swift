@@ -3,8 +3,14 @@ import AccountsContract
 /// A backend's settings held against its adapter's declaration (`backend add`, `backend show`).
 public struct BackendSettingsCheck: Sendable {
   public let adapter: AdapterDescription
+  /// Names the ASCII form of a non-ASCII base_url host in its refusal; nil: the refusal says
+  /// only to write one.
+  public let hostNames: (any HostNameConversion)?
 
-  public init(adapter: AdapterDescription) { self.adapter = adapter }
+  public init(adapter: AdapterDescription, hostNames: (any HostNameConversion)?) {
+    self.adapter = adapter
+    self.hostNames = hostNames
+  }
 
   /// One mismatch between a backend and its adapter, as a user-facing line.
   public enum Problem: Equatable, Sendable, CustomStringConvertible {
@@ -47,7 +53,7 @@ public struct BackendSettingsCheck: Sendable {
       }
       if setting.isSecret, settings[name] != nil { problems.append(.secretGivenInClear(name: name)) }
     }
-    if let url = settings["base_url"], let reason = BaseURL.problem(url) {
+    if let url = settings["base_url"], let reason = BaseURL.problem(url, hostNames: hostNames) {
       problems.append(.invalidValue(name: "base_url", reason: reason))
     }
     if let host = settings[OwnBackendSetting.gitHost], let reason = GitHost.problem(host) {
@@ -141,8 +147,9 @@ public enum GitHost {
 /// without credentials (they would sit in config.json in the clear), with a valid port, and
 /// without a query or fragment (adapters append paths to it).
 public enum BaseURL {
-  /// Why `url` cannot be a base URL, or nil when it can.
-  public static func problem(_ url: String) -> String? {
+  /// Why `url` cannot be a base URL, or nil when it can. A non-ASCII host is refused naming its
+  /// ASCII form as `hostNames` gives it.
+  public static func problem(_ url: String, hostNames: (any HostNameConversion)?) -> String? {
     guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || Names.isUnsafeForTerminal($0) }) else {
       return "must not contain spaces or control characters"
     }
@@ -172,9 +179,17 @@ public enum BaseURL {
     guard host.count > (host.hasPrefix("[") ? 2 : 0) else { return "has no host" }
     if !host.unicodeScalars.allSatisfy(\.isASCII) {
       // curl and the adapters take the host as bytes; a resolver would not find this one.
-      let ascii = Punycode.asciiHost(host)
-      return "has a non-ASCII host '\(host)'; "
-        + "write it in its ASCII (punycode) form: \(scheme)\(ascii)\(url.dropFirst(scheme.count + host.count))"
+      let refusal = "has a non-ASCII host '\(host)'"
+      switch hostNames?.asciiHost(String(host)) {
+      case .success(let ascii):
+        return refusal + "; write it in its ASCII (IDNA) form: \(scheme)\(ascii)\(url.dropFirst(scheme.count + host.count))"
+      case .failure(.invalid(let why)):
+        return refusal + " that is no valid international host name (\(why)); check its spelling"
+      case .failure(.unavailable(let why)):
+        return refusal + "; write it in its ASCII (IDNA, xn--) form (no suggestion: \(why))"
+      case nil:
+        return refusal + "; write it in its ASCII (IDNA, xn--) form"
+      }
     }
     if !host.hasPrefix("["), host.contains(":") {
       return "has an invalid port '\(Names.printable(String(authority.drop { $0 != ":" }.dropFirst()), limit: 20))' (1 to 65535)"

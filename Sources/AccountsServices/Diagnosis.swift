@@ -214,7 +214,7 @@ public struct Diagnosis {
     for backend in configuration.backends {
       do {
         let description = try AdapterProbe.description(of: backend.adapter, in: entries, searchPath)
-        let problems = BackendSettingsCheck(adapter: description)
+        let problems = BackendSettingsCheck(adapter: description, hostNames: IDNAHostNames())
           .problems(settings: backend.settings, secretNames: backend.secretSettings)
         findings.append(Finding(
           check: "backend \(backend.name)", ok: problems.isEmpty,

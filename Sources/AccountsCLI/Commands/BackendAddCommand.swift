@@ -51,8 +51,9 @@ enum BackendAddCommand {
     guard Names.isBackendName(adapterName) else {
       throw CommandError.usage("'\(Names.printable(adapterName))' is not a valid adapter name")
     }
-    let request = BackendSettingsRequest(
+    var request = BackendSettingsRequest(
       given: invocation.settings(set), secrets: BackendCommands.secretNames(invocation, secret))
+    request.hostNames = environment.hostNames
     let settings = request.given
     if try environment.config.load()[backendName] != nil {
       throw ConfigurationError.backendExists(backendName)  // before asking for any secret

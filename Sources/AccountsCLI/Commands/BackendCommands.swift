@@ -128,7 +128,7 @@ enum BackendShowCommand {
     }
     let problems =
       description.map {
-        BackendSettingsCheck(adapter: $0).problems(settings: backend.settings, secretNames: backend.secretSettings)
+        BackendSettingsCheck(adapter: $0, hostNames: environment.hostNames).problems(settings: backend.settings, secretNames: backend.secretSettings)
       } ?? []
 
     if invocation.json {

@@ -46,9 +46,10 @@ enum BackendSetCommand {
     let name = invocation.argument(BackendCommands.name)!
     let configuration = try environment.config.load()
     let backend = try configuration.backend(named: name)  // "did you mean 'corp'?"
-    let request = BackendSettingsRequest(
+    var request = BackendSettingsRequest(
       given: invocation.settings(settings), unset: Set(invocation.values(unset)),
       secrets: BackendCommands.secretNames(invocation, secret))
+    request.hostNames = environment.hostNames
     try request.checkChange(of: name)  // before the adapter is loaded
     let description = try environment.adapterHost().describe(backend.adapter, in: environment.adapterSearchPath)
     let result = try request.applied(to: backend, adapter: description)

@@ -39,6 +39,7 @@ extension Environment {
       ledger: ledger, host: host, searchPath: adapterSearchPath, timeout: timeout, locks: locks, now: now,
       notice: notice, oneTimeCodes: oneTimeCodeSource())
     flow.leases = StoreLeaseLookup { [unowned self] in try self.leaseStores() }
+    flow.hostNames = hostNames
     (flow.heldLeases, flow.presentedLeases) = try leaseClaims()
     return flow
   }

@@ -19,7 +19,7 @@ extension SessionFlow {
     let config = try ledger.config.load()
     let backend = try config.backend(named: name)
     let adapter = try host().describe(backend.adapter, in: searchPath)
-    let problems = BackendSettingsCheck(adapter: adapter).problems(settings: backend.settings, secretNames: backend.secretSettings)
+    let problems = BackendSettingsCheck(adapter: adapter, hostNames: hostNames).problems(settings: backend.settings, secretNames: backend.secretSettings)
     if let first = problems.first {
       throw CommandError(.failure, "backend \(backend.name): \(first)", fix: "see `accounts backend show \(backend.name)`")
     }

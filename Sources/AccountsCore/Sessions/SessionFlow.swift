@@ -66,6 +66,8 @@ public struct SessionFlow: @unchecked Sendable {
   let now: () -> Timestamp
   /// Progress a person may want to know ("logging in again"), for stderr.
   var notice: (String) -> Void
+  /// Names the ASCII form of a non-ASCII base_url host when a backend's settings are refused.
+  public var hostNames: (any HostNameConversion)?
   let prepared = PreparedBackends()
   /// One login at a time per account, across processes.
   public let locks: any SessionLocking

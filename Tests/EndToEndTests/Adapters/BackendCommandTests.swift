@@ -140,17 +140,29 @@ import Testing
     #expect(filesContaining("Hunter2-x9", under: sandbox.keyring.root) == [])
   }
 
+  /// The ASCII form comes from libidn2 (UTS #46): a decomposed ü or fullwidth letters, as
+  /// some keyboards and input methods type them, name the host a resolver would look up.
   @Test func aNonASCIIHostIsRefusedNamingItsASCIIForm() throws {
     let world = try Fixture()
     defer { world.close() }
     let sandbox = world.sandbox
-    let result = try sandbox.run(["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=https://bücher.example/api"])
-    #expect(result.status == 2, "\(result)")
-    #expect(
-      result.standardError.hasPrefix(
-        "accounts: backend corp: base_url has a non-ASCII host 'bücher.example'; "
-          + "write it in its ASCII (punycode) form: https://xn--bcher-kva.example/api"), "\(result)")
-    #expect(try sandbox.ok(["backend", "list", "--json"]).standardOutput == "[]\n")
+    for host in ["bücher.example", "bu\u{0308}cher.example", "ｂüｃｈｅｒ．ｅｘａｍｐｌｅ"] {
+      let (result, loaded) = try sandbox.runNotingLibraries(
+        ["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=https://\(host)/api"])
+      #expect(result.status == 2, "\(result)")
+      #expect(
+        result.standardError.hasPrefix(
+          "accounts: backend corp: base_url has a non-ASCII host '\(host)'; "
+            + "write it in its ASCII (IDNA) form: https://xn--bcher-kva.example/api"), "\(result)")
+      #expect(loaded.contains("libidn2.so.0"), "libidn2 converts it")
+    }
+    let (ascii, loaded) = try sandbox.runNotingLibraries(
+      ["backend", "add", "corp", "--adapter", "plain", "--set", "base_url=https://xn--bcher-kva.example/api"])
+    #expect(ascii.status == 0, "\(ascii)")
+    #expect(!loaded.contains("libidn2.so.0"), "an ASCII host loads no libidn2")
+    let refused = try sandbox.run(["backend", "set", "corp", "base_url=https://bu\u{0308}cher.example/v2"])
+    #expect(refused.status == 2, "\(refused)")
+    #expect(refused.standardError.contains("write it in its ASCII (IDNA) form: https://xn--bcher-kva.example/v2"), "\(refused)")
   }
 
   /// A secret setting is read from the keyring only: one written into config.json by hand is
