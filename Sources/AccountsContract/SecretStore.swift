@@ -39,6 +39,21 @@ public struct SecretKey: Hashable, Sendable {
   /// The user name, or "" for a setting that belongs to the whole backend.
   public var account: String
   public var kind: SecretKind
+  /// The web address a password item also carries (KeePassXC's URL: its entry shows it and
+  /// its browser integration matches sites by it): the backend's base_url, set by the ledger
+  /// when it stores a password. What a store writes besides the item's name, never part of
+  /// it: keys that differ only here name the same item (`==` and `hash` leave it out).
+  public var url: String?
+
+  public static func == (left: SecretKey, right: SecretKey) -> Bool {
+    left.backend == right.backend && left.account == right.account && left.kind == right.kind
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(backend)
+    hasher.combine(account)
+    hasher.combine(kind)
+  }
 
   public init(backend: String, account: String, kind: SecretKind) {
     self.backend = backend
@@ -71,9 +86,10 @@ public struct SecretKey: Hashable, Sendable {
   }
 
   /// What every store writes (`SecretSchema`, SPEC §2): `attributes` and, on a password item,
-  /// `service` and `username`, by which other tools find a password.
+  /// those by which other tools find and show a password (`service`, `username`, KeePassXC's
+  /// `UserName` and, with `url`, `URL`).
   public var storedAttributes: [(String, String)] {
-    SecretSchema.storedAttributes(backend: backend, account: account, kind: kind.attributeValue)
+    SecretSchema.storedAttributes(backend: backend, account: account, kind: kind.attributeValue, url: url)
   }
 
   /// The label shown in Seahorse or KeePassXC, e.g. "accounts: alice@corp password".

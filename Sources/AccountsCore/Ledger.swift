@@ -123,7 +123,7 @@ public struct Ledger {
       _ = try config.load().backend(named: account.id.backend)
       let id = account.id
       var secrets: [(key: SecretKey, secret: SecretBytes)] = []
-      if let password { secrets.append((SecretKey(id, .password), password)) }
+      if let password { secrets.append((passwordKey(id), password)) }
       if let otp { secrets.append((SecretKey(id, .otp), otp.canonicalText)) }
       guard !secrets.isEmpty else {
         try book.add(account)
@@ -146,10 +146,19 @@ public struct Ledger {
   /// Replaces the remembered password of a saved account (or starts remembering one).
   public func replacePassword(of id: AccountID, with password: SecretBytes) throws {
     try withSavedAccount(id) { account, book, index in
-      try changeSecret(SecretKey(id, .password), claimed: account.remembered, to: password, &book, &index) {
+      try changeSecret(passwordKey(id), claimed: account.remembered, to: password, &book, &index) {
         $0.remembered = true
       }
     }
+  }
+
+  /// The key a remembered password of `id` is stored under, carrying its backend's base_url as
+  /// the item's web address (`SecretKey.url`, KeePassXC's URL). A config.json that cannot be
+  /// read now costs the item its URL, never the password.
+  func passwordKey(_ id: AccountID) -> SecretKey {
+    var key = SecretKey(id, .password)
+    key.url = (try? config.load())?[id.backend]?.settings["base_url"]
+    return key
   }
 
   /// `body` with the index's lock held, given `id`'s account as the index holds it now (the

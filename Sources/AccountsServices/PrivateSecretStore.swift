@@ -32,7 +32,7 @@ public final class PrivateSecretStore: SecretStore {
     let handle = handle
     try call { error in
       secret.withUnsafeBytes { bytes in
-        store(handle, key.backend, key.account, key.kind.attributeValue, bytes.baseAddress, bytes.count, error)
+        store(handle, key.backend, key.account, key.kind.attributeValue, key.url, bytes.baseAddress, bytes.count, error)
       }
     }
   }

@@ -9,9 +9,9 @@ public enum SecretSchema {
   /// what a search over the bare bus adds itself.
   public static let nameAttribute = ("xdg:schema", name)
 
-  /// Every attribute an item of the schema may carry: those of a password item, which has the
-  /// most (`storedAttributes`).
-  public static let attributeNames = storedAttributes(backend: "", account: "", kind: "password").map(\.0)
+  /// Every attribute an item of the schema may carry: those of a password item with a URL,
+  /// which has the most (`storedAttributes`).
+  public static let attributeNames = storedAttributes(backend: "", account: "", kind: "password", url: "").map(\.0)
 
   /// The attributes of every item of one account (or, with account "", of a backend's
   /// settings): what `deleteAll` and `kinds` match.
@@ -40,11 +40,15 @@ public enum SecretSchema {
 
   /// What every store writes: `attributes` and, on a password item, `service=accounts:BACKEND`
   /// and `username=USER`, by which python keyring and other tools find a password
-  /// (`secret-tool lookup service accounts:corp username alice`).
-  public static func storedAttributes(backend: String, account: String, kind: String) -> [(String, String)] {
+  /// (`secret-tool lookup service accounts:corp username alice`), and `UserName=USER` and
+  /// `URL=url` (when there is one), KeePassXC's own fields: its entry shows them and its
+  /// browser integration matches sites by the URL. No lookup matches these: every one matches
+  /// `attributes`, so items stored before they were written are still found.
+  public static func storedAttributes(backend: String, account: String, kind: String, url: String?) -> [(String, String)] {
     let named = attributes(backend: backend, account: account, kind: kind)
     guard kind == "password" else { return named }
-    return named + [("service", "accounts:\(backend)"), ("username", account)]
+    return named + [("service", "accounts:\(backend)"), ("username", account), ("UserName", account)]
+      + (url.map { [("URL", $0)] } ?? [])
   }
 
   /// A search for the items of the schema with `attributes` (the schema's name first), as a

@@ -69,8 +69,9 @@ public final class LibsecretStore: SecretStore {
   }
 
   /// Gives an item found by the schema's attributes the full set (`storedAttributes`) when it
-  /// lacks some: an item stored before password items carried `service` and `username`. Read
-  /// from the cached proxy first, so an item that has them costs no D-Bus call.
+  /// lacks some or holds another value: an item stored before password items carried
+  /// `service`, `username`, `UserName` and `URL`, or whose backend's base_url changed since.
+  /// Read from the cached proxy first, so an item that has them costs no D-Bus call.
   private func completeAttributes(of item: GObjectOwner<SecretItem>, key: SecretKey) throws(SecretStoreError) {
     let wanted = key.storedAttributes
     if let table = secret_item_get_attributes(item.pointer) {

@@ -29,11 +29,15 @@ public func openSecretStore(timeout: Double, promptTimeout: Double, mayPrompt: I
 
 public func storeSecret(
   _ handle: UnsafeMutableRawPointer, _ backend: UnsafePointer<CChar>, _ account: UnsafePointer<CChar>,
-  _ kind: UnsafePointer<CChar>, _ bytes: UnsafeRawPointer?, _ length: Int,
+  _ kind: UnsafePointer<CChar>, _ url: UnsafePointer<CChar>?, _ bytes: UnsafeRawPointer?, _ length: Int,
   _ error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> Int32 {
   let secret = SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
-  let key = key(backend, account, kind)
+  let key = key(backend, account, kind).map { key in
+    var key = key
+    key.url = url.map { String(cString: $0) }
+    return key
+  }
   return reporting(handle, error) { store in try store.store(secret, for: try key.get()) } deliver: { 0 }
 }
 

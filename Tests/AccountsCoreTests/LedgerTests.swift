@@ -30,6 +30,20 @@ import AccountsSystem
 
   func book(_ tree: TemporaryTree) throws -> AccountBook { try IndexStore(paths: tree.paths).load() }
 
+  /// Every store of a remembered password (add, passwd, a login with --remember) hands the
+  /// keyring its backend's base_url, the item's URL.
+  @Test func aPasswordIsStoredWithItsBackendsBaseURL() throws {
+    let tree = try TemporaryTree()
+    let store = FakeSecretStore()
+    let ledger = ledger(tree, store)
+    try ledger.config.update { try $0.add(BackendConfig(name: "web", adapter: "plain", settings: ["base_url": "https://web.example/api"])) }
+    let carol = AccountID(user: "carol", backend: "web")
+    try ledger.add(Account(id: carol, addedAt: now), password: secret("pw1"))
+    #expect(store.items.keys.first { $0 == SecretKey(carol, .password) }?.url == "https://web.example/api")
+    #expect(ledger.passwordKey(carol).url == "https://web.example/api")
+    #expect(ledger.passwordKey(alice).url == nil, "corp has no base_url")
+  }
+
   @Test func aRememberedAddRecordsItsIntentThenStoresThenClaims() throws {
     let tree = try TemporaryTree()
     let store = FakeSecretStore()

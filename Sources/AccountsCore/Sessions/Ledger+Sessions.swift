@@ -70,7 +70,7 @@ extension Ledger {
         of: id,
         inKeyring: { store in
           if transition.storePassword, let password {
-            try store.store(password, for: SecretKey(id, .password))
+            try store.store(password, for: passwordKey(id))
             stored.append(SecretKey(id, .password))
           }
           try store.store(token, for: SecretKey(id, .token))

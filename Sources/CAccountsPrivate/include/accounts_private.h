@@ -35,7 +35,7 @@
 #pragma clang assume_nonnull begin
 
 /** The version of this table; the entry returns NULL for any other. */
-static const uint32_t ACCOUNTS_PRIVATE_VERSION = 2;
+static const uint32_t ACCOUNTS_PRIVATE_VERSION = 3;
 /** The one exported symbol, for dlsym. */
 #define ACCOUNTS_PRIVATE_ENTRY_NAME "accounts_private_v1"
 
@@ -55,9 +55,10 @@ typedef struct accounts_private {
 
   /** A store with these deadlines (seconds). quiet != 0: GLib's own warnings are dropped. */
   accounts_secret_store *_Nonnull (*_Nonnull secret_open)(double timeout, double prompt_timeout, int32_t may_prompt, int32_t quiet);
+  /** `url`: the web address a password item also carries (SecretKey.url), or NULL. */
   int32_t (*_Nonnull secret_store)(
     accounts_secret_store *store, const char *backend, const char *account, const char *kind,
-    const void *_Nullable bytes, size_t length, accounts_text_out error);
+    const char *_Nullable url, const void *_Nullable bytes, size_t length, accounts_text_out error);
   /** 1 and the secret in *bytes and *length when found, 0 when not. */
   int32_t (*_Nonnull secret_lookup)(
     accounts_secret_store *store, const char *backend, const char *account, const char *kind,

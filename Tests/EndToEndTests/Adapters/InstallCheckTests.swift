@@ -64,13 +64,13 @@ import Testing
     #expect(result.status == 7, "\(result)")
     #expect(
       result.standardError
-        == "accounts: cannot load accounts' Secret Service support: \(library) does not speak version 2 of "
+        == "accounts: cannot load accounts' Secret Service support: \(library) does not speak version 3 of "
         + "accounts_private.h; reinstall accounts (`make install` in its source tree)\n", "\(result)")
     let doctor = try runProcess(accounts, ["doctor"], environment: sandbox.environment, timeout: 60)
     #expect(doctor.status == 7, "\(doctor)")
     #expect(
       squeezed(doctor.standardOutput).contains(
-        "FAIL install \(library) does not speak version 2 of accounts_private.h\n fix: reinstall accounts"), "\(doctor)")
+        "FAIL install \(library) does not speak version 3 of accounts_private.h\n fix: reinstall accounts"), "\(doctor)")
   }
 
   /// A truncated private library is refused before dlopen, which would map its missing end

@@ -124,7 +124,7 @@ extension Sandbox {
   /// index may be on a private mount the test process cannot see).
   var invariantScript: String {
     #"""
-    items=$(secret-tool search --all xdg:schema io.accounts.Secret 2>&1 | awk -F' = ' '/^attribute.account/{a=$2} /^attribute.backend/{b=$2} /^attribute.kind/{if ($2=="password") print a "@" b}' | sort)
+    items=$(stdbuf -oL secret-tool search --all xdg:schema io.accounts.Secret 2>&1 | awk -F' = ' 'function item() { if (k == "password") print a "@" b; a = b = k = "" } /^\[/{item()} /^attribute.account /{a=$2} /^attribute.backend /{b=$2} /^attribute.kind /{k=$2} END{item()}' | sort)
     claims=$("$ACCOUNTS" list --json | python3 -c 'import json,sys; print("\n".join(sorted(a["account"] for a in json.load(sys.stdin) if a["remembered"])))')
     if [ "$items" = "$claims" ]; then echo "invariant: ok"; else echo "invariant: keyring [$items] index [$claims]"; fi
     """#
