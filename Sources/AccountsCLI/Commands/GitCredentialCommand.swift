@@ -117,7 +117,7 @@ enum GitCredentialCommand {
     }
     let backends = naming.filter { GitTransport.allows(scheme, to: host, for: $0) }
     if backends.isEmpty, let backend = naming.first {
-      environment.output.message(
+      environment.output.failure(
         "accounts: git-credential: no token for \(scheme)://\(host) (backend \(backend.name)): "
           + GitTransport.rule)
     }
@@ -135,7 +135,7 @@ enum GitCredentialCommand {
     guard let username = request.username else { return nil }
     let saved = backends.map { AccountID(user: username, backend: $0.name) }.filter { book[$0] != nil }
     if saved.count > 1 {
-      environment.output.message(
+      environment.output.failure(
         "accounts: git-credential: \(username) is saved on several backends naming \(host) ("
           + saved.map(\.description).joined(separator: ", ") + "); accounts answers for none of them; "
           + "choose one with a directory rule (`accounts rule add DIR USER@BACKEND`)")
