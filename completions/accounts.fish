@@ -524,6 +524,6 @@ complete -c accounts -n '__accounts_argument_at '\''completion'\'' 0' -a 'bash z
 complete -c accounts -n '__accounts_argument_at '\''help'\'' 0 variadic' -a '(__accounts_names commands)'
 complete -c accounts -l json -d 'print machine-readable JSON on stdout, with stable keys'
 complete -c accounts -l backend -x -a '(__accounts_names backends)' -d 'the backend that account names refer to (for USER without @BACKEND)'
-complete -c accounts -s q -l quiet -d 'print no status lines on stderr (errors and warnings still), e.g. in CI logs'
+complete -c accounts -s q -l quiet -d 'print no status lines nor progress on stderr (errors and warnings still), e.g. in CI logs'
 complete -c accounts -s h -l help -d 'show help for the command and exit'
 complete -c accounts -l version -d 'print the version and exit'

@@ -94,6 +94,11 @@ final class Environment {
     return try secretStoreCache.withLock { cache in try cache.get(make) }.value
   }
 
+  /// Whether lines of progress and "waiting for" notices are drawn: on a terminal that can
+  /// redraw a line (`Terminal.showsProgress`), and not under `--quiet`, which keeps stderr to
+  /// what went wrong.
+  var showsProgress: Bool { terminal.showsProgress && !output.quiet }
+
   /// The adapter host, loaded on first use.
   func adapterHost() throws -> AdapterHosting {
     let make = makeAdapterHost

@@ -27,7 +27,7 @@ package enum GlobalOptions {
     "backend", value: "NAME", completion: .backend,
     help: "the backend that account names refer to (for USER without @BACKEND)")
   static let quiet = OptionSpec(
-    "quiet", short: "q", help: "print no status lines on stderr (errors and warnings still), e.g. in CI logs")
+    "quiet", short: "q", help: "print no status lines nor progress on stderr (errors and warnings still), e.g. in CI logs")
   static let help = OptionSpec("help", short: "h", help: "show help for the command and exit")
   static let version = OptionSpec("version", help: "print the version and exit")
 

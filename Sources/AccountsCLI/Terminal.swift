@@ -17,7 +17,8 @@ struct Terminal {
   var output: FileDescriptor?
   /// True when stderr is a terminal that can redraw a line: `TERM` names one (set, not empty,
   /// not `dumb`, as in Emacs' shell or a CI log that records a terminal). Every line of
-  /// progress and every "waiting for" notice asks this.
+  /// progress and every "waiting for" notice asks this, through `Environment.showsProgress`
+  /// (which adds `--quiet`).
   var showsProgress = false
 
   /// The process's terminal; `term` is its `TERM`.

@@ -87,22 +87,20 @@ extension Diagnosis {
   }
 
   /// The secrets the index and config.json claim that the keyring does not hold (deleted
-  /// outside accounts), each with the command that stores it again; none: no finding, as
-  /// the items' own finding says all is well.
+  /// outside accounts), one finding each with the command that stores it again, so that every
+  /// one is named in the table and in --json however many there are; none: no finding, as the
+  /// items' own finding says all is well.
   private func missingFinding(_ keys: [SecretKey]) throws -> [Finding] {
-    let missing = try ledger.missing(from: keys)
-    guard !missing.isEmpty else { return [] }
-    let shown = missing.prefix(5)
-    let more = missing.count > shown.count ? " and \(missing.count - shown.count) more" : ""
-    return [Finding(
-      check: "secrets", ok: false,
-      detail: Names.printable(
-        "\(counted(missing.count, "secret")) the index or config.json claims \(missing.count == 1 ? "is" : "are") gone "
-          + "from the keyring (deleted outside accounts?): "
-          + shown.map { String($0.label.dropFirst("accounts: ".count)) }.joined(separator: ", ") + more, limit: 4096),
-      fix: Names.printable(
-        "store each again: " + shown.map { "`\(Ledger.restoringCommand($0))`" }.joined(separator: "; ")
-          + (more.isEmpty ? "" : "; then run doctor again"), limit: 4096),
-      status: .loginRequired)]
+    try ledger.missing(from: keys).map { key in
+      let label = String(key.label.dropFirst("accounts: ".count))
+      let claimer = if case .setting = key.kind, key.account.isEmpty { "config.json" } else { "index" }
+      return Finding(
+        check: "secret", ok: false,
+        detail: Names.printable(
+          "\(label) is gone from the keyring, though the \(claimer) claims it "
+            + "(deleted outside accounts?)", limit: 4096),
+        fix: Names.printable("store it again: `\(Ledger.restoringCommand(key))`", limit: 4096),
+        status: .loginRequired)
+    }
   }
 }

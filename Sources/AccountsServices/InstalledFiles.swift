@@ -25,7 +25,8 @@ public enum InstalledFiles {
   /// source tree's.
   static func reinstallAdvice(executableDirectory: String?) -> String {
     if let executableDirectory, access("\(executableDirectory)/\(packageMarker)", F_OK) == 0 {
-      return "reinstall the package: sudo apt install --reinstall accounts"
+      return "reinstall the package: `sudo apt install --reinstall ./accounts_VERSION_ARCH.deb` with the file it came "
+        + "from, or `sudo apt install --reinstall accounts` from a repository that has it"
     }
     return "reinstall accounts (`make install` in its source tree)"
   }

@@ -15,7 +15,8 @@ struct InstalledFilesTests {
     FileManager.default.createFile(atPath: root + "/lib/accounts/debian-package", contents: Data())
     #expect(
       InstalledFiles.reinstallAdvice(executableDirectory: root + "/bin")
-        == "reinstall the package: sudo apt install --reinstall accounts")
+        == "reinstall the package: `sudo apt install --reinstall ./accounts_VERSION_ARCH.deb` with the file it came "
+        + "from, or `sudo apt install --reinstall accounts` from a repository that has it")
     #expect(InstalledFiles.reinstallAdvice(executableDirectory: nil) == "reinstall accounts (`make install` in its source tree)")
   }
 }

@@ -232,7 +232,7 @@ private struct ImportProgress {
   var shown = false
 
   init(_ environment: Environment, total: Int) {
-    onTerminal = environment.terminal.showsProgress
+    onTerminal = environment.showsProgress
     self.total = total
   }
 

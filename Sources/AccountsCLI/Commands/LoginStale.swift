@@ -44,7 +44,7 @@ enum LoginStale {
     flow.forced = invocation.isSet(LoginCommand.force)
     flow.forcing = .thisCommand
     // Each account's line as its login ends, under a "logging in N/M" line on a terminal.
-    let lines = StreamedLines(environment.output, progress: ProgressLine(enabled: environment.terminal.showsProgress))
+    let lines = StreamedLines(environment.output, progress: ProgressLine(enabled: environment.showsProgress))
     let entries: [StaleLoginEntry]
     do {
       defer { lines.progress.clear() }

@@ -23,7 +23,7 @@ extension Environment {
     let output = output
     return try sessionFlow(
       timeout: try timeout(invocation), notice: { output.message($0) },
-      announcesWaits: terminal.showsProgress && !concurrent)
+      announcesWaits: showsProgress && !concurrent)
   }
 
   /// The session flow with `timeout` for the backend, telling progress to `notice`.

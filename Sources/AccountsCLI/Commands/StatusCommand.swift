@@ -38,7 +38,7 @@ enum StatusCommand {
     if let backend = invocation.backend { _ = try environment.config.load().backend(named: backend) }
     let ids = book.accounts.map(\.id).filter { invocation.backend == nil || $0.backend == invocation.backend }
     let terminal = environment.terminal
-    let progress = ProgressLine(enabled: terminal.showsProgress)
+    let progress = ProgressLine(enabled: environment.showsProgress)
     // On a terminal each row is printed as its check ends; elsewhere the table comes whole, in
     // the index's order.
     let rows =

@@ -68,6 +68,27 @@ import Testing
     #expect(try sandbox.run(["doctor"]).standardOutput.contains("1 item of accounts in the keyring, each claimed"))
   }
 
+  /// However many secrets went missing, doctor names each, with its fix, in --json too.
+  @Test func doctorNamesEveryLostSecretInJSON() throws {
+    var world = try Fixture().addingBackend("corp")
+    let users = (1...7).map { "qa\($0)" }
+    for user in users { world = try world.saving(user, password: "\(user)-pw") }
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let cleared = try runProcess(
+      "/usr/bin/secret-tool", ["clear", "service", "accounts:corp"], environment: sandbox.environment, timeout: 20)
+    #expect(cleared.status == 0, "\(cleared)")
+    let doctor = try sandbox.run(["doctor", "--json"])
+    #expect(doctor.status == 3, "\(doctor)")
+    let findings = try #require(try JSONSerialization.jsonObject(with: Data(doctor.standardOutput.utf8)) as? [[String: Any]])
+    let lost = findings.filter { $0["check"] as? String == "secret" }
+    #expect(lost.count == 7, "\(findings)")
+    for user in users {
+      #expect(
+        lost.contains { ($0["fix"] as? String)?.contains("`accounts passwd \(user)@corp`") == true }, "\(user): \(lost)")
+    }
+  }
+
   /// A remembered password and a token deleted outside accounts (python keyring's
   /// delete_password finds a password by service and username): list still says remembered,
   /// reading only the index; doctor names both with the commands that store them again.
@@ -88,19 +109,19 @@ import Testing
 
     let doctor = try sandbox.run(["doctor"])
     #expect(doctor.status == 3, "a secret gone is exit 3, as for a password the keyring lost: \(doctor)")
-    #expect(doctor.standardOutput.contains("FAIL  secrets"), "\(doctor)")
-    #expect(
-      doctor.standardOutput.contains(
-        "2 secrets the index or config.json claims are gone from the keyring (deleted outside accounts?): alice@corp password, alice@corp token"),
-      "\(doctor)")
-    #expect(doctor.standardOutput.contains("store each again: `accounts passwd alice@corp`; `accounts login alice@corp`"), "\(doctor)")
+    for (item, fix) in [("alice@corp password", "accounts passwd alice@corp"), ("alice@corp token", "accounts login alice@corp")] {
+      #expect(
+        squeezed(doctor.standardOutput).contains(
+          "FAIL secret \(item) is gone from the keyring, though the index claims it (deleted outside accounts?)\n "
+            + "fix: store it again: `\(fix)`"), "\(doctor)")
+    }
     #expect(!doctor.standardOutput.contains("bob@corp"), "bob's password is there: \(doctor)")
     #expect(try sandbox.indexJSON()["unsettled"] == nil, "reported, nothing changed")
 
     try sandbox.ok(["passwd", "alice@corp", "--password-stdin"], stdin: "123456\n")
     try sandbox.ok(["login", "alice@corp"])
     let healed = try sandbox.run(["doctor"])
-    #expect(healed.status == 0 && !healed.standardOutput.contains("secrets"), "\(healed)")
+    #expect(healed.status == 0 && !healed.standardOutput.contains("FAIL"), "\(healed)")
     #expect(try sandbox.invariantViolations().isEmpty)
   }
 

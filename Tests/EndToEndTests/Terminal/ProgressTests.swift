@@ -151,6 +151,21 @@ import Testing
     #expect(slow.status == 0 && !slow.standardOutput.contains("waiting for"), "\(slow)")
   }
 
+  /// `--quiet` keeps stderr to what went wrong: no progress line and no "waiting for" notice
+  /// on a terminal either, while the failed account's line still comes.
+  @Test func quietDrawsNoProgressOnATerminal() throws {
+    let world = try statusWorld()
+    defer { world.close() }
+    let status = try world.sandbox.terminal(["-q", "status", "--timeout", "4"], timeout: 60)
+    #expect(status.status == 8 && status.standardOutput.contains("bob@corp"), "\(status)")
+    #expect(!status.standardOutput.contains("checking"), "\(status)")
+    try world.backend.delay(seconds: 2.5)
+    let slow = try world.sandbox.terminal(["--quiet", "request", "bob@corp", "GET", "me"], timeout: 60)
+    #expect(slow.status == 0 && !slow.standardOutput.contains("waiting for"), "\(slow)")
+    let loud = try world.sandbox.terminal(["request", "bob@corp", "GET", "me"], timeout: 60)
+    #expect(loud.status == 0 && loud.standardOutput.contains("waiting for"), "without --quiet it is said: \(loud)")
+  }
+
   /// An import file of `count` accounts on corp.
   static func importRows(_ count: Int) -> String {
     "account,password,backend,tags,otp\n" + (0..<count).map { "user\($0),pw-\($0),corp,pool,\n" }.joined()
