@@ -28,18 +28,11 @@ public struct LeaseStoreChoice: Sendable {
 
   /// The store of `backend`'s accounts. ACCOUNTS_LEASE_STORE naming another store than the
   /// backend's own `lease_store` is refused: one of them would hold the pool's leases unseen
-  /// by the other's holders, and an account would get two.
+  /// by the other's holders, and an account would get two. Only for the backends a command
+  /// leases or changes: the environment still serves the backends without a store of their own.
   public func address(of backend: String) throws -> LeaseStoreAddress {
     let forced = try forcedAddress()
-    guard let text = configuration.backends.first(where: { $0.name == backend })?.settings[OwnBackendSetting.leaseStore]
-    else { return forced ?? .local }
-    let own: LeaseStoreAddress
-    do {
-      own = try LeaseStoreAddress.parse(text)
-    } catch {
-      throw CommandError.usage(
-        "backend \(backend): \(error.message)", fix: "fix it with `accounts backend set \(backend) lease_store=...`")
-    }
+    guard let own = try ownAddress(of: backend) else { return forced ?? .local }
     if let forced, forced != own {
       throw CommandError.usage(
         "ACCOUNTS_LEASE_STORE names \(forced), but backend \(backend) keeps its leases in \(own) (its lease_store): "
@@ -47,6 +40,24 @@ public struct LeaseStoreChoice: Sendable {
         fix: "unset ACCOUNTS_LEASE_STORE, or set it to \(own)")
     }
     return own
+  }
+
+  /// The store `backend` names itself (`lease_store`), nil when it names none.
+  func ownAddress(of backend: String) throws -> LeaseStoreAddress? {
+    guard let text = configuration.backends.first(where: { $0.name == backend })?.settings[OwnBackendSetting.leaseStore]
+    else { return nil }
+    do {
+      return try LeaseStoreAddress.parse(text)
+    } catch {
+      throw CommandError.usage(
+        "backend \(backend): \(error.message)", fix: "fix it with `accounts backend set \(backend) lease_store=...`")
+    }
+  }
+
+  /// Where `backend`'s leases are for reading: its own store, else the environment's, else
+  /// this machine's. Reading never refuses (`leases`, `release` read every store there is).
+  func readAddress(of backend: String) throws -> LeaseStoreAddress {
+    try ownAddress(of: backend) ?? forcedAddress() ?? .local
   }
 
   /// The one store of `accounts`, which must all share it (this machine's for none).
@@ -65,11 +76,11 @@ public struct LeaseStoreChoice: Sendable {
   }
 
   /// Every store this setup's leases may be in: the one ACCOUNTS_LEASE_STORE names, or this
-  /// machine's and each shared one a backend names.
+  /// machine's, and each one a backend names.
   public func addresses() throws -> [LeaseStoreAddress] {
     var addresses: [LeaseStoreAddress] = [try forcedAddress() ?? .local]
     for backend in configuration.backends {
-      let address = try address(of: backend.name)
+      let address = try readAddress(of: backend.name)
       if !addresses.contains(address) { addresses.append(address) }
     }
     return addresses
@@ -91,7 +102,7 @@ public struct LeaseStoreChoice: Sendable {
 
   /// The backends whose accounts `address` keeps.
   public func backends(using address: LeaseStoreAddress) throws -> [BackendConfig] {
-    try configuration.backends.filter { try self.address(of: $0.name) == address }
+    try configuration.backends.filter { try self.readAddress(of: $0.name) == address }
   }
 
   /// The key prefix of `account` in a shared store (its backend's `lease_prefix`).

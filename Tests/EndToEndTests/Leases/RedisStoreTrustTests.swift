@@ -9,18 +9,28 @@ import Testing
 @Suite(.blocking) struct RedisStoreTrustTests {
   /// ACCOUNTS_LEASE_STORE naming another store than the backend's lease_store (this machine's,
   /// or another database of the same Redis) is refused, naming both: a second holder took the
-  /// account from the other store with no word. Naming the same store is fine.
+  /// account from the other store with no word. Naming the same store is fine. Reading every
+  /// store (`leases`) still works, and so do the commands of a backend without a store of its
+  /// own, which the environment's serves.
   @Test func anEnvironmentNamingAnotherStoreThanTheBackendsIsRefused() throws {
-    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    let world = try Fixture(machines: 1).serving(users: ["qa1", "me"])
+      .addingServedBackend("corp", settings: ["check_path=check"]).addingServedBackend("home")
+      .runningRedis().leasingInRedis().saving("qa1@corp", password: Fixture.password(of: "qa1"), tags: ["qa"])
+      .saving("me@home", password: Fixture.password(of: "me"))
     defer { world.close() }
     try world.a.ok(["lease", "qa1", "--ttl", "10m"])
     for store in ["local", world.redis.tcpURL(database: 2)] {
-      for arguments in [["lease", "qa1", "--", "true"], ["leases"]] {
-        let result = try world.a.run(arguments, environment: ["ACCOUNTS_LEASE_STORE": store])
-        #expect(result.status == 2, "\(store) \(arguments): \(result)")
-        #expect(result.standardError.contains("ACCOUNTS_LEASE_STORE names \(store)"), "\(result.standardError)")
-        #expect(result.standardError.contains(world.redis.tcpURL()), "\(result.standardError)")
-      }
+      let result = try world.a.run(["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": store])
+      #expect(result.status == 2, "\(store): \(result)")
+      #expect(result.standardError.contains("ACCOUNTS_LEASE_STORE names \(store)"), "\(result.standardError)")
+      #expect(result.standardError.contains(world.redis.tcpURL()), "\(result.standardError)")
+      let leases = try world.a.run(["leases"], environment: ["ACCOUNTS_LEASE_STORE": store])
+      #expect(leases.status == 0 && leases.standardOutput.contains("qa1@corp"), "corp's own store is read: \(leases)")
+      let home = try world.a.run(["lease", "me@home", "--ttl", "1m"], environment: ["ACCOUNTS_LEASE_STORE": store])
+      #expect(home.status == 0, "home has no store of its own: the environment's serves it: \(home)")
+      let released = try world.a.run(["release", home.standardOutput.trimmingCharacters(in: .newlines)],
+        environment: ["ACCOUNTS_LEASE_STORE": store])
+      #expect(released.status == 0, "\(released)")
     }
     let same = try world.a.run(["lease", "qa1", "--", "true"], environment: ["ACCOUNTS_LEASE_STORE": world.redis.tcpURL()])
     #expect(same.status == 10 && same.standardError.contains("qa1@corp held by"), "the one store: \(same)")
