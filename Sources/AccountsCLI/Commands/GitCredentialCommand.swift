@@ -89,11 +89,13 @@ enum GitCredentialCommand {
       else { return }
       let warnings = try environment.sessionFlow(invocation).logOut(id, because: .tokenRejected)
       for warning in warnings { environment.output.warning("\(warning)") }
+      let after = try environment.index.load()
       let renewal =
-        try environment.index.load()[id]?.remembered == true
+        after[id]?.remembered == true
         ? "git's next request logs it in again with the remembered password"
         : "`accounts login \(id)` logs it in again for git"
-      environment.output.message("\(id): logged out (git erased its credential); it stays the account in use: \(renewal)")
+      let inUse = after.autoLogin == id ? "it stays the account in use: " : ""
+      environment.output.message("\(id): logged out (git erased its credential); \(inUse)\(renewal)")
       environment.runHooks(after: .logout, for: id, invocation)
     default:
       return  // store, and erase without --erase-logs-out: the keyring already holds the token
@@ -127,6 +129,10 @@ enum GitCredentialCommand {
     do {
       here = try environment.pickAccount(invocation, in: book).id
     } catch is AccountChoice.NoneNamed {
+      here = nil
+    } catch where request.username != nil {
+      // The URL's user chooses without the directory's account: one that names no saved
+      // account (a stale ACCOUNTS_ACCOUNT or rule) does not stand in its way.
       here = nil
     }
     if let here, backends.contains(where: { $0.name == here.backend }), request.username.map({ $0 == here.user }) ?? true {

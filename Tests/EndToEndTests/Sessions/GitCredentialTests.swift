@@ -176,6 +176,11 @@ import Testing
     let asBob = try world.git(["ls-remote", url("bob")], in: "\(home)/work")
     #expect(asBob.status == 0, "\(asBob)")
     #expect(try tokensSent() == ["bob:\(bob)"], "the URL's bob, under alice's rule")
+    // An account selection that names no saved account (a stale ACCOUNTS_ACCOUNT) does not
+    // stand in the way of the URL's user.
+    let stale = try world.git(["ls-remote", url("bob")], environment: ["ACCOUNTS_ACCOUNT": "zed"], in: home)
+    #expect(stale.status == 0, "\(stale)")
+    #expect(try tokensSent() == ["bob:\(bob)"], "the URL's bob, whatever ACCOUNTS_ACCOUNT says")
 
     let asCarol = try world.git(["ls-remote", url("carol")], in: "\(home)/work")
     #expect(asCarol.status != 0, "\(asCarol)")
@@ -220,6 +225,15 @@ import Testing
     let again = try world.git(["ls-remote", server.url], environment: erasing, in: home)
     #expect(again.status == 0 && again.standardOutput.contains("refs/heads/main"), "\(again)")
     #expect(Set(try server.sent()) == ["alice:\(renewed)"])
+
+    // bob, named by the URL, is not the account in use: what is said of him does not claim so.
+    let asBob = try world.git(
+      ["ls-remote", server.url.replacingOccurrences(of: "http://", with: "http://bob@")], environment: erasing, in: home)
+    #expect(asBob.status != 0, "\(asBob)")
+    #expect(
+      asBob.standardError.contains(
+        "bob@corp: logged out (git erased its credential); git's next request logs it in again with the remembered password"),
+      "\(asBob)")
     #expect(try sandbox.invariantViolations().isEmpty)
   }
 
