@@ -26,11 +26,12 @@ enum ImportCommand {
       the file's format does not read refuses the file: the seeds would be lost.
 
       A row that names no backend (every password manager's) goes to --backend; without it, \
-      to the backend whose base_url has the host of the row's URL (exactly that host, any \
-      port), else to the only backend. A row whose URL's host is the base_url host of several \
-      backends, or of none while there are several, is a problem named on its URL column. The \
-      backends must \
-      exist already: `accounts export` does not carry them (they have secret settings and an \
+      to the backend whose base_url has the host of the row's http(s) URL (exactly that host, \
+      any port; a non-ASCII host in its IDNA form), and a row without such a URL to the only \
+      backend. A row whose URL's host is the base_url host of several backends, or of none \
+      (even when there is only one backend: a bank's site is not sent to the company's \
+      backend unasked), is a problem named on its URL column: --backend NAME sends such rows \
+      to NAME on purpose, --partial leaves them out. The backends must exist already: `accounts export` does not carry them (they have secret settings and an \
       adapter); add them with `accounts backend add`. Every --tag is added to the row's tags. \
       A row of a password manager's export without a user name (a Wi-Fi key, a note) is \
       skipped. The whole file is checked before anything is written: a row that cannot be \
@@ -89,7 +90,7 @@ enum ImportCommand {
     }
     var plan = ImportPlan(
       read, tags: tags, update: invocation.isSet(update), backend: invocation.backend,
-      book: try environment.index.load(), configuration: configuration)
+      book: try environment.index.load(), configuration: configuration, hostNames: environment.hostNames)
     let failed = plan.failures
     if !failed.isEmpty, !invocation.isSet(partial) {
       report(failed, name, environment)

@@ -4,7 +4,7 @@ import AccountsSystem
 /// A row whose URL names no backend, or several: reported on the URL's column.
 struct URLBackendError: Error {
   let message: String
-  var fix: String { "give --backend for it, or import it apart with --backend" }
+  let fix: String
 }
 
 /// What `accounts import` does with one row of the file.
@@ -47,7 +47,7 @@ public struct ImportPlan {
 
   public init(
     _ file: ImportFile, tags extraTags: [String], update: Bool, backend: String?,
-    book: AccountBook, configuration: Configuration
+    book: AccountBook, configuration: Configuration, hostNames: (any HostNameConversion)?
   ) {
     replacesTags = file.hasTags
     for problem in file.problems {
@@ -69,7 +69,7 @@ public struct ImportPlan {
       do {
         let requested = row.backend ?? backend
         entry.id = try configuration.newAccountID(
-          user: row.user, requested: requested == nil ? try ImportPlan.backend(naming: row.hosts, in: configuration) : requested)
+          user: row.user, requested: requested == nil ? try ImportPlan.backend(naming: row.hosts, in: configuration, hostNames: hostNames) : requested)
       } catch let error as URLBackendError {
         entry.fail(ImportProblem(line: row.line, field: file.urlField, message: error.message, fix: error.fix))
       } catch {
@@ -109,26 +109,51 @@ public struct ImportPlan {
   }
 
   /// The backend a row's URL names: the one whose `base_url` has one of `hosts` (the URL's hosts)
-  /// as its host, exactly (no subdomain matching; a port does not count). Nil when the row has
-  /// no URL, and when its host is no backend's while there is one backend only: the row goes
-  /// there, as a row without a URL does. Throws when the host is several backends', or none's
-  /// among several.
-  static func backend(naming hosts: [String], in configuration: Configuration) throws(URLBackendError) -> String? {
+  /// as its host, exactly (no subdomain matching; a port does not count). A non-ASCII host is
+  /// compared in its ASCII (IDNA) form as `hostNames` gives it; one it has no such form for
+  /// matches none. Nil when the row has no URL: the row goes where a row without one goes.
+  /// Throws when the host is several backends', or none's, even with one backend only: a site
+  /// of no backend (a bank's, a mail provider's) is not sent to the company's backend unasked.
+  static func backend(
+    naming hosts: [String], in configuration: Configuration, hostNames: (any HostNameConversion)?
+  ) throws(URLBackendError) -> String? {
     guard !hosts.isEmpty else { return nil }
+    let ascii = Set(hosts.compactMap { asciiForm($0, hostNames) })
     let named = configuration.backends.filter { backend in
-      backend.settings["base_url"].flatMap(HostName.of(url:)).map(hosts.contains) ?? false
+      backend.settings["base_url"].flatMap(HostName.of(url:)).map(ascii.contains) ?? false
     }
-    let shown = hosts.prefix(3).joined(separator: ", ") + (hosts.count > 3 ? ", ..." : "")
+    let shown =
+      hosts.prefix(3).map { Names.printable($0, limit: 80) }.joined(separator: ", ") + (hosts.count > 3 ? ", ..." : "")
+    let partial = "or leave such rows out with --partial"
     switch named.count {
     case 1: return named[0].name
-    case 0 where configuration.backends.count <= 1: return nil
     case 0:
-      throw URLBackendError(message: "its URL's host (\(shown)) is the base_url host of no backend")
+      let only = configuration.backends.count == 1 ? configuration.backends[0].name : nil
+      throw URLBackendError(
+        message: "its URL's host (\(shown)) is the base_url host of no backend",
+        fix: "`--backend \(only ?? "NAME")` sends such rows to \(only ?? "that backend") on purpose "
+          + "(import them apart from the others), \(partial)")
     default:
       throw URLBackendError(
         message: "its URL's host (\(shown)) is the base_url host of several backends ("
-          + named.map(\.name).joined(separator: ", ") + ")")
+          + named.map(\.name).joined(separator: ", ") + ")",
+        fix: "`--backend NAME` sends such rows to one of them (import them apart from the others), \(partial)")
     }
+  }
+
+  /// `host` as a resolver looks it up: itself when ASCII, else its IDNA form (`xn--...`), in
+  /// lower case without a final dot; nil when it has none. A form holding more than letters,
+  /// digits, `-` and `.` is none (a fullwidth `＠` or `：` maps to a character no host has, and a
+  /// browser refuses the URL rather than reading a user name or a port out of it).
+  private static func asciiForm(_ host: String, _ hostNames: (any HostNameConversion)?) -> String? {
+    guard !host.unicodeScalars.allSatisfy(\.isASCII) else { return host }
+    guard case .success(let ascii) = hostNames?.asciiHost(host),
+      ascii.utf8.allSatisfy({ byte in
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D
+          || byte == 0x2E
+      })
+    else { return nil }
+    return HostName.of(authority: ascii[...])
   }
 
   /// A row's problem from an error of the rules `add` follows.

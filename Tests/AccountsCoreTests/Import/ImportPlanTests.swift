@@ -16,7 +16,19 @@ import Testing
     let book = try AccountBook(accounts: saved.map { Account(id: $0, addedAt: at) }, autoLogin: nil, previousAutoLogin: nil)
     let configuration = try Configuration(
       backends: backends.map { BackendConfig(name: $0, adapter: "plain", settings: baseURLs[$0].map { ["base_url": $0] } ?? [:]) })
-    return try ImportPlan(file, tags: tags, update: update, backend: backend, book: book, configuration: configuration)
+    return try ImportPlan(
+      file, tags: tags, update: update, backend: backend, book: book, configuration: configuration, hostNames: Converter())
+  }
+
+  /// libidn2's answers for the hosts these tests use.
+  struct Converter: HostNameConversion {
+    func asciiHost(_ host: String) -> Result<String, HostNameConversionError> {
+      switch host {
+      case "bücher.example", "ｂüｃｈｅｒ．ｅｘａｍｐｌｅ": .success("xn--bcher-kva.example")
+      case "ｅｖｉｌ＠ｃｏｒｐ.example": .success("evil@corp.example")
+      default: .failure(.invalid("string contains a disallowed character"))
+      }
+    }
   }
 
   func actions(_ plan: ImportPlan) -> [String] { plan.entries.map { "\($0.line) \($0.action.rawValue)" } }
@@ -106,7 +118,10 @@ import Testing
     #expect(routed.entries.compactMap(\.id).map(\.description) == ["alice@corp", "bob@lab"])
     let unmatched = try #require(routed.entries[2].problems.first)
     #expect(unmatched.field == "url" && unmatched.message == "its URL's host (www.corp.example) is the base_url host of no backend")
-    #expect(unmatched.fix == "give --backend for it, or import it apart with --backend")
+    #expect(
+      unmatched.fix
+        == "`--backend NAME` sends such rows to that backend on purpose (import them apart from the others), "
+        + "or leave such rows out with --partial")
     #expect(routed.entries[3].problems.first?.field == nil, "no URL: the rule for a row without a backend")
 
     let chosen = try plan(file, backend: "mirror", backends: ["corp", "lab", "mirror"], baseURLs: urls)
@@ -122,7 +137,48 @@ import Testing
       backends: ["corp", "lab"], baseURLs: urls)
     #expect(bitwarden.entries.first?.id?.description == "erin@corp", "one of its URIs names corp, none another")
 
-    let alone = try plan(file, baseURLs: urls)
-    #expect(alone.failures.isEmpty, "with one backend, every row goes there, as before URLs were read")
+  }
+
+  /// With one backend, a row whose URL names another site (a bank's, a mail provider's) is not
+  /// sent there unasked: it fails on its URL column with the fix that sends it on purpose. A
+  /// row without an http(s) URL still goes to the only backend; --backend sends every row.
+  @Test func withOneBackendARowOfAnotherSiteIsNamedAndOneWithoutAURLGoesThere() throws {
+    let file = """
+      name,url,username,password
+      corp,https://corp.example/login,alice,pw
+      bank,https://mybank.example/,bob,pw
+      none,,carol,pw
+      mail,mailto:dave@mybank.example,dave,pw
+
+      """
+    let alone = try plan(file, baseURLs: ["corp": "https://corp.example/api"])
+    #expect(actions(alone) == ["2 imported", "3 failed", "4 imported", "5 imported"])
+    let bank = try #require(alone.entries[1].problems.first)
+    #expect(bank == ImportProblem(
+      line: 3, field: "url", message: "its URL's host (mybank.example) is the base_url host of no backend",
+      fix: "`--backend corp` sends such rows to corp on purpose (import them apart from the others), "
+        + "or leave such rows out with --partial"))
+    let sent = try plan(file, backend: "corp", baseURLs: ["corp": "https://corp.example/api"])
+    #expect(sent.failures.isEmpty && sent.entries.compactMap(\.id).count == 4, "--backend wins")
+    let noBaseURL = try plan(file)
+    #expect(actions(noBaseURL) == ["2 failed", "3 failed", "4 imported", "5 imported"], "no base_url names a site")
+  }
+
+  /// A non-ASCII host (decomposed, fullwidth) is compared in the ASCII form libidn2 gives it; a
+  /// host it has no valid form for, or one whose form is no host name, matches no backend.
+  @Test func aNonASCIIHostIsComparedInItsASCIIForm() throws {
+    let file = """
+      name,url,username,password
+      a,https://bücher.example/login,alice,pw
+      b,https://ｂüｃｈｅｒ．ｅｘａｍｐｌｅ/,bob,pw
+      c,https://bü\u{FFFF}cher.example/,carol,pw
+      d,https://ｅｖｉｌ＠ｃｏｒｐ.example/,dave,pw
+
+      """
+    let result = try plan(file, baseURLs: ["corp": "https://xn--bcher-kva.example"])
+    #expect(actions(result) == ["2 imported", "3 imported", "4 failed", "5 failed"])
+    #expect(result.entries[2].problems.first?.message.hasPrefix("its URL's host (bü") == true)
+    let other = try plan(file, backends: ["corp", "mail"], baseURLs: ["corp": "https://corp.example", "mail": "https://evil"])
+    #expect(other.entries[3].problems.first?.field == "url", "not read as a user evil at corp.example")
   }
 }

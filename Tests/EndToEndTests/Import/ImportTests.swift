@@ -243,13 +243,71 @@ import Testing
     #expect(
       refused.standardError.hasPrefix(
         "accounts: \(path): line 4, field URL: its URL's host (mail.example) is the base_url host of no backend; "
-          + "give --backend for it, or import it apart with --backend\n"), "\(refused)")
+          + "`--backend NAME` sends such rows to that backend on purpose (import them apart from the others), "
+          + "or leave such rows out with --partial\n"), "\(refused)")
     let partial = try sandbox.run(["import", path, "--partial"])
     #expect(partial.status == 1 && partial.standardError.hasSuffix("imported 2, updated 0, skipped 0, failed 1\n"), "\(partial)")
     #expect(try sandbox.tagsByAccount().keys.sorted() == ["alice@corp", "bob@lab"])
     #expect(try sandbox.password("bob@lab") == "bob-pw\n")
     try sandbox.ok(["import", path, "--backend", "lab"])
     #expect(try sandbox.tagsByAccount().keys.sorted() == ["alice@corp", "alice@lab", "bob@lab", "carol@lab"], "--backend wins")
+    #expect(try sandbox.invariantViolations() == [])
+  }
+
+  /// With one backend, a vault row of another site (a personal bank's) is not saved on the
+  /// company's backend, where `login --stale` would send its password: it is named with the
+  /// fix; a row without a site's URL goes there; --backend sends them on purpose.
+  @Test func withOneBackendARowOfAnotherSiteIsNamedNotSavedThere() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let path = try sandbox.file(
+      """
+      name,url,username,password,note
+      Corp,https://corp.example/login,alice,alice-pw,
+      Bank,https://mybank.example/,bob,bank-pw,
+      Wiki,,carol,carol-pw,
+      Mail,mailto:dave@mybank.example,dave,dave-pw,
+
+      """)
+    let refused = try sandbox.run(["import", path])
+    #expect(refused.status == 2, "\(refused)")
+    #expect(
+      refused.standardError.hasPrefix(
+        "accounts: \(path): line 3, field url: its URL's host (mybank.example) is the base_url host of no backend; "
+          + "`--backend corp` sends such rows to corp on purpose (import them apart from the others), "
+          + "or leave such rows out with --partial\n"), "\(refused)")
+    #expect(!refused.standardError.contains("bank-pw"))
+    #expect(try sandbox.tagsByAccount().isEmpty, "nothing written")
+    let partial = try sandbox.run(["import", path, "--partial"])
+    #expect(partial.status == 1 && partial.standardError.hasSuffix("imported 3, updated 0, skipped 0, failed 1\n"), "\(partial)")
+    #expect(try sandbox.tagsByAccount().keys.sorted() == ["alice@corp", "carol@corp", "dave@corp"])
+    try sandbox.ok(["import", path, "--backend", "corp"])
+    #expect(try sandbox.password("bob") == "bank-pw\n", "sent there on purpose")
+    #expect(try sandbox.invariantViolations() == [])
+  }
+
+  /// Hosts as a browser reads them: a non-ASCII host in its IDNA form (libidn2), `\` ending
+  /// the authority (so `localhost\@127.0.0.1` is localhost), a protocol-relative `//HOST`.
+  @Test func rowsGoWhereABrowserWouldGo() throws {
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.addBackend("books", settings: ["base_url=https://xn--bcher-kva.example/api"])
+    try sandbox.addBackend("lab", settings: ["base_url=http://localhost:8080", "allow_insecure_transport=true"])
+    try sandbox.addBackend("loop", settings: ["base_url=http://127.0.0.1:9", "allow_insecure_transport=true"])
+    let path = try sandbox.file(
+      """
+      name,url,username,password,note
+      a,https://bücher.example/login,alice,pw,
+      b,https://ＢＵ\u{0308}ＣＨＥＲ．example/,bob,pw,
+      c,http://localhost\\@127.0.0.1/,carol,pw,
+      d,//127.0.0.1/x,dave,pw,
+
+      """)
+    let result = try sandbox.run(["import", path])
+    #expect(result.status == 0, "\(result)")
+    #expect(try sandbox.tagsByAccount().keys.sorted() == ["alice@books", "bob@books", "carol@lab", "dave@loop"])
     #expect(try sandbox.invariantViolations() == [])
   }
 }

@@ -44,7 +44,7 @@ import Testing
     }
     try sandbox.ok(["otp", "set", "alice"], stdin: "JBSWY3DPEHPK3PXP\n")
     let code = try sandbox.ok(["otp", "alice", "--at", "1111111109"]).standardOutput
-    let chrome = try sandbox.file("name,url,username,password\ncorp,https://corp,alice,chrome-pw\n", name: "c.csv")
+    let chrome = try sandbox.file("name,url,username,password\ncorp,https://corp.example,alice,chrome-pw\n", name: "c.csv")
     try sandbox.ok(["import", chrome, "--update", "--tag", "pool"])
     #expect(try sandbox.tagsByAccount()["alice@corp"] == ["kept", "old", "pool"], "no tags column: --tag is added")
     #expect(try sandbox.ok(["password", "alice"]).standardOutput == "chrome-pw\n")
