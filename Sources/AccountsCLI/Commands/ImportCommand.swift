@@ -22,8 +22,9 @@ enum ImportCommand {
       KeePassXC (its TOTP column: an otpauth:// URI or KeeOTP's key=...&step=...), Bitwarden \
       (login_totp: a URI or a base32 seed), LastPass (totp: a base32 seed; its secure notes are \
       skipped), 1Password 8 (OTPAuth: a URI; archived items are skipped), Chrome or Firefox. A \
-      column that looks like one-time-code seeds (totp, OTPAuth, 2FA, one-time code...) that \
-      the file's format does not read refuses the file: the seeds would be lost.
+      column that looks like one-time-code seeds (totp, OTPAuth, 2FA, one-time code, 2-step \
+      verification, secret...) that the file's format does not read refuses the file, as does \
+      an otpauth:// URI in any column the format reads nothing from: the seeds would be lost.
 
       A row that names no backend (every password manager's) goes to --backend; without it, \
       to the backend whose base_url has the host of the row's http(s) URL (exactly that host, \

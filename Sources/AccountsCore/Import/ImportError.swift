@@ -17,9 +17,9 @@ public enum ImportError: UserFacingError, Equatable {
   /// A column of accounts' own format that it does not know (1-based position).
   case unknownColumn(position: Int)
   case duplicateColumn(name: String)
-  /// A column that looks like one-time-code seeds in a format that reads none there: importing
-  /// would drop them.
-  case unreadOneTimeCodes(column: String, format: ImportFormat)
+  /// A column that looks like one-time-code seeds in a format that reads none there, by its
+  /// name or (`line`) by an `otpauth://` URI in it: importing would drop them.
+  case unreadOneTimeCodes(column: String, line: Int?, format: ImportFormat)
 
   public var status: ExitStatus { .usage }
 
@@ -35,9 +35,12 @@ public enum ImportError: UserFacingError, Equatable {
     case .unknownColumn(let position):
       "column \(position) of the header is none of \(ImportFormat.accounts.headerRow)"
     case .duplicateColumn(let name): "the header names the column '\(name)' twice"
-    case .unreadOneTimeCodes(let column, let format):
+    case .unreadOneTimeCodes(let column, nil, let format):
       "its column '\(column)' looks like one-time-code seeds, which \(format.name)'s format does not hold: "
         + "they would be lost"
+    case .unreadOneTimeCodes(let column, let line?, let format):
+      "line \(line), field \(column): an otpauth:// URI (a one-time-code seed) in a column \(format.name)'s "
+        + "format does not read: it would be lost"
     }
   }
 

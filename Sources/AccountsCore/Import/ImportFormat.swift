@@ -108,19 +108,44 @@ public enum ImportFormat: CaseIterable, Sendable {
     }
   }
 
-  /// Whether a column named `name` (in lower case) looks like it holds one-time-code seeds:
-  /// `totp`, `OTPAuth`, `2FA`, `one-time code`... A format that does not read such a column
+  /// Whether a column named `name` looks like it holds one-time-code seeds: `totp`, `OTPAuth`,
+  /// `2FA`, `one-time code`, `2-step verification`, `security code`, `seed`, `secret`... in any
+  /// case, fullwidth letters as their ASCII ones. A format that does not read such a column
   /// would drop the seeds without a word, so the file is refused instead.
   static func looksLikeOneTimeCodes(_ name: String) -> Bool {
-    let compact = Array(name.filter { $0.isLetter || $0.isNumber }.utf8)
+    let compact = Array(
+      String(String.UnicodeScalarView(name.unicodeScalars.map(asciiForm))).lowercased()
+        .filter { $0.isLetter || $0.isNumber }.utf8)
     let holds = { (word: String) in
       let part = Array(word.utf8)
       return compact.count >= part.count
         && (0...(compact.count - part.count)).contains { compact[$0..<$0 + part.count].elementsEqual(part) }
     }
-    let words = ["totp", "hotp", "otpauth", "2fa", "onetime", "twofactor", "authenticator"]
+    let words = [
+      "totp", "hotp", "otpauth", "2fa", "onetime", "twofactor", "authenticator", "2step", "twostep",
+      "verificationcode", "authenticationcode", "securitycode", "seed", "secret", "authkey",
+    ]
     return words.contains(where: holds)
       || ["otp", "mfa"].contains { compact.starts(with: $0.utf8) || compact.reversed().starts(with: $0.utf8.reversed()) }
+  }
+
+  /// The ASCII character a fullwidth form (U+FF01 to U+FF5E, and the ideographic space) stands
+  /// for, as Unicode's compatibility (NFKC) mapping gives it; any other scalar as it is.
+  private static func asciiForm(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+    switch scalar.value {
+    case 0xFF01...0xFF5E: Unicode.Scalar(scalar.value - 0xFEE0)!
+    case 0x3000: " "
+    default: scalar
+    }
+  }
+
+  /// Whether a field of a column the format does not read holds an `otpauth://` URI (in any
+  /// case, after blanks): a seed that importing would drop.
+  static func holdsOneTimeCodeURI(_ field: [UInt8]) -> Bool {
+    let value = field.drop { $0 == 0x20 || $0 == 0x09 }
+    let scheme = Array("otpauth://".utf8)
+    return value.count >= scheme.count
+      && zip(value.prefix(scheme.count), scheme).allSatisfy { ((0x41...0x5A).contains($0) ? $0 + 0x20 : $0) == $1 }
   }
 
   /// The format of a file whose first line is `header`, or nil when it is none of them. The
@@ -167,8 +192,8 @@ struct ImportColumns {
       if format == .accounts, !Self.accountsColumns.contains(key ?? "") { throw .unknownColumn(position: position + 1) }
       if let key, format.reads(key), !seen.insert(key).inserted { throw .duplicateColumn(name: key) }
       let name = Self.trimmed(String(decoding: header[position], as: UTF8.self))
-      if key == nil || key != format.otpColumn, ImportFormat.looksLikeOneTimeCodes(name.lowercased()) {
-        throw .unreadOneTimeCodes(column: Names.printable(name, limit: 40), format: format)
+      if key == nil || key != format.otpColumn, ImportFormat.looksLikeOneTimeCodes(name) {
+        throw .unreadOneTimeCodes(column: Names.printable(name, limit: 40), line: nil, format: format)
       }
     }
     func column(_ key: String?) -> Int? { key.flatMap { keys.firstIndex(of: $0) } }
@@ -183,7 +208,11 @@ struct ImportColumns {
     group = format == .keePassXC ? column("group") : nil
     url = column(format.urlColumn)
     archived = format == .onePassword ? column("archived") : nil
+    unread = keys.indices.filter { keys[$0].map { !format.reads($0) } ?? true }
   }
+
+  /// The columns the format takes nothing from: an `otpauth://` URI in one refuses the file.
+  let unread: [Int]
 
   static let accountsColumns: Set = ["account", "password", "backend", "tags", "otp"]
 

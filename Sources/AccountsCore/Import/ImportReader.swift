@@ -99,6 +99,11 @@ public enum ImportReader {
     while var record = try reader.next() {
       defer { record.wipe() }
       if record.isBlank { continue }
+      if let column = columns.unread.first(where: {
+        $0 < record.fields.count && ImportFormat.holdsOneTimeCodeURI(record.fields[$0])
+      }) {
+        throw .unreadOneTimeCodes(column: columns.names[column], line: record.line, format: columns.format)
+      }
       var row = RowReader(line: record.line, columns: columns, backends: backends)
       if let skip = row.skip(record) {
         file.skipped.append(skip)

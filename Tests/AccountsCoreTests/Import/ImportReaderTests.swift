@@ -176,10 +176,14 @@ import Testing
 
   /// A column that looks like one-time-code seeds in a format that reads none there refuses
   /// the file: the seeds would otherwise be dropped with exit 0.
-  @Test(arguments: ["totp", "TOTP Secret", "otpauth", "2FA", "One-time code", "mfa_seed", "login_otp"])
+  @Test(arguments: [
+    "totp", "TOTP Secret", "otpauth", "2FA", "One-time code", "mfa_seed", "login_otp", "2-Step Verification",
+    "two-step", "2step", "TwoStep", "Verification code", "Authentication Code", "security code", "Seed", "secret",
+    "Auth Key", "Authenticator", "ＴＯＴＰ", "２ＦＡ", "Ｓｅｃｕｒｉｔｙ　Ｃｏｄｅ",
+  ])
   func aOneTimeCodeColumnTheFormatDoesNotReadRefusesTheFile(column: String) {
     let error = failure(reading: Array("name,url,username,password,\(column)\ncorp,https://corp,alice,hunter2,JBSW\n".utf8))
-    #expect(error == .unreadOneTimeCodes(column: column, format: .chrome))
+    #expect(error == .unreadOneTimeCodes(column: column, line: nil, format: .chrome))
     #expect(error?.message == "its column '\(column)' looks like one-time-code seeds, which Chrome's format does not hold: they would be lost")
     #expect(error?.status == .usage)
   }
@@ -188,6 +192,34 @@ import Testing
     for header in [ImportFormat.firefox.headerRow, ImportFormat.bitwarden.headerRow, "name,url,username,password,hotspot,footprint"] {
       #expect(throws: Never.self, "\(header)") { try read(header + "\n") }
     }
+  }
+
+  /// A seed's `otpauth://` URI in a column the format reads nothing from (LastPass's `extra`,
+  /// KeePassXC's `Notes`, a column of its own) refuses the file, by line and column, never
+  /// showing the URI; a column the format reads it from takes it.
+  @Test(arguments: [
+    (ImportFormat.lastPass.headerRow, "https://corp.example,alice,hunter2,,otpauth://totp/x?secret=JBSWY3DPEHPK3PXP,corp,,0", "extra"),
+    (ImportFormat.lastPass.headerRow, "https://corp.example,alice,hunter2,,,  OTPAuth://TOTP/x?secret=JBSW,,0", "name"),
+    (ImportFormat.keePassXC.headerRow, "Root,Corp,alice,hunter2,https://corp.example,otpauth://totp/x?secret=JBSW,,0,,", "Notes"),
+    ("name,url,username,password,note,mine", "corp,https://corp.example,alice,hunter2,,oTpAuTh://hotp/x", "mine"),
+  ])
+  func anOTPAuthURIInAColumnTheFormatDoesNotReadRefusesTheFile(header: String, row: String, column: String) throws {
+    let file = header + "\n\n" + row + "\n"  // the row on line 3
+    let error = failure(reading: Array(file.utf8), secret: "JBSW")
+    let format = try #require(ImportFormat.detect(header: header.split(separator: ",").map(String.init)))
+    #expect(error == .unreadOneTimeCodes(column: column, line: 3, format: format))
+    #expect(
+      error?.message == "line 3, field \(column): an otpauth:// URI (a one-time-code seed) in a column \(format.name)'s "
+        + "format does not read: it would be lost")
+    #expect(error?.status == .usage)
+  }
+
+  @Test func ordinaryColumnsWithoutOTPAuthURIsAreRead() throws {
+    let lastPass = try read(
+      ImportFormat.lastPass.headerRow + "\nhttps://corp.example,alice,pw,JBSWY3DPEHPK3PXP,otpauth is my note,Corp,QA,1\n")
+    #expect(lastPass.rows.map(\.user) == ["alice"])
+    let own = try read("account,password,otp\nalice,otpauth://not-a-seed-but-a-password,\n")
+    #expect(own.rows.first?.password.map(TestDoubles.text) == "otpauth://not-a-seed-but-a-password", "a column read")
   }
 
   @Test func anUnknownHeaderIsRefusedListingTheKnownOnesWithoutEchoingIt() {

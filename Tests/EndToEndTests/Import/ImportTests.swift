@@ -310,6 +310,26 @@ import Testing
     #expect(try sandbox.tagsByAccount().keys.sorted() == ["alice@books", "bob@books", "carol@lab", "dave@loop"])
     #expect(try sandbox.invariantViolations() == [])
   }
+
+  /// A one-time-code seed a format does not read is never dropped with exit 0: a column named
+  /// like one (fullwidth too), or an otpauth:// URI in a column the format reads nothing from.
+  @Test func seedsAFormatDoesNotReadRefuseTheFile() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let lastPass = try sandbox.file(
+      "url,username,password,totp,extra,name,grouping,fav\nhttps://corp.example,alice,alice-pw,,\"OTPAUTH://totp/corp:alice?secret=JBSWY3DPEHPK3PXP\",Corp,,0\n")
+    let inExtra = try sandbox.run(["import", lastPass])
+    #expect(inExtra.status == 2, "\(inExtra)")
+    #expect(
+      inExtra.standardError == "accounts: \(lastPass): line 2, field extra: an otpauth:// URI (a one-time-code seed) in a "
+        + "column LastPass's format does not read: it would be lost; write the file in accounts' own format "
+        + "(account,password,backend,tags,otp), whose otp column takes them, or remove the column and set each seed "
+        + "with `accounts otp set USER`\n", "\(inExtra)")
+    let named = try sandbox.run(["import", "-"], stdin: "name,url,username,password,２-Step Verification\ncorp,https://corp.example,bob,pw,JBSWY3DPEHPK3PXP\n")
+    #expect(named.status == 2 && named.standardError.contains("its column '２-Step Verification' looks like one-time-code seeds"), "\(named)")
+    #expect(try sandbox.tagsByAccount().isEmpty, "nothing written")
+  }
 }
 
 extension Sandbox {
