@@ -15,6 +15,9 @@ struct Terminal {
   var outputIsTerminal = false
   /// stdout, when it is the process's own (not in tests), for `keepOutputPrivate`.
   var output: FileDescriptor?
+  /// Whether stdout was an empty file when the process started, before anything was written
+  /// (stderr may be the same file, as under `> file 2>&1`): the shell made it for this output.
+  var outputStartedEmpty = false
   /// True when stderr is a terminal that can redraw a line: `TERM` names one (set, not empty,
   /// not `dumb`, as in Emacs' shell or a CI log that records a terminal). Every line of
   /// progress and every "waiting for" notice asks this, through `Environment.showsProgress`
@@ -26,20 +29,25 @@ struct Terminal {
     let errorIsTerminal = isatty(2) == 1
     return Terminal(
       canPrompt: isatty(0) == 1, errorIsTerminal: errorIsTerminal, outputIsTerminal: isatty(1) == 1,
-      output: .standardOutput, showsProgress: errorIsTerminal && !(term ?? "").isEmpty && term != "dumb")
+      output: .standardOutput, outputStartedEmpty: (try? FileDescriptor.standardOutput.status().st_size) == 0,
+      showsProgress: errorIsTerminal && !(term ?? "").isEmpty && term != "dumb")
   }
 
-  /// What a command about to print secrets did about a stdout that is a regular file group or
-  /// others may read (`> file` under umask 022): made it 0600 when it is empty and the user's
-  /// (the shell has just created it for this output), else nothing; nil when stdout is no such
-  /// file.
+  /// What a command about to print secrets did about a stdout that is a regular file another
+  /// user owns, or that group or others may read (`> file` under umask 022): made it 0600 when
+  /// it is the user's and was empty when the process started (the shell has just created it
+  /// for this output); nil when stdout is no such file. Called before the command writes
+  /// anything, on stdout or stderr.
   func keepOutputPrivate() -> OutputFileExposure? {
-    guard let output, let status = try? output.status(), status.st_mode & S_IFMT == S_IFREG,
-      status.st_mode & 0o077 != 0
-    else { return nil }
+    guard let output, let status = try? output.status(), status.st_mode & S_IFMT == S_IFREG else { return nil }
     let mode = status.st_mode & 0o7777
-    guard status.st_size == 0, status.st_uid == geteuid(), (try? output.setMode(0o600)) != nil else {
-      return .readable(mode: mode)
+    if status.st_uid != geteuid() { return .othersFile(owner: status.st_uid, mode: mode) }
+    guard mode & 0o077 != 0 else { return nil }
+    guard outputStartedEmpty else { return .readable(mode: mode) }
+    do {
+      try output.setMode(0o600)
+    } catch {
+      return .notMadePrivate(mode: mode, why: error)
     }
     return .madePrivate(was: mode)
   }
@@ -168,6 +176,10 @@ struct Terminal {
 /// See `Terminal.keepOutputPrivate`.
 enum OutputFileExposure: Equatable {
   case madePrivate(was: mode_t)
-  /// Left as it was: not empty (appended to) or another user's.
+  /// Left as it was: it held something before (appended to).
   case readable(mode: mode_t)
+  /// A new file of the user's that could not be made 0600 (a file system without modes).
+  case notMadePrivate(mode: mode_t, why: Errno)
+  /// Another user's file, whatever its mode: its owner can read it (and change its mode).
+  case othersFile(owner: uid_t, mode: mode_t)
 }

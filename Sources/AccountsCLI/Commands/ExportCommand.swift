@@ -25,8 +25,9 @@ enum ExportCommand {
       stays empty. A remembered password missing from the keyring is warned about on stderr \
       and left empty: the output is complete, and the exit status is 3. When stdout is a \
       regular file that group or others may read (`> file` under umask 022), --with-passwords \
-      makes it 0600 before writing when it is empty and yours, and says so; otherwise (a file \
-      appended to, another user's) it warns that others can read it.
+      makes it 0600 before writing anything (on stdout or stderr, which may be the same file) \
+      when it was empty and is yours, and says so; otherwise (a file appended to) it warns \
+      that others can read it, and it warns of another user's file whatever its mode.
 
       A field that starts with =, +, -, @, a tab or a carriage return is a formula to a \
       spreadsheet opening the file (which may run it: DDE, or a HYPERLINK sending the \
@@ -57,7 +58,12 @@ enum ExportCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let selection = try AccountSelection(tags: invocation.values(tag), backend: invocation.backend)
     let passwords = invocation.isSet(withPasswords)
-    if passwords { try environment.ledger.adoptSecretServiceIfAsked() }
+    if passwords {
+      // Before anything is written: under `> file 2>&1` the first warning would make the new
+      // file look like one appended to.
+      reportExposure(environment)
+      try environment.ledger.adoptSecretServiceIfAsked()
+    }
     let book = try environment.index.load()
     let accounts = try selection.tagged(in: book, configuration: { try environment.config.load() })
     // Every secret is read before anything is written: a keyring that fails, or a password
@@ -81,7 +87,6 @@ enum ExportCommand {
       environment.output.warning(
         "\(id)'s remembered password is not in the keyring; its password field is empty")
     }
-    if passwords { reportExposure(environment) }
     let safe = invocation.isSet(spreadsheetSafe)
     if !invocation.json { reportFormulas(rows, safe: safe, environment.output) }
     write(rows, passwords: passwords, json: invocation.json, spreadsheetSafe: safe, environment.output)
@@ -99,6 +104,14 @@ enum ExportCommand {
       environment.output.warning(
         "stdout is a file others can read (mode \(octalMode(mode))), and now holds passwords: "
           + "`chmod 600` it, or export into a new file (`> FILE`)")
+    case .notMadePrivate(let mode, let why):
+      environment.output.warning(
+        "stdout is a file others can read (mode \(octalMode(mode))), and now holds passwords; it could not be made 0600 "
+          + "(\(why)): export into a file on a file system that keeps modes, or pipe it to `gpg -e`")
+    case .othersFile(let owner, let mode):
+      environment.output.warning(
+        "stdout is another user's file (uid \(owner), mode \(octalMode(mode))), and now holds passwords that user can "
+          + "read: export into a file of your own")
     case nil: break
     }
   }

@@ -152,7 +152,9 @@ import Testing
 
   /// `> file` under umask 022 makes a file anyone may read: an export with passwords makes it
   /// 0600 before writing them and says so; a file it did not just get (appended to) keeps its
-  /// mode, with a warning.
+  /// mode, with a warning. Under `> file 2>&1` stderr is the same new file: the warnings written
+  /// into it do not make it look like a file appended to, and nobody who exported into a new
+  /// file is told to export into a new file.
   @Test func aFileOthersCouldReadIsMadePrivateBeforeThePasswordsAreWritten() throws {
     let world = try Fixture().addingBackend("corp")
     defer { world.close() }
@@ -172,8 +174,37 @@ import Testing
     #expect(appended.standardError.contains("accounts: warning: stdout is a file others can read (mode 0640), and now holds passwords"), "\(appended)")
     #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o640, "not ours to change")
 
+    let both = try sandbox.shell("umask 022; \"$ACCOUNTS\" export --with-passwords > '\(path).both' 2>&1")
+    #expect(both.status == 0, "\(both)")
+    #expect(try FileManager.default.attributesOfItem(atPath: path + ".both")[.posixPermissions] as? Int == 0o600)
+    let written = try String(contentsOfFile: path + ".both", encoding: .utf8)
+    #expect(written.contains("alice@corp,alice-pw,"), "\(written)")
+    #expect(written.contains("warning: the output holds passwords"), "\(written)")
+    #expect(written.contains("made it 0600 before writing the passwords"), "\(written)")
+    #expect(!written.contains("export into a new file"), "\(written)")
+
     let plain = try sandbox.shell("umask 022; \"$ACCOUNTS\" export > '\(path).plain'")
     #expect(plain.standardError.isEmpty, "no passwords, nothing to say: \(plain)")
     #expect(try FileManager.default.attributesOfItem(atPath: path + ".plain")[.posixPermissions] as? Int == 0o644)
+  }
+
+  /// A stdout file another user owns is theirs to read (and to chmod), whatever its mode now.
+  @Test(.enabled(if: getuid() == 0, "needs root to give a file away (CI runs as root)"))
+  func anotherUsersFileIsWarnedAbout() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["add", "alice", "--remember", "--password-stdin"], stdin: "alice-pw\n")
+    let path = sandbox.keyring.root + "/theirs.csv"
+    try #require(FileManager.default.createFile(atPath: path, contents: Data(), attributes: [.posixPermissions: 0o600]))
+    try #require(chown(path, 65534, 65534) == 0)
+    let result = try sandbox.shell("\"$ACCOUNTS\" export --with-passwords > '\(path)'")
+    #expect(result.status == 0, "\(result)")
+    #expect(
+      result.standardError.contains(
+        "accounts: warning: stdout is another user's file (uid 65534, mode 0600), and now holds passwords that user can "
+          + "read: export into a file of your own\n"), "\(result)")
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    #expect(attributes[.posixPermissions] as? Int == 0o600 && attributes[.ownerAccountID] as? Int == 65534, "not ours to change")
   }
 }
