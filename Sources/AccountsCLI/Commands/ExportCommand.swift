@@ -122,14 +122,19 @@ enum ExportCommand {
     _ rows: [(account: Account, password: SecretBytes?, seed: SecretBytes?)], safe: Bool, _ output: Output
   ) {
     var found: [String] = []
-    for (index, row) in rows.enumerated() {
+    var line = 2  // the header is line 1
+    for row in rows {
+      // The line a row starts on, as an editor and `import` count it: a password or seed with
+      // a line break in it (written in quotes) makes its row span several.
+      let startsOn = line
+      line += 1 + [row.password, row.seed].compactMap { $0 }.map(CSVWriter.lineBreaks(in:)).reduce(0, +)
       let columns = [
         ("account", CSVWriter.startsLikeAFormula(row.account.id.description.utf8)),
         ("password", row.password?.withUnsafeBytes { CSVWriter.startsLikeAFormula($0) } ?? false),
         ("backend", CSVWriter.startsLikeAFormula(row.account.id.backend.utf8)),
         ("tags", CSVWriter.startsLikeAFormula(row.account.tags.joined(separator: " ").utf8)),
       ].filter(\.1).map(\.0)
-      if !columns.isEmpty { found.append("line \(index + 2) (\(row.account.id): \(columns.joined(separator: ", ")))") }
+      if !columns.isEmpty { found.append("line \(startsOn) (\(row.account.id): \(columns.joined(separator: ", ")))") }
     }
     guard !found.isEmpty else { return }
     let lines = found.prefix(10).joined(separator: ", ") + (found.count > 10 ? " and \(found.count - 10) more" : "")

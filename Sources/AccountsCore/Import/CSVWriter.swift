@@ -24,6 +24,12 @@ public enum CSVWriter {
     return first == 0x3D || first == 0x2B || first == 0x2D || first == 0x40 || first == 0x09 || first == 0x0D
   }
 
+  /// How many line feeds `secret` holds: each one makes the row it is written in span one
+  /// line more (the line ends a field holds are written as they are, in quotes).
+  public static func lineBreaks(in secret: SecretBytes) -> Int {
+    secret.withUnsafeBytes { $0.count { $0 == 0x0A } }
+  }
+
   private static func field(_ bytes: some BidirectionalCollection<UInt8>, spreadsheetSafe: Bool, into buffer: inout [UInt8]) {
     let escaped = spreadsheetSafe && startsLikeAFormula(bytes)
     let quoted = escaped || bytes.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }

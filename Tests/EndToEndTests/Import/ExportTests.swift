@@ -207,4 +207,19 @@ import Testing
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
     #expect(attributes[.posixPermissions] as? Int == 0o600 && attributes[.ownerAccountID] as? Int == 65534, "not ours to change")
   }
+
+  /// The lines the spreadsheet warning names are the lines a row starts on, after a password
+  /// with line breaks made an earlier row span several (as `import` and an editor count them).
+  @Test func theSpreadsheetWarningNamesTheLineARowStartsOn() throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let multiline = try sandbox.file("account,password\nalice,\"one\ntwo\nthree\"\n", name: "alice.csv")
+    try sandbox.ok(["import", multiline])
+    try sandbox.ok(["add", "bob", "--remember", "--password-stdin"], stdin: "=1+1\n")
+    let result = try sandbox.ok(["export", "--with-passwords"])
+    let lines = result.standardOutput.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+    #expect(lines.count > 4 && lines[4].hasPrefix("bob@corp,=1+1,"), "\(result.standardOutput)")
+    #expect(result.standardError.contains(": line 5 (bob@corp: password);"), "\(result)")
+  }
 }
