@@ -32,7 +32,10 @@ enum LeaseCommand {
       "fence": N (the first account's), "fences": [...]}.
 
       Every lease of an account gets a fencing number greater than any before it, so a test \
-      framework can tell a stale holder. When not enough accounts are free within --wait: \
+      framework can tell a stale holder: one more than the last, or the taker's clock in \
+      milliseconds since 1970 when that is more, so it grows even after the store lost its \
+      counters (this machine's directory cleared at logout or reboot, a Redis restarted or \
+      flushed); never more than 2^53 - 1, which every JSON reader reads exactly. When not enough accounts are free within --wait: \
       exit 10, naming who holds them. Leases are kept in $XDG_RUNTIME_DIR/accounts/leases \
       (without it, /run/user/UID when that is yours; else in the state directory): every worker \
       of one pool must see the same directory.

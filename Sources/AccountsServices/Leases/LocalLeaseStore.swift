@@ -22,6 +22,8 @@ public final class LocalLeaseStore: LeaseStore {
   public let directory: String
   let files: LeaseDirectory
   let random: (Int) -> [UInt8]
+  /// The clock a new fence is at least (`LeaseFence`): milliseconds since 1970.
+  let fenceFloor: () -> Int64
 
   /// How long `release` waits for an account's lock, which only a concurrent acquirer deciding
   /// or a concurrent release holds (each for an instant).
@@ -30,11 +32,13 @@ public final class LocalLeaseStore: LeaseStore {
   /// The store in `directory`, whose files must belong to `userID`. `random` gives lease ids
   /// their randomness (getrandom by default).
   public init(
-    directory: String, userID: uid_t = getuid(), random: @escaping (Int) -> [UInt8] = { randomBytes(count: $0) }
+    directory: String, userID: uid_t = getuid(), random: @escaping (Int) -> [UInt8] = { randomBytes(count: $0) },
+    fenceFloor: @escaping () -> Int64 = wallClockMilliseconds
   ) {
     self.directory = directory
     files = LeaseDirectory(path: directory, userID: userID)
     self.random = random
+    self.fenceFloor = fenceFloor
   }
 
   /// `$XDG_RUNTIME_DIR/accounts/leases` (per user, gone at logout with the locks it held);
@@ -101,7 +105,7 @@ public final class LocalLeaseStore: LeaseStore {
     do {
       for (account, lock, previous) in taken {
         let paths = files.files(of: account)
-        let fence = try nextFence(paths, lock: lock, previous: previous, now: now)
+        let fence = try nextFence(paths, lock: lock, previous: previous)
         let record = LeaseRecord(
           account: account, lease: lease, holder: holder, since: now, expiresAt: expiresAt, fence: fence)
         try files.replace(paths.record, with: LeaseRecordFile.encode(record))

@@ -25,7 +25,10 @@ struct LeaseSandbox {
     root = String(cString: made)
   }
 
-  func store() -> LocalLeaseStore { LocalLeaseStore(directory: directory) }
+  /// A store whose fences count from 1 (`fenceFloor`: the clock they are at least, 0 here).
+  func store(fenceFloor: @escaping () -> Int64 = { 0 }) -> LocalLeaseStore {
+    LocalLeaseStore(directory: directory, fenceFloor: fenceFloor)
+  }
 
   func remove() { try? FileManager.default.removeItem(atPath: root) }
 }

@@ -78,7 +78,8 @@ extension LocalLeaseTests {
     @Test func theFenceGrowsAcrossKindsReleasesExpiriesAndALostCounter() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }
-      let store = sandbox.store()
+      var clock: Int64 = 0
+      let store = sandbox.store(fenceFloor: { clock })
       var fences: [UInt64] = []
       var now = leaseNow
       func record(_ grant: LeaseGrant?) throws {
@@ -104,7 +105,7 @@ extension LocalLeaseTests {
       _ = try store.release(lease: released.lease, now: now)
       unlink(fenceFile)
       try record(store.take([qa(1)], now: now))
-      // Every copy lost: the count restarts above anything it reached.
+      // Every copy lost: the count restarts from the clock, above anything it reached.
       let again = try #require(try store.take([qa(1)], ttl: 5, now: now))
       fences.append(again.records[0].fence)
       _ = try store.release(lease: again.lease, now: now)
@@ -112,11 +113,32 @@ extension LocalLeaseTests {
       let lock = open(store.files.files(of: qa(1)).lock, O_WRONLY)
       #expect(pwrite(lock, "torn", 4, 0) == 4)
       close(lock)
+      clock = 5_000
       try record(store.take([qa(1)], now: now))
       #expect(fences.count == 11)
       #expect(fences[..<10].allSatisfy { $0 <= 10 })  // the copies kept the count
       #expect(zip(fences, fences.dropFirst()).allSatisfy { $0 < $1 }, "\(fences)")
       #expect(fences[0] == 1)
+      #expect(fences[10] == 5_000)
+    }
+
+    /// The whole directory gone (the runtime directory is cleared at logout and at reboot):
+    /// the next fence is the clock in milliseconds, not 1 again, and one past the last when
+    /// the clock is behind it.
+    @Test func aFenceAfterTheDirectoryWasClearedIsAtLeastTheClock() throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      var clock: Int64 = 1_800_000_000_000
+      let store = sandbox.store(fenceFloor: { clock })
+      let first = try #require(try store.take([qa(1)], ttl: 5)).records[0].fence
+      #expect(first == 1_800_000_000_000)
+      try FileManager.default.removeItem(atPath: sandbox.directory)
+      clock += 1_000
+      let second = try #require(try store.take([qa(1)], ttl: 5)).records[0].fence
+      #expect(second == 1_800_000_001_000)
+      clock -= 10_000  // set back, with the files there: one more than the last
+      let third = try #require(try store.take([qa(1)], ttl: 5, now: leaseNow.adding(seconds: 10))).records[0].fence
+      #expect(third == second + 1)
     }
 
     @Test(arguments: ["torn", "lost"])
