@@ -47,11 +47,13 @@ enum LeaseCommand {
       process renews it every third of --ttl (30s by default) and deletes it when CMD and \
       whatever holds its descriptors have exited; a holder killed with SIGKILL frees its \
       accounts within one ttl, and a keeper that dies is flagged by `accounts leases` \
-      (keeper overdue) before the ttl runs out. A fence there is at least the taker's clock \
-      in milliseconds since 1970, so it grows even after Redis lost its keys; a Redis that \
-      may lose them (no appendonly, an eviction policy) is warned about. A store that cannot \
-      be reached or answers garbage (a reply over 16 MiB or 131072 elements included): exit \
-      8, CMD not run. Losing it while CMD runs is said on stderr, and CMD keeps running.
+      (keeper overdue) before the ttl runs out. A Redis that may lose its keys (no \
+      appendonly, an eviction policy) is warned about. An account whose keys there accounts \
+      cannot read (another type, a value longer than a record, a fence counter that is none \
+      or at 2^53 - 1) is skipped, warned about with the key and the fix, and others are taken. \
+      A store that cannot be reached, answers garbage (a reply over 16 MiB or 131072 elements \
+      included), or does not answer all that one try asks within ACCOUNTS_NETWORK_TIMEOUT: \
+      exit 8, CMD not run. Losing it while CMD runs is said on stderr, and CMD keeps running.
 
       A leased account's session is its holder's: other commands never log it in or out \
       (`login` and `logout` refuse it unless --force; `login --stale` skips it). A holder whose \

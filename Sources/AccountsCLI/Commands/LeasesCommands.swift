@@ -67,8 +67,11 @@ enum LeasesCommand {
       half its ttl left: the keeper was killed, stopped, or cut off from the store) shows \
       "TIME (keeper overdue)" as its expiry, the moment it runs out unless renewed, and is \
       warned about on stderr: after that another holder may take its account. A key under a \
-      store's prefix that holds no lease accounts wrote is shown as an unreadable row and \
-      warned about, naming the key and the fix; the other leases are shown all the same.
+      store's prefix that holds no lease accounts wrote (another type, a value longer than \
+      any record, which is never read whole) is shown as an unreadable row and warned about, \
+      naming the key and the fix; the other leases are shown all the same. A shared store \
+      must answer all that reading its leases asks within ACCOUNTS_NETWORK_TIMEOUT: else \
+      exit 8.
 
       With --json: an array of objects with the keys account, lease, holder, since, \
       expires_at (null for a held lease), fence, keeper ("renewing" or "overdue" for a held \

@@ -7,6 +7,11 @@ import AccountsJSON
 enum LeaseRecordFile {
   static let version: Int64 = 1
 
+  /// The most bytes a record of a saved account takes: its longest fields (a user name of 256
+  /// characters, each escaped as a surrogate pair; a host of 255) fit in less than half. A
+  /// shared store reads nothing longer (`RedisLeaseStore.readableFunctions`).
+  static let longestRecord = 8192
+
   /// What is wrong with a record file.
   struct Problem: Error {
     let detail: String
@@ -53,7 +58,9 @@ enum LeaseRecordFile {
       }
       let fence = try given.map { Int64(clamping: $0) } ?? reader.int64("fence")
       let pid = try holder.int64("pid")
-      guard fence > 0, let pid = Int32(exactly: pid) else { return .failure(Problem("fence or pid out of range")) }
+      guard LeaseFence.isValid(UInt64(clamping: fence)), let pid = Int32(exactly: pid) else {
+        return .failure(Problem("fence or pid out of range"))
+      }
       // The id and the host reach messages, a terminal and `accounts release` unquoted: only
       // what this tool writes is read back.
       let lease = try reader.string("lease")

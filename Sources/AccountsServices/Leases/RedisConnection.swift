@@ -21,22 +21,28 @@ enum RedisValue: Equatable {
 }
 
 /// A connection to Redis through hiredis (loaded on first use), every call bounded by the
-/// timeout given. Not shared between threads.
+/// timeout given, and by the deadline when one is set. Not shared between threads.
 final class RedisConnection {
   let address: RedisAddress
   /// How long a whole reply may take to come.
   private let timeoutMilliseconds: Int
   private let context: UnsafeMutablePointer<redisContext>
+  /// When the calls of the work under way must all have been answered (`monotonicNanoseconds`):
+  /// none is sent after it, and none waits past it. Nil: each call has the timeout.
+  var deadline: UInt64?
 
   /// Connects, authenticates with `password` (as `address.user` when there is one) and selects
-  /// the database.
-  init(_ address: RedisAddress, password: SecretBytes?, timeoutMilliseconds: Int) throws(LeaseStoreUnavailable) {
+  /// the database, all by `deadline` when one is given.
+  init(
+    _ address: RedisAddress, password: SecretBytes?, timeoutMilliseconds: Int, deadline: UInt64? = nil
+  ) throws(LeaseStoreUnavailable) {
     self.address = address
+    self.deadline = deadline
     if let problem = accounts_redis_load() {
       throw LeaseStoreUnavailable(address: address.description, detail: String(cString: problem))
     }
-    let timeout = max(timeoutMilliseconds, 1)
-    self.timeoutMilliseconds = timeout
+    self.timeoutMilliseconds = max(timeoutMilliseconds, 1)
+    let timeout = try Self.allowed(max(timeoutMilliseconds, 1), until: deadline, address: address)
     let made: UnsafeMutablePointer<redisContext>?
     switch address.endpoint {
     case .tcp(let host, let port): made = accounts_redis_connect_tcp(host, Int32(port), timeout)
@@ -111,8 +117,10 @@ final class RedisConnection {
       pointers.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self))
       lengths.append(argument.count)
     }
-    let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths, timeoutMilliseconds)
+    let timeout = try Self.allowed(timeoutMilliseconds, until: deadline, address: address)
+    let reply = accounts_redis_command(context, Int32(arguments.count), &pointers, &lengths, timeout)
     guard let reply else {
+      if let deadline, monotonicNanoseconds() >= deadline { throw Self.pastDeadline(address, timeoutMilliseconds) }
       let detail = accounts_redis_error(context).map { String(cString: $0) } ?? "no reply"
       // Refused before it was read in full: over the limits of a reply, or no Redis reply.
       if accounts_redis_refused(context) != 0 { throw garbage(detail) }
@@ -122,6 +130,26 @@ final class RedisConnection {
     }
     defer { accounts_redis_free_reply(reply) }
     return try Self.value(reply, address: address, depth: 0)
+  }
+
+  /// How long the next call may wait: `timeout`, or what is left until `deadline` when that is
+  /// less. Throws once the deadline has passed.
+  private static func allowed(
+    _ timeout: Int, until deadline: UInt64?, address: RedisAddress
+  ) throws(LeaseStoreUnavailable) -> Int {
+    guard let deadline else { return timeout }
+    let now = monotonicNanoseconds()
+    guard now < deadline else { throw pastDeadline(address, timeout) }
+    return min(timeout, Int((deadline - now + 999_999) / 1_000_000))
+  }
+
+  /// The deadline passed: the store did not answer all this work asked of it in time.
+  private static func pastDeadline(_ address: RedisAddress, _ timeout: Int) -> LeaseStoreUnavailable {
+    LeaseStoreUnavailable(
+      address: address.description,
+      detail: "it did not answer everything asked within \(DurationText.seconds(milliseconds: Int64(timeout))) "
+        + "(ACCOUNTS_NETWORK_TIMEOUT)",
+      fix: "check that Redis runs there and is not overloaded, or give ACCOUNTS_NETWORK_TIMEOUT more seconds")
   }
 
   /// A reply a caller did not expect: Redis (or whatever answers in its place) said nonsense.

@@ -1,40 +1,67 @@
+import AccountsCore
+
 /// The Lua scripts of the Redis lease store. Redis runs each atomically: nothing else happens
 /// between its reads and its writes, which is what keeps two holders off one account.
 extension RedisLeaseStore {
+  /// Lua: `readable(key, longest)`, false when the key is absent or a string of at most
+  /// `longest` bytes (what accounts may read), else why not: its type, or 'long'. And
+  /// `counter(key)`, a fence counter: 0 when absent, else the number, or nil and why not
+  /// ('number' for what is no integer within `LeaseFence.largest`, 'full' at it). Nothing
+  /// larger than a record is ever read into the script or its reply.
+  static let readableFunctions = """
+    local function readable(key, longest)
+      local kind = redis.call('TYPE', key)['ok']
+      if kind == 'none' then return false end
+      if kind ~= 'string' then return kind end
+      if redis.call('STRLEN', key) > longest then return 'long' end
+      return false
+    end
+    local function counter(key)
+      local why = readable(key, \(String(LeaseFence.largest).count))
+      if why then return nil, why == 'long' and 'number' or why end
+      local text = redis.call('GET', key)
+      if not text then return 0 end
+      if not (text == '0' or string.match(text, '^[1-9]%d*$')) or tonumber(text) > \(LeaseFence.largest) then
+        return nil, 'number'
+      end
+      if tonumber(text) == \(LeaseFence.largest) then return nil, 'full' end
+      return tonumber(text)
+    end
+    """
+
   /// KEYS: per candidate its key and its fence key. ARGV: count, ttl (ms), the fences' floor,
-  /// per candidate its value. Takes the first `count` free candidates, or none: {1, index,
-  /// fence, ...} or
-  /// {0, index, value, fence, ...} for each busy one, or {-1, index} when the fence key of a
-  /// candidate it would take holds no counter. Redis does not undo what a script did before an
-  /// error, so every fence is checked before anything is written: an INCR failing half way
-  /// left the accounts before it held by nobody. A fence is the counter plus one, or the floor
-  /// (the taker's clock in milliseconds since 1970) when that is more: a counter Redis lost
-  /// (a restart without persistence, FLUSHALL, an eviction) or gave back older (a snapshot)
-  /// starts again above every fence handed out before, never at 1.
-  static let acquireScript = """
+  /// per candidate its value. Takes the first `count` free candidates, or none. A candidate
+  /// one of whose keys accounts cannot read (`readableFunctions`: another type, a value
+  /// longer than a record, a fence counter that is none or at the largest fence) is neither
+  /// free nor busy: it is skipped, and named. Replies {1, unreadable, {index, fence, ...}} or
+  /// {0, unreadable, {index, value, fence, ...}} for each busy one; unreadable is {index,
+  /// 1 (its key) or 2 (its fence key), why, ...}. Redis does not undo what a script did before
+  /// an error, so everything is read and checked before anything is written. A fence follows
+  /// `LeaseFence`: the counter plus one, or the floor (the taker's clock) when that is more.
+  static let acquireScript = readableFunctions + "\n" + """
     local count = tonumber(ARGV[1])
-    local free, busy = {}, {}
+    local free, busy, unreadable, last = {}, {}, {}, {}
     for i = 1, #KEYS / 2 do
-      local current = redis.call('GET', KEYS[2 * i - 1])
-      if current then
-        busy[#busy + 1] = i
-        busy[#busy + 1] = current
-        busy[#busy + 1] = redis.call('GET', KEYS[2 * i]) or false
-      elseif #free < count then
-        free[#free + 1] = i
+      local fence, why = counter(KEYS[2 * i])
+      local which = 2
+      if fence then
+        why = readable(KEYS[2 * i - 1], \(LeaseRecordFile.longestRecord))
+        which = 1
+      end
+      if why then
+        for _, item in ipairs({i, which, why}) do unreadable[#unreadable + 1] = item end
+      else
+        local current = redis.call('GET', KEYS[2 * i - 1])
+        if current then
+          for _, item in ipairs({i, current, redis.call('GET', KEYS[2 * i]) or false}) do busy[#busy + 1] = item end
+        elseif #free < count then
+          free[#free + 1] = i
+          last[i] = fence
+        end
       end
     end
-    if #free < count then
-      table.insert(busy, 1, 0)
-      return busy
-    end
-    for _, i in ipairs(free) do
-      local fence = redis.call('GET', KEYS[2 * i])
-      if fence and not ((fence == '0' or string.match(fence, '^[1-9]%d*$')) and #fence < 19) then
-        return {-1, i}
-      end
-    end
-    local out = {1}
+    if #free < count then return {0, unreadable, busy} end
+    local out = {}
     for _, i in ipairs(free) do
       local fence = redis.call('INCR', KEYS[2 * i])
       if fence < tonumber(ARGV[3]) then
@@ -45,23 +72,26 @@ extension RedisLeaseStore {
       out[#out + 1] = i
       out[#out + 1] = fence
     end
-    return out
+    return {1, unreadable, out}
     """
 
-  /// KEYS: per lease its key and its fence key. Per lease: its value, its fence (false when
-  /// absent) and the milliseconds its key has left. A key of another type than a string (a
-  /// program other than accounts wrote it) is an error in its place, not a failed script:
-  /// one such key must not keep the others from being read.
-  static let readScript = """
+  /// KEYS: per lease its key and its fence key. ARGV: nothing, or text every value read must
+  /// hold (a lease id: the others come back as absent). Per lease: its value, its fence
+  /// (false when absent) and the milliseconds its key has left. A key accounts cannot read
+  /// (`readableFunctions`) is an error in its place, `UNREADABLE` and why, not a failed script
+  /// nor a value of any size: one such key must not keep the others from being read.
+  static let readScript = readableFunctions + "\n" + """
     local out = {}
-    local function get(key)
-      local value = redis.pcall('GET', key)
-      if type(value) == 'table' and value.err then return redis.error_reply('WRONGTYPE') end
-      return value
+    local function get(key, longest)
+      local why = readable(key, longest)
+      if why then return redis.error_reply('UNREADABLE ' .. why) end
+      return redis.call('GET', key)
     end
     for i = 1, #KEYS / 2 do
-      out[#out + 1] = get(KEYS[2 * i - 1])
-      out[#out + 1] = get(KEYS[2 * i])
+      local value = get(KEYS[2 * i - 1], \(LeaseRecordFile.longestRecord))
+      if type(value) == 'string' and ARGV[1] and not string.find(value, ARGV[1], 1, true) then value = false end
+      out[#out + 1] = value
+      out[#out + 1] = get(KEYS[2 * i], \(String(LeaseFence.largest).count))
       out[#out + 1] = redis.call('PTTL', KEYS[2 * i - 1])
     end
     return out

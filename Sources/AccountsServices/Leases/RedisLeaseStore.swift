@@ -38,6 +38,11 @@ public final class RedisLeaseStore: LeaseStore {
   /// The least fence a lease taken now gets: the milliseconds since 1970 (see `acquireScript`).
   let fenceFloor: () -> Int64
   var connected: RedisConnection?
+  /// The deadline of the operation under way (`withinDeadline`).
+  var deadline: UInt64?
+  /// The keys already said to be skipped by this store (`tryAcquire` runs again and again
+  /// under --wait: once is enough).
+  var warnedKeys: Set<String> = []
 
   public init(
     address: RedisAddress, password: SecretBytes?, timeoutMilliseconds: Int, prefix: @escaping (AccountID) -> String,
@@ -69,10 +74,24 @@ public final class RedisLeaseStore: LeaseStore {
   func connection() throws(LeaseStoreUnavailable) -> RedisConnection {
     // One kept while this command logged in may have been closed meanwhile by the server's
     // `timeout`: `lease --ttl` then failed to detach its lease after a slow login.
-    if let connected, !connected.isClosed { return connected }
-    let made = try RedisConnection(address, password: password, timeoutMilliseconds: timeoutMilliseconds)
+    if let connected, !connected.isClosed {
+      connected.deadline = deadline
+      return connected
+    }
+    let made = try RedisConnection(
+      address, password: password, timeoutMilliseconds: timeoutMilliseconds, deadline: deadline)
     connected = made
     return made
+  }
+
+  /// Runs `body`, one of this store's operations (taking accounts, each try of --wait;
+  /// reading the leases; releasing one; detaching), with one deadline for all its calls:
+  /// the timeout from now. An operation within another keeps the outer one's.
+  func withinDeadline<Value>(_ body: () throws -> Value) rethrows -> Value {
+    guard deadline == nil else { return try body() }
+    deadline = monotonicNanoseconds() + UInt64(max(timeoutMilliseconds, 1)) * 1_000_000
+    defer { deadline = nil }
+    return try body()
   }
 
   /// Runs `script`; a connection lost on the way is not used again.
@@ -101,144 +120,167 @@ public final class RedisLeaseStore: LeaseStore {
   public func tryAcquire(
     _ candidates: [AccountID], count: Int, holder: LeaseHolder, ttl: Double?, now: Timestamp
   ) throws -> LeaseAttempt {
-    try checkKeepsKeys()
-    // One key, one account: backends sharing a lease_prefix name one pool, where qa1@corp and
-    // qa1@corp2 are one account, which one lease must not take twice.
-    var seen: [String: AccountID] = [:]
-    var namedTwice: (AccountID, AccountID)?
-    let candidates = candidates.filter { candidate in
-      guard let first = seen[key(candidate)] else {
-        seen[key(candidate)] = candidate
-        return true
+    try withinDeadline {
+      try checkKeepsKeys()
+      // One key, one account: backends sharing a lease_prefix name one pool, where qa1@corp and
+      // qa1@corp2 are one account, which one lease must not take twice.
+      var seen: [String: AccountID] = [:]
+      var namedTwice: (AccountID, AccountID)?
+      let candidates = candidates.filter { candidate in
+        guard let first = seen[key(candidate)] else {
+          seen[key(candidate)] = candidate
+          return true
+        }
+        if first != candidate, namedTwice == nil { namedTwice = (first, candidate) }
+        return false
       }
-      if first != candidate, namedTwice == nil { namedTwice = (first, candidate) }
-      return false
-    }
-    if let (first, second) = namedTwice, count > candidates.count {
-      throw CommandError.usage(
-        "\(first) and \(second) are one account (their backends share the lease_prefix \(prefix(first)))",
-        fix: "name only one of them, or lower --count")
-    }
-    guard count >= 1, count <= candidates.count else {
-      throw CommandError.usage(
-        "cannot lease \(count) of \(candidates.count) account(s)", fix: "name at least as many accounts as --count")
-    }
-    if let ttl, !(ttl > 0 && ttl < Double(Timestamp.longestLifetime)) {
-      throw CommandError.usage("a lease's ttl must be more than 0 and at most ten years", fix: "give --ttl like 30m")
-    }
-    let lease = LeaseID.new(random: random)
-    let expiresAt = ttl.map { now.adding(seconds: Int64($0.rounded(.up))) }
-    let milliseconds = ttl.map(Self.keyLifetime) ?? heldTTLMilliseconds
-    let records = candidates.map {
-      LeaseRecord(
-        account: $0, lease: lease, holder: holder, since: now, expiresAt: expiresAt, fence: 1,
-        keeperTTLMilliseconds: ttl == nil ? milliseconds : nil)
-    }
-    let keys = candidates.map(key)
-    let values = records.map { LeaseRecordFile.encode($0, withFence: false) }
-    let setAt = monotonicNanoseconds()  // no later than Redis starts the keys' ttl
-    let reply = try evaluate(
-      Self.acquireScript, keys: keys.flatMap { [$0, Self.fenceKey($0)] },
-      arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8), Array(String(max(fenceFloor(), 0)).utf8)]
-        + values)
-    guard case .array(let items) = reply, let outcome = items.first else { throw try connection().garbage("acquire") }
-
-    if outcome == .integer(-1), items.count == 2, case .integer(let index) = items[1],
-      keys.indices.contains(Int(index) - 1)
-    {
-      throw LeaseStoreUnavailable(
-        address: address.description,
-        detail: "a fence key (\(Names.printable(Self.fenceKey(keys[Int(index) - 1]), limit: 120))) holds no counter",
-        fix: "set it to a number above the account's last fence, or give accounts a lease_prefix no other program uses")
-    }
-    if outcome == .integer(0) {
-      var busy: [BusyAccount] = []
-      for triple in Array(items.dropFirst()).chunked(3) {
-        guard triple.count == 3, case .integer(let index) = triple[0], candidates.indices.contains(Int(index) - 1) else {
+      if let (first, second) = namedTwice, count > candidates.count {
+        throw CommandError.usage(
+          "\(first) and \(second) are one account (their backends share the lease_prefix \(prefix(first)))",
+          fix: "name only one of them, or lower --count")
+      }
+      guard count >= 1, count <= candidates.count else {
+        throw CommandError.usage(
+          "cannot lease \(count) of \(candidates.count) account(s)", fix: "name at least as many accounts as --count")
+      }
+      if let ttl, !(ttl > 0 && ttl < Double(Timestamp.longestLifetime)) {
+        throw CommandError.usage("a lease's ttl must be more than 0 and at most ten years", fix: "give --ttl like 30m")
+      }
+      let lease = LeaseID.new(random: random)
+      let expiresAt = ttl.map { now.adding(seconds: Int64($0.rounded(.up))) }
+      let milliseconds = ttl.map(Self.keyLifetime) ?? heldTTLMilliseconds
+      let records = candidates.map {
+        LeaseRecord(
+          account: $0, lease: lease, holder: holder, since: now, expiresAt: expiresAt, fence: 1,
+          keeperTTLMilliseconds: ttl == nil ? milliseconds : nil)
+      }
+      let keys = candidates.map(key)
+      let values = records.map { LeaseRecordFile.encode($0, withFence: false) }
+      let setAt = monotonicNanoseconds()  // no later than Redis starts the keys' ttl
+      let reply = try evaluate(
+        Self.acquireScript, keys: keys.flatMap { [$0, Self.fenceKey($0)] },
+        arguments: [Array(String(count).utf8), Array(String(milliseconds).utf8), Array(String(LeaseFence.floor(wallClockMilliseconds: fenceFloor())).utf8)]
+          + values)
+      guard case .array(let items) = reply, items.count == 3, case .array(let skipped) = items[1],
+        case .array(let entries) = items[2]
+      else { throw try connection().garbage("acquire") }
+      let outcome = items[0]
+      func candidate(_ value: RedisValue) throws -> Int {
+        guard case .integer(let index) = value, candidates.indices.contains(Int(index) - 1) else {
           throw try connection().garbage("acquire")
         }
-        // A key holding garbage is the store's fault (exit 8), not an account being taken: it
-        // would never go away, however long --wait.
-        let account = candidates[Int(index) - 1]
-        let held = try record(triple[1], fence: triple[2], as: account, key: keys[Int(index) - 1])
-        busy.append(BusyAccount(account: account, record: held))
+        return Int(index) - 1
       }
-      return .busy(busy)
-    }
-    var granted: [LeaseRecord] = []
-    var grantedKeys: [String] = []
-    var grantedValues: [[UInt8]] = []
-    for pair in Array(items.dropFirst()).chunked(2) {
-      guard pair.count == 2, case .integer(let index) = pair[0], case .integer(let fence) = pair[1], fence > 0,
-        records.indices.contains(Int(index) - 1)
-      else { throw try connection().garbage("acquire") }
-      var record = records[Int(index) - 1]
-      record.fence = UInt64(fence)
-      granted.append(record)
-      grantedKeys.append(keys[Int(index) - 1])
-      grantedValues.append(values[Int(index) - 1])
-    }
-    guard outcome == .integer(1), granted.count == count else { throw try connection().garbage("acquire") }
-    guard expiresAt == nil else { return .granted(LeaseGrant(lease: lease, records: granted, descriptors: [])) }
+      // A candidate whose keys accounts cannot read is skipped, said, and the others taken: one
+      // such key must not keep a pool from being leased. Taking one is garbage from the store
+      // (exit 8), never an account being taken (exit 10), which --wait would wait out in full.
+      var unreadable: [(account: AccountID, problem: LeaseStoreUnavailable)] = []
+      for triple in skipped.chunked(3) {
+        guard triple.count == 3, let why = triple[2].text, triple[1] == .integer(1) || triple[1] == .integer(2) else {
+          throw try connection().garbage("acquire")
+        }
+        let index = try candidate(triple[0])
+        let fence = triple[1] == .integer(2)
+        unreadable.append(
+          (candidates[index], unreadableKey(fence ? Self.fenceKey(keys[index]) : keys[index], fence: fence, why: why)))
+      }
+      if outcome == .integer(0) {
+        var busy: [BusyAccount] = []
+        for triple in entries.chunked(3) {
+          guard triple.count == 3 else { throw try connection().garbage("acquire") }
+          let index = try candidate(triple[0])
+          do throws(LeaseStoreUnavailable) {
+            let held = try record(triple[1], fence: triple[2], as: candidates[index], key: keys[index])
+            busy.append(BusyAccount(account: candidates[index], record: held))
+          } catch {
+            unreadable.append((candidates[index], error))
+          }
+        }
+        if let first = unreadable.first, count > candidates.count - unreadable.count { throw first.problem }
+        warnSkipped(unreadable)
+        return .busy(busy)
+      }
+      var granted: [LeaseRecord] = []
+      var grantedKeys: [String] = []
+      var grantedValues: [[UInt8]] = []
+      for pair in entries.chunked(2) {
+        guard pair.count == 2, case .integer(let fence) = pair[1], fence > 0, LeaseFence.isValid(UInt64(fence)) else {
+          throw try connection().garbage("acquire")
+        }
+        let index = try candidate(pair[0])
+        var record = records[index]
+        record.fence = UInt64(fence)
+        granted.append(record)
+        grantedKeys.append(keys[index])
+        grantedValues.append(values[index])
+      }
+      guard outcome == .integer(1), granted.count == count else { throw try connection().garbage("acquire") }
+      warnSkipped(unreadable)
+      guard expiresAt == nil else { return .granted(LeaseGrant(lease: lease, records: granted, descriptors: [])) }
 
-    // A held lease lives while its keeper renews it.
-    let order = LeaseKeeper.Order(
-      address: address, password: password, ttlMilliseconds: milliseconds, setAtNanoseconds: setAt,
-      timeoutMilliseconds: timeoutMilliseconds, lease: lease, keys: grantedKeys, values: grantedValues)
-    let pipe: FileDescriptor
-    var encoded = order.encoded()  // holds the password
-    defer { wipe(&encoded) }
-    do {
-      pipe = try launchKeeper(encoded)
-    } catch {
-      _ = try? delete(keys: grantedKeys, values: grantedValues)
-      throw error
+      // A held lease lives while its keeper renews it.
+      let order = LeaseKeeper.Order(
+        address: address, password: password, ttlMilliseconds: milliseconds, setAtNanoseconds: setAt,
+        timeoutMilliseconds: timeoutMilliseconds, lease: lease, keys: grantedKeys, values: grantedValues)
+      let pipe: FileDescriptor
+      var encoded = order.encoded()  // holds the password
+      defer { wipe(&encoded) }
+      do {
+        pipe = try launchKeeper(encoded)
+      } catch {
+        _ = try? delete(keys: grantedKeys, values: grantedValues)
+        throw error
+      }
+      return .granted(LeaseGrant(lease: lease, records: granted, descriptors: [pipe]))
     }
-    return .granted(LeaseGrant(lease: lease, records: granted, descriptors: [pipe]))
   }
 
   public func release(lease: String, now: Timestamp) throws -> [AccountID] {
-    guard LeaseID.isValid(lease) else { throw LeaseError.unknown(lease: lease) }
-    // Only the leases it can read: a key that holds garbage is not this lease.
-    let matching = try scan(now: now).leases.filter { $0.record.lease == lease }
-    guard !matching.isEmpty else { throw LeaseError.unknown(lease: lease) }
-    if let held = matching.first(where: { $0.record.kind == .held }) {
-      throw LeaseError.held(lease: lease, holder: held.record.holder)
+    try withinDeadline {
+      guard LeaseID.isValid(lease) else { throw LeaseError.unknown(lease: lease) }
+      // Only the leases it can read: a key that holds garbage is not this lease.
+      let matching = try scan(now: now, lease: lease).leases.filter { $0.record.lease == lease }
+      guard !matching.isEmpty else { throw LeaseError.unknown(lease: lease) }
+      if let held = matching.first(where: { $0.record.kind == .held }) {
+        throw LeaseError.held(lease: lease, holder: held.record.holder)
+      }
+      let deleted = try delete(keys: matching.map(\.key), values: matching.map(\.value))
+      let freed = zip(matching, deleted).filter(\.1).map(\.0.record.account)
+      guard !freed.isEmpty else { throw LeaseError.unknown(lease: lease) }
+      return freed.sorted()
     }
-    let deleted = try delete(keys: matching.map(\.key), values: matching.map(\.value))
-    let freed = zip(matching, deleted).filter(\.1).map(\.0.record.account)
-    guard !freed.isEmpty else { throw LeaseError.unknown(lease: lease) }
-    return freed.sorted()
   }
 
   public func detach(_ grant: LeaseGrant, ttl: Double, now: Timestamp) throws -> LeaseGrant {
-    guard ttl > 0, ttl < Double(Timestamp.longestLifetime) else {
-      throw CommandError.usage("a lease's ttl must be more than 0 and at most ten years", fix: "give --ttl like 30m")
+    try withinDeadline {
+      guard ttl > 0, ttl < Double(Timestamp.longestLifetime) else {
+        throw CommandError.usage("a lease's ttl must be more than 0 and at most ten years", fix: "give --ttl like 30m")
+      }
+      guard grant.records.allSatisfy({ $0.kind == .held }) else { throw LeaseError.unknown(lease: grant.lease) }
+      // The keeper still renews the held lease while its records change; once they have, its
+      // comparisons fail and it leaves them be.
+      defer { grant.end() }
+      let expiresAt = now.adding(seconds: Int64(ttl.rounded(.up)))
+      let detached = grant.records.map { record in
+        var record = record
+        record.expiresAt = expiresAt
+        record.keeperTTLMilliseconds = nil
+        return record
+      }
+      var arguments: [[UInt8]] = [Array(String(Self.keyLifetime(ttl)).utf8)]
+      for (old, new) in zip(grant.records, detached) {
+        arguments.append(LeaseRecordFile.encode(old, withFence: false))
+        arguments.append(LeaseRecordFile.encode(new, withFence: false))
+      }
+      let reply = try evaluate(Self.detachScript, keys: grant.records.map { key($0.account) }, arguments: arguments)
+      guard reply == .integer(1) else {
+        throw LeaseStoreUnavailable(
+          address: address.description,
+          detail: "the lease of \(grant.accounts.map(\.description).joined(separator: ", ")) ended before it could be detached",
+          fix: "take it again; a held lease lives \(heldTTLMilliseconds / 1000) s without its keeper")
+      }
+      return LeaseGrant(lease: grant.lease, records: detached, descriptors: [])
     }
-    guard grant.records.allSatisfy({ $0.kind == .held }) else { throw LeaseError.unknown(lease: grant.lease) }
-    // The keeper still renews the held lease while its records change; once they have, its
-    // comparisons fail and it leaves them be.
-    defer { grant.end() }
-    let expiresAt = now.adding(seconds: Int64(ttl.rounded(.up)))
-    let detached = grant.records.map { record in
-      var record = record
-      record.expiresAt = expiresAt
-      record.keeperTTLMilliseconds = nil
-      return record
-    }
-    var arguments: [[UInt8]] = [Array(String(Self.keyLifetime(ttl)).utf8)]
-    for (old, new) in zip(grant.records, detached) {
-      arguments.append(LeaseRecordFile.encode(old, withFence: false))
-      arguments.append(LeaseRecordFile.encode(new, withFence: false))
-    }
-    let reply = try evaluate(Self.detachScript, keys: grant.records.map { key($0.account) }, arguments: arguments)
-    guard reply == .integer(1) else {
-      throw LeaseStoreUnavailable(
-        address: address.description,
-        detail: "the lease of \(grant.accounts.map(\.description).joined(separator: ", ")) ended before it could be detached",
-        fix: "take it again; a held lease lives \(heldTTLMilliseconds / 1000) s without its keeper")
-    }
-    return LeaseGrant(lease: grant.lease, records: detached, descriptors: [])
   }
 
   public func leases(now: Timestamp) throws -> [LeaseRecord] {
@@ -248,22 +290,24 @@ public final class RedisLeaseStore: LeaseStore {
   }
 
   public func survey(now: Timestamp) throws -> LeaseSurvey {
-    try checkKeepsKeys()
-    let (leases, unreadable) = try scan(now: now)
-    return LeaseSurvey(records: leases.map(\.record).sorted { $0.account < $1.account }, unreadable: unreadable)
+    try withinDeadline {
+      try checkKeepsKeys()
+      let (leases, unreadable) = try scan(now: now)
+      return LeaseSurvey(records: leases.map(\.record).sorted { $0.account < $1.account }, unreadable: unreadable)
+    }
   }
 
   public func leases(of accounts: [AccountID], now: Timestamp) throws -> [LeaseRecord] {
-    var records: [LeaseRecord] = []
-    for chunk in accounts.chunked(256) {
-      let keys = chunk.map(key)
-      let reply = try connectedCall(["MGET"] + keys.flatMap { [$0, Self.fenceKey($0)] })
-      guard case .array(let values) = reply, values.count == keys.count * 2 else { throw try connection().garbage("MGET") }
-      for (index, account) in chunk.enumerated() where values[2 * index] != .null {
-        records.append(try record(values[2 * index], fence: values[2 * index + 1], as: account, key: keys[index]))
+    try withinDeadline {
+      // Two accounts may share a key (backends sharing a lease_prefix): each is shown as given.
+      let found = Dictionary(try read(Array(Set(accounts.map(key))).sorted()).map { ($0.key, $0) }) { first, _ in first }
+      var records: [LeaseRecord] = []
+      for account in accounts {
+        guard let (key, value, fence, _) = found[key(account)] else { continue }
+        records.append(try record(value, fence: fence, as: account, key: key))
       }
+      return records
     }
-    return records
   }
 
   // MARK: Calls

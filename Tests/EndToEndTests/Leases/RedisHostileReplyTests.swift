@@ -10,14 +10,24 @@ import Testing
 /// Before, they took 1.57 GB, 3.33 GB and 23 s, and 19 s.
 @Suite(.blocking) struct RedisHostileReplyTests {
   static let server = """
-    import socket, sys, threading
+    import socket, sys, threading, time
     mode = sys.argv[1]
     server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(8)
     print(server.getsockname()[1], flush=True)
     def serve(connection):
         try:
-            connection.recv(65536)
-            if mode == "bulk":
+            asked = connection.recv(65536)
+            if mode == "scan":
+                # Every SCAN: "more to come" and nothing, a moment later; anything else: an
+                # empty array (CONFIG refused, as a managed Redis does).
+                while asked:
+                    if b"SCAN" in asked:
+                        time.sleep(0.3)
+                        connection.sendall(b"*2\\r\\n$1\\r\\n1\\r\\n*0\\r\\n")
+                    else:
+                        connection.sendall(b"*0\\r\\n")
+                    asked = connection.recv(65536)
+            elif mode == "bulk":
                 connection.sendall(b"$3221225472\\r\\n")
                 chunk = b"x" * 65536
                 for _ in range(3 * 16384):
@@ -93,6 +103,22 @@ import Testing
     let seconds = try #require(Double(words[3]))
     #expect(kibibytes < 100 * 1024, "resident size \(kibibytes) KiB")
     #expect(seconds < 5, "within the timeout: \(seconds) s")
+  }
+}
+
+extension RedisHostileReplyTests {
+  /// A server that answers every SCAN with "more to come" and no key, each call well within
+  /// the timeout: `leases` gives up once ACCOUNTS_NETWORK_TIMEOUT has passed for all its calls
+  /// together (exit 8, naming it), where each call had the timeout of its own and it went on
+  /// for up to 10,000 rounds (over 40 s at a timeout of 2 s).
+  @Test func aScanThatNeverEndsIsGivenUpOnAtTheDeadline() throws {
+    let store = try FakeStore("scan")
+    defer { store.close() }
+    let leases = try store.world.a.run(["leases"], environment: ["ACCOUNTS_NETWORK_TIMEOUT": "2"], timeout: 30)
+    #expect(leases.status == 8, "\(leases)")
+    #expect(
+      leases.standardError.contains("it did not answer everything asked within 2 s (ACCOUNTS_NETWORK_TIMEOUT)"),
+      "\(leases.standardError)")
   }
 }
 

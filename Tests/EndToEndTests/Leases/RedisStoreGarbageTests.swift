@@ -75,7 +75,7 @@ import Testing
       ["lease", "qa1", "--", "/bin/sh", "-c", "touch \"$0\"", marker],
       environment: ["ACCOUNTS_NETWORK_TIMEOUT": "1"], timeout: 30)
     #expect(lease.status == 8, "\(lease)")
-    #expect(lease.standardError.contains("no reply within the timeout"), "\(lease.standardError)")
+    #expect(lease.standardError.contains("did not answer everything asked within 1 s (ACCOUNTS_NETWORK_TIMEOUT)"), "\(lease.standardError)")
     #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
   }
 
@@ -111,5 +111,62 @@ import Testing
     let lease = try world.a.run(["lease", "qa1", "--", "true"])
     #expect(lease.status == 8, "\(lease)")
     #expect(lease.standardError.contains("check that the address names a Redis server"), "\(lease.standardError)")
+  }
+
+  /// Candidates whose keys accounts cannot read (a list at one's lease key, a hash at
+  /// another's fence key, a third's fence counter past what accounts reads back) are skipped,
+  /// each with a warning naming its key and how to delete it, and a free one is taken: one
+  /// such key took `lease --tag` down for the whole pool (exit 8). Nothing of theirs is
+  /// touched.
+  @Test func candidatesWithUnreadableKeysAreSkippedAndAFreeOneTaken() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1", "qa2", "qa3", "qa4"])
+    defer { world.close() }
+    try world.redis.cli(["RPUSH", "accounts:lease:corp:qa1", "a"])
+    try world.redis.cli(["HSET", "accounts:lease:corp:qa2:fence", "f", "v"])
+    try world.redis.cli(["SET", "accounts:lease:corp:qa3:fence", "999999999999999999"])
+    let lease = try world.a.run(["lease", "--tag", "qa", "--", "/bin/sh", "-c", "echo \"$ACCOUNTS_LEASED\""])
+    #expect(lease.status == 0 && lease.standardOutput == "qa4@corp\n", "\(lease)")
+    for (account, key) in [
+      ("qa1", "accounts:lease:corp:qa1"), ("qa2", "accounts:lease:corp:qa2:fence"), ("qa3", "accounts:lease:corp:qa3:fence"),
+    ] {
+      let warning = try #require(lease.standardError.split(separator: "\n").first { $0.contains("skipped \(account)@corp") })
+      #expect(warning.contains("(\(key))") && warning.contains("`redis-cli DEL '\(key)'`"), "\(warning)")
+    }
+    #expect(try world.redis.cli(["GET", "accounts:lease:corp:qa3:fence"]) == "999999999999999999\n")
+    #expect(try world.redis.cli(["TYPE", "accounts:lease:corp:qa1"]) == "list\n")
+  }
+
+  /// A fence counter one below the largest fence accounts reads back (2^53 - 1, exact in JSON
+  /// and in Redis's Lua) gives one lease that fence; then the counter is full and the account
+  /// is refused (exit 8, naming the key), never given a fence past it that its readers would
+  /// take for another, or refuse.
+  @Test func aFenceNeverPassesTheLargestAccountsReadsBack() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    try world.redis.cli(["SET", "accounts:lease:corp:qa1:fence", "9007199254740990"])
+    let taken = try #require(try world.a.json(["lease", "qa1", "--ttl", "10m", "--json"]) as? [String: Any])
+    #expect(taken["fence"] as? Int == 9_007_199_254_740_991, "\(taken)")
+    try world.a.ok(["release", try #require(taken["lease"] as? String)])
+    let full = try world.a.run(["lease", "qa1", "--", "true"])
+    #expect(full.status == 8, "\(full)")
+    #expect(full.standardError.contains("(accounts:lease:corp:qa1:fence) holds the largest fence"), "\(full.standardError)")
+    #expect(try world.redis.cli(["GET", "accounts:lease:corp:qa1:fence"]) == "9007199254740991\n")
+  }
+
+  /// A value under the prefix longer than any lease record (17 MiB here) is an unreadable row
+  /// of `leases`, never read whole, and `release` of another lease reads only the keys that
+  /// may hold it: both exited 8 for the whole pool ("a reply over 16 MiB").
+  @Test func aValueLongerThanARecordIsAnUnreadableRow() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    let id = try world.a.ok(["lease", "qa1", "--ttl", "10m"]).standardOutput.trimmingCharacters(in: .newlines)
+    try world.redis.cli(["SETRANGE", "accounts:lease:corp:big", String(17 << 20), "x"])
+    let leases = try world.a.run(["leases"])
+    #expect(leases.status == 0, "\(leases)")
+    #expect(leases.standardOutput.contains(id) && leases.standardOutput.contains("accounts:lease:corp:big"), "\(leases)")
+    #expect(
+      leases.standardError.contains("(accounts:lease:corp:big) holds more than a lease record"), "\(leases.standardError)")
+    let released = try world.a.run(["release", id])
+    #expect(released.status == 0 && released.standardError.contains("released qa1@corp"), "\(released)")
   }
 }
