@@ -68,7 +68,8 @@ enum LeasesCommand {
       "TIME (keeper overdue)" as its expiry, the moment it runs out unless renewed, and is \
       warned about on stderr: after that another holder may take its account. A key under a \
       store's prefix that holds no lease accounts wrote (another type, a value longer than \
-      any record, which is never read whole) is shown as an unreadable row and warned about, \
+      any record, which is never read whole, a name that is not UTF-8, shown escaped) is shown \
+      as an unreadable row and warned about, \
       naming the key and the fix; the other leases are shown all the same. A shared store \
       must answer all that reading its leases asks within ACCOUNTS_NETWORK_TIMEOUT: else \
       exit 8.

@@ -38,7 +38,8 @@ extension RedisLeaseStore {
 
   /// A key under a prefix of this store that accounts cannot read: its lease key, or its
   /// `fence` key, and `why` as `readableFunctions` says it (a type, 'long', 'number', 'full'),
-  /// "record: PROBLEM" for a malformed record, or "" for anything else. The fix deletes it.
+  /// "record: PROBLEM" for a malformed record, "name" for a name not in UTF-8 (`key` then
+  /// shows its bytes escaped), or "" for anything else. The fix deletes it.
   func unreadableKey(_ key: String, fence: Bool, why: String) -> LeaseStoreUnavailable {
     let what: String
     switch why {
@@ -47,6 +48,7 @@ extension RedisLeaseStore {
     case "full": what = "holds the largest fence accounts hands out (\(LeaseFence.largest)): no lease can get a larger one"
     case _ where why.hasPrefix("record: "): what = "holds a malformed record (\(why.dropFirst(8)))"
     case "": what = "holds what accounts does not write"
+    case "name": what = "has a name that is not UTF-8, which accounts does not write"
     default: what = "holds what accounts does not write (a \(Names.printable(why, limit: 20)))"
     }
     let shown = Names.printable(key, limit: 120)
@@ -72,6 +74,7 @@ extension RedisLeaseStore {
   /// With `lease`, only the keys that hold that text are read (as `release` wants).
   func scan(now: Timestamp, lease: String? = nil) throws -> (leases: [ReadLease], unreadable: [UnreadableLease]) {
     var keys: [String] = []
+    var unreadable: [UnreadableLease] = []
     for prefix in Set(prefixes).sorted() {
       var cursor = "0"
       var rounds = 0
@@ -82,16 +85,23 @@ extension RedisLeaseStore {
         guard case .array(let pair) = reply, pair.count == 2, let next = pair[0].text, case .array(let found) = pair[1]
         else { throw try connection().garbage("SCAN") }
         for item in found {
-          guard let name = item.text else { throw try connection().garbage("SCAN") }
+          guard case .string(let bytes) = item else { throw try connection().garbage("SCAN") }
           // PREFIX:USER, not PREFIX:USER:fence nor another prefix's PREFIX:MORE:USER. (A user
           // may be named `fence`.)
-          if !name.dropFirst(prefix.count + 1).contains(":") { keys.append(name) }
+          guard !bytes.dropFirst(prefix.utf8.count + 1).contains(UInt8(ascii: ":")) else { continue }
+          let name = String(decoding: bytes, as: UTF8.self)
+          guard Array(name.utf8) == bytes else {
+            // No account's key: shown with its bytes outside ASCII escaped, never read.
+            let shown = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+            unreadable.append(UnreadableLease(place: shown, problem: unreadableKey(shown, fence: false, why: "name")))
+            continue
+          }
+          keys.append(name)
         }
         cursor = next
       } while cursor != "0"
     }
     var leases: [ReadLease] = []
-    var unreadable: [UnreadableLease] = []
     for (key, value, fence, left) in try read(Array(Set(keys)).sorted(), holding: lease) {
       do throws(LeaseStoreUnavailable) {
         var read = try record(value, fence: fence, as: nil, key: key)

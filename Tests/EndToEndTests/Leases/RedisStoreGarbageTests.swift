@@ -169,4 +169,19 @@ import Testing
     let released = try world.a.run(["release", id])
     #expect(released.status == 0 && released.standardError.contains("released qa1@corp"), "\(released)")
   }
+
+  /// A key under the prefix whose name is not UTF-8 (no account's: user names are) is an
+  /// unreadable row of `leases`, its bytes outside ASCII escaped, with the warning and fix; it
+  /// was left out without a word.
+  @Test func aKeyNamedInBytesOtherThanUTF8IsAnUnreadableRow() throws {
+    let world = try Fixture.sharingRedis(machines: 1, users: ["qa1"])
+    defer { world.close() }
+    try world.redis.cli(["EVAL", "redis.call('SET', KEYS[1] .. '\\255\\254', 'x')", "1", "accounts:lease:corp:"])
+    let leases = try world.a.run(["leases"])
+    #expect(leases.status == 0, "\(leases)")
+    #expect(leases.standardOutput.contains("accounts:lease:corp:\\xff\\xfe"), "\(leases)")
+    #expect(
+      leases.standardError.contains("(accounts:lease:corp:\\xff\\xfe) has a name that is not UTF-8"),
+      "\(leases.standardError)")
+  }
 }
