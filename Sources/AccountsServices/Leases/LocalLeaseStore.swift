@@ -180,14 +180,24 @@ public final class LocalLeaseStore: LeaseStore {
   /// says nothing about these, and a store of thousands is not read whole for one account.
   public func leases(of accounts: [AccountID], now: Timestamp) throws -> [LeaseRecord] {
     guard try files.prepare(create: false) else { return [] }
+    let wanted = Set(accounts)
+    // A few accounts: each one's file by its name. Many (`list` of a large index): one listing
+    // of the directory, which holds only the leases there are, instead of an open each.
+    if wanted.count > Self.accountsLookedUpByName {
+      return try allRecords().filter { wanted.contains($0.account) }.filter { try isLive($0, now: now) }
+        .sorted { $0.account < $1.account }
+    }
     var live: [LeaseRecord] = []
-    for account in Set(accounts).sorted() {
+    for account in wanted.sorted() {
       if let record = try readRecord(files.files(of: account).record), try isLive(record, now: now) {
         live.append(record)
       }
     }
     return live
   }
+
+  /// Up to how many accounts `leases(of:)` opens each one's record by name.
+  static let accountsLookedUpByName = 32
 
   public func leases(now: Timestamp) throws -> [LeaseRecord] {
     guard try files.prepare(create: false) else { return [] }

@@ -25,6 +25,22 @@ extension LocalLeaseTests {
       #expect(next.records[0].fence > grant.records[0].fence)
     }
 
+    /// Asked for many accounts (`list` of a large index), the store lists its directory once
+    /// rather than opening a file per account: the same live leases come back either way.
+    @Test func theLeasesOfManyAccountsAreTheSameAsOfEachOne() throws {
+      let sandbox = try LeaseSandbox()
+      defer { sandbox.remove() }
+      let store = sandbox.store()
+      let held = try #require(try store.take([qa(3), qa(40)], ttl: 60))
+      let expired = try #require(try store.take([qa(7)], ttl: 1))
+      let many = (1...(LocalLeaseStore.accountsLookedUpByName + 10)).map(qa)
+      let later = leaseNow.adding(seconds: 30)
+      #expect(try store.leases(of: many, now: later) == held.records.sorted { $0.account < $1.account })
+      #expect(try store.leases(of: [qa(40), qa(7), qa(3)], now: later) == held.records.sorted { $0.account < $1.account })
+      #expect(try store.leases(of: many, now: leaseNow) == (held.records + expired.records).sorted { $0.account < $1.account })
+      #expect(try store.leases(of: (100...200).map(qa), now: later) == [])
+    }
+
     @Test func aDetachedLeaseLivesUntilItsExpiryAndThenFrees() throws {
       let sandbox = try LeaseSandbox()
       defer { sandbox.remove() }
