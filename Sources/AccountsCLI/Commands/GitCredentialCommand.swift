@@ -102,68 +102,25 @@ enum GitCredentialCommand {
     }
   }
 
-  /// The account whose token git's request is for, or nil when the request is not accounts'
-  /// to answer: no backend names its host, the token would cross a network in the clear, or no
-  /// account fits.
-  ///
-  /// The user in the remote's URL (git's `username=`) chooses among the saved accounts on the
-  /// backends naming the host, as git and gh read it: the account this directory uses when it is
-  /// that user there, else that user's account on those backends (when only one has it).
-  /// Without a user, the account this directory uses, when it is on one of those backends.
+  /// The account whose token git's request is for (`GitCredentialRequest.account`), or nil,
+  /// saying why on stderr when there is something to say.
   static func account(
     for request: GitCredentialRequest, _ invocation: Invocation, _ environment: Environment
   ) throws -> AccountID? {
-    guard let host = request.host, let scheme = request.scheme else { return nil }
-    let naming = try environment.config.load().backends.filter { backend in
-      backend.settings[OwnBackendSetting.gitHost].map { GitHost.matches($0, host) } ?? false
+    let choice = try request.account(
+      backends: try environment.config.load().backends, book: { try environment.index.load() }
+    ) { book in
+      do {
+        return try environment.pickAccount(invocation, in: book).id
+      } catch is AccountChoice.NoneNamed {
+        return nil
+      }
     }
-    let backends = naming.filter { GitTransport.allows(scheme, to: host, for: $0) }
-    if backends.isEmpty, let backend = naming.first {
-      environment.output.failure(
-        "accounts: git-credential: no token for \(scheme)://\(host) (backend \(backend.name)): "
-          + GitTransport.rule)
-    }
-    guard !backends.isEmpty else { return nil }
-    let book = try environment.index.load()
-    let here: AccountID?
-    do {
-      here = try environment.pickAccount(invocation, in: book).id
-    } catch is AccountChoice.NoneNamed {
-      here = nil
-    } catch where request.username != nil {
-      // The URL's user chooses without the directory's account: one that names no saved
-      // account (a stale ACCOUNTS_ACCOUNT or rule) does not stand in its way.
-      here = nil
-    }
-    if let here, backends.contains(where: { $0.name == here.backend }), request.username.map({ $0 == here.user }) ?? true {
-      return here
-    }
-    guard let username = request.username else { return nil }
-    let saved = backends.map { AccountID(user: username, backend: $0.name) }.filter { book[$0] != nil }
-    if saved.count > 1 {
-      environment.output.failure(
-        "accounts: git-credential: \(username) is saved on several backends naming \(host) ("
-          + saved.map(\.description).joined(separator: ", ") + "); accounts answers for none of them; "
-          + "choose one with a directory rule (`accounts rule add DIR USER@BACKEND`)")
-    }
-    return saved.count == 1 ? saved[0] : nil
-  }
-}
-
-/// Which transport a token may take to git's remote: https, or plain http to a loopback host of
-/// a backend that allows insecure transport for its own logins too. Over http anywhere else it
-/// would cross a network in the clear, whatever the backend allows for its test server.
-enum GitTransport {
-  static let rule =
-    "a token goes to git over https, or over http only to this machine (localhost, 127.0.0.1, [::1]) "
-    + "for a backend with allow_insecure_transport=true"
-
-  static func allows(_ scheme: String, to host: String, for backend: BackendConfig) -> Bool {
-    switch scheme {
-    case "https": true
-    case "http":
-      backend.settings["allow_insecure_transport"] == "true" && HostName.of(authority: host[...]).map(HostName.isLoopback) == true
-    default: false
+    switch choice {
+    case .account(let id): return id
+    case .none(let why):
+      if let why { environment.output.failure("accounts: git-credential: " + why) }
+      return nil
     }
   }
 }
