@@ -99,7 +99,7 @@ enum ExportCommand {
     switch environment.terminal.keepOutputPrivate() {
     case .madePrivate(let was):
       environment.output.message(
-        "accounts: stdout is a file others could read (mode \(octalMode(was))): made it 0600 before writing the passwords")
+        "stdout is a file others could read (mode \(octalMode(was))): made it 0600 before writing the passwords")
     case .readable(let mode):
       environment.output.warning(
         "stdout is a file others can read (mode \(octalMode(mode))), and now holds passwords: "
@@ -139,7 +139,7 @@ enum ExportCommand {
     guard !found.isEmpty else { return }
     let lines = found.prefix(10).joined(separator: ", ") + (found.count > 10 ? " and \(found.count - 10) more" : "")
     if safe {
-      output.message("accounts: written with a ' in front for a spreadsheet (import would keep it): \(lines)")
+      output.message("written with a ' in front for a spreadsheet (import would keep it): \(lines)")
     } else {
       output.warning(
         "a spreadsheet would run these fields as formulas (they start with =, +, -, @, a tab or a carriage return): "

