@@ -211,12 +211,15 @@ struct DescriptorCheck {
   }
 
   /// The descriptor's fields as far as the header it was built with has them: a 1.0 or 1.1
-  /// descriptor ends before `flags`, which reads as zero, and nothing past its end is read.
+  /// descriptor ends before `flags`, a 1.2 one before `login_needs`; what it lacks reads as
+  /// zero, and nothing past its end is read.
   static func fields(of descriptor: UnsafePointer<acc_adapter>) -> acc_adapter {
     var fields = acc_adapter()
     let version = descriptor.pointer(to: \.abi_version)!.pointee
-    let known = version >> 16 == 1 && version & 0xFFFF >= 2
-      ? MemoryLayout<acc_adapter>.size : MemoryLayout<acc_adapter>.offset(of: \.flags)!
+    let minor = version >> 16 == 1 ? version & 0xFFFF : 0
+    let known =
+      minor >= 3 ? MemoryLayout<acc_adapter>.size
+      : minor == 2 ? MemoryLayout<acc_adapter>.offset(of: \.login_needs)! : MemoryLayout<acc_adapter>.offset(of: \.flags)!
     withUnsafeMutableBytes(of: &fields) { bytes in
       bytes.copyMemory(from: UnsafeRawBufferPointer(start: descriptor, count: known))
     }

@@ -138,7 +138,8 @@ public struct AdapterSessionRunner {
       method: arena.string(call.method), path: arena.string(call.path),
       parameters: arena.pairs(call.parameters), host: host,
       // A 1.0 adapter cannot know the field: it gets none (its config's size covers it anyway).
-      one_time_code: arena.string(adapter.description.abiVersion & 0xFFFF >= 1 ? request.operation.oneTimeCode : nil))
+      one_time_code: arena.string(adapter.description.abiVersion & 0xFFFF >= 1 ? request.operation.oneTimeCode : nil),
+      refresh_token: arena.string(nil as SecretBytes?))
   }
 
   /// The session pointer, handed between threads.

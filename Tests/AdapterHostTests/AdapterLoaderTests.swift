@@ -28,7 +28,7 @@ import TestSupport
     let path = try CAdapterCompiler.build("example.c", name: "example", into: scratch.path)
     let adapter = try load(path, name: "example").get()
     #expect(adapter.description.name == "example")
-    #expect(adapter.description.abiText == "1.2")
+    #expect(adapter.description.abiText == "1.3")
     #expect(adapter.description.sessionCheck == .onlyWith([]), "its CHECK never asks the backend")
     #expect(adapter.description.settings.map(\.name) == ["base_url", "login_path", "otp_field"])
     #expect(adapter.description.setting(named: "login_path")?.defaultValue == "login")

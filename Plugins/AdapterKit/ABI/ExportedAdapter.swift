@@ -54,7 +54,8 @@ public struct ExportedAdapter: @unchecked Sendable {
         session_free: { session in
           SessionBridge.free(session)
         },
-        flags: adapter.declaresSessionCheck ? ACC_ADAPTER_CHECK_DECLARED : 0))
+        flags: adapter.declaresSessionCheck ? ACC_ADAPTER_CHECK_DECLARED : 0,
+        login_needs: nil))
     pointer = UnsafePointer(descriptor)
   }
 

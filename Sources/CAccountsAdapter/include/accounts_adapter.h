@@ -1,5 +1,5 @@
 /*
- * accounts_adapter.h: the adapter ABI of `accounts`, version 1.2.
+ * accounts_adapter.h: the adapter ABI of `accounts`, version 1.3.
  *
  * An adapter teaches `accounts` one backend's login protocol. It is a shared library that
  * exports one function, ACC_ADAPTER_ENTRY (accounts_adapter_v1), returning a static
@@ -51,6 +51,22 @@
  * descriptor that says 1.2 or later, and ignores ACC_SETTING_SESSION_CHECK on older ones: 1.0
  * and 1.1 adapters keep loading, and every CHECK of theirs runs.
  *
+ * 1.3 added what an OAuth 2.0 provider needs: renewing a session without the password, and a
+ * person approving a login elsewhere (the device flow).
+ *   - ACC_OP_REFRESH, with `refresh_token` at the end of acc_session_config (REFRESH, LOGOUT)
+ *     and of acc_step_output (LOGIN OK, REFRESH OK): the host keeps the refresh token as a
+ *     secret in the Secret Service beside the token and asks REFRESH only of an account that
+ *     has one, so only an adapter that returned one is ever asked.
+ *   - ACC_STEP_SHOW: the host shows a person a message and a link and waits, and `delay_ms`
+ *     at the end of acc_step_output: a SEND performed after a pause (polling).
+ *   - `login_needs` at the end of acc_adapter: whether LOGIN, with given settings, takes a
+ *     password (ACC_LOGIN_PASSWORD) or a person (ACC_LOGIN_PERSON).
+ * The host reads these output fields and `login_needs` only from a descriptor that says 1.3 or
+ * later, and treats ACC_STEP_SHOW from an older one as an unknown result: 1.0, 1.1 and 1.2
+ * adapters keep loading and working unchanged. An adapter built against 1.3 that may run on an
+ * older host reads `refresh_token` of its config only when `size` covers it (such a host never
+ * asks REFRESH), and must not return ACC_STEP_SHOW to it (host_abi_version says which it is).
+ *
  * STRINGS are acc_string: a pointer and a length in bytes, UTF-8, not NUL-terminated (the host
  * happens to NUL-terminate what it hands over, but do not rely on it). An empty string may
  * have a NULL pointer.
@@ -85,7 +101,7 @@ extern "C" {
 #endif
 
 #define ACC_ADAPTER_ABI_MAJOR 1
-#define ACC_ADAPTER_ABI_MINOR 2
+#define ACC_ADAPTER_ABI_MINOR 3
 #define ACC_ADAPTER_ABI_VERSION ((uint32_t)((ACC_ADAPTER_ABI_MAJOR << 16) | ACC_ADAPTER_ABI_MINOR))
 /** The entry symbol's name as a string, for dlsym: its name carries the major version. */
 #define ACC_ADAPTER_ENTRY_NAME "accounts_adapter_v1"
@@ -141,6 +157,13 @@ typedef struct acc_pairs {
  *  nothing. An adapter whose CHECK never asks the backend sets this and flags no setting. */
 #define ACC_ADAPTER_CHECK_DECLARED 0x1u
 
+/* (1.3) What LOGIN needs, as acc_adapter.login_needs answers for a backend's settings. */
+/** LOGIN takes the account's password (remembered, given, or asked for on a terminal). */
+#define ACC_LOGIN_PASSWORD 0x1u
+/** LOGIN shows a person a message and waits for them (ACC_STEP_SHOW): the host runs it only
+ *  where a person can see it, on a terminal, and never to renew a session unattended. */
+#define ACC_LOGIN_PERSON 0x2u
+
 /** One setting a backend using this adapter can (or must) have. */
 typedef struct acc_setting {
   /** Lowercase [a-z0-9_], e.g. "base_url". */
@@ -166,6 +189,13 @@ typedef struct acc_setting {
 /** Check the settings without any network (used by `backend add`): OK, or ERROR with why.
  *  A SEND in VALIDATE is a broken rule. */
 #define ACC_OP_VALIDATE 5
+/** (1.3) Renew the session without the password: config->refresh_token in (what LOGIN or the
+ *  last REFRESH returned); on OK the new token, expires_in and session values, and
+ *  out->refresh_token when the provider rotated it (empty: the one given stays good).
+ *  SESSION_EXPIRED: the refresh token is no longer good (OAuth's invalid_grant): the host
+ *  forgets it and falls back to the remembered password. The host asks REFRESH only of an
+ *  account that holds a refresh token. */
+#define ACC_OP_REFRESH 6
 
 /* Step results. Any other value is treated by the host as ACC_STEP_ERROR. */
 /** Perform out->request and call step again with the response. */
@@ -182,6 +212,15 @@ typedef struct acc_setting {
 #define ACC_STEP_UPGRADE_REQUIRED 6
 /** Anything else went wrong: bad settings, a malformed reply (exit 8); say why in message. */
 #define ACC_STEP_ERROR 7
+/** (1.3; LOGIN only, of an adapter whose login_needs says ACC_LOGIN_PERSON) Show a person
+ *  out->message (one line: what to do, e.g. "enter the code WDJB-MJHT") and out->link (the URL
+ *  to open), then call step again with response NULL. out->expires_in (1 to 3600) is how many
+ *  seconds the person has: from then on the operation's deadline is that, not the network
+ *  timeout, and SENDs with a delay_ms of 1000 or more do not count against
+ *  ACC_HOST_STEP_LIMIT (the deadline bounds them). The host strips control characters from
+ *  both strings before a terminal sees them, and runs such a LOGIN only where a person can see
+ *  it: it never reaches the adapter without one. At most once per operation. */
+#define ACC_STEP_SHOW 8
 
 /* Digest algorithms for acc_host.digest and acc_host.hmac. */
 #define ACC_DIGEST_MD5 1
@@ -243,6 +282,10 @@ typedef struct acc_session_config {
    *  setting flagged ACC_SETTING_ONE_TIME_CODE has a value. Empty otherwise. A secret: wipe
    *  your copy when the session is freed. */
   acc_string one_time_code;
+  /** (1.3; read only when `size` covers it) REFRESH: the refresh token to renew with. LOGOUT:
+   *  the refresh token, when the account holds one (to revoke it beside the token). Empty
+   *  otherwise. A secret: wipe your copy when the session is freed. */
+  acc_string refresh_token;
 } acc_session_config;
 
 /** An HTTP request for the host to perform. The host adds no cookies, follows no redirects,
@@ -285,8 +328,15 @@ typedef struct acc_step_output {
   acc_pairs session_values;
   /** CALL OK: the response body for the user (usually JSON). */
   acc_string body;
-  /** UPGRADE_REQUIRED: where to get the update. */
+  /** UPGRADE_REQUIRED: where to get the update. SHOW (1.3): the URL the person opens. */
   acc_string link;
+  /** (1.3; write only when `size` covers it) LOGIN OK, REFRESH OK: a refresh token to keep.
+   *  A secret: the host keeps it in the Secret Service and hands it back in REFRESH and
+   *  LOGOUT; never in a message. Empty on REFRESH: the refresh token given stays good. */
+  acc_string refresh_token;
+  /** (1.3; write only when `size` covers it) SEND: milliseconds to wait before performing the
+   *  request, at most 60000 (polling at a provider's interval). 0: at once. */
+  uint32_t delay_ms;
 } acc_step_output;
 
 /** The descriptor the entry function returns. Static, never freed. */
@@ -312,6 +362,10 @@ typedef struct acc_adapter {
   void (*session_free)(void *session);
   /** (1.2; read only when abi_version says 1.2 or later) ACC_ADAPTER_* flags. */
   uint32_t flags;
+  /** (1.3; read only when abi_version says 1.3 or later) What LOGIN needs with `settings` (the
+   *  backend's settings that are not secret, as in acc_session_config): ACC_LOGIN_* flags.
+   *  Pure and quick: no network, no state. NULL: ACC_LOGIN_PASSWORD, as for older adapters. */
+  uint32_t (*login_needs)(const acc_pairs *settings);
 } acc_adapter;
 
 /** The one exported symbol. `host_abi_version` is the host's ACC_ADAPTER_ABI_VERSION. Returns

@@ -51,7 +51,7 @@ import TestSupport
   @Test func theBuiltInAdaptersDeclareTheirCodeSettings() throws {
     for (adapter, setting) in [("plain", "otp_field"), ("hmac", "otp_field"), ("signed", "otp_param")] {
       let description = try loaded(adapter).description
-      #expect(description.abiText == "1.2", "\(adapter)")
+      #expect(description.abiText == "1.3", "\(adapter)")
       let declared = try #require(description.setting(named: setting), "\(adapter)")
       #expect(declared.isOneTimeCode && declared.isOptional && !declared.isSecret, "\(adapter)")
       #expect(description.settings.filter(\.isOneTimeCode).map(\.name) == [setting], "\(adapter)")

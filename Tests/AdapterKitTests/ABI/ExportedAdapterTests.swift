@@ -91,7 +91,7 @@ private func text(_ string: acc_string) -> String { string.text }
 @Suite struct ExportedAdapterTests {
   @Test func theDescriptorDescribesTheAdapter() throws {
     let descriptor = try Driver().descriptor
-    #expect(descriptor.abi_version == 0x0001_0002)
+    #expect(descriptor.abi_version == 0x0001_0003)
     #expect(descriptor.flags == 0, "an adapter that does not declare its CHECK: every one runs")
     #expect(text(descriptor.name) == "echo")
     #expect(text(descriptor.version) == "1.0.0")

@@ -13,7 +13,7 @@ import Testing
     let adapters = try #require(try sandbox.json(["adapters", "--json"]) as? [[String: Any]])
     #expect(adapters.compactMap { $0["name"] as? String } == ["hmac", "plain", "signed"])
     for adapter in adapters {
-      #expect(adapter["abi"] as? String == "1.2")
+      #expect(adapter["abi"] as? String == "1.3")
       #expect(adapter["refused"] is NSNull)
       #expect((adapter["path"] as? String)?.hasSuffix("lib\(adapter["name"]!).so") == true)
     }

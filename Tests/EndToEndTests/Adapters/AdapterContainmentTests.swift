@@ -74,7 +74,7 @@ import Testing
       if let reason = Self.reasons[name] {
         #expect(entry["refused"] as? String == reason && entry["path"] as? String == broken[name], "\(entry)")
       } else {
-        #expect(entry["refused"] is NSNull && entry["abi"] as? String == "1.2", "\(entry)")
+        #expect(entry["refused"] is NSNull && entry["abi"] as? String == "1.3", "\(entry)")
       }
     }
 
