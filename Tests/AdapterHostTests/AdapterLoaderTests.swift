@@ -176,9 +176,9 @@ import TestSupport
     let v2 = try CAdapterCompiler.hostile("MODE_V2_SYMBOL", name: "vtwo", into: scratch.path)
     #expect(refusal(v2, name: "vtwo").hasPrefix("built for adapter ABI 2.x (exports accounts_adapter_v2)"))
     let abi2 = try CAdapterCompiler.hostile("MODE_ABI2", name: "abitwo", into: scratch.path)
-    #expect(refusal(abi2, name: "abitwo") == "built for adapter ABI 2.0; this accounts speaks 1.2")
+    #expect(refusal(abi2, name: "abitwo") == "built for adapter ABI 2.0; this accounts speaks 1.3")
     let newer = try CAdapterCompiler.hostile("MODE_NEWER_MINOR", name: "newer", into: scratch.path)
-    #expect(refusal(newer, name: "newer").contains("ABI 1.99, newer than this accounts (1.2); update accounts"))
+    #expect(refusal(newer, name: "newer").contains("ABI 1.99, newer than this accounts (1.3); update accounts"))
   }
 
   @Test func entryReturningNullIsRefused() throws {
@@ -252,12 +252,12 @@ import TestSupport
 
     let entries = catalog.entries()
     #expect(entries.map(\.name) == ["bad", "example", "example"])
-    #expect(entries[0].refusal == "built for adapter ABI 2.0; this accounts speaks 1.2")
+    #expect(entries[0].refusal == "built for adapter ABI 2.0; this accounts speaks 1.3")
     #expect(entries[1].description?.name == "example")
     #expect(entries[2].shadowedBy == scratch.path + "/example.so" && entries[2].path == shadowed)
 
     #expect(try catalog.adapter(named: "example").description.path == scratch.path + "/example.so")
-    #expect(throws: AdapterLoadError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.2")) {
+    #expect(throws: AdapterLoadError.refused(path: bad, reason: "built for adapter ABI 2.0; this accounts speaks 1.3")) {
       try catalog.adapter(named: "bad")
     }
     #expect(throws: AdapterLoadError.notFound(name: "exampel", searched: [scratch.path, later], known: ["bad", "example"])) {
