@@ -84,6 +84,12 @@ final class Output {
     say("accounts: warning: " + text)
   }
 
+  /// What a person must do for the command to go on (approve a login in a browser): shown
+  /// under `--quiet` too, since the command waits for them.
+  func request(_ text: String) {
+    say(text)
+  }
+
   /// A line on stderr that reports the failure of part of the work while the command goes on
   /// (one account of `login --stale`, one row of an import): shown under `--quiet` too, as the
   /// command's own error is.

@@ -3,7 +3,7 @@ import SecretMemory
 
 /// The kinds of operation of the ABI (`ACC_OP_*`); the raw value names one on the wire.
 public enum AdapterOperationKind: String, Sendable, CaseIterable {
-  case login, check, logout, call, validate
+  case login, check, logout, call, validate, refresh
 }
 
 /// One operation of the ABI with what it needs: the password of a LOGIN, the token of the
@@ -14,11 +14,14 @@ public enum AdapterOperation: Sendable {
   case login(password: SecretBytes, oneTimeCode: SecretBytes? = nil)
   /// Proves the session with the backend.
   case check(token: SecretBytes)
-  case logout(token: SecretBytes)
+  /// `refreshToken`: the account's, when it holds one, for the adapter to revoke (ABI 1.3).
+  case logout(token: SecretBytes, refreshToken: SecretBytes? = nil)
   /// An API request through the session: `path` relative to the backend's base URL.
   case call(token: SecretBytes, method: String, path: String, parameters: [(String, String)])
   /// The adapter's own check of the settings, without the network.
   case validate
+  /// Renews the session with its refresh token, without the password (ABI 1.3).
+  case refresh(refreshToken: SecretBytes)
 
   public var kind: AdapterOperationKind {
     switch self {
@@ -27,6 +30,7 @@ public enum AdapterOperation: Sendable {
     case .logout: .logout
     case .call: .call
     case .validate: .validate
+    case .refresh: .refresh
     }
   }
 
@@ -43,8 +47,17 @@ public enum AdapterOperation: Sendable {
   /// The token of CHECK, LOGOUT and CALL.
   public var token: SecretBytes? {
     switch self {
-    case .check(let token), .logout(let token), .call(let token, _, _, _): token
-    case .login, .validate: nil
+    case .check(let token), .logout(let token, _), .call(let token, _, _, _): token
+    case .login, .validate, .refresh: nil
+    }
+  }
+
+  /// The refresh token of REFRESH, and of a LOGOUT that revokes one.
+  public var refreshToken: SecretBytes? {
+    switch self {
+    case .refresh(let refreshToken): refreshToken
+    case .logout(_, let refreshToken): refreshToken
+    default: nil
     }
   }
 }
@@ -55,8 +68,10 @@ extension AdapterOperation: Equatable {
     switch (lhs, rhs) {
     case (.login(let left, let leftCode), .login(let right, let rightCode)):
       left == right && leftCode == rightCode
-    case (.check(let left), .check(let right)), (.logout(let left), .logout(let right)):
+    case (.check(let left), .check(let right)), (.refresh(let left), .refresh(let right)):
       left == right
+    case (.logout(let left, let leftRefresh), .logout(let right, let rightRefresh)):
+      left == right && leftRefresh == rightRefresh
     case (.call(let leftToken, let leftMethod, let leftPath, let leftParameters),
       .call(let rightToken, let rightMethod, let rightPath, let rightParameters)):
       leftToken == rightToken && leftMethod == rightMethod && leftPath == rightPath
@@ -78,13 +93,18 @@ public struct AdapterRequest: Equatable, Sendable {
   /// What LOGIN returned besides the token (`userId`...), for the operations after it.
   public var sessionValues: [String: String]
   public var operation: AdapterOperation
-  /// The whole operation's deadline, network included.
+  /// The whole operation's deadline, network included (until a person is shown a message:
+  /// then the adapter says how long they have).
   public var timeout: Double
+  /// Where a LOGIN that needs a person shows them what to do (ABI 1.3's SHOW); nil where no
+  /// person can see it, and then such a LOGIN is refused before the adapter runs.
+  public var person: PersonChannel?
 
   public init(
     adapter: String, backend: String, settings: [String: String], user: String = "",
-    sessionValues: [String: String] = [:], operation: AdapterOperation, timeout: Double
+    sessionValues: [String: String] = [:], operation: AdapterOperation, timeout: Double, person: PersonChannel? = nil
   ) {
+    self.person = person
     self.adapter = adapter
     self.backend = backend
     self.settings = settings
@@ -93,6 +113,51 @@ public struct AdapterRequest: Equatable, Sendable {
     self.operation = operation
     self.timeout = timeout
   }
+}
+
+/// Where a person sees what a LOGIN asks of them (ABI 1.3's SHOW): a terminal. Requests are
+/// equal whatever their channel: it says where a message goes, not what the request is.
+public final class PersonChannel: Sendable, Equatable {
+  private let shower: @Sendable (PersonMessage) -> Void
+
+  public init(show: @escaping @Sendable (PersonMessage) -> Void) {
+    self.shower = show
+  }
+
+  /// Shows `message`; its text is the adapter's, already stripped of control characters.
+  public func show(_ message: PersonMessage) { shower(message) }
+
+  public static func == (left: PersonChannel, right: PersonChannel) -> Bool { true }
+}
+
+/// What an adapter asks the host to show a person: what to do, where, and for how long.
+public struct PersonMessage: Sendable, Equatable {
+  /// The account the login is for, "alice@corp".
+  public var account: String
+  /// One line, e.g. "enter the code WDJB-MJHT".
+  public var text: String
+  /// The URL to open; empty when none.
+  public var link: String
+  /// Seconds the person has.
+  public var expiresIn: Int64
+
+  public init(account: String, text: String, link: String, expiresIn: Int64) {
+    self.account = account
+    self.text = text
+    self.link = link
+    self.expiresIn = expiresIn
+  }
+}
+
+/// What a LOGIN needs with a backend's settings, as its adapter says (ABI 1.3's login_needs).
+public struct LoginNeeds: OptionSet, Sendable, Hashable {
+  public let rawValue: UInt32
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  /// The account's password (remembered, given, or asked for).
+  public static let password = LoginNeeds(rawValue: 0x1)
+  /// A person who approves the login elsewhere, shown a message on a terminal.
+  public static let person = LoginNeeds(rawValue: 0x2)
 }
 
 /// How an operation ended, in the terms of the ABI's step results.
@@ -130,8 +195,11 @@ public enum AdapterOutcome: Equatable, Sendable {
 
 /// What a successful operation returned.
 public struct AdapterSuccess: Equatable, Sendable {
-  /// LOGIN: the session's token, when the backend gave one.
+  /// LOGIN, REFRESH: the session's token, when the backend gave one.
   public var token: SecretBytes?
+  /// LOGIN, REFRESH: a refresh token to keep (ABI 1.3); nil after a REFRESH: the one given
+  /// stays good.
+  public var refreshToken: SecretBytes?
   /// Seconds the token stays valid; 0 when unknown.
   public var expiresIn: Int64
   public var sessionValues: [String: String]
@@ -141,9 +209,10 @@ public struct AdapterSuccess: Equatable, Sendable {
 
   public init(
     token: SecretBytes? = nil, expiresIn: Int64 = 0, sessionValues: [String: String] = [:], body: String? = nil,
-    message: String = ""
+    message: String = "", refreshToken: SecretBytes? = nil
   ) {
     self.token = token
+    self.refreshToken = refreshToken
     self.expiresIn = expiresIn
     self.sessionValues = sessionValues
     self.body = body
@@ -206,10 +275,19 @@ public protocol AdapterHosting: AnyObject, Sendable {
   /// A request to the backend is coming: the host may start loading what sending it needs,
   /// in the background, while the caller reads the session. A hint; ignoring it is correct.
   func expectRequest()
+  /// What a LOGIN of the adapter called `name` needs with the backend's non-secret `settings`.
+  func loginNeeds(_ name: String, settings: [String: String], in searchPath: AdapterSearchPath)
+    throws(AdapterLoadError) -> LoginNeeds
 }
 
 extension AdapterHosting {
   public func expectRequest() {}
+
+  public func loginNeeds(_ name: String, settings: [String: String], in searchPath: AdapterSearchPath)
+    throws(AdapterLoadError) -> LoginNeeds
+  {
+    .password
+  }
 
   public func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck? {
     nil

@@ -4,6 +4,9 @@ import SecretMemory
 public enum SecretKind: Hashable, Sendable {
   case password
   case token
+  /// The refresh token that renews the token without the password (OAuth 2.0), kept while
+  /// the index claims it beside the token (`TokenRecord.refreshable`).
+  case refreshToken
   /// The account's TOTP seed, as `OTPSeed.canonicalText` (an otpauth:// URI).
   case otp
   /// A secret backend setting such as `private_key`.
@@ -14,6 +17,7 @@ public enum SecretKind: Hashable, Sendable {
     switch self {
     case .password: "password"
     case .token: "token"
+    case .refreshToken: "refresh_token"
     case .otp: "otp"
     case .setting(let name): "setting:\(name)"
     }
@@ -24,6 +28,7 @@ public enum SecretKind: Hashable, Sendable {
     switch attributeValue {
     case "password": self = .password
     case "token": self = .token
+    case "refresh_token": self = .refreshToken
     case "otp": self = .otp
     case let value where value.hasPrefix("setting:") && value.count > 8:
       self = .setting(String(value.dropFirst(8)))
@@ -95,7 +100,7 @@ public struct SecretKey: Hashable, Sendable {
   /// The label shown in Seahorse or KeePassXC, e.g. "accounts: alice@corp password".
   public var label: String {
     switch kind {
-    case .password, .token, .otp: "accounts: \(account)@\(backend) \(kind.attributeValue)"
+    case .password, .token, .refreshToken, .otp: "accounts: \(account)@\(backend) \(kind.attributeValue)"
     case .setting(let name) where account.isEmpty: "accounts: backend \(backend) \(name)"
     case .setting(let name): "accounts: \(account)@\(backend) \(name)"
     }

@@ -38,6 +38,10 @@ public struct Account: Sendable, Equatable {
     self.unknownFields = unknownFields
   }
 
+  /// Whether a session of the account can be renewed without a person: a remembered password,
+  /// or a refresh token.
+  public var renewable: Bool { remembered || token?.refreshable == true }
+
   /// Whether the index says the keyring holds a secret of this account.
   public var claimsSecrets: Bool { remembered || token != nil || otp }
 
@@ -57,12 +61,16 @@ public struct TokenRecord: Sendable, Equatable {
   /// told from one on the session that replaced it, even within the same second. Nil in
   /// indexes written before it existed.
   public var generation: String?
+  /// A refresh token is stored beside the token (kind `refresh_token`): the session is renewed
+  /// with it, without the password, when the token expires.
+  public var refreshable: Bool
   /// Members of the token's object that this version does not know, kept as they were.
   public var unknownFields: JSONObject
 
-  public init(expiresAt: Timestamp?, generation: String? = nil, unknownFields: JSONObject = [:]) {
+  public init(expiresAt: Timestamp?, generation: String? = nil, refreshable: Bool = false, unknownFields: JSONObject = [:]) {
     self.expiresAt = expiresAt
     self.generation = generation
+    self.refreshable = refreshable
     self.unknownFields = unknownFields
   }
 }

@@ -105,7 +105,8 @@ public struct AccountBook: Sendable, Equatable {
         account.session = [:]
       }
       if transition.storeToken {
-        account.token = TokenRecord(expiresAt: login?.expiresAt, generation: login?.generation)
+        let refreshable = login?.refreshable == true || transition.keepsRefreshToken && account.token?.refreshable == true
+        account.token = TokenRecord(expiresAt: login?.expiresAt, generation: login?.generation, refreshable: refreshable)
         account.session = login?.session ?? [:]
         account.lastLogin = now
       }
@@ -163,11 +164,14 @@ public struct LoginRecord: Sendable, Equatable {
   public var session: [String: String]
   /// The new session's name (`TokenRecord.generation`).
   public var generation: String?
+  /// The login (or renewal) stored a new refresh token.
+  public var refreshable: Bool
 
-  public init(expiresAt: Timestamp?, session: [String: String] = [:], generation: String? = nil) {
+  public init(expiresAt: Timestamp?, session: [String: String] = [:], generation: String? = nil, refreshable: Bool = false) {
     self.expiresAt = expiresAt
     self.session = session
     self.generation = generation
+    self.refreshable = refreshable
   }
 }
 

@@ -122,6 +122,7 @@ struct IndexFastReader {
   private mutating func token() -> TokenRecord? {
     var expiresAt: Timestamp??
     var generation: String??
+    var refreshable: Bool?
     let complete = members { key, reader in
       switch reader.known(key) {
       case .expiresAt where expiresAt == nil:
@@ -130,12 +131,15 @@ struct IndexFastReader {
       case .generation where generation == nil:
         generation = reader.optionalString()
         return generation != nil
+      case .refresh where refreshable == nil:
+        refreshable = reader.literal("true") ? true : reader.literal("false") ? false : nil
+        return refreshable != nil
       default:
         return false
       }
     }
     guard complete else { return nil }
-    return TokenRecord(expiresAt: expiresAt ?? nil, generation: generation ?? nil)
+    return TokenRecord(expiresAt: expiresAt ?? nil, generation: generation ?? nil, refreshable: refreshable ?? false)
   }
 
   private mutating func session() -> [String: String]? {
@@ -151,7 +155,7 @@ struct IndexFastReader {
 
   /// The members the index has, by name.
   private enum Key: String, CaseIterable {
-    case version, accounts, unsettled, user, backend, remembered, token, session, generation, tags, otp
+    case version, accounts, unsettled, user, backend, remembered, token, session, generation, tags, otp, refresh
     case autoLogin = "auto_login", previousAutoLogin = "previous_auto_login", secretService = "secret_service"
     case addedAt = "added_at", lastLogin = "last_login", expiresAt = "expires_at"
 

@@ -15,7 +15,8 @@ public typealias IndexStore = DocumentStore<IndexFormat>
 ///       "accounts": [
 ///         { "user": "alice", "backend": "corp", "remembered": true,
 ///           "added_at": "2026-11-22T07:00:00Z", "last_login": null,
-///           "token": { "expires_at": "2026-11-23T07:00:00Z" },   // or null: no token
+///           "token": { "expires_at": "2026-11-23T07:00:00Z",    // or null: no token
+///                      "refresh": true },     // optional: a refresh token is stored beside it
 ///           "session": { "userId": "42" },
 ///           "tags": [ "qa", "smoke" ],       // optional: none when absent; sorted, each once
 ///           "otp": true }                    // optional: a TOTP seed is stored; only when true
@@ -55,6 +56,7 @@ public enum IndexFormat: DocumentFormat {
       account.token.map { token in
         var record: JSONObject = ["expires_at": token.expiresAt.map { .string($0.iso8601) } ?? .null]
         if let generation = token.generation { record["generation"] = .string(generation) }
+        if token.refreshable { record["refresh"] = .bool(true) }
         keep(token.unknownFields, in: &record)
         return .object(record)
       } ?? .null
@@ -155,17 +157,21 @@ public enum IndexFormat: DocumentFormat {
         // Member by member as above; a member of the wrong type is read through the reader.
         var expiresAt: Timestamp?
         var generation: String?
+        var refreshable = false
         var unknownFields = JSONObject()
         for (name, member) in record {
           switch (name, member) {
           case ("expires_at", .string(let text)): expiresAt = try timestamp(text, at: join(join(object.path, key), name))
           case ("generation", .string(let text)): generation = text
+          case ("refresh", .bool(let flag)): refreshable = flag
+          case ("refresh", _): _ = try object.object(key).bool(name)
           case ("expires_at", .null), ("generation", .null): break
           case ("expires_at", _), ("generation", _): _ = try object.object(key).optionalString(name)
           default: unknownFields[name] = member
           }
         }
-        token = TokenRecord(expiresAt: expiresAt, generation: generation, unknownFields: unknownFields)
+        token = TokenRecord(
+          expiresAt: expiresAt, generation: generation, refreshable: refreshable, unknownFields: unknownFields)
       case ("session", .object(let values)):
         let reader = try object.object(key)
         for (name, value) in values {

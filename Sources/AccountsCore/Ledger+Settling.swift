@@ -23,9 +23,13 @@ extension AccountBook: SecretClaimingDocument {
     let kinds = Set(try store.kinds(backend: id.backend, account: id.user))
     let hasPassword = kinds.contains(.password)
     let hasToken = kinds.contains(.token)
+    let hasRefreshToken = kinds.contains(.refreshToken)
     let hasOTP = kinds.contains(.otp)
+    // A refresh token lives only beside the token that claims it.
+    let keepsRefreshToken = hasToken && hasRefreshToken && account.token?.refreshable == true
     if !account.remembered, hasPassword { try store.delete(SecretKey(id, .password)) }
     if account.token == nil, hasToken { try store.delete(SecretKey(id, .token)) }
+    if hasRefreshToken, !keepsRefreshToken { try store.delete(SecretKey(id, .refreshToken)) }
     if !account.otp, hasOTP { try store.delete(SecretKey(id, .otp)) }
     update(id) { account in
       if !hasPassword { account.remembered = false }
@@ -34,6 +38,7 @@ extension AccountBook: SecretClaimingDocument {
         account.token = nil
         account.session = [:]
       }
+      if !keepsRefreshToken { account.token?.refreshable = false }
     }
     markSettled(id)
   }
@@ -113,6 +118,7 @@ extension Ledger {
       switch key.kind {
       case .password: return !account.remembered
       case .token: return account.token == nil
+      case .refreshToken: return account.token?.refreshable != true
       case .otp: return !account.otp
       case .setting: return false
       }
@@ -134,6 +140,7 @@ extension Ledger {
     for account in book.accounts where !book.unsettled.contains(account.id) {
       if account.remembered { claimed.append(SecretKey(account.id, .password)) }
       if account.token != nil { claimed.append(SecretKey(account.id, .token)) }
+      if account.token?.refreshable == true { claimed.append(SecretKey(account.id, .refreshToken)) }
       if account.otp { claimed.append(SecretKey(account.id, .otp)) }
     }
     for backend in configuration.backends where !configuration.unsettled.contains(backend.name) {
@@ -147,7 +154,7 @@ extension Ledger {
     let id = AccountID(user: key.account, backend: key.backend)
     return switch key.kind {
     case .password: "accounts passwd \(id)"
-    case .token: "accounts login \(id)"
+    case .token, .refreshToken: "accounts login \(id)"
     case .otp: "accounts otp set \(id)"
     case .setting(let name): "accounts backend set \(key.backend) --secret \(name)"
     }

@@ -47,6 +47,14 @@ public final class LinkedAdapterHost: AdapterHosting {
     return try AdapterCatalog.standard(searchPath: searchPath).adapter(named: name).description
   }
 
+  public func loginNeeds(_ name: String, settings: [String: String], in searchPath: AdapterSearchPath)
+    throws(AdapterLoadError) -> LoginNeeds
+  {
+    contain()
+    defer { AdapterStreams.forwardErrors() }
+    return try AdapterCatalog.standard(searchPath: searchPath).adapter(named: name).loginNeeds(settings: settings)
+  }
+
   public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterLoadError) -> AdapterOutcome
   {

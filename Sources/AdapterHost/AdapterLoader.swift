@@ -11,6 +11,25 @@ public struct LoadedAdapter: @unchecked Sendable {
   let sessionNew: @convention(c) (UnsafePointer<acc_session_config>?) -> UnsafeMutableRawPointer?
   let step: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<acc_response>?, UnsafeMutablePointer<acc_step_output>?) -> Int32
   let sessionFree: @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+  /// What a LOGIN needs with the backend's non-secret `settings` (ABI 1.3's login_needs); a
+  /// password for adapters before 1.3 and those without the function. Only declared settings
+  /// are handed over, as to a session.
+  public func loginNeeds(settings: [String: String]) -> LoginNeeds {
+    guard description.abiVersion >> 16 == 1, description.abiVersion & 0xFFFF >= 3,
+      let function = DescriptorCheck.fields(of: descriptor).login_needs
+    else { return .password }
+    let arena = CArena()
+    let declared = description.settings.filter { !$0.isSecret }.compactMap { setting in
+      settings[setting.name].map { (setting.name, $0) }
+    }
+    var pairs = arena.pairs(declared)
+    // Adapter code: a crash in it is the adapter's, reported as such.
+    let call = AdapterContainment.prepare(adapter: description.name, during: "while asking what login needs")
+    defer { AdapterContainment.release(call) }
+    let answer = AdapterContainment.run(call) { function(&pairs) }
+    return LoginNeeds(rawValue: answer & (LoginNeeds.password.rawValue | LoginNeeds.person.rawValue))
+  }
 }
 
 /// Loads adapter files: check, `dlopen(RTLD_NOW | RTLD_LOCAL)`, check the descriptor. Never

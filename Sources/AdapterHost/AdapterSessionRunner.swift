@@ -41,6 +41,8 @@ public struct AdapterSessionRunner {
   }
 
   private var name: String { adapter.description.name }
+  /// The minor ABI version the adapter was built against.
+  var minor: UInt32 { adapter.description.abiVersion >> 16 == 1 ? adapter.description.abiVersion & 0xFFFF : 0 }
 
   /// Seconds a single call into the adapter may always take: longer means it is stuck.
   static let stepGrace = 1.0
@@ -69,7 +71,8 @@ public struct AdapterSessionRunner {
     }
     var steps = StepLoop(
       runner: self, operation: request.operation.kind, session: session, contained: contained, calls: calls,
-      deadline: deadline, timeout: request.timeout)
+      deadline: deadline, timeout: request.timeout, person: request.person,
+      account: "\(request.user)@\(request.backend)")
     let result = steps.run()
     if steps.abandoned {
       arena.abandon()
@@ -96,6 +99,7 @@ public struct AdapterSessionRunner {
     case .logout: "during logout"
     case .call: "during a request"
     case .validate: "while checking settings; nothing was stored"
+    case .refresh: "while renewing the session; nothing was stored"
     }
   }
 
@@ -127,6 +131,7 @@ public struct AdapterSessionRunner {
       case .logout: ACC_OP_LOGOUT
       case .call: ACC_OP_CALL
       case .validate: ACC_OP_VALIDATE
+      case .refresh: ACC_OP_REFRESH
       }
     var call: (method: String, path: String, parameters: [(String, String)]) = ("", "", [])
     if case .call(_, let method, let path, let parameters) = request.operation { call = (method, path, parameters) }
@@ -139,7 +144,8 @@ public struct AdapterSessionRunner {
       parameters: arena.pairs(call.parameters), host: host,
       // A 1.0 adapter cannot know the field: it gets none (its config's size covers it anyway).
       one_time_code: arena.string(adapter.description.abiVersion & 0xFFFF >= 1 ? request.operation.oneTimeCode : nil),
-      refresh_token: arena.string(nil as SecretBytes?))
+      // Only a 1.3 adapter returns refresh tokens, so only one is handed one back.
+      refresh_token: arena.string(minor >= 3 ? request.operation.refreshToken : nil))
   }
 
   /// The session pointer, handed between threads.
@@ -155,11 +161,18 @@ private struct StepLoop {
   let session: AdapterSessionRunner.Session
   let contained: AdapterSessionRunner.Contained
   let calls: CallThread
-  /// Seconds on the monotonic clock.
-  let deadline: Double
+  /// Seconds on the monotonic clock; moved to the end of a person's time by a SHOW.
+  var deadline: Double
+  /// The network timeout: the most one request may take.
   let timeout: Double
+  /// Where a SHOW is shown; nil: nobody can see it.
+  let person: PersonChannel?
+  /// "alice@corp", for what a person is shown.
+  let account: String
   /// A call missed the deadline: the session and its memory must be left alone.
   var abandoned = false
+  /// A SHOW was performed: polling SENDs are bounded by the person's time, not the step limit.
+  var shown = false
 
   private var name: String { runner.adapter.description.name }
 
@@ -194,24 +207,50 @@ private struct StepLoop {
         responseArena.abandon()
         return runner.notAnswering(timeout)
       }
-      let reader = OutputReader(output: output.pointee, limits: runner.limits, adapter: name)
+      let reader = OutputReader(output: output.pointee, limits: runner.limits, adapter: name, minor: runner.minor)
       switch result {
+      case ACC_STEP_SHOW where runner.minor >= 3:
+        guard operation == .login, !shown else {
+          return .adapterFailed(message: "adapter \(name) asked to show a person a message \(shown ? "twice" : "outside LOGIN")")
+        }
+        guard let person else {
+          return .adapterFailed(message: "adapter \(name) asked to show a person a message, and nobody can see one here")
+        }
+        let message: PersonMessage
+        do throws(AdapterFault) {
+          message = try reader.personMessage(account: account)
+        } catch {
+          return .adapterFailed(message: error.message)
+        }
+        person.show(message)
+        shown = true
+        deadline = monotonicSeconds() + Double(message.expiresIn)
+        hasResponse = false
       case ACC_STEP_SEND:
         guard operation != .validate else {
           return .adapterFailed(message: "adapter \(name) asked for the network while checking settings (VALIDATE must not send)")
         }
-        sends += 1
-        guard sends <= runner.limits.steps else {
-          return .adapterFailed(message: "adapter \(name) asked for more than \(runner.limits.steps) requests in one operation; it is looping")
-        }
         var request: HTTPRequest
+        let delay: UInt32
         do throws(AdapterFault) {
           request = try reader.request()
+          delay = try reader.delayMilliseconds()
         } catch {
           return .adapterFailed(message: error.message)
         }
-        let left = deadline - monotonicSeconds()
-        guard left > 0 else { return timedOut() }
+        // Polling while a person acts is bounded by their time (at most one SEND a second);
+        // every other SEND by the step limit.
+        if !(shown && delay >= 1000) { sends += 1 }
+        guard sends <= runner.limits.steps else {
+          return .adapterFailed(message: "adapter \(name) asked for more than \(runner.limits.steps) requests in one operation; it is looping")
+        }
+        if delay > 0 {
+          let pause = min(Double(delay) / 1000, deadline - monotonicSeconds())
+          if pause > 0 { sleep(seconds: pause) }
+        }
+        // One request may take the network timeout, and never past the deadline.
+        let left = min(deadline - monotonicSeconds(), timeout)
+        guard left > 0 else { return shown ? personTimedOut() : timedOut() }
         let answer: HTTPResponse
         // The body may hold the password: this is its only copy, wiped once sent.
         defer { request.body.withUnsafeMutableBytes { wipe($0) } }
@@ -235,6 +274,10 @@ private struct StepLoop {
         }
       }
     }
+  }
+
+  private func personTimedOut() -> AdapterOutcome {
+    .sessionExpired(message: "nobody approved the login in the time the provider gave")
   }
 
   private func timedOut() -> AdapterOutcome {

@@ -15,6 +15,8 @@ struct OutputReader {
   let output: acc_step_output
   let limits: AdapterLimits
   let adapter: String
+  /// The minor ABI version the adapter was built against: fields it cannot know are not read.
+  var minor: UInt32 = 0
 
   static let maxHeaders = 64
   static let maxSessionValues = 32
@@ -48,14 +50,8 @@ struct OutputReader {
     let message = Names.printable(try text(output.message, "message", limit: limits.string), limit: 400)
     switch result {
     case ACC_STEP_OK:
-      var token: SecretBytes?
-      if output.token.length > 0 {
-        var tokenBytes = try bytes(output.token, "token", limit: limits.string)
-        guard tokenBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-          throw fault("returned a token with spaces, control characters or non-ASCII bytes")
-        }
-        token = SecretBytes(consuming: &tokenBytes)
-      }
+      let token = try secretToken(output.token, "token")
+      let refreshToken = minor >= 3 ? try secretToken(output.refresh_token, "refresh token") : nil
       var values: [String: String] = [:]
       for (name, value) in try pairs(output.session_values, "session values", limit: Self.maxSessionValues) {
         guard !name.isEmpty, name.count <= 64, name.utf8.allSatisfy(Self.isValueNameByte) else {
@@ -71,7 +67,8 @@ struct OutputReader {
         body = String(decoding: try bytes(output.body, "body", limit: limits.response), as: UTF8.self)
       }
       return .ok(AdapterSuccess(
-        token: token, expiresIn: max(0, output.expires_in), sessionValues: values, body: body, message: message))
+        token: token, expiresIn: max(0, output.expires_in), sessionValues: values, body: body, message: message,
+        refreshToken: refreshToken))
     case ACC_STEP_WRONG_PASSWORD:
       return .wrongPassword(message: message.isEmpty ? "the backend rejected the user name or password" : message)
     case ACC_STEP_SESSION_EXPIRED:
@@ -86,6 +83,45 @@ struct OutputReader {
     default:
       throw fault("returned the unknown result code \(result)")
     }
+  }
+
+  /// A token or refresh token: printable ASCII without spaces, or nil when empty.
+  private func secretToken(_ string: acc_string, _ what: String) throws(AdapterFault) -> SecretBytes? {
+    guard string.length > 0 else { return nil }
+    var tokenBytes = try bytes(string, what, limit: limits.string)
+    guard tokenBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+      tokenBytes.withUnsafeMutableBytes { wipe($0) }
+      throw fault("returned a \(what) with spaces, control characters or non-ASCII bytes")
+    }
+    return SecretBytes(consuming: &tokenBytes)
+  }
+
+  /// What a SHOW asks the host to show a person (ABI 1.3): printable text only, bounded.
+  func personMessage(account: String) throws(AdapterFault) -> PersonMessage {
+    let text = Names.printable(try self.text(output.message, "message", limit: limits.string), limit: 400)
+    let link = try self.text(output.link, "link", limit: 2048)
+    guard !text.isEmpty else { throw fault("asked to show a person an empty message") }
+    guard link.isEmpty || (link.hasPrefix("https://") || link.hasPrefix("http://")) && link.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+      throw fault("asked to show a person the link '\(Names.printable(link, limit: 200))', which is not an http(s) URL")
+    }
+    guard (1...Self.longestPersonWait).contains(output.expires_in) else {
+      throw fault("asked a person to act within \(output.expires_in) s; give 1 to \(Self.longestPersonWait)")
+    }
+    return PersonMessage(account: account, text: text, link: link, expiresIn: output.expires_in)
+  }
+
+  /// The most seconds a person may be given (ACC_STEP_SHOW).
+  static let longestPersonWait: Int64 = 3600
+  /// The longest pause before a SEND (delay_ms).
+  static let longestDelay: UInt32 = 60_000
+
+  /// Milliseconds to wait before a SEND (ABI 1.3's delay_ms); 0 for older adapters.
+  func delayMilliseconds() throws(AdapterFault) -> UInt32 {
+    guard minor >= 3 else { return 0 }
+    guard output.delay_ms <= Self.longestDelay else {
+      throw fault("asked to wait \(output.delay_ms) ms before a request; at most \(Self.longestDelay)")
+    }
+    return output.delay_ms
   }
 
   private func fault(_ text: String) -> AdapterFault {

@@ -24,6 +24,6 @@ import Testing
     #expect(
       AdapterOperation.call(token: Self.secret("x"), method: "GET", path: "me", parameters: [("a", "1")])
         != .call(token: Self.secret("x"), method: "GET", path: "me", parameters: [("a", "2")]))
-    #expect(AdapterOperationKind.allCases.map(\.rawValue) == ["login", "check", "logout", "call", "validate"])
+    #expect(AdapterOperationKind.allCases.map(\.rawValue) == ["login", "check", "logout", "call", "validate", "refresh"])
   }
 }

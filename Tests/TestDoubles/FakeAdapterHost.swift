@@ -30,6 +30,10 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
   public private(set) var secretSettingNames: [[String]] = []
   /// How many times the host was told a request is coming (`expectRequest`).
   public private(set) var requestsExpected = 0
+  /// What a LOGIN needs, as `loginNeeds` says for every adapter.
+  public var needs: LoginNeeds = .password
+  /// Whether each call was given a person to show a message to, in order.
+  public private(set) var personGiven: [Bool] = []
   private let lock = Mutex(())
 
   /// The numbers of the tokens the fallback's logins return: T2, T3, ...
@@ -60,12 +64,19 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
 
   public func expectRequest() { lock.withLock { _ in requestsExpected += 1 } }
 
+  public func loginNeeds(_ name: String, settings: [String: String], in searchPath: AdapterSearchPath)
+    throws(AdapterLoadError) -> LoginNeeds
+  {
+    needs
+  }
+
   public func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterLoadError) -> AdapterOutcome
   {
     // The fallback runs outside the lock: tests of concurrency put their own waits in it.
     let scripted: AdapterOutcome? = lock.withLock { _ in
       calls.append(Self.describe(request))
+      personGiven.append(request.person != nil)
       secretSettingNames.append(secretSettings.keys.sorted())
       return script.isEmpty ? nil : script.removeFirst()
     }
@@ -80,7 +91,9 @@ public final class FakeAdapterHost: AdapterHosting, @unchecked Sendable {
     case .login(let password, let code):
       "login \(request.user) \(text(password))" + (code.map { " code \(text($0))" } ?? "")
     case .check(let token): "check \(request.user) \(text(token))"
-    case .logout(let token): "logout \(request.user) \(text(token))"
+    case .logout(let token, let refreshToken):
+      "logout \(request.user) \(text(token))" + (refreshToken.map { " refresh \(text($0))" } ?? "")
+    case .refresh(let refreshToken): "refresh \(request.user) \(text(refreshToken))"
     case .call(let token, let method, let path, _): "call \(request.user) \(method) \(path) \(text(token))"
     case .validate: "validate"
     }

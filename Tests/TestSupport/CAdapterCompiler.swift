@@ -3,11 +3,12 @@ import Foundation
 /// Builds adapters from the C fixtures in Tests/Fixtures/adapters with the system C compiler
 /// and nothing but the ABI header: what a third party does.
 public enum CAdapterCompiler {
-  /// The ABI header's directory: the current one, or a copy of version 1.0's or 1.1's.
+  /// The ABI header's directory: the current one, or a copy of version 1.0's, 1.1's or 1.2's.
   public enum Header: String, Sendable {
     case current = "Sources/CAccountsAdapter/include"
     case version1_0 = "Tests/Fixtures/adapters/abi-1.0"
     case version1_1 = "Tests/Fixtures/adapters/abi-1.1"
+    case version1_2 = "Tests/Fixtures/adapters/abi-1.2"
   }
 
   /// Compiles `source` (a file name under Tests/Fixtures/adapters) into `directory/NAME.so`;

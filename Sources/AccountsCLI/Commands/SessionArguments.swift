@@ -41,7 +41,27 @@ extension Environment {
     flow.leases = StoreLeaseLookup { [unowned self] in try self.leaseStores() }
     flow.hostNames = hostNames
     (flow.heldLeases, flow.presentedLeases) = try leaseClaims()
+    flow.person = personChannel()
     return flow
+  }
+
+  /// Where a login a person approves elsewhere (the device flow) tells them what to do: stderr,
+  /// when a person sits at the terminal (stdin and stderr both are one); nil otherwise.
+  func personChannel() -> PersonChannel? {
+    guard terminal.canPrompt, terminal.errorIsTerminal else { return nil }
+    // Shown from the adapter host's thread while the command's own waits: one writer at a time.
+    nonisolated(unsafe) let output = output
+    return PersonChannel { message in
+      let minutes = (message.expiresIn + 59) / 60
+      let within = minutes > 1 ? "\(minutes) minutes" : "a minute"
+      if message.link.isEmpty {
+        output.request("to log in \(message.account): \(message.text)")
+      } else {
+        output.request("to log in \(message.account), open \(message.link)")
+        output.request("  and \(message.text)")
+      }
+      output.request("waiting for the approval (within \(within); Ctrl-C stops)...")
+    }
   }
 
   /// The lease this command acts for, as `accounts lease` hands it to its command

@@ -89,7 +89,7 @@ enum StatusCommand {
 
   static func name(_ failure: SessionFailure) -> String {
     switch failure {
-    case .loginRequired, .oneTimeCodeRequired: "login_required"
+    case .loginRequired, .personRequired, .oneTimeCodeRequired: "login_required"
     case .expired, .expiredAgain: "expired"
     case .signedInElsewhere: "signed_in_elsewhere"
     case .credentialsRejected, .codeRejected: "rejected"

@@ -16,8 +16,10 @@ extension Ledger {
 
   /// Carries out the SPEC §4 transition of `event` on `id`.
   ///
-  /// - `token`, `password`: what a login (`.loggedIn`) stores: the new token, and the password
-  ///   to remember when the event says so.
+  /// - `token`, `password`, `refreshToken`: what a login (`.loggedIn`) or a renewal by refresh
+  ///   (`.refreshed`) stores: the new token, the password to remember when the event says so,
+  ///   and the refresh token the backend gave (a login that got none drops the old one; a
+  ///   renewal that got none keeps it).
   /// - `login`: the expiry and session values a login leaves in the index.
   /// - `lease`: where the account's lease stands for the command (`SessionRules`).
   /// - `observed`: for a backend's verdict on a session, the session it judged (nil: do not
@@ -32,16 +34,19 @@ extension Ledger {
   @discardableResult
   public func record(
     _ event: SessionEvent, for id: AccountID, token: SecretBytes? = nil, password: SecretBytes? = nil,
-    login: LoginRecord? = nil, observed: ObservedSession? = nil, lease: LeaseStanding = .free, at now: Timestamp
+    refreshToken: SecretBytes? = nil, login: LoginRecord? = nil, observed: ObservedSession? = nil,
+    lease: LeaseStanding = .free, at now: Timestamp
   ) throws -> Recorded {
     try adoptSecretServiceIfAsked()
     return try index.withLock { index in
       var book = index.content
       if let observed, observed != ObservedSession(book[id]) { return .stale }
       let transition = SessionRules.transition(
-        for: event, hasRememberedPassword: book[id]?.remembered == true, lease: lease)
+        for: event, hasRememberedPassword: book[id]?.remembered == true,
+        hasRefreshToken: book[id]?.token?.refreshable == true, lease: lease)
       if transition.storeToken {
-        try storeLogin(id, transition, token: token, password: password, login: login, now, &book, &index)
+        try storeLogin(
+          id, transition, token: token, password: password, refreshToken: refreshToken, login: login, now, &book, &index)
       } else if transition.deleteToken || transition.deletePassword {
         try forgetSecrets(id, transition, now, &book, &index)
       } else if transition != Transition(next: transition.next) {
@@ -53,19 +58,27 @@ extension Ledger {
     }
   }
 
-  /// A login: password (when remembered) and token stored, then the index claims them.
+  /// A login: password (when remembered), token and refresh token stored, then the index
+  /// claims them; a refresh token the new session does not keep goes once it is unclaimed.
   private func storeLogin(
-    _ id: AccountID, _ transition: Transition, token: SecretBytes?, password: SecretBytes?,
+    _ id: AccountID, _ transition: Transition, token: SecretBytes?, password: SecretBytes?, refreshToken: SecretBytes?,
     login: LoginRecord?, _ now: Timestamp, _ book: inout AccountBook, _ index: inout LockedDocument<AccountBook>
   ) throws {
     guard let token else { throw SessionFailure.noToken(id) }
     // A new account's backend must still exist: `removeBackend` holds this lock while it removes one.
     if book[id] == nil { _ = try config.load().backend(named: id.backend) }
-    let claimedBefore = (password: book[id]?.remembered == true, token: book[id]?.token != nil)
+    let claimedBefore = (
+      password: book[id]?.remembered == true, token: book[id]?.token != nil,
+      refreshToken: book[id]?.token?.refreshable == true
+    )
     var applied = transition
     if password == nil { applied.storePassword = false }
+    var record = login ?? LoginRecord(expiresAt: nil)
+    record.refreshable = refreshToken != nil
+    // A login that got no refresh token leaves the old one unclaimed: deleted after the claim.
+    let dropsRefreshToken = claimedBefore.refreshToken && refreshToken == nil && !transition.keepsRefreshToken
     var stored: [SecretKey] = []
-    try carryOut(
+    let begun = try carryOut(
       SecretChange(
         of: id,
         inKeyring: { store in
@@ -75,16 +88,28 @@ extension Ledger {
           }
           try store.store(token, for: SecretKey(id, .token))
           stored.append(SecretKey(id, .token))
+          if let refreshToken {
+            try store.store(refreshToken, for: SecretKey(id, .refreshToken))
+            stored.append(SecretKey(id, .refreshToken))
+          }
         },
-        claim: { book in book.apply(applied, to: id, login: login, at: now) },
+        claim: { book in book.apply(applied, to: id, login: record, at: now) },
         // The index could not take the claims: what it did not claim before goes again. A
         // replaced secret that it did claim stays replaced, which keeps the claim true.
         undo: { store in
-          for key in stored where !(key.kind == .password ? claimedBefore.password : claimedBefore.token) {
-            try? store.delete(key)
+          for key in stored {
+            let claimed =
+              switch key.kind {
+              case .password: claimedBefore.password
+              case .refreshToken: claimedBefore.refreshToken
+              default: claimedBefore.token
+              }
+            if !claimed { try? store.delete(key) }
           }
-        }),
+        },
+        settledWhenSaved: !dropsRefreshToken),
       &book, &index)
+    if dropsRefreshToken { _ = deleteUnclaimed([SecretKey(id, .refreshToken)], begun, &book, &index) }
   }
 
   /// An ending (logout, expiry, take-over, rejection): the index forgets first, then the
@@ -96,7 +121,10 @@ extension Ledger {
     guard let account = book[id] else { return }  // removed meanwhile: nothing left to end
     forgetCachedToken(id)
     var doomed: [SecretKey] = []
-    if transition.deleteToken, account.token != nil { doomed.append(SecretKey(id, .token)) }
+    if transition.deleteToken, let token = account.token {
+      doomed.append(SecretKey(id, .token))
+      if token.refreshable { doomed.append(SecretKey(id, .refreshToken)) }
+    }
     if transition.deletePassword, account.remembered { doomed.append(SecretKey(id, .password)) }
     guard !doomed.isEmpty else {
       book.apply(transition, to: id, at: now)

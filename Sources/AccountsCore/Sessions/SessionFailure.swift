@@ -18,6 +18,9 @@ public enum LeaseForcing: Sendable, Equatable {
 public enum SessionFailure: UserFacingError, Equatable {
   /// No valid session, no remembered password, and no way to ask for one (exit 3).
   case loginRequired(AccountID)
+  /// Logging in needs a person to approve it at the provider (the device flow), and nobody
+  /// can be shown what to do: no terminal (exit 3).
+  case personRequired(AccountID)
   /// The backend needs a one-time code, and there is no seed to compute it from and nobody to
   /// ask for it (exit 3). `name`: how `accounts otp set` names the account.
   case oneTimeCodeRequired(AccountID, name: String)
@@ -110,7 +113,7 @@ public enum SessionFailure: UserFacingError, Equatable {
 
   public var status: ExitStatus {
     switch self {
-    case .loginRequired, .oneTimeCodeRequired: .loginRequired
+    case .loginRequired, .personRequired, .oneTimeCodeRequired: .loginRequired
     case .expired, .expiredAgain, .signedInElsewhere: .sessionEnded
     case .credentialsRejected, .codeRejected: .credentialsRejected
     case .upgradeRequired: .upgradeRequired
@@ -125,6 +128,8 @@ public enum SessionFailure: UserFacingError, Equatable {
     switch self {
     case .loginRequired(let id):
       "\(id): login required: no valid session, no remembered password, and no terminal to ask for one"
+    case .personRequired(let id):
+      "\(id): login required: a person approves the login at the provider, and there is no terminal to show them how"
     case .oneTimeCodeRequired(let id, let name):
       "\(id) needs a one-time code: `accounts otp set \(name)`"
     case .expired(let subject, let message):
@@ -162,6 +167,8 @@ public enum SessionFailure: UserFacingError, Equatable {
     switch self {
     case .loginRequired(let id):
       "run `accounts login \(id)` on a terminal, or pipe the password to `accounts login \(id) --password-stdin`"
+    case .personRequired(let id):
+      "run `accounts login \(id)` on a terminal"
     case .oneTimeCodeRequired:
       "it keeps the account's TOTP seed for later logins; or log in on a terminal and type the code"
     case .expired(let subject, _), .signedInElsewhere(let subject, _):

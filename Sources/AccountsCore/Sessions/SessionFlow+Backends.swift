@@ -11,6 +11,8 @@ extension SessionFlow {
     public var config: BackendConfig
     public var adapter: AdapterDescription
     public var secretSettings: [String: SecretBytes]
+    /// What a LOGIN needs with these settings, as the adapter says (ABI 1.3).
+    public var loginNeeds: LoginNeeds = .password
   }
 
   /// Prepares `name`, once per flow.
@@ -36,7 +38,8 @@ extension SessionFlow {
         values[setting] = value
       }
     }
-    let ready = PreparedBackend(config: backend, adapter: adapter, secretSettings: values)
+    let needs = try host().loginNeeds(backend.adapter, settings: backend.settings, in: searchPath)
+    let ready = PreparedBackend(config: backend, adapter: adapter, secretSettings: values, loginNeeds: needs)
     prepared.set(name, ready)
     return ready
   }

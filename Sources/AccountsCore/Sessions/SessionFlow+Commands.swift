@@ -8,7 +8,7 @@ extension SessionFlow {
   public func logIn(_ id: AccountID, password source: PasswordSource, remember: Bool, takeSlot: Bool) throws -> ActiveSession {
     let backend = try prepare(id.backend)
     try allow(.logIn, id)  // before a password is read or asked for; again under the lock
-    let (password, remembered) = try password(for: id, source)
+    let (password, remembered) = try credentials(for: id, source, backend)
     return try locks.exclusive(id) {
       try logIn(
         id, password, rememberedOne: remembered, remember: remember && !remembered, takeSlot: takeSlot, backend,
@@ -25,7 +25,7 @@ extension SessionFlow {
     if let reused = try reuse(id) { return (reused, true) }
     let backend = try prepare(id.backend)
     try allow(.logIn, id)
-    let (password, remembered) = try password(for: id, source)
+    let (password, remembered) = try credentials(for: id, source, backend)
     return try locks.exclusive(id) {
       // Another command may have logged the account in while this one waited.
       if let reused = try reuse(id) { return (reused, true) }
@@ -64,7 +64,7 @@ extension SessionFlow {
     if let stored = try storedSession(id, read: read) { return try use(stored, prove: prove, asking: source.mayAsk) }
     let backend = try prepare(id.backend)
     try allow(.logIn, id)
-    let (password, remembered) = try password(for: id, source)
+    let (password, remembered) = try credentials(for: id, source, backend)
     return try locks.exclusive(id) {
       // Another command may have logged the account in while this one waited.
       if let stored = try storedSession(id) { return try use(stored, prove: prove, asking: source.mayAsk) }
@@ -140,28 +140,42 @@ extension SessionFlow {
   /// between the two steps leaves the backend untold, nothing inconsistent. Returns the warnings.
   /// `event` is `.loggedOut`, or `.tokenRejected` for a token a client (git) found rejected:
   /// then the account keeps the slot.
+  ///
+  /// A session with a refresh token is told first (its adapter revokes both tokens): a
+  /// refresh token renews for months, and once forgotten here nobody could revoke it. A kill
+  /// between the two leaves revoked tokens here, which the next command finds rejected.
   public func logOut(_ id: AccountID, because event: SessionEvent = .loggedOut) throws -> [String] {
     try allow(.logOut, id)
     var warnings: [String] = []
     let session = try storedSession(id)
     if session == nil { warnings.append("\(id) had no session") }
+    let book = try ledger.index.load()
+    let refreshToken =
+      session != nil && event == .loggedOut && book[id]?.token?.refreshable == true
+      ? try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService) : nil
+    if let session, let refreshToken { try tellBackend(session, refreshToken: refreshToken, &warnings) }
     try ledger.record(event, for: id, at: now())
     if try ledger.index.load().unsettled.contains(id) {
       // The index no longer claims the token; the keyring could not delete it yet.
       warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")
     }
-    if let session {
-      do {
-        let backend = try prepare(id.backend)
-        let outcome = try run(.logout(token: session.token), for: session, backend)
-        if let failure = SessionFailure(outcome, subject: id.description) {
-          warnings.append("the backend was not told: \(failure.message)")
-        }
-      } catch let error as any UserFacingError {
-        warnings.append("the backend was not told: \(error.message)")
-      }
-    }
+    if let session, refreshToken == nil { try tellBackend(session, refreshToken: nil, &warnings) }
     return warnings
+  }
+
+  /// LOGOUT of `session` at its backend, best effort: a failure is a warning.
+  private func tellBackend(_ session: ActiveSession, refreshToken: SecretBytes?, _ warnings: inout [String]) throws {
+    do {
+      let backend = try prepare(session.id.backend)
+      let outcome = try run(.logout(token: session.token, refreshToken: refreshToken), for: session, backend)
+      if let failure = SessionFailure(outcome, subject: session.id.description) {
+        warnings.append("the backend was not told: \(failure.message)")
+      } else if case .ok(let success) = outcome, !success.message.isEmpty {
+        warnings.append(success.message)
+      }
+    } catch let error as any UserFacingError {
+      warnings.append("the backend was not told: \(error.message)")
+    }
   }
 
   /// `backend test`: one LOGIN of `user` on `backendName` and, when it works, one LOGOUT,
@@ -170,7 +184,7 @@ extension SessionFlow {
     let backend = try prepare(backendName)
     let id = AccountID(user: user, backend: backendName)
     try allow(.logIn, id)
-    let (password, _) = try password(for: id, source)
+    let (password, _) = try credentials(for: id, source, backend)
     let code = try oneTimeCode(for: id, backend, asking: source.mayAsk)
     let outcome = try run(.login(password: password, oneTimeCode: code?.code), user: user, sessionValues: [:], backend)
     guard case .ok(let success) = outcome else {

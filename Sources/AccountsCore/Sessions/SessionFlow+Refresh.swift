@@ -39,9 +39,8 @@ public enum RefreshSchedule {
 }
 
 extension SessionFlow {
-  /// `--refresh`, when a session reaches its renewal time: a new login with the remembered
-  /// password through `logIn` (SPEC §4 in one place; the index and keyring record it as any
-  /// login), unless another command renewed the session since `generation` and its renewal
+  /// `--refresh`, when a session reaches its renewal time: the one renewal (`renewOnce`: the
+  /// refresh token, else a login with the remembered password; SPEC §4 in one place), unless another command renewed the session since `generation` and its renewal
   /// time is still ahead (then that session is taken: another login would take it over).
   /// Each call has its own `--timeout`, and the backend's configuration as it is now.
   public func renew(_ id: AccountID, replacing generation: String?, now seconds: Double) throws -> ActiveSession {
@@ -50,14 +49,14 @@ extension SessionFlow {
     flow.budget = OperationBudget(seconds: timeout)
     flow.forgetPreparedBackends()
     let backend = try flow.prepare(id.backend)
-    let (password, remembered) = try flow.password(for: id, .rememberedOnly)
+    try flow.allow(.logIn, id)
     return try flow.locks.exclusive(id) {
       if let stored = try flow.storedSession(id), stored.generation != generation,
         RefreshSchedule.renewalTime(loggedInAt: stored.loggedInAt, expiresAt: stored.expiresAt) ?? .infinity > seconds
       {
         return stored
       }
-      return try flow.logIn(id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend, asking: false)
+      return try flow.renewOnce(id, backend, asking: false, because: "the session is due for renewal")
     }
   }
 

@@ -5,11 +5,11 @@ import Synchronization
 /// One account of `login --stale`, and what was done with it.
 public struct StaleLoginEntry: Sendable {
   public enum Outcome: Sendable {
-    /// Logged in again with the remembered password.
+    /// Renewed: by its refresh token, else logged in again with the remembered password.
     case loggedIn(ActiveSession)
     /// Its session lasts beyond the window (nil: the backend gave no expiry): left alone.
     case fresh(until: Timestamp?)
-    /// No remembered password: nobody is asked for one.
+    /// No remembered password nor refresh token: nobody is asked for one.
     case skipped
     /// Another holder leases the account: its session is the holder's (SPEC §4).
     case leased(LeaseRecord)
@@ -23,9 +23,9 @@ public struct StaleLoginEntry: Sendable {
 
 extension SessionFlow {
   /// `login --stale`: every account of `ids` whose session is missing, expired or ends within
-  /// `withinSeconds` is logged in with its remembered password, at most `jobs` logins at once,
-  /// each through `logIn` (the rules of SPEC §4 in one place) with its own `--timeout`.
-  /// Accounts without a remembered password are skipped, never asked for one, and so are those
+  /// `withinSeconds` is renewed (its refresh token, else its remembered password), at most `jobs` at once,
+  /// each through `renewOnce` (the rules of SPEC §4 in one place) with its own `--timeout`.
+  /// Accounts with neither are skipped, never asked for a password, and so are those
   /// another holder leases (unless `forced`). Entries come back in the order of `ids`;
   /// `each` is told every entry as it ends, with how many have ended, one at a time.
   ///
@@ -65,7 +65,7 @@ extension SessionFlow {
     }
     do {
       if let fresh = try fresh(id, withinSeconds: withinSeconds) { return fresh }
-      guard try ledger.index.load()[id]?.remembered == true else { return .skipped }
+      guard try ledger.index.load()[id]?.renewable == true else { return .skipped }
       if case .leasedByAnother(let record)? = SessionRules.refusal(
         of: .logIn, lease: try leaseStanding(id), forced: forced)
       {
@@ -79,15 +79,12 @@ extension SessionFlow {
       if let refusal = gate.enter() { return .failed(status: .credentialsRejected, message: refusal) }
       var rejected = false
       defer { gate.leave(rejectedBy: rejected ? id : nil) }
-      let (password, remembered) = try flow.password(for: id, .rememberedOnly)
       do {
         return try flow.locks.exclusive(id) {
           // Another command may have logged the account in while this one waited: a second
           // login would take its session over.
           if let fresh = try fresh(id, withinSeconds: withinSeconds) { return fresh }
-          let session = try flow.logIn(
-            id, password, rememberedOne: remembered, remember: false, takeSlot: false, backend, asking: false)
-          return .loggedIn(session)
+          return .loggedIn(try flow.renewOnce(id, backend, asking: false, because: "the session is stale"))
         }
       } catch {
         rejected = (error as? any UserFacingError)?.status == .credentialsRejected
@@ -109,7 +106,7 @@ extension SessionFlow {
 extension SessionFlow {
   /// Whether `refreshIfStale` would log `id` in, as the index says now.
   fileprivate func needsLogin(_ id: AccountID, withinSeconds: Int64) -> Bool {
-    guard (try? ledger.index.load()[id]?.remembered) == true else { return false }
+    guard (try? ledger.index.load()[id]?.renewable) == true else { return false }
     do { return try fresh(id, withinSeconds: withinSeconds) == nil } catch { return false }
   }
 

@@ -29,6 +29,19 @@ extension SessionFlow {
     return expiresAt > now() ? .valid(until: expiresAt) : .expired(at: expiresAt)
   }
 
+  /// What a login of `id` on `backend` goes with: the password (`password(for:)`), or, for a
+  /// backend whose logins a person approves elsewhere, nothing, once it is sure a person can
+  /// be shown what to do (a terminal, and a command that may ask).
+  func credentials(for id: AccountID, _ source: PasswordSource, _ backend: PreparedBackend) throws -> (
+    SecretBytes, remembered: Bool
+  ) {
+    guard !backend.loginNeeds.contains(.password) else { return try password(for: id, source) }
+    if backend.loginNeeds.contains(.person) {
+      guard person != nil, source.mayAsk else { throw SessionFailure.personRequired(id) }
+    }
+    return (SecretBytes.empty, false)
+  }
+
   /// The password for a login: the given one, the remembered one, or the answer to `ask`.
   /// `remembered`: it came from the keyring.
   func password(for id: AccountID, _ source: PasswordSource) throws -> (SecretBytes, remembered: Bool) {
@@ -51,6 +64,7 @@ extension SessionFlow {
     _ backend: PreparedBackend, asking: Bool, again: Bool = false
   ) throws -> ActiveSession {
     try allow(.logIn, id)
+    let remember = remember && backend.loginNeeds.contains(.password)  // nothing to remember otherwise
     let code = try oneTimeCode(for: id, backend, asking: asking)
     let outcome = try run(
       .login(password: password, oneTimeCode: code?.code), user: id.user, sessionValues: [:], backend)
@@ -71,7 +85,7 @@ extension SessionFlow {
     let login = LoginRecord(expiresAt: expiresAt, session: success.sessionValues, generation: Self.newGeneration())
     try ledger.record(
       .loggedIn(remember: remember, takeSlot: takeSlot), for: id, token: token, password: remember ? password : nil,
-      login: login, at: at)
+      refreshToken: success.refreshToken, login: login, at: at)
     var account = Account(id: id, addedAt: at)
     account.lastLogin = at
     account.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
@@ -106,8 +120,10 @@ extension SessionFlow {
     return try locks.exclusive(id) {
       // Whether it logs in again depends on who holds the account's lease; the store is asked
       // only when its answer can change that.
-      let remembered = try ledger.index.load()[id]?.remembered == true
-      let asks = SessionRules.leaseMatters(to: event, hasRememberedPassword: remembered, claimed: claims(id))
+      let account = try ledger.index.load()[id]
+      let asks = SessionRules.leaseMatters(
+        to: event, hasRememberedPassword: account?.remembered == true,
+        hasRefreshToken: account?.token?.refreshable == true, claimed: claims(id))
       let lease = asks ? try leaseStanding(id) : .free
       switch try ledger.record(event, for: id, observed: session.observed, lease: lease, at: now()) {
       case .stale:
@@ -125,16 +141,87 @@ extension SessionFlow {
           guard case .sessionExpired(let message) = outcome else { throw SessionFailure(outcome, subject: id.description)! }
           throw SessionFailure.expiredAgain(subject: id.description, message: message)
         }
-        guard let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: try ledger.index.load().secretService) else {
-          throw SessionFailure.loginRequired(id)
-        }
         let what = event == .takenOver ? "was taken over by another login (this command leases the account)" : "expired"
-        notice("\(id): the session \(what); logging in again with the remembered password")
-        return try logIn(
-          id, password, rememberedOne: true, remember: false, takeSlot: false, backend, asking: asking, again: true)
+        return try renewOnce(id, backend, asking: asking, because: "the session \(what)")
       case .applied(let transition):
         throw SessionFailure(outcome, on: id, next: transition.next, forcing: forcing)!
       }
+    }
+  }
+
+  /// The one renewal of a session, under the account's session lock: by its refresh token
+  /// when the index claims one, else (or when the provider refused it) a login with the
+  /// remembered password. `why` begins the notice a person reads ("the session expired").
+  func renewOnce(_ id: AccountID, _ backend: PreparedBackend, asking: Bool, because why: String) throws -> ActiveSession {
+    if let account = try ledger.index.load()[id], account.token?.refreshable == true,
+      let renewed = try refresh(account, backend, because: why)
+    {
+      return renewed
+    }
+    let book = try ledger.index.load()
+    guard book[id]?.remembered == true,
+      let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: book.secretService)
+    else { throw SessionFailure.loginRequired(id) }
+    notice("\(id): \(why); logging in again with the remembered password")
+    return try logIn(id, password, rememberedOne: true, remember: false, takeSlot: false, backend, asking: asking, again: true)
+  }
+
+  /// A REFRESH of `account`'s session, and its verdict carried out: the renewed session, or
+  /// nil when the provider refused the refresh token and the rules go on to the remembered
+  /// password (the refused one is forgotten with the token). Throws what else ends it.
+  private func refresh(_ account: Account, _ backend: PreparedBackend, because why: String) throws -> ActiveSession? {
+    let id = account.id
+    try allow(.logIn, id)
+    let book = try ledger.index.load()
+    guard let refreshToken = try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService) else {
+      return nil  // the keyring lost it: settled away, as a refused one would be
+    }
+    let observed = ObservedSession(account)
+    let outcome = try run(.refresh(refreshToken: refreshToken), user: id.user, sessionValues: account.session, backend)
+    switch outcome {
+    case .ok(let success):
+      guard let token = success.token else { throw SessionFailure.noToken(id) }
+      if let (variable, problem) = SessionExport.problem(token: token, userID: success.sessionValues["userId"]) {
+        throw SessionFailure.unexportable(id, variable: variable, problem: problem)
+      }
+      let at = now()
+      let expiresAt = Timestamp.lifetime(success.expiresIn).map { at.adding(seconds: $0) }
+      let session = account.session.merging(success.sessionValues) { $1 }
+      let login = LoginRecord(expiresAt: expiresAt, session: session, generation: Self.newGeneration())
+      let recorded = try ledger.record(
+        .refreshed, for: id, token: token, refreshToken: success.refreshToken, login: login, observed: observed, at: at)
+      if case .stale = recorded {
+        // Another command renewed it meanwhile; its session is the one to use.
+        guard let current = try storedSession(id), case .valid = tokenState(current) else {
+          throw SessionFailure.loginRequired(id)
+        }
+        return current
+      }
+      notice("\(id): \(why); renewed with the refresh token")
+      var renewed = Account(id: id, addedAt: at)
+      renewed.lastLogin = at
+      renewed.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
+      return ActiveSession(
+        id: id, token: token, sessionValues: session, expiresAt: expiresAt, origin: .loggedInAgain,
+        observed: ObservedSession(renewed))
+    case .sessionExpired:
+      let asks = SessionRules.leaseMatters(
+        to: .refreshRejected, hasRememberedPassword: account.remembered, claimed: claims(id))
+      let lease = asks ? try leaseStanding(id) : .free
+      switch try ledger.record(.refreshRejected, for: id, observed: observed, lease: lease, at: now()) {
+      case .applied(let transition) where transition.next == .loginAgainOnce:
+        notice("\(id): the provider refused the refresh token")
+        return nil
+      case .applied(let transition):
+        throw SessionFailure(outcome, on: id, next: transition.next, forcing: forcing)!
+      case .stale:
+        guard let current = try storedSession(id), case .valid = tokenState(current) else {
+          throw SessionFailure(outcome, subject: id.description)!
+        }
+        return current
+      }
+    default:
+      throw SessionFailure(outcome, subject: id.description)!
     }
   }
 
@@ -167,9 +254,11 @@ extension SessionFlow {
     _ operation: AdapterOperation, user: String, sessionValues: [String: String], _ backend: PreparedBackend
   ) throws -> AdapterOutcome {
     guard let left = budget.next() else { return budget.spentOutcome }
+    // Only a LOGIN a person approves is shown to one.
+    let person = operation.kind == .login && backend.loginNeeds.contains(.person) ? self.person : nil
     let request = AdapterRequest(
       adapter: backend.config.adapter, backend: backend.config.name, settings: backend.config.settings, user: user,
-      sessionValues: sessionValues, operation: operation, timeout: left)
+      sessionValues: sessionValues, operation: operation, timeout: left, person: person)
     let outcome = try host().run(request, secretSettings: backend.secretSettings, in: searchPath)
     // An operation given only the rest of the budget that failed when it ran out was cut short
     // by it: say so, rather than "did not answer within 0.8 s".

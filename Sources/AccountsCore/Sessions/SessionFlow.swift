@@ -87,6 +87,9 @@ public struct SessionFlow: @unchecked Sendable {
   public var forcing = LeaseForcing.login
   /// Where the one-time code of a backend that needs one comes from (`OneTimeCode.swift`).
   let oneTimeCodes: OneTimeCodeSource
+  /// Where a login a person approves elsewhere (the device flow) shows them what to do: the
+  /// terminal, when there is one; nil: such a login is refused (`personRequired`).
+  public var person: PersonChannel?
 
   public init(
     ledger: Ledger, host: @escaping () throws -> any AdapterHosting, searchPath: AdapterSearchPath, timeout: Double,

@@ -14,8 +14,14 @@ public enum SessionEvent: Sendable, Equatable {
   case tokenRejected
   /// The backend says another login took the session over (single sign-on).
   case takenOver
-  /// The backend says the token expired.
+  /// The backend says the token expired (or its expiry passed).
   case tokenExpired
+  /// The refresh token renewed the session: a new token (and, when the provider rotated it, a
+  /// new refresh token) replaces the old; the remembered password, the slot stay.
+  case refreshed
+  /// The provider refused the refresh token (OAuth's invalid_grant): it is forgotten with the
+  /// token, and the session is renewed as an expired one without a refresh token would be.
+  case refreshRejected
   /// The backend rejected the password (changed elsewhere).
   case passwordRejected
   /// The backend wants a newer client.
@@ -34,7 +40,8 @@ public enum SlotChange: Sendable, Equatable {
 /// What the command does after applying a transition.
 public enum NextStep: Sendable, Equatable {
   case done
-  /// Log in again, once, with the remembered password (token expired, password remembered).
+  /// Renew the session once: with the refresh token when there is one, else (or when the
+  /// provider refuses it) a login with the remembered password.
   case loginAgainOnce
   /// Token expired and nothing to log in with: exit 5.
   case loginRequired
@@ -67,11 +74,15 @@ public enum SessionAct: Sendable, Equatable {
 /// (3) remembered password, (4) auto-login slot, (5) token. The ledger carries it out
 /// (`Ledger.record`): secrets and index together, in its fixed order.
 public struct Transition: Sendable, Equatable {
-  /// Set (1) and (5).
+  /// Set (1) and (5). The refresh token goes with the token (a part of item 5): a login
+  /// stores the one it got, or none; a renewal by refresh keeps the old one unless
+  /// `keepsRefreshToken` is false or the provider rotated it.
   public var storeToken = false
+  /// With `storeToken`: a renewal by the refresh token, which stays unless replaced.
+  public var keepsRefreshToken = false
   /// Set (2) and (3).
   public var storePassword = false
-  /// Clear (5).
+  /// Clear (5), with its refresh token.
   public var deleteToken = false
   /// Clear (2) and (3).
   public var deletePassword = false
@@ -80,10 +91,11 @@ public struct Transition: Sendable, Equatable {
   public var next = NextStep.done
 
   public init(
-    storeToken: Bool = false, storePassword: Bool = false, deleteToken: Bool = false,
+    storeToken: Bool = false, keepsRefreshToken: Bool = false, storePassword: Bool = false, deleteToken: Bool = false,
     deletePassword: Bool = false, slot: SlotChange = .keep, next: NextStep = .done
   ) {
     self.storeToken = storeToken
+    self.keepsRefreshToken = keepsRefreshToken
     self.storePassword = storePassword
     self.deleteToken = deleteToken
     self.deletePassword = deletePassword
@@ -96,7 +108,11 @@ public struct Transition: Sendable, Equatable {
 /// and nothing else decides these effects.
 public enum SessionRules {
   /// The transition for `event` on an account that has (`true`) or has not a remembered
-  /// password, whose lease stands as `lease`.
+  /// password and a refresh token, whose lease stands as `lease`.
+  ///
+  /// A session with a refresh token is not over when its token expires: nothing is deleted,
+  /// and only its holder (anyone, when it is not leased) renews it, by the refresh token first
+  /// (`loginAgainOnce`). A refused refresh token is an expiry without one.
   ///
   /// A take-over of a session this command holds the lease of was someone outside the pool (a
   /// person, another machine before the lease): the remembered password logs in again once, as
@@ -104,9 +120,19 @@ public enum SessionRules {
   /// only one. Outside a lease a take-over never logs in again. Nobody but the holder logs a
   /// leased account in again, and a holder that lost its lease stops at once.
   public static func transition(
-    for event: SessionEvent, hasRememberedPassword: Bool, lease: LeaseStanding = .free
+    for event: SessionEvent, hasRememberedPassword: Bool, hasRefreshToken: Bool = false, lease: LeaseStanding = .free
   ) -> Transition {
     switch event {
+    case .refreshed:
+      return Transition(storeToken: true, keepsRefreshToken: true)
+    case .refreshRejected:
+      return transition(for: .tokenExpired, hasRememberedPassword: hasRememberedPassword, lease: lease)
+    case .tokenExpired where hasRefreshToken:
+      switch lease {
+      case .lost(let record): return Transition(next: .leaseLost(record))
+      case .theirs(let record): return Transition(next: .leasedByAnother(record))
+      default: return Transition(next: .loginAgainOnce)
+      }
     case .loggedIn(let remember, let takeSlot):
       return Transition(storeToken: true, storePassword: remember, slot: takeSlot ? .take : .keep)
     case .sessionReused:
@@ -139,12 +165,15 @@ public enum SessionRules {
   /// Whether where the lease stands can change what `event` does, for a command that holds or
   /// presents a lease of the account (`claimed`) or not: a take-over logs in again only under
   /// the command's own lease (and tells a lost one); an expiry logs in again only with a
-  /// remembered password, and only its holder. Otherwise the store need not be asked: a store
-  /// that cannot be reached then changes nothing.
-  public static func leaseMatters(to event: SessionEvent, hasRememberedPassword: Bool, claimed: Bool) -> Bool {
+  /// remembered password or a refresh token, and only its holder. Otherwise the store need not
+  /// be asked: a store that cannot be reached then changes nothing.
+  public static func leaseMatters(
+    to event: SessionEvent, hasRememberedPassword: Bool, hasRefreshToken: Bool = false, claimed: Bool
+  ) -> Bool {
     switch event {
     case .takenOver: claimed
-    case .tokenExpired: hasRememberedPassword || claimed
+    case .tokenExpired: hasRememberedPassword || hasRefreshToken || claimed
+    case .refreshRejected: hasRememberedPassword || claimed
     default: false
     }
   }

@@ -37,7 +37,7 @@ import Testing
     let (sandbox, backend) = (world.sandbox, world.backend)
     let directory = try sandbox.userAdapterDirectory()
     try CAdapterCompiler.build("example.c", name: "example", into: directory)
-    #expect(try sandbox.ok(["adapters"]).standardOutput.contains("example 1.0.0  ABI 1.2  \(directory)/example.so"))
+    #expect(try sandbox.ok(["adapters"]).standardOutput.contains("example 1.0.0  ABI 1.3  \(directory)/example.so"))
     try sandbox.addBackend("ex", adapter: "example", settings: ["base_url=\(backend.url)/plain/plain"])
     // A proxy in the environment is never used for loopback (this one would refuse).
     let tested = try sandbox.ok(

@@ -59,7 +59,7 @@ import Testing
     for (name, path) in broken {
       #expect(listed.standardOutput.contains("\(name)  \(path)\n  refused: \(Self.reasons[name]!)\n"), "\(name): \(listed)")
     }
-    for loaded in ["example 1.0.0  ABI 1.2", "hmac 1.0.0", "plain 1.0.0", "signed 1.0.0"] {
+    for loaded in ["example 1.0.0  ABI 1.3", "hmac 1.0.0", "plain 1.0.0", "signed 1.0.0"] {
       #expect(listed.standardOutput.contains(loaded), "\(loaded): \(listed)")
     }
     #expect(listed.standardError == "4 adapters refused; the others work\n")
@@ -184,7 +184,7 @@ import Testing
       sandbox, [("MODE_FORGE_ON_PIPE", "forge")], defines: ["FORGED_PATH=\"\(directory)/example.so\""])
     let result = try sandbox.run(["adapters"], timeout: 60)
     #expect(result.status == 0, "\(result)")
-    #expect(result.standardOutput.contains("example 1.0.0  ABI 1.2  \(example)\n"), "\(result)")
+    #expect(result.standardOutput.contains("example 1.0.0  ABI 1.3  \(example)\n"), "\(result)")
     #expect(result.standardOutput.contains("forge  \(paths["forge"]!)\n  refused: \(Self.protocolReason)\n"), "\(result)")
     #expect(!result.standardOutput.contains("FAKE") && !result.standardOutput.contains("curl"), "\(result)")
     #expect(!result.standardOutput.contains("\u{1b}"), "no escape reaches the terminal")
