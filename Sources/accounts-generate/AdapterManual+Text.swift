@@ -84,7 +84,7 @@ extension AdapterManual {
       needs no library but libc.
       """),
     .text("""
-      The ABI is the header `accounts_adapter.h`, version 1.2; its comments are the reference \
+      The ABI is the header `accounts_adapter.h`, version 1.3; its comments are the reference \
       and this page states its rules. Strings are `acc_string`: a pointer and a length in \
       bytes, UTF-8, not NUL-terminated (the host happens to NUL-terminate what it hands over; \
       do not rely on it). An empty string may have a NULL pointer. `acc_pairs` is a list of \
@@ -117,6 +117,18 @@ extension AdapterManual {
       ones: adapters built with 1.0 and 1.1 keep loading, and every CHECK of theirs runs.
       """),
     .text("""
+      Version 1.3 added what an OAuth 2.0 provider needs: `ACC_OP_REFRESH` with \
+      `refresh_token` at the end of `acc_session_config` and of `acc_step_output`; the result \
+      `ACC_STEP_SHOW` and `delay_ms` at the end of `acc_step_output`; `login_needs` at the end \
+      of `acc_adapter`. The host reads these output fields and `login_needs` only from a \
+      descriptor that says 1.3 or later, treats `ACC_STEP_SHOW` from an older one as an \
+      unknown result, and asks REFRESH only of an account that holds a refresh token, which \
+      only a 1.3 adapter can have returned: adapters built with 1.0, 1.1 and 1.2 keep loading \
+      and working unchanged. An adapter built with 1.3 that returns its descriptor to an older \
+      host reads `refresh_token` only when `config->size` covers it and never returns \
+      `ACC_STEP_SHOW` to it (`host_abi_version` says which it is).
+      """),
+    .text("""
       Within a major version structs only grow at the end, and every struct that grows starts \
       with `size`, the sizeof as its writer knew it. Read a field of `acc_session_config`, \
       `acc_host` or `acc_response` only when their `size` covers it, and write no field of \
@@ -140,6 +152,15 @@ extension AdapterManual {
       verdict in `~/.cache/accounts/adapter-checks.json`, and a changed file is loaded again).
       """),
     .text("""
+      `login_needs` (1.3; NULL means `ACC_LOGIN_PASSWORD`) says what LOGIN needs with a \
+      backend's settings, which it gets without the secret ones: `ACC_LOGIN_PASSWORD` (the \
+      account's password: remembered, given, or asked for), or `ACC_LOGIN_PERSON` (a person \
+      approves the login elsewhere, shown a message with `ACC_STEP_SHOW`). The host then asks \
+      nobody for a password, runs such a LOGIN only where a person sits at a terminal (else \
+      status 3, naming `accounts login` on one), and never to renew a session unattended. It \
+      must be pure and quick: no network, no state.
+      """),
+    .text("""
       Each `acc_setting` has a `name` (lowercase [a-z0-9_], at most 64 bytes, e.g. base_url), \
       a one-line `label` for humans, `flags`, and a `default_value`, which is for display \
       only (empty when none): the host does not fill it in, the adapter applies its own \
@@ -152,7 +173,7 @@ extension AdapterManual {
         `--set` and never prints it.
         """),
       ("`ACC_SETTING_OPTIONAL`", "May be left out; the adapter then uses its documented default."),
-      ("`ACC_SETTING_PER_ACCOUNT`", "May differ per account. Reserved: hosts up to 1.2 treat it as per backend."),
+      ("`ACC_SETTING_PER_ACCOUNT`", "May differ per account. Reserved: hosts up to 1.3 treat it as per backend."),
       ("`ACC_SETTING_ONE_TIME_CODE`", """
         (1.1) When the backend gives this setting a value, LOGIN needs a one-time code: the \
         host computes the current one from the seed kept for the account, else asks for it on \
@@ -203,8 +224,9 @@ extension AdapterManual {
         been the wrong part), so return it only when the backend said so.
         """),
       ("`ACC_STEP_SESSION_EXPIRED`", """
-        The token is no longer good (5). The host deletes it and may log in again, once, with \
-        a remembered password.
+        The token is no longer good (5). The host renews the session once: with the refresh \
+        token when the account holds one, else (or when REFRESH answers SESSION_EXPIRED) with \
+        a remembered password; without either it deletes the token.
         """),
       ("`ACC_STEP_KICKED`", """
         Another login took the session over, single sign-on (5). The host deletes the token \
@@ -217,6 +239,16 @@ extension AdapterManual {
       ("`ACC_STEP_ERROR`", """
         Anything else: bad settings, a malformed or unexpected reply (8). `message` is \
         required: say why.
+        """),
+      ("`ACC_STEP_SHOW`", """
+        (1.3; LOGIN of an adapter whose `login_needs` says `ACC_LOGIN_PERSON`, at most once) \
+        Show a person `out->message` (one line, e.g. enter the code WDJB-MJHT) and `out->link` \
+        (the URL to open), then call step again with `response` NULL. `out->expires_in` (1 to \
+        3600) is how many seconds they have: from then on it is the operation's deadline, \
+        each request still bounded by the network timeout, and SENDs with a `delay_ms` of \
+        1000 or more do not count against the step limit. The host strips control characters \
+        from both strings. A SEND may carry `delay_ms` (1.3, at most 60000): the host waits \
+        that long before it performs the request, e.g. a provider's polling interval.
         """),
     ]),
     .text("""
@@ -238,14 +270,17 @@ extension AdapterManual {
       """),
     .terms([
       ("`ACC_OP_LOGIN`", """
-        Gets `password`, and (1.1) `one_time_code`: the current code (6 to 8 digits) when a \
+        Gets `password` (empty when `login_needs` says no password), and (1.1) \
+        `one_time_code`: the current code (6 to 8 digits) when a \
         setting flagged `ACC_SETTING_ONE_TIME_CODE` has a value, else empty; wipe your copies \
         when the session is freed. Log in; on OK return \
         `token` (printable ASCII without spaces, kept in the keyring), `expires_in` (seconds \
         the token stays valid, 0 when unknown) and `session_values`: values to keep with the \
         session and hand back later, such as userId (names [A-Za-z0-9_]; the values are not \
         secret, they are stored in the account index; `accounts exec` exports userId as \
-        ACCOUNTS_USER_ID).
+        ACCOUNTS_USER_ID). (1.3) `refresh_token` on OK is a refresh token to keep: a secret \
+        the host stores in the Secret Service beside the token, and hands back in REFRESH and \
+        LOGOUT; a LOGIN without one drops the account's old one.
         """),
       ("`ACC_OP_CHECK`", """
         Gets `token` and `session_values`. Prove that the token is still good: OK (with \
@@ -254,8 +289,10 @@ extension AdapterManual {
         cannot check may return OK without a SEND.
         """),
       ("`ACC_OP_LOGOUT`", """
-        Gets `token` and `session_values`. Tell the backend the session ends; return OK \
-        without a SEND when it has no such request.
+        Gets `token`, `session_values` and (1.3) `refresh_token` when the account holds one. \
+        Tell the backend the session ends (revoke both tokens); return OK without a SEND when \
+        it has no such request. The host tells the backend before it forgets a session that \
+        has a refresh token, and after it forgot one that has not; a failure is a warning.
         """),
       ("`ACC_OP_CALL`", """
         Gets `token`, `session_values`, `method` (e.g. POST), `path` below the backend's base \
@@ -267,6 +304,14 @@ extension AdapterManual {
       ("`ACC_OP_VALIDATE`", """
         Gets only the settings. Check them without any network (no SEND): OK, or ERROR with \
         why, which `accounts backend add` shows before it exits with status 2, saving nothing.
+        """),
+      ("`ACC_OP_REFRESH`", """
+        (1.3) Gets `refresh_token` and `session_values`. Renew the session without the \
+        password: on OK return `token`, `expires_in`, `session_values` (joined to the ones \
+        kept) and, when the provider rotated it, `refresh_token` (empty: the old one stays). \
+        SESSION_EXPIRED says the refresh token is no longer good (OAuth's invalid_grant): the \
+        host forgets it and logs in with a remembered password. Asked only of an account that \
+        holds a refresh token, by the command that renews its session.
         """),
     ]),
   ]
