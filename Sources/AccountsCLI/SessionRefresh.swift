@@ -10,7 +10,7 @@ import Glibc
 struct SessionRefresh {
   static let refresh = OptionSpec(
     "refresh",
-    help: "keep the session live while CMD runs: renewed at 80% of its lifetime with the remembered password, "
+    help: "keep the session live while CMD runs: renewed at 80% of its lifetime with its refresh token or the remembered password, "
       + "its token always in the file $ACCOUNTS_TOKEN_FILE")
   static let check = OptionSpec(
     "refresh-check", value: "DURATION", kind: .duration(forms: "1s, 30s, 10m or 1h"),
@@ -19,8 +19,9 @@ struct SessionRefresh {
 
   /// The help's paragraph on `--refresh`, for both commands.
   static let discussion = """
-    With --refresh, the session is kept live while CMD runs: a process of its own logs in \
-    again with the remembered password at 80% of the session's lifetime, and when the \
+    With --refresh, the session is kept live while CMD runs: a process of its own renews it \
+    (with its refresh token when it has one, else logging in with the remembered password) \
+    at 80% of the session's lifetime, and when the \
     backend's session check (every --refresh-check, 60s by default; backends with a \
     check_path) says it ended early, and writes the new token to the file $ACCOUNTS_TOKEN_FILE \
     (the token alone, no newline; 0600, replaced atomically: read it at each use). The new \
@@ -33,8 +34,9 @@ struct SessionRefresh {
     and tried again after 1s, 2s, 4s... up to a minute apart (and before the session ends); CMD \
     is not killed. A login the backend rejects is not sent again (lockouts): one line names \
     what to check, and the account is no longer renewed; nor is an account removed meanwhile. \
-    --refresh needs a remembered password, and for a backend that asks for a one-time code a \
-    kept TOTP seed (`accounts otp set`): without them, exit 3 before the login and CMD.
+    --refresh needs a refresh token or a remembered password, and to log in with the password \
+    on a backend that asks for a one-time code a kept TOTP seed (`accounts otp set`): without \
+    them, exit 3 before the login and CMD.
     """
 
   /// How often the backend is asked.
@@ -59,15 +61,17 @@ struct SessionRefresh {
     try prepareDirectory(environment)
   }
 
-  /// Refuses an account nothing could log in again while CMD runs (exit 3): its password is not
-  /// remembered, or its backend wants a one-time code and no TOTP seed is kept to compute it.
+  /// Refuses an account nothing could renew while CMD runs (exit 3): it has neither a refresh
+  /// token nor a remembered password, or only the password and its backend wants a one-time
+  /// code and no TOTP seed is kept to compute it.
   func requireRenewable(_ id: AccountID, in book: AccountBook, _ flow: SessionFlow) throws {
-    guard let account = book[id], account.remembered else {
+    guard let account = book[id], account.renewable else {
       throw CommandError(
-        .loginRequired, "--refresh needs the remembered password of \(id), to log in again while the command runs",
+        .loginRequired,
+        "--refresh needs a refresh token or the remembered password of \(id), to renew the session while the command runs",
         fix: "remember it with `accounts passwd \(id)` (or `accounts login \(id) --remember`)")
     }
-    if !account.otp, try flow.prepare(id.backend).needsOneTimeCode {
+    if account.token?.refreshable != true, !account.otp, try flow.prepare(id.backend).needsOneTimeCode {
       throw CommandError(
         .loginRequired, "--refresh logs in again on its own: \(id) needs a kept TOTP seed",
         fix: "`accounts otp set \(book.shortestName(for: id))`")

@@ -14,10 +14,11 @@ enum LeaseCommand {
     discussion: """
       Takes COUNT free accounts (1 by default) from the named ones or from those with every \
       --tag, makes sure each has a live session (proved with the backend's session check when \
-      it has one; when the session is gone or was taken over, the remembered password logs in \
-      again: under a lease nobody else of the pool uses the account), and \
+      it has one; when the session expired, its refresh token renews it, and when it is gone or \
+      was taken over, the remembered password logs in again: under a lease nobody else of the \
+      pool uses the account), and \
       holds them: no other lease on this machine takes them meanwhile. An account that cannot \
-      log in (no remembered password, a rejected one, a backend that fails) is skipped, said \
+      log in (no refresh token nor remembered password, a rejected one, a backend that fails) is skipped, said \
       on stderr, and another is taken.
 
       With -- CMD: replaces itself with CMD, as `accounts exec` does, with ACCOUNTS_ACCOUNT, \
@@ -64,7 +65,8 @@ enum LeaseCommand {
       \(SessionRefresh.discussion) Under a lease every leased account is kept live: \
       ACCOUNTS_TOKEN_FILE is the first one's file, ACCOUNTS_TOKEN_FILES has each one's, one per \
       line in the order of ACCOUNTS_LEASED, and a session taken over is logged in again. An \
-      account without a remembered password (or a kept TOTP seed its backend needs) is skipped, \
+      account with neither a refresh token nor a remembered password (or a kept TOTP seed its \
+      backend needs) is skipped, \
       like one that cannot log in.
       """,
     arguments: [users, command],

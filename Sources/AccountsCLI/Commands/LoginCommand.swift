@@ -27,13 +27,20 @@ enum LoginCommand {
       rejected password, and the remembered password is kept; the message says to check the \
       seed and the clock too.
 
+      A backend whose logins a person approves in a browser (oauth2 with grant=device_code) \
+      asks for no password: it shows the page to open and the code to enter, and waits until \
+      the provider says approved (0), denied (4) or expired (5); Ctrl-C stops it, storing \
+      nothing. Without a terminal it exits 3, naming this command to run on one. A login that \
+      gets a refresh token keeps it in the Secret Service: when the session expires, commands \
+      renew it with that token first, before the remembered password.
+
       The account is, first match wins: \(AccountChoice.orderText). \(AccountChoice.pickerText)
 
       With --stale: of the named accounts, else those with every --tag, else every saved one \
       (--backend narrows), each whose session is missing, expired or ends within --within \
-      (default 10m) is logged in with its remembered password, at most --jobs at once (default \
-      4, at most 64); the others are left alone. An account without a remembered password is \
-      skipped, never asked for one, and so is one another holder leases (unless --force); \
+      (default 10m) is renewed with its refresh token, else logged in with its remembered \
+      password, at most --jobs at once (default 4, at most 64); the others are left alone. An \
+      account with neither is skipped, never asked for a password, and so is one another holder leases (unless --force); \
       --remember, --auto, --password-stdin and --account are refused. Prints one line per account \
       (logged in, fresh, skipped or failed) on stderr as its login ends, under a "logging in N/M" \
       line on a terminal that is erased at the end, then a summary, then runs the login hooks of each account logged in. Exits 0 when every login \

@@ -10,7 +10,10 @@ enum LogoutCommand {
       tells the backend (when its adapter has a logout path). The remembered password stays. \
       When the backend cannot be told, or there is no session, the session still ends here, \
       with a warning, and the exit status is 0; an adapter that crashes while telling it ends \
-      the command with exit 9, the session ended here all the same. Then the logout hooks run \
+      the command with exit 9, the session ended here all the same. A session with a refresh \
+      token (oauth2) is told first: the provider revokes the refresh token and the token \
+      (RFC 7009) before they are forgotten here, so none stays live that nobody could revoke; \
+      when it cannot be told they are forgotten all the same, with a warning. Then the logout hooks run \
       (`accounts hooks`) unless --no-hooks.
 
       An account another holder leases (`accounts leases`) is refused with exit 1, naming the \

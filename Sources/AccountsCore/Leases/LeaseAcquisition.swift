@@ -31,7 +31,8 @@ public struct LeaseAcquisition {
   /// Takes the lease from `store` for `holder` (held: a detached lease is detached by its
   /// caller once its sessions are ready, so a command killed during a login leaves nothing
   /// held), with the sessions `flow` gives its accounts as their holder. `check` refuses an
-  /// account before its session is asked for (`--refresh` needs a remembered password).
+  /// account before its session is asked for (`--refresh` needs a refresh token or a
+  /// remembered password).
   public func acquire(
     from store: LeaseStore, holder: LeaseHolder, flow: SessionFlow, check: (AccountID) throws -> Void = { _ in },
     notice: (String) -> Void

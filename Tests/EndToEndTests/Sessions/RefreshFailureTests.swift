@@ -164,7 +164,7 @@ import Testing
     let leased = try world.sandbox.run(
       ["lease", "bob", "alice", "--refresh", "--", "/bin/sh", "-c", "echo \"$ACCOUNTS_ACCOUNT\""])
     #expect(leased.status == 0 && leased.standardOutput == "alice@corp\n", "\(leased)")
-    #expect(leased.standardError.contains("skipped bob@corp: --refresh needs the remembered password"), "\(leased)")
+    #expect(leased.standardError.contains("skipped bob@corp: --refresh needs a refresh token or the remembered password"), "\(leased)")
   }
 
   @Test func aFailedRenewalIsSaidOnStderrAndTheCommandKeepsRunning() throws {
