@@ -25,6 +25,11 @@ extension SessionFlow {
     if let reused = try reuse(id) { return (reused, true) }
     let backend = try prepare(id.backend)
     try allow(.logIn, id)
+    // An expired session with a refresh token is renewed, as every command renews one.
+    if try ledger.index.load()[id]?.token?.refreshable == true {
+      _ = try locks.exclusive(id) { try renewOnce(id, backend, asking: source.mayAsk, because: "the session expired") }
+      if let renewed = try reuse(id) { return (renewed, false) }
+    }
     let (password, remembered) = try credentials(for: id, source, backend)
     return try locks.exclusive(id) {
       // Another command may have logged the account in while this one waited.

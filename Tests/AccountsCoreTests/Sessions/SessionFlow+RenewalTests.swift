@@ -206,3 +206,19 @@ import Testing
     #expect(world.host.personGiven == [false])
   }
 }
+
+extension SessionFlowRenewalTests {
+  @Test func switchRenewsAnExpiredSessionByItsRefreshTokenAndTakesTheSlot() throws {
+    let world = try World()
+    let bob = AccountID(user: "bob", backend: "corp")
+    try world.ledger.record(
+      .loggedIn(remember: false, takeSlot: true), for: bob, token: secret("B1"), login: LoginRecord(expiresAt: nil),
+      at: Self.start)
+    #expect(try world.book.autoLogin == bob)
+    world.host.script = [Self.refreshed("T2", rotated: "R2")]
+    let (session, reused) = try world.flow.switchTo(alice, password: .rememberedOrAsk { _ in nil })
+    #expect(!reused && session.expiresAt == Self.start.adding(seconds: 300))
+    #expect(world.host.calls == ["refresh alice R1"], "no password login")
+    #expect(try world.book.autoLogin == alice)
+  }
+}
