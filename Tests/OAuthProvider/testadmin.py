@@ -45,7 +45,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider.generators import generate_client_secret
 from oauth2_provider.models import get_access_token_model, get_application_model, get_device_grant_model
-from oauth2_provider.models import get_refresh_token_model
+from oauth2_provider.models import get_refresh_token_model, revoke_access_token
 from oauth2_provider.views.device import DeviceGrantForm
 
 GRANTS = {
@@ -147,14 +147,14 @@ def live_tokens(owner):
 
 
 def revoke_tokens(owner):
-    """Revokes as DOT's revocation endpoint does: a refresh token is marked revoked (with its
-    access token deleted), an access token is deleted."""
+    """Revokes each token as DOT's revocation endpoint does: a refresh token is marked revoked
+    and its access token deleted; an access token is deleted, with its refresh token revoked."""
     refresh = list(get_refresh_token_model().objects.filter(revoked__isnull=True, **owner))
     for token in refresh:
         token.revoke()
     access = list(get_access_token_model().objects.filter(**owner))
     for token in access:
-        token.revoke()
+        revoke_access_token(token)
     return {"refresh_tokens": len(refresh), "access_tokens": len(access)}
 
 
