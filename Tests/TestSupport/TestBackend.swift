@@ -95,10 +95,9 @@ public enum TestBackendError: Error, CustomStringConvertible {
   }
 }
 
-/// Reads the first line of a pipe with a deadline.
-/// The first line `process` writes on stdout (the server prints its URL, then nothing), or nil
-/// when none comes within `timeout` seconds.
-private func firstLine(of process: SpawnedProcess, timeout: Double) -> String? {
+/// The first line `process` writes on stdout (a server of the tests prints its URL, then
+/// nothing), or nil when none comes within `timeout` seconds; what it wrote when it ended first.
+func firstLine(of process: SpawnedProcess, timeout: Double) -> String? {
   var bytes: [UInt8] = []
   let deadline = Date().addingTimeInterval(timeout)
   while true {
