@@ -158,24 +158,24 @@ def revoke_tokens(owner):
     return {"refresh_tokens": len(refresh), "access_tokens": len(access)}
 
 
-@admin("GET")
-def user_tokens(body, name):
-    return live_tokens({"user": user_named(name)})
+def token_views(owner):
+    """The views listing and revoking the tokens of what `owner(key)` finds: {field: object}."""
+
+    @admin("GET")
+    def listing(body, key):
+        return live_tokens(owner(key))
+
+    @admin("POST")
+    def revoking(body, key):
+        return revoke_tokens(owner(key))
+
+    return listing, revoking
 
 
-@admin("POST")
-def revoke_user_tokens(body, name):
-    return revoke_tokens({"user": user_named(name)})
-
-
-@admin("GET")
-def application_tokens(body, client_id):
-    return live_tokens({"application": application_with(client_id)})
-
-
-@admin("POST")
-def revoke_application_tokens(body, client_id):
-    return revoke_tokens({"application": application_with(client_id)})
+user_tokens, revoke_user_tokens = token_views(lambda name: {"user": user_named(name)})
+application_tokens, revoke_application_tokens = token_views(
+    lambda client_id: {"application": application_with(client_id)}
+)
 
 
 @admin("POST")
@@ -242,11 +242,11 @@ def expire_device(body, user_code):
 urlpatterns = [
     path("users", create_user),
     path("users/<str:name>/password", change_password),
-    path("users/<str:name>/tokens", user_tokens),
-    path("users/<str:name>/revoke-tokens", revoke_user_tokens),
+    path("users/<str:key>/tokens", user_tokens),
+    path("users/<str:key>/revoke-tokens", revoke_user_tokens),
     path("applications", create_application),
-    path("applications/<str:client_id>/tokens", application_tokens),
-    path("applications/<str:client_id>/revoke-tokens", revoke_application_tokens),
+    path("applications/<str:key>/tokens", application_tokens),
+    path("applications/<str:key>/revoke-tokens", revoke_application_tokens),
     path("device/<str:user_code>/approve", approve_device),
     path("device/<str:user_code>/deny", deny_device),
     path("device/<str:user_code>/expire", expire_device),

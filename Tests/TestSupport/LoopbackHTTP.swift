@@ -18,11 +18,13 @@ public struct HTTPReply: CustomStringConvertible, Sendable {
 
 public enum LoopbackHTTPError: Error, CustomStringConvertible {
   case notLoopback(String)
+  case controlCharacter
   case failed(String, ProcessResult)
 
   public var description: String {
     switch self {
     case .notLoopback(let url): "a test's request goes to 127.0.0.1 only, not \(url)"
+    case .controlCharacter: "a control character in a request's URL, header, body or credentials"
     case .failed(let url, let result): "curl could not reach \(url): \(result)"
     }
   }
@@ -87,10 +89,10 @@ public enum LoopbackHTTP {
     user: (name: String, password: String)?
   ) throws -> HTTPReply {
     guard url.hasPrefix("http://127.0.0.1:") else { throw LoopbackHTTPError.notLoopback(url) }
-    var configuration = ["url = \(quoted(url))", "request = \(quoted(method))"]
-    configuration += headers.map { "header = \(quoted($0))" }
-    if let body { configuration.append("data-binary = \(quoted(body))") }
-    if let user { configuration.append("user = \(quoted(user.name + ":" + user.password))") }
+    var configuration = ["url = \(try quoted(url))", "request = \(try quoted(method))"]
+    configuration += try headers.map { "header = \(try quoted($0))" }
+    if let body { configuration.append("data-binary = \(try quoted(body))") }
+    if let user { configuration.append("user = \(try quoted(user.name + ":" + user.password))") }
     let marker = "\n--http-status "
     let result = try runProcess(
       "/usr/bin/curl",
@@ -104,19 +106,14 @@ public enum LoopbackHTTP {
     return HTTPReply(status: status, body: String(result.standardOutput[..<split.lowerBound]))
   }
 
-  /// A value of curl's configuration file: in double quotes, with \ " and control characters escaped.
-  private static func quoted(_ value: String) -> String {
-    var text = "\""
-    for scalar in value.unicodeScalars {  // scalars: "\r\n" is one Character
-      switch scalar {
-      case "\\": text += "\\\\"
-      case "\"": text += "\\\""
-      case "\n": text += "\\n"
-      case "\r": text += "\\r"
-      case "\t": text += "\\t"
-      default: text.unicodeScalars.append(scalar)
-      }
+  /// A value of curl's configuration file: in double quotes, with \ and " escaped. Control
+  /// characters, which it would read as escapes or line ends, are refused (a form body is
+  /// percent-encoded, a JSON one escaped: neither has any).
+  private static func quoted(_ value: String) throws -> String {
+    guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+      throw LoopbackHTTPError.controlCharacter
     }
-    return text + "\""
+    let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
+    return "\"" + escaped.replacingOccurrences(of: "\"", with: "\\\"") + "\""
   }
 }
