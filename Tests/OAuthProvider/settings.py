@@ -102,4 +102,6 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["file"], "level": "INFO"},
+    # Django's own configuration sends each request's line to the console: here, to the file.
+    "loggers": {"django.server": {"handlers": ["file"], "level": "INFO", "propagate": False}},
 }
