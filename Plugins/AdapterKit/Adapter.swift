@@ -25,10 +25,29 @@ public protocol Adapter {
   static func makeSession(
     for configuration: SessionConfiguration, host: any HostServices
   ) throws(AdapterError) -> any AdapterSession
+
+  /// What LOGIN needs with `settings` (the backend's settings that are not secret): the
+  /// descriptor's login_needs (ABI 1.3). Pure and quick: no network, no state. `.password`
+  /// unless said, as for adapters older than 1.3.
+  static func loginNeeds(settings: Settings) -> LoginNeeds
 }
 
 extension Adapter {
   public static var declaresSessionCheck: Bool { false }
+
+  public static func loginNeeds(settings: Settings) -> LoginNeeds { .password }
+}
+
+/// What LOGIN needs (ACC_LOGIN_*, ABI 1.3).
+public struct LoginNeeds: OptionSet, Sendable {
+  public let rawValue: UInt32
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  /// The account's password (ACC_LOGIN_PASSWORD).
+  public static let password = LoginNeeds(rawValue: 0x1)
+  /// A person who sees a message and acts on it elsewhere (ACC_LOGIN_PERSON): the session
+  /// returns `.show` during LOGIN.
+  public static let person = LoginNeeds(rawValue: 0x2)
 }
 
 /// One operation's step machine. AdapterKit calls `start` once, then `resume` with the response
@@ -38,6 +57,15 @@ public protocol AdapterSession: AnyObject {
   func start() throws(AdapterError) -> StepResult
   /// The next step, given the backend's answer to the last request sent.
   func resume(with response: Response) throws(AdapterError) -> StepResult
+  /// The next step after a `.show` (ABI 1.3): the host has shown the message to a person.
+  /// Only a session that returns `.show` is asked; the default is an error.
+  func resumeAfterShowing() throws(AdapterError) -> StepResult
+}
+
+extension AdapterSession {
+  public func resumeAfterShowing() throws(AdapterError) -> StepResult {
+    .error("the adapter showed a message it has no next step for")
+  }
 }
 
 /// A setting the descriptor declares (acc_setting).
@@ -92,6 +120,8 @@ public enum Operation: Int32, Sendable, CustomStringConvertible {
   case logout = 3
   case call = 4
   case validate = 5
+  /// Renew the session with `SessionConfiguration.refreshToken` (ABI 1.3).
+  case refresh = 6
 
   public var description: String {
     switch self {
@@ -100,6 +130,7 @@ public enum Operation: Int32, Sendable, CustomStringConvertible {
     case .logout: "LOGOUT"
     case .call: "CALL"
     case .validate: "VALIDATE"
+    case .refresh: "REFRESH"
     }
   }
 }
@@ -115,6 +146,17 @@ public struct Pair: Equatable, Sendable {
   }
 }
 
+/// A name and a secret value: a header that carries credentials.
+public struct SecretPair: Equatable, Sendable {
+  public var name: String
+  public var value: SecretBytes
+
+  public init(_ name: String, _ value: SecretBytes) {
+    self.name = name
+    self.value = value
+  }
+}
+
 /// An HTTP request for the host to perform (acc_request).
 public struct Request: Equatable, Sendable {
   /// "GET", "POST", ...
@@ -124,12 +166,18 @@ public struct Request: Equatable, Sendable {
   public var headers: [Pair]
   /// Sent as is; it may carry a password, hence secret bytes.
   public var body: SecretBytes
+  /// Headers that carry credentials (Authorization), sent after `headers`.
+  public var secretHeaders: [SecretPair]
 
-  public init(method: String, url: String, headers: [Pair] = [], body: SecretBytes = .empty) {
+  public init(
+    method: String, url: String, headers: [Pair] = [], body: SecretBytes = .empty,
+    secretHeaders: [SecretPair] = []
+  ) {
     self.method = method
     self.url = url
     self.headers = headers
     self.body = body
+    self.secretHeaders = secretHeaders
   }
 }
 
@@ -149,13 +197,19 @@ public struct Response: Sendable {
 
 /// What one step produced (ACC_STEP_* and the fields of acc_step_output).
 public enum StepResult: Equatable, Sendable {
-  /// Perform the request and call again with the response.
-  case send(Request)
-  /// The operation succeeded. LOGIN fills token, expiresIn and sessionValues; CHECK may fill
-  /// expiresIn; CALL fills body.
+  /// Perform the request and call again with the response; after a pause of
+  /// `delayMilliseconds` (at most `maximumDelayMilliseconds`; ABI 1.3, ignored by older hosts).
+  case send(Request, delayMilliseconds: UInt32 = 0)
+  /// The operation succeeded. LOGIN and REFRESH fill token, expiresIn and sessionValues, and
+  /// refreshToken when the backend gave one (ABI 1.3; older hosts do not take it); CHECK may
+  /// fill expiresIn; CALL fills body.
   case ok(
     token: String = "", expiresIn: Int64 = 0, sessionValues: [Pair] = [], body: [UInt8] = [],
-    message: String = "")
+    message: String = "", refreshToken: SecretBytes = .empty)
+  /// LOGIN only, at most once, of an adapter whose `loginNeeds` says `.person` (ABI 1.3): the
+  /// host shows a person `message` and `link` and has them `expiresIn` seconds (1 to 3600),
+  /// then the session's `resumeAfterShowing` gives the next step.
+  case show(message: String, link: String, expiresIn: Int64)
   /// The backend rejected the user name or password.
   case wrongPassword(String)
   /// The token expired.
@@ -170,10 +224,17 @@ public enum StepResult: Equatable, Sendable {
   /// OK with nothing to report.
   public static var ok: StepResult { .ok() }
 
-  /// Whether the step machine ends with this result (everything but SEND).
+  /// The longest pause a SEND may ask for (the header's bound on delay_ms).
+  public static let maximumDelayMilliseconds: UInt32 = 60_000
+  /// The bounds of a SHOW's expiresIn, in seconds.
+  public static let showSeconds: ClosedRange<Int64> = 1...3600
+
+  /// Whether the step machine ends with this result (everything but SEND and SHOW).
   public var isFinal: Bool {
-    if case .send = self { return false }
-    return true
+    switch self {
+    case .send, .show: false
+    default: true
+    }
   }
 }
 
@@ -186,4 +247,9 @@ public struct AdapterError: Error, Equatable, Sendable, CustomStringConvertible 
   }
 
   public var description: String { message }
+
+  /// REFRESH asked of an adapter that never returns a refresh token (the host asks it only of
+  /// an account that holds one).
+  public static let noRefresh = AdapterError(
+    "this adapter keeps no refresh tokens, so it cannot refresh a session; log in again")
 }

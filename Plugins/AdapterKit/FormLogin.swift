@@ -109,6 +109,8 @@ public final class FormLoginSession: AdapterSession {
       return .send(request)
     case .validate:
       return .ok
+    case .refresh:
+      throw AdapterError.noRefresh
     }
   }
 

@@ -118,6 +118,8 @@ public struct ReplyInterpreter: Sendable {
     case .call:
       if let backendError { return unmapped(backendError) }
       return .ok(body: response.body)
+    case .refresh:
+      return .error(AdapterError.noRefresh.message)
     }
   }
 

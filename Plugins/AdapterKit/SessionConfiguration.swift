@@ -22,13 +22,18 @@ public struct SessionConfiguration: Sendable {
   /// LOGIN: the current one-time code when the backend needs one (ABI 1.1; empty from a 1.0
   /// host, whose configuration is too short to have it), wiped when the session is freed.
   public var oneTimeCode: SecretBytes
+  /// REFRESH: the refresh token to renew with; LOGOUT: the account's refresh token, to revoke
+  /// (ABI 1.3; empty from an older host, whose configuration is too short to have it), wiped
+  /// when the session is freed.
+  public var refreshToken: SecretBytes
 
   public init(
     operation: Operation, settings: Settings, user: String = "", password: SecretBytes = .empty,
     token: String = "", sessionValues: [Pair] = [], method: String = "", path: String = "",
-    parameters: [Pair] = [], oneTimeCode: SecretBytes = .empty
+    parameters: [Pair] = [], oneTimeCode: SecretBytes = .empty, refreshToken: SecretBytes = .empty
   ) {
     self.oneTimeCode = oneTimeCode
+    self.refreshToken = refreshToken
     self.operation = operation
     self.settings = settings
     self.user = user

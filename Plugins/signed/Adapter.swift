@@ -132,6 +132,8 @@ final class SignedSession: AdapterSession {
           own: configuration.parameters.map { FormField($0.name, $0.value) }))
     case .validate:
       return .ok
+    case .refresh:
+      throw AdapterError.noRefresh
     }
   }
 

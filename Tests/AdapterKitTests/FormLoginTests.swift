@@ -27,7 +27,7 @@ import Testing
   }
 
   func request(_ session: FormLoginSession) throws(AdapterError) -> Request {
-    guard case .send(let request) = try session.start() else {
+    guard case .send(let request, _) = try session.start() else {
       throw AdapterError("expected a request")
     }
     return request

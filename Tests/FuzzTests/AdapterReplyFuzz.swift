@@ -61,8 +61,8 @@ enum AdapterReplyFuzz {
     let shown = "\(operation) HTTP \(status) \(headers) \(Case.show(body))"
     fuzz.tally(String(describing: result).prefix { $0 != "(" }.description)
     switch result {
-    case .send: fuzz.check(false, "a reply asked for another request: \(shown)")
-    case .ok(let token, let expiresIn, _, _, let message):
+    case .send, .show: fuzz.check(false, "a reply asked for another step: \(shown)")
+    case .ok(let token, let expiresIn, _, _, let message, _):
       fuzz.check(
         token.unicodeScalars.allSatisfy { !Message.isControl($0) }, "a token with control characters: \(shown)")
       fuzz.check(operation != .login || !token.isEmpty, "a login without a token: \(shown)")

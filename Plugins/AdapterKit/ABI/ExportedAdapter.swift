@@ -14,21 +14,31 @@ import CAccountsAdapter
 ///       newSession(PlainAdapter.self, config)
 ///     }
 ///
-/// The plugin passes `sessionNew` because a C function pointer cannot carry which adapter it
-/// is for, and AdapterKit keeps no global state of its own: it is linked into every plugin,
+/// An adapter whose LOGIN may need a person also passes
+/// `loginNeeds: { settings in loginNeeds(MyAdapter.self, settings) }`.
+///
+/// The plugin passes `sessionNew` (and `loginNeeds`) because a C function pointer cannot carry
+/// which adapter it is for, and AdapterKit keeps no global state of its own: it is linked into every plugin,
 /// and in a debug build one image's copy of its symbols may stand in for another's.
 public struct ExportedAdapter: @unchecked Sendable {
-  // @unchecked Sendable: the descriptor is written once in init and only read afterwards.
+  // @unchecked Sendable: the descriptors are written once in init and only read afterwards.
   private let pointer: UnsafePointer<acc_adapter>
+  /// The same descriptor with a step that never returns SHOW, for hosts older than 1.3.
+  private let olderHostPointer: UnsafePointer<acc_adapter>
 
   /// The header version the descriptor is built against (ACC_ADAPTER_ABI_VERSION).
   public static let abiVersion =
     UInt32(ACC_ADAPTER_ABI_MAJOR) << 16 | UInt32(ACC_ADAPTER_ABI_MINOR)
 
   /// Builds the descriptor of `adapter` once; its memory is never freed.
+  ///
+  /// `loginNeeds` is the descriptor's login_needs (ABI 1.3) for an adapter whose LOGIN may need
+  /// a person (`Adapter.loginNeeds`): `{ settings in loginNeeds(MyAdapter.self, settings) }`.
+  /// Without it the host takes LOGIN to need the password, as for older adapters.
   public init(
     _ adapter: any Adapter.Type,
-    sessionNew: @convention(c) (UnsafePointer<acc_session_config>?) -> UnsafeMutableRawPointer?
+    sessionNew: @convention(c) (UnsafePointer<acc_session_config>?) -> UnsafeMutableRawPointer?,
+    loginNeeds: (@convention(c) (UnsafePointer<acc_pairs>?) -> UInt32)? = nil
   ) {
     let definitions = adapter.settings
     let settings = UnsafeMutablePointer<acc_setting>.allocate(capacity: max(definitions.count, 1))
@@ -38,30 +48,44 @@ public struct ExportedAdapter: @unchecked Sendable {
           name: Self.permanent(definition.name), label: Self.permanent(definition.label),
           flags: definition.flags.rawValue, default_value: Self.permanent(definition.defaultValue)))
     }
-    let descriptor = UnsafeMutablePointer<acc_adapter>.allocate(capacity: 1)
-    descriptor.initialize(
-      to: acc_adapter(
-        abi_version: Self.abiVersion,
-        name: Self.permanent(adapter.name),
-        version: Self.permanent(adapter.version),
-        description: Self.permanent(adapter.summary),
-        settings: UnsafePointer(settings),
-        settings_count: definitions.count,
-        session_new: sessionNew,
-        step: { session, response, out in
-          SessionBridge.step(session, response, out)
-        },
-        session_free: { session in
-          SessionBridge.free(session)
-        },
-        flags: adapter.declaresSessionCheck ? ACC_ADAPTER_CHECK_DECLARED : 0,
-        login_needs: nil))
-    pointer = UnsafePointer(descriptor)
+    let template = acc_adapter(
+      abi_version: Self.abiVersion,
+      name: Self.permanent(adapter.name),
+      version: Self.permanent(adapter.version),
+      description: Self.permanent(adapter.summary),
+      settings: UnsafePointer(settings),
+      settings_count: definitions.count,
+      session_new: sessionNew,
+      step: { session, response, out in
+        SessionBridge.step(session, response, out, hostShows: true)
+      },
+      session_free: { session in
+        SessionBridge.free(session)
+      },
+      flags: adapter.declaresSessionCheck ? ACC_ADAPTER_CHECK_DECLARED : 0,
+      login_needs: loginNeeds)
+    var older = template
+    older.step = { session, response, out in
+      SessionBridge.step(session, response, out, hostShows: false)
+    }
+    pointer = Self.permanent(template)
+    olderHostPointer = Self.permanent(older)
   }
 
   /// The descriptor for a host of `hostABIVersion`, or nil when its major version is not ours.
+  /// A host older than 1.3 gets one whose step turns a SHOW into an ERROR: it could not show it.
   public func descriptor(forHost hostABIVersion: UInt32) -> UnsafePointer<acc_adapter>? {
-    hostABIVersion >> 16 == UInt32(ACC_ADAPTER_ABI_MAJOR) ? pointer : nil
+    guard hostABIVersion >> 16 == UInt32(ACC_ADAPTER_ABI_MAJOR) else { return nil }
+    return hostABIVersion & 0xFFFF >= Self.showMinorVersion ? pointer : olderHostPointer
+  }
+
+  /// The minor version that brought ACC_STEP_SHOW.
+  static let showMinorVersion: UInt32 = 3
+
+  private static func permanent(_ descriptor: acc_adapter) -> UnsafePointer<acc_adapter> {
+    let pointer = UnsafeMutablePointer<acc_adapter>.allocate(capacity: 1)
+    pointer.initialize(to: descriptor)
+    return UnsafePointer(pointer)
   }
 
   /// A copy of `text` that lives for the rest of the process.
@@ -85,11 +109,20 @@ public func newSession(
   Unmanaged.passRetained(SessionBox(adapter: adapter, config: config)).toOpaque()
 }
 
+/// login_needs for a plugin's `loginNeeds`: `adapter.loginNeeds` of the settings the host lends.
+public func loginNeeds(_ adapter: any Adapter.Type, _ settings: UnsafePointer<acc_pairs>?) -> UInt32 {
+  let raw = (settings?.pointee.borrowedItems).map { items in
+    items.map { (name: $0.name.text, value: $0.value.secret) }
+  }
+  return adapter.loginNeeds(settings: Settings(definitions: adapter.settings, raw: raw ?? [])).rawValue
+}
+
 /// step and session_free, the same for every adapter.
 enum SessionBridge {
+  /// `hostShows`: whether the host knows ACC_STEP_SHOW (ABI 1.3 or later).
   static func step(
     _ session: UnsafeMutableRawPointer?, _ response: UnsafePointer<acc_response>?,
-    _ out: UnsafeMutablePointer<acc_step_output>?
+    _ out: UnsafeMutablePointer<acc_step_output>?, hostShows: Bool
   ) -> Int32 {
     guard let out else { return Int32(ACC_STEP_ERROR) }
     let writer = StepOutputWriter(out)
@@ -98,7 +131,7 @@ enum SessionBridge {
       return Int32(ACC_STEP_ERROR)
     }
     return Unmanaged<SessionBox>.fromOpaque(session).takeUnretainedValue()
-      .step(response, into: writer)
+      .step(response, into: writer, hostShows: hostShows)
   }
 
   static func free(_ session: UnsafeMutableRawPointer?) {

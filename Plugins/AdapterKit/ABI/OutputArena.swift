@@ -24,18 +24,20 @@ final class OutputArena {
       bytes: block.baseAddress?.assumingMemoryBound(to: CChar.self), length: count)
   }
 
-  /// A copy of `pairs` as acc_pairs; NULL and 0 when empty.
-  func pairs(_ pairs: [Pair]) -> acc_pairs {
-    guard !pairs.isEmpty else { return acc_pairs(items: nil, count: 0) }
+  /// A copy of `pairs`, then `secrets`, as acc_pairs; NULL and 0 when both are empty.
+  func pairs(_ pairs: [Pair], _ secrets: [SecretPair] = []) -> acc_pairs {
+    let entries: [(name: String, value: any ByteSource)] =
+      pairs.map { ($0.name, $0.value) } + secrets.map { ($0.name, $0.value) }
+    guard !entries.isEmpty else { return acc_pairs(items: nil, count: 0) }
     let block = allocate(
-      byteCount: MemoryLayout<acc_pair>.stride * pairs.count,
+      byteCount: MemoryLayout<acc_pair>.stride * entries.count,
       alignment: MemoryLayout<acc_pair>.alignment)
     let items = block.bindMemory(to: acc_pair.self)
-    for (index, pair) in pairs.enumerated() {
+    for (index, entry) in entries.enumerated() {
       items.initializeElement(
-        at: index, to: acc_pair(name: string(pair.name), value: string(pair.value)))
+        at: index, to: acc_pair(name: string(entry.name), value: string(entry.value)))
     }
-    return acc_pairs(items: UnsafePointer(items.baseAddress), count: pairs.count)
+    return acc_pairs(items: UnsafePointer(items.baseAddress), count: entries.count)
   }
 
   /// Wipes and frees everything handed out so far.

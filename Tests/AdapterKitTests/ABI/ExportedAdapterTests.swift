@@ -44,55 +44,14 @@ private let exported = ExportedAdapter(EchoAdapter.self) { config in
   newSession(EchoAdapter.self, config)
 }
 
-/// Drives the descriptor's C functions the way a host does.
-private struct Driver {
-  let descriptor: acc_adapter
-  let arena = OutputArena()
-
-  init() throws {
-    descriptor = try #require(exported.descriptor(forHost: ExportedAdapter.abiVersion)).pointee
-  }
-
-  func newSession(
-    operation: Int32, settings: [Pair], user: String = "bob", code: String = "",
-    configSize: Int = MemoryLayout<acc_session_config>.size
-  )
-    -> UnsafeMutableRawPointer?
-  {
-    var config = acc_session_config()
-    config.size = UInt32(configSize)
-    config.operation = operation
-    config.settings = arena.pairs(settings)
-    config.user = arena.string(user)
-    config.password = arena.string("secret")
-    config.one_time_code = arena.string(code)
-    return withUnsafePointer(to: &config) { descriptor.session_new?($0) }
-  }
-
-  func step(
-    _ session: UnsafeMutableRawPointer?, status: Int32? = nil, body: String = "",
-    outputSize: Int = MemoryLayout<acc_step_output>.size
-  ) -> (code: Int32, out: acc_step_output) {
-    var out = acc_step_output()
-    out.size = UInt32(outputSize)
-    guard let status else {
-      return (descriptor.step?(session, nil, &out) ?? -1, out)
-    }
-    var response = acc_response(
-      size: UInt32(MemoryLayout<acc_response>.size), status: status, headers: acc_pairs(),
-      body: arena.string(body))
-    let code = withUnsafePointer(to: &response) { descriptor.step?(session, $0, &out) ?? -1 }
-    return (code, out)
-  }
-}
-
-private func text(_ string: acc_string) -> String { string.text }
+private func makeDriver() throws -> DescriptorDriver { try DescriptorDriver(exported) }
 
 @Suite struct ExportedAdapterTests {
   @Test func theDescriptorDescribesTheAdapter() throws {
-    let descriptor = try Driver().descriptor
+    let descriptor = try makeDriver().descriptor
     #expect(descriptor.abi_version == 0x0001_0003)
     #expect(descriptor.flags == 0, "an adapter that does not declare its CHECK: every one runs")
+    #expect(descriptor.login_needs == nil, "an adapter that passes none: LOGIN takes the password")
     #expect(text(descriptor.name) == "echo")
     #expect(text(descriptor.version) == "1.0.0")
     #expect(text(descriptor.description) == "Echoes")
@@ -116,6 +75,10 @@ private func text(_ string: acc_string) -> String { string.text }
     #expect(Operation.logout.rawValue == ACC_OP_LOGOUT)
     #expect(Operation.call.rawValue == ACC_OP_CALL)
     #expect(Operation.validate.rawValue == ACC_OP_VALIDATE)
+    #expect(Operation.refresh.rawValue == ACC_OP_REFRESH)
+    #expect(LoginNeeds.password.rawValue == ACC_LOGIN_PASSWORD)
+    #expect(LoginNeeds.person.rawValue == ACC_LOGIN_PERSON)
+    #expect(StepResult.maximumDelayMilliseconds == 60_000)
     #expect(SettingFlags.secret.rawValue == ACC_SETTING_SECRET)
     #expect(SettingFlags.optional.rawValue == ACC_SETTING_OPTIONAL)
     #expect(SettingFlags.perAccount.rawValue == ACC_SETTING_PER_ACCOUNT)
@@ -126,7 +89,7 @@ private func text(_ string: acc_string) -> String { string.text }
   }
 
   @Test func theOneTimeCodeIsReadOnlyWhenTheHostsConfigurationHasIt() throws {
-    let driver = try Driver()
+    let driver = try makeDriver()
     let settings = [Pair("base_url", "https://x/")]
     let current = driver.newSession(operation: ACC_OP_LOGIN, settings: settings, code: "287082")
     defer { driver.descriptor.session_free?(current) }
@@ -139,7 +102,7 @@ private func text(_ string: acc_string) -> String { string.text }
   }
 
   @Test func aLoginSendsThenSucceedsThenRefusesMoreSteps() throws {
-    let driver = try Driver()
+    let driver = try makeDriver()
     let session = driver.newSession(
       operation: ACC_OP_LOGIN, settings: [Pair("base_url", "https://x/")])
     defer { driver.descriptor.session_free?(session) }
@@ -165,7 +128,7 @@ private func text(_ string: acc_string) -> String { string.text }
   }
 
   @Test func aMissingResponseMidSessionIsAnError() throws {
-    let driver = try Driver()
+    let driver = try makeDriver()
     let session = driver.newSession(
       operation: ACC_OP_LOGIN, settings: [Pair("base_url", "https://x")])
     defer { driver.descriptor.session_free?(session) }
@@ -177,7 +140,7 @@ private func text(_ string: acc_string) -> String { string.text }
   }
 
   @Test func validateChecksTheSettingsWithoutARequest() throws {
-    let driver = try Driver()
+    let driver = try makeDriver()
     let good = driver.newSession(
       operation: ACC_OP_VALIDATE, settings: [Pair("base_url", "https://x")])
     let ok = driver.step(good)
@@ -193,7 +156,7 @@ private func text(_ string: acc_string) -> String { string.text }
   }
 
   @Test func unknownOperationsAndMissingSessionsAreErrors() throws {
-    let driver = try Driver()
+    let driver = try makeDriver()
     let session = driver.newSession(operation: 42, settings: [Pair("base_url", "https://x")])
     let result = driver.step(session)
     #expect(result.code == ACC_STEP_ERROR)
@@ -207,7 +170,7 @@ private func text(_ string: acc_string) -> String { string.text }
   }
 
   @Test func fieldsBeyondTheHostsOutputSizeAreNotWritten() throws {
-    let driver = try Driver()
+    let driver = try makeDriver()
     let session = driver.newSession(operation: ACC_OP_VALIDATE, settings: [])
     defer { driver.descriptor.session_free?(session) }
     // An older host whose struct ends before `message`: the ERROR comes back without it.
