@@ -44,11 +44,16 @@ public enum FormEncoding {
 
   /// `bytes` percent-encoded as in a form, for values that are not secret.
   public static func escape(_ bytes: some ByteSource) -> String {
-    let escaped = SecretBytes(count: escapedCount(bytes)) { buffer in
+    String(decoding: escaped(bytes).unprotectedBytes, as: UTF8.self)
+  }
+
+  /// `bytes` percent-encoded as in a form, into secret bytes (e.g. a client secret before it
+  /// goes into HTTP Basic authentication, RFC 6749 §2.3.1).
+  public static func escaped(_ bytes: some ByteSource) -> SecretBytes {
+    SecretBytes(count: escapedCount(bytes)) { buffer in
       var offset = 0
       escape(bytes, to: buffer, at: &offset)
     }
-    return String(decoding: escaped.unprotectedBytes, as: UTF8.self)
   }
 
   /// Whether `byte` is an RFC 3986 unreserved character.
@@ -98,19 +103,34 @@ public enum URLBuilder {
   /// `base_url` checked (http:// or https://, something after the scheme, no spaces, control
   /// or non-ASCII characters, no query or fragment) and without its trailing slashes.
   public static func checkedBase(_ value: String, setting: String) throws(AdapterError) -> String {
+    trimming(
+      try checked(value, setting: setting, example: "https://id.example.com/api"),
+      trailing: UInt8(ascii: "/"))
+  }
+
+  /// `value` checked as `checkedBase` checks it, but kept as it is (an endpoint's trailing
+  /// slash may matter to its server); `example` shows a good one in the error.
+  public static func checked(_ value: String, setting: String, example: String)
+    throws(AdapterError) -> String
+  {
+    guard isAcceptable(value) else {
+      throw AdapterError(
+        "setting \(setting) must be an http:// or https:// URL without spaces, query or "
+          + "fragment, e.g. \(example), not \(Message.quoted(URLText.withoutSecrets(value)))")
+    }
+    return value
+  }
+
+  /// http:// or https://, something after the scheme but slashes, no spaces, control or
+  /// non-ASCII characters, no query or fragment.
+  public static func isAcceptable(_ value: String) -> Bool {
     let lowercased = value.lowercased()
     let scheme =
       lowercased.hasPrefix("https://") ? 8 : lowercased.hasPrefix("http://") ? 7 : 0
     let visibleASCII = value.utf8.allSatisfy { (0x21...0x7E).contains($0) }
-    let trimmed = trimming(value, trailing: UInt8(ascii: "/"))
-    guard scheme > 0, visibleASCII, trimmed.utf8.count > scheme,
-      !value.utf8.contains(UInt8(ascii: "?")), !value.utf8.contains(UInt8(ascii: "#"))
-    else {
-      throw AdapterError(
-        "setting \(setting) must be an http:// or https:// URL without spaces, query or "
-          + "fragment, e.g. https://id.example.com/api, not \(Message.quoted(URLText.withoutSecrets(value)))")
-    }
-    return trimmed
+    return scheme > 0 && visibleASCII
+      && trimming(value, trailing: UInt8(ascii: "/")).utf8.count > scheme
+      && !value.utf8.contains(UInt8(ascii: "?")) && !value.utf8.contains(UInt8(ascii: "#"))
   }
 
   /// Whether `url` is plain http://.

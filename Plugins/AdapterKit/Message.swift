@@ -1,3 +1,5 @@
+import SecretMemory
+
 /// Text for the one-line messages an adapter returns.
 ///
 /// Messages end up on the user's terminal, and parts of them come from a backend or a config
@@ -21,6 +23,44 @@ public enum Message {
       count += 1
     }
     return trimmingSpaces(result)
+  }
+
+  /// The start of a reply `body` for a message that says what came: UTF-8 (invalid bytes
+  /// replaced), every occurrence of `secrets` cut out (a server may echo a request back), runs
+  /// of white space and control characters as one space, at most `limit` characters.
+  public static func excerpt(_ body: [UInt8], limit: Int = 80, redacting secrets: [SecretBytes] = [])
+    -> String
+  {
+    // Only the start is shown: 4 bytes a character at the most, and room for a secret that
+    // straddles the cut.
+    let longestSecret = secrets.map(\.count).max() ?? 0
+    var bytes = Array(body.prefix(4 * (limit + 1) + longestSecret))
+    for secret in secrets where !secret.isEmpty {
+      bytes = secret.withUnsafeBytes { redacting($0, in: bytes) }
+    }
+    var collapsed = ""
+    for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+      let blank = scalar == " " || isControl(scalar)
+      if blank && (collapsed.unicodeScalars.last == " " || collapsed.isEmpty) { continue }
+      collapsed.unicodeScalars.append(blank ? " " : scalar)
+    }
+    return oneLine(collapsed, limit: limit)
+  }
+
+  /// `bytes` with every occurrence of `secret` replaced by "…".
+  private static func redacting(_ secret: UnsafeRawBufferPointer, in bytes: [UInt8]) -> [UInt8] {
+    var result: [UInt8] = []
+    var index = 0
+    while index < bytes.count {
+      if bytes.count - index >= secret.count, bytes[index..<index + secret.count].elementsEqual(secret) {
+        result += Array("…".utf8)
+        index += secret.count
+      } else {
+        result.append(bytes[index])
+        index += 1
+      }
+    }
+    return result
   }
 
   /// `text` in double quotes, with control characters, quotes and backslashes escaped, capped

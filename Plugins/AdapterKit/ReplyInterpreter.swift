@@ -47,6 +47,24 @@ public struct BackendError: Equatable, Sendable {
   }
 }
 
+/// Redirects, which the host never follows.
+public enum Redirect {
+  /// The statuses that send the client elsewhere with a Location.
+  static let statuses: Set<Int32> = [301, 302, 303, 307, 308]
+
+  /// For a redirect, "WHO answered with a redirect (HTTP 302) to https://…, which …; check
+  /// SETTING …"; nil for any other response. The target goes without user info, query and
+  /// fragment: a GET login's query holds the password, and a redirect may repeat it.
+  public static func message(_ response: Response, from who: String, check setting: String)
+    -> String?
+  {
+    guard statuses.contains(response.status) else { return nil }
+    let location = response.headers.first { $0.name == "location" }.map { URLText.withoutSecrets($0.value) }
+    let target = location.flatMap { $0.isEmpty ? nil : " to " + Message.oneLine($0) } ?? ""
+    return "\(who) answered with a redirect (HTTP \(response.status))\(target), which accounts does not follow; check \(setting) (https instead of http? the right path?)"
+  }
+}
+
 /// Turns a backend's reply into a step result, the same way for every built-in adapter.
 ///
 /// In order: a redirect is an error that says where it leads (the host follows none); HTTP 401
@@ -74,8 +92,8 @@ public struct ReplyInterpreter: Sendable {
       if case .object(let object)? = parsed { object } else { nil }
     let backendError = object.flatMap { BackendError(in: $0) }
 
-    if Self.redirects.contains(status) {
-      return .error(redirect(response))
+    if let redirect = Redirect.message(response, from: "the backend", check: "base_url") {
+      return .error(redirect)
     }
     if status == 401 {
       switch operation {
@@ -123,17 +141,6 @@ public struct ReplyInterpreter: Sendable {
     }
   }
 
-  /// The statuses that send the client elsewhere with a Location.
-  static let redirects: Set<Int32> = [301, 302, 303, 307, 308]
-
-  /// "the backend answered with a redirect (HTTP 302) to https://…, which …; check base_url …".
-  /// The target goes without user info, query and fragment: a GET login's query holds the
-  /// password, and a redirect may repeat it.
-  private func redirect(_ response: Response) -> String {
-    let location = response.headers.first { $0.name == "location" }.map { URLText.withoutSecrets($0.value) }
-    let target = location.flatMap { $0.isEmpty ? nil : " to " + Message.oneLine($0) } ?? ""
-    return "the backend answered with a redirect (HTTP \(response.status))\(target), which accounts does not follow; check base_url (https instead of http? the right path?)"
-  }
 
   private func mapped(_ outcome: CodeOutcome, _ error: BackendError, for operation: Operation)
     -> StepResult

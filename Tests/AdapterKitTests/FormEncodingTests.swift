@@ -29,6 +29,12 @@ import Testing
         == "password=p%40ss%20word%0A")
   }
 
+  @Test func aSecretIsEscapedIntoSecretBytes() {
+    let secret = SecretBytes(Array("s3cr:t+/ é".utf8))
+    #expect(FormEncoding.escaped(secret).text == "s3cr%3At%2B%2F%20%C3%A9")
+    #expect(FormEncoding.escaped(secret).text == FormEncoding.escape(secret))
+  }
+
   @Test func controlAndHighBytesUseUppercaseHex() {
     #expect(FormEncoding.escape([0x00, 0x1F, 0x7F, 0xFF] as [UInt8]) == "%00%1F%7F%FF")
     #expect(FormEncoding.escape("~") == "~")
@@ -68,6 +74,18 @@ import Testing
     }
     #expect(message?.hasPrefix("setting base_url must be an http:// or https:// URL") == true)
     #expect(message?.contains("\n") == false)
+  }
+
+  /// An endpoint's trailing slash may matter to its server: `checked` keeps the value whole.
+  @Test func aCheckedURLKeepsItsTrailingSlash() throws {
+    #expect(
+      try URLBuilder.checked("https://id.example/o/token/", setting: "token_endpoint", example: "https://e/t")
+        == "https://id.example/o/token/")
+    #expect(
+      errorMessage { () throws(AdapterError) in
+        try URLBuilder.checked("https://id.example/o/token?x=1", setting: "token_endpoint", example: "https://e/t")
+      } == "setting token_endpoint must be an http:// or https:// URL without spaces, query or fragment, "
+        + "e.g. https://e/t, not \"https://id.example/o/token\"")
   }
 
   @Test func plainHTTPIsRecognisedInAnyCase() {
