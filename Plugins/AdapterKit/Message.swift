@@ -28,9 +28,9 @@ public enum Message {
   /// The start of a reply `body` for a message that says what came: UTF-8 (invalid bytes
   /// replaced), every occurrence of `secrets` cut out (a server may echo a request back), runs
   /// of white space and control characters as one space, at most `limit` characters.
-  public static func excerpt(_ body: [UInt8], limit: Int = 80, redacting secrets: [SecretBytes] = [])
-    -> String
-  {
+  public static func excerpt(
+    _ body: [UInt8], limit: Int = 80, redacting secrets: [SecretBytes] = []
+  ) -> String {
     // Only the start is shown: 4 bytes a character at the most, and room for a secret that
     // straddles the cut.
     let longestSecret = secrets.map(\.count).max() ?? 0
@@ -52,7 +52,9 @@ public enum Message {
     var result: [UInt8] = []
     var index = 0
     while index < bytes.count {
-      if bytes.count - index >= secret.count, bytes[index..<index + secret.count].elementsEqual(secret) {
+      if bytes.count - index >= secret.count,
+        bytes[index..<index + secret.count].elementsEqual(secret)
+      {
         result += Array("…".utf8)
         index += secret.count
       } else {

@@ -59,9 +59,12 @@ public enum Redirect {
     -> String?
   {
     guard statuses.contains(response.status) else { return nil }
-    let location = response.headers.first { $0.name == "location" }.map { URLText.withoutSecrets($0.value) }
+    let location = response.headers.first { $0.name == "location" }.map {
+      URLText.withoutSecrets($0.value)
+    }
     let target = location.flatMap { $0.isEmpty ? nil : " to " + Message.oneLine($0) } ?? ""
-    return "\(who) answered with a redirect (HTTP \(response.status))\(target), which accounts does not follow; check \(setting) (https instead of http? the right path?)"
+    return "\(who) answered with a redirect (HTTP \(response.status))\(target), which accounts "
+      + "does not follow; check \(setting) (https instead of http? the right path?)"
   }
 }
 
@@ -140,7 +143,6 @@ public struct ReplyInterpreter: Sendable {
       return .error(AdapterError.noRefresh.message)
     }
   }
-
 
   private func mapped(_ outcome: CodeOutcome, _ error: BackendError, for operation: Operation)
     -> StepResult

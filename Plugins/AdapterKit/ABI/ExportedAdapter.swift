@@ -110,11 +110,14 @@ public func newSession(
 }
 
 /// login_needs for a plugin's `loginNeeds`: `adapter.loginNeeds` of the settings the host lends.
-public func loginNeeds(_ adapter: any Adapter.Type, _ settings: UnsafePointer<acc_pairs>?) -> UInt32 {
+public func loginNeeds(_ adapter: any Adapter.Type, _ settings: UnsafePointer<acc_pairs>?)
+  -> UInt32
+{
   let raw = (settings?.pointee.borrowedItems).map { items in
     items.map { (name: $0.name.text, value: $0.value.secret) }
   }
-  return adapter.loginNeeds(settings: Settings(definitions: adapter.settings, raw: raw ?? [])).rawValue
+  let given = Settings(definitions: adapter.settings, raw: raw ?? [])
+  return adapter.loginNeeds(settings: given).rawValue
 }
 
 /// step and session_free, the same for every adapter.
