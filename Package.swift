@@ -29,6 +29,7 @@ let package = Package(
     .library(name: "plain", type: .dynamic, targets: ["plain"]),
     .library(name: "hmac", type: .dynamic, targets: ["hmac"]),
     .library(name: "signed", type: .dynamic, targets: ["signed"]),
+    .library(name: "oauth2", type: .dynamic, targets: ["oauth2"]),
   ],
   targets: [
     // A dozen lines: hands argv to AccountsCLI and exits with its status.
@@ -142,6 +143,7 @@ let package = Package(
     .target(name: "plain", dependencies: ["AdapterKit"], path: "Plugins/plain"),
     .target(name: "hmac", dependencies: ["AdapterKit"], path: "Plugins/hmac"),
     .target(name: "signed", dependencies: ["AdapterKit", "SecretMemory"], path: "Plugins/signed"),
+    .target(name: "oauth2", dependencies: ["AccountsJSON", "AdapterKit", "SecretMemory"], path: "Plugins/oauth2"),
 
     // Helpers shared by the tests: a private headless keyring, running the built binary.
     .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -214,7 +216,7 @@ let package = Package(
 // which Swift Testing runs concurrently, keep them.
 let shipped: Set = [
   "accounts", "AccountsCLI", "AccountsContract", "AccountsCore", "AccountsServices", "AccountsJSON", "AccountsSystem", "AccountsText", "AccountsPrivate",
-  "SecretService", "AdapterHost", "AdapterKit", "plain", "hmac", "signed", "SecretMemory",
+  "SecretService", "AdapterHost", "AdapterKit", "plain", "hmac", "signed", "oauth2", "SecretMemory",
 ]
 for target in package.targets where shipped.contains(target.name) {
   target.swiftSettings = (target.swiftSettings ?? []) + [
@@ -235,7 +237,7 @@ for target in package.targets where shipped.contains(target.name) {
 let runtimeSearchPaths = [
   "accounts": "$ORIGIN/../lib/accounts",  // PREFIX/bin/accounts
   "AccountsPrivate": "$ORIGIN",  // PREFIX/lib/accounts/libAccountsPrivate.so
-  "plain": "$ORIGIN/..", "hmac": "$ORIGIN/..", "signed": "$ORIGIN/..",  // PREFIX/lib/accounts/adapters/
+  "plain": "$ORIGIN/..", "hmac": "$ORIGIN/..", "signed": "$ORIGIN/..", "oauth2": "$ORIGIN/..",  // PREFIX/lib/accounts/adapters/
 ]
 if Context.environment["ACCOUNTS_LAYOUT"] == "installed" {
   for target in package.targets {

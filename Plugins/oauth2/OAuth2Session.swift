@@ -1,0 +1,270 @@
+import AdapterKit
+import SecretMemory
+
+/// One operation against the provider: discovery first when an endpoint it needs is neither
+/// given nor kept from an earlier discovery of the same issuer, then the operation's requests.
+final class OAuth2Session: AdapterSession {
+  let configuration: SessionConfiguration
+  let settings: OAuth2Settings
+  let host: any HostServices
+  /// What discovery found, now or at login (the session values), for the current issuer.
+  var discovered: DiscoveredEndpoints?
+  /// What the last request sent was.
+  var awaiting: Awaiting?
+  /// LOGIN with grant device_code, once the provider has answered the device authorization.
+  var device: DeviceAuthorization?
+  /// LOGOUT: the tokens still to revoke, and the kinds the provider could not.
+  var revocations: [Revocation] = []
+  var unrevoked: [String] = []
+
+  enum Awaiting {
+    case openIDConfiguration(issuer: String)
+    case authorizationServerMetadata(issuer: String, firstAnswer: String)
+    case token(TokenRequest)
+    case deviceAuthorization
+    case introspection
+    case userinfo
+    case revocation(hint: String)
+    case call
+  }
+
+  /// A token LOGOUT revokes, with its RFC 7009 token_type_hint.
+  struct Revocation {
+    let token: SecretBytes
+    let hint: String
+  }
+
+  init(configuration: SessionConfiguration, settings: OAuth2Settings, host: any HostServices) {
+    self.configuration = configuration
+    self.settings = settings
+    self.host = host
+    discovered = DiscoveredEndpoints(
+      sessionValues: configuration.sessionValues, issuer: settings.issuer)
+    if configuration.operation == .logout {
+      // The refresh token first: at some providers revoking it also ends its access tokens.
+      if !configuration.refreshToken.isEmpty {
+        revocations.append(Revocation(token: configuration.refreshToken, hint: "refresh_token"))
+      }
+      if !configuration.token.isEmpty {
+        var bytes = Array(configuration.token.utf8)
+        revocations.append(Revocation(token: SecretBytes(consuming: &bytes), hint: "access_token"))
+      }
+    }
+  }
+
+  func start() throws(AdapterError) -> StepResult {
+    switch configuration.operation {
+    case .validate:
+      return .ok
+    case .call:
+      return try call()
+    case .check where settings.check == nil:
+      return .ok
+    case .logout where revocations.isEmpty:
+      return .ok
+    case .logout where revocationClient == nil:
+      return .ok(message: Self.noSecretAtLogout)
+    default:
+      break
+    }
+    let missing = neededEndpoints.contains {
+      settings.endpoints[$0] ?? discovered?.endpoints[$0] == nil
+    }
+    if missing, let issuer = settings.issuer {
+      awaiting = .openIDConfiguration(issuer: issuer)
+      return .send(Discovery.request(Discovery.openIDConfigurationURL(issuer)))
+    }
+    return try begin()
+  }
+
+  func resume(with response: Response) throws(AdapterError) -> StepResult {
+    switch awaiting {
+    case .openIDConfiguration(let issuer)?:
+      let url = Discovery.openIDConfigurationURL(issuer)
+      switch try Discovery.read(response, from: url, issuer: issuer) {
+      case .found(let endpoints):
+        discovered = endpoints
+        return try begin()
+      case .absent(let answer):
+        awaiting = .authorizationServerMetadata(issuer: issuer, firstAnswer: answer)
+        return .send(Discovery.request(Discovery.authorizationServerURL(issuer)))
+      }
+    case .authorizationServerMetadata(let issuer, let firstAnswer)?:
+      let url = Discovery.authorizationServerURL(issuer)
+      switch try Discovery.read(response, from: url, issuer: issuer) {
+      case .found(let endpoints):
+        discovered = endpoints
+        return try begin()
+      case .absent(let answer):
+        throw AdapterError(
+          "found no discovery document for issuer \(Message.quoted(issuer)): \(firstAnswer); \(answer); "
+            + "check setting issuer, or give the endpoints one by one")
+      }
+    case .token(let request)?:
+      return try tokenResult(response, of: request)
+    case .deviceAuthorization?:
+      return try deviceAuthorized(response)
+    case .introspection?:
+      return try introspected(response)
+    case .userinfo?:
+      return try userinfoResult(response)
+    case .revocation(let hint)?:
+      return try revoked(response, hint: hint)
+    case .call?:
+      return try called(response)
+    case nil:
+      return .error("the host handed a response to a request the adapter did not send")
+    }
+  }
+
+  func resumeAfterShowing() throws(AdapterError) -> StepResult {
+    try poll()
+  }
+
+  /// The endpoints the operation sends to.
+  var neededEndpoints: [Endpoint] {
+    switch configuration.operation {
+    case .login: settings.grant == .deviceCode ? [.deviceAuthorization, .token] : [.token]
+    case .refresh: [.token]
+    case .check:
+      settings.check == .introspection
+        ? [.introspection] : settings.check == .userinfo ? [.userinfo] : []
+    case .logout: [.revocation]
+    case .call, .validate: []
+    }
+  }
+
+  /// The operation's first request, its endpoints known.
+  private func begin() throws(AdapterError) -> StepResult {
+    switch configuration.operation {
+    case .login:
+      switch settings.grant {
+      case .password:
+        return try tokenRequest(
+          .password,
+          [
+            FormField("grant_type", "password"), FormField("username", configuration.user),
+            FormField("password", secret: configuration.password),
+          ] + scopeField, as: settings.client)
+      case .clientCredentials:
+        let client = Client(
+          id: configuration.user,
+          secret: configuration.password.isEmpty ? nil : configuration.password)
+        return try tokenRequest(
+          .clientCredentials, [FormField("grant_type", "client_credentials")] + scopeField,
+          as: client)
+      case .deviceCode:
+        awaiting = .deviceAuthorization
+        return .send(
+          ClientAuthentication.post(
+            try url(of: .deviceAuthorization), scopeField, as: settings.client, namesClient: true))
+      }
+    case .refresh:
+      guard !configuration.refreshToken.isEmpty else {
+        throw AdapterError("the host asked to refresh the session without a refresh token")
+      }
+      // No scope: the refreshed token keeps the one granted (RFC 6749 §6).
+      return try tokenRequest(
+        .refresh,
+        [
+          FormField("grant_type", "refresh_token"),
+          FormField("refresh_token", secret: configuration.refreshToken),
+        ],
+        as: settings.client)
+    case .check:
+      return try checkRequest()
+    case .logout:
+      return try revokeNext()
+    case .call, .validate:
+      return .ok
+    }
+  }
+
+  private var scopeField: [FormField] { settings.scope.map { [FormField("scope", $0)] } ?? [] }
+
+  private func tokenRequest(_ request: TokenRequest, _ fields: [FormField], as client: Client?)
+    throws(AdapterError) -> StepResult
+  {
+    awaiting = .token(request)
+    return .send(ClientAuthentication.post(try url(of: .token), fields, as: client))
+  }
+
+  /// The token endpoint's answer to `request`.
+  func tokenResult(_ response: Response, of request: TokenRequest) throws(AdapterError)
+    -> StepResult
+  {
+    switch ProviderReply.read(
+      response, from: Endpoint.token.spoken, check: setting(for: .token), secrets: secrets)
+    {
+    case .object(let object):
+      let tokens = try IssuedTokens(object)
+      // A client's own credentials renew its session: a refresh token would only be one more
+      // secret to keep, which REFRESH could not use without the client secret.
+      let refreshToken = request == .clientCredentials ? .empty : tokens.refreshToken
+      return .ok(
+        token: tokens.accessToken, expiresIn: tokens.expiresIn,
+        sessionValues: discovered?.sessionValues ?? [],
+        refreshToken: refreshToken)
+    case .error(let error):
+      if request == .deviceCode, let next = try pollAgain(after: error) { return next }
+      return TokenErrors.outcome(error, of: request, grant: settings.grant)
+    case .unreadable(let what):
+      guard response.status == 401 else { throw AdapterError(what) }
+      return TokenErrors.outcome(
+        TokenErrors.unauthorized(response.status), of: request, grant: settings.grant)
+    }
+  }
+
+  /// The endpoint the settings give, else the one discovered, checked as a setting would be;
+  /// nil when neither names it.
+  func knownURL(of endpoint: Endpoint) throws(AdapterError) -> String? {
+    if let given = settings.endpoints[endpoint] { return given }
+    guard let url = discovered?.endpoints[endpoint] else { return nil }
+    let what = "the provider's \(endpoint.rawValue)"
+    guard URLBuilder.isAcceptable(url) else {
+      throw AdapterError(
+        "\(what) \(Message.quoted(url, limit: 200)) is not an http:// or https:// URL without spaces, query or "
+          + "fragment; give setting \(endpoint.rawValue)")
+    }
+    guard settings.transport.permits(url) else { throw settings.transport.refusal(url, what: what) }
+    return url
+  }
+
+  /// An endpoint the operation cannot do without.
+  func url(of endpoint: Endpoint) throws(AdapterError) -> String {
+    guard let url = try knownURL(of: endpoint) else {
+      throw AdapterError(
+        "the provider's discovery document names no \(endpoint.rawValue); give setting \(endpoint.rawValue)"
+      )
+    }
+    return url
+  }
+
+  /// The setting to check when `endpoint` misbehaves: its own when given, else issuer.
+  func setting(for endpoint: Endpoint) -> String {
+    settings.endpoints[endpoint] == nil ? "issuer" : endpoint.rawValue
+  }
+
+  /// Every secret this operation holds, as is and form-encoded: cut out of whatever the
+  /// provider's text a message quotes.
+  var secrets: [SecretBytes] {
+    var secrets = [configuration.password, configuration.refreshToken]
+    secrets += [settings.client?.secret, settings.introspectionClient?.secret, device?.deviceCode]
+      .compactMap { $0 }
+    if !configuration.token.isEmpty {
+      var bytes = Array(configuration.token.utf8)
+      secrets.append(SecretBytes(consuming: &bytes))
+    }
+    secrets = secrets.filter { !$0.isEmpty }
+    return secrets + secrets.map { FormEncoding.escaped($0) }
+  }
+
+  /// The token CHECK and CALL send.
+  func bearerToken() throws(AdapterError) -> SecretPair? {
+    let token = try configuration.headerSafeToken()
+    return token.isEmpty ? nil : ClientAuthentication.bearer(token)
+  }
+
+  static let noSecretAtLogout =
+    "the token stays valid until it expires: revoking it needs the client secret (the account's password), which logout is not given"
+}
