@@ -18,7 +18,7 @@ DESTDIR ?=
 # plan while Package.swift is unchanged, so one directory cannot switch between the layouts.
 SCRATCH = .build/installed
 BIN = $(SCRATCH)/release
-ADAPTERS = plain hmac signed
+ADAPTERS = plain hmac signed oauth2
 PRODUCTS = accounts AccountsPrivate $(ADAPTERS)
 ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
 LIBDIR = $(PREFIX)/lib/accounts
