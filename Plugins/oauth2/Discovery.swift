@@ -49,6 +49,11 @@ struct DiscoveredEndpoints: Equatable {
 /// Finding a provider's endpoints from its issuer: the OpenID Connect discovery document
 /// first, then RFC 8414's authorization server metadata.
 enum Discovery {
+  /// Where a document of `issuer` is looked for, in order: OIDC's, then RFC 8414's.
+  static func places(_ issuer: String) -> [String] {
+    [openIDConfigurationURL(issuer), authorizationServerURL(issuer)]
+  }
+
   /// OIDC Discovery §4: the issuer without a final "/", then /.well-known/openid-configuration.
   static func openIDConfigurationURL(_ issuer: String) -> String {
     withoutFinalSlash(issuer) + "/.well-known/openid-configuration"

@@ -18,8 +18,9 @@ final class OAuth2Session: AdapterSession {
   var unrevoked: [String] = []
 
   enum Awaiting {
-    case openIDConfiguration(issuer: String)
-    case authorizationServerMetadata(issuer: String, firstAnswer: String)
+    /// A discovery document of `issuer`, at the next of `Discovery.places`; `answers`: what
+    /// the places before it answered instead of one.
+    case discovery(issuer: String, answers: [String])
     case token(TokenRequest)
     case deviceAuthorization
     case introspection
@@ -71,34 +72,30 @@ final class OAuth2Session: AdapterSession {
       settings.endpoints[$0] ?? discovered?.endpoints[$0] == nil
     }
     if missing, let issuer = settings.issuer {
-      awaiting = .openIDConfiguration(issuer: issuer)
-      return .send(Discovery.request(Discovery.openIDConfigurationURL(issuer)))
+      awaiting = .discovery(issuer: issuer, answers: [])
+      return .send(Discovery.request(Discovery.places(issuer)[0]))
     }
     return try begin()
   }
 
   func resume(with response: Response) throws(AdapterError) -> StepResult {
     switch awaiting {
-    case .openIDConfiguration(let issuer)?:
-      let url = Discovery.openIDConfigurationURL(issuer)
-      switch try Discovery.read(response, from: url, issuer: issuer) {
+    case .discovery(let issuer, let answers)?:
+      let places = Discovery.places(issuer)
+      switch try Discovery.read(response, from: places[answers.count], issuer: issuer) {
       case .found(let endpoints):
         discovered = endpoints
         return try begin()
       case .absent(let answer):
-        awaiting = .authorizationServerMetadata(issuer: issuer, firstAnswer: answer)
-        return .send(Discovery.request(Discovery.authorizationServerURL(issuer)))
-      }
-    case .authorizationServerMetadata(let issuer, let firstAnswer)?:
-      let url = Discovery.authorizationServerURL(issuer)
-      switch try Discovery.read(response, from: url, issuer: issuer) {
-      case .found(let endpoints):
-        discovered = endpoints
-        return try begin()
-      case .absent(let answer):
-        throw AdapterError(
-          "found no discovery document for issuer \(Message.quoted(issuer)): \(firstAnswer); \(answer); "
-            + "check setting issuer, or give the endpoints one by one")
+        let answers = answers + [answer]
+        guard answers.count < places.count else {
+          throw AdapterError(
+            "found no discovery document for issuer \(Message.quoted(issuer)): "
+              + answers.joined(separator: "; ")
+              + "; check setting issuer, or give the endpoints one by one")
+        }
+        awaiting = .discovery(issuer: issuer, answers: answers)
+        return .send(Discovery.request(places[answers.count]))
       }
     case .token(let request)?:
       return try tokenResult(response, of: request)
