@@ -158,6 +158,12 @@ final class StepDriver {
   /// The first step.
   func start() -> Step { step(nil) }
 
+  /// The driver after its first step, for a test of what comes of the answer to it.
+  func started() -> StepDriver {
+    _ = start()
+    return self
+  }
+
   /// The step after a SHOW: no response.
   func afterShowing() -> Step { step(nil) }
 

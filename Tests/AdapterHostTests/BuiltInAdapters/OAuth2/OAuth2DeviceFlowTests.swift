@@ -17,8 +17,7 @@ import Testing
   static let pending = #"{"error": "authorization_pending"}"#
 
   func shown(_ settings: [String: String] = settings, authorization: String = authorized) throws -> (StepDriver, Step) {
-    let driver = try StepDriver(.login(password: ""), settings: settings)
-    _ = driver.start()
+    let driver = try StepDriver(.login(password: ""), settings: settings).started()
     return (driver, driver.json(authorization))
   }
 
@@ -140,8 +139,7 @@ import Testing
   }
 
   @Test func aClientTheProviderRefusesNamesItsSettings() throws {
-    let driver = try StepDriver(.login(password: ""), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.login(password: ""), settings: Self.settings).started()
     #expect(
       driver.json(#"{"error": "invalid_client"}"#, status: 401)
         == .error("the provider rejected the client (invalid_client); check settings client_id and client_secret"))

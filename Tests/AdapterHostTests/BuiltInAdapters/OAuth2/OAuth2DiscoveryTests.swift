@@ -37,8 +37,7 @@ import Testing
   }
 
   @Test func aProviderWithoutOpenIDConnectIsFoundByItsMetadata() throws {
-    let driver = try StepDriver(.login(), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.login(), settings: Self.settings).started()
     let metadata = try #require(driver.answer(404, "<h1>Not Found</h1>", headers: ["content-type": "text/html"]).sent)
     #expect(metadata.method == "GET" && metadata.url == Self.metadata)
     #expect(try #require(driver.json(Self.document(["token_endpoint": "https://id.example/t"])).sent).url == "https://id.example/t")
@@ -52,8 +51,7 @@ import Testing
   }
 
   @Test func noDocumentAnywhereSaysWhatBothPlacesAnswered() throws {
-    let driver = try StepDriver(.login(), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.login(), settings: Self.settings).started()
     _ = driver.answer(404, "<h1>Not Found</h1>", headers: ["content-type": "text/html"])
     #expect(
       driver.answer(200, "")
@@ -63,14 +61,12 @@ import Testing
 
   /// OIDC Discovery §4.3: whoever answers for the issuer's host may not name another issuer.
   @Test func aDocumentOfAnotherIssuerIsRefused() throws {
-    let driver = try StepDriver(.login(), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.login(), settings: Self.settings).started()
     #expect(
       driver.json(Self.document(issuer: "https://evil.example/realms/qa"))
         == .error(
           #"the discovery document \#(Self.openID) names issuer "https://evil.example/realms/qa", not the setting's "https://id.example/realms/qa"; set issuer to exactly the provider's, or give the endpoints one by one"#))
-    let unnamed = try StepDriver(.login(), settings: Self.settings)
-    _ = unnamed.start()
+    let unnamed = try StepDriver(.login(), settings: Self.settings).started()
     #expect(
       unnamed.json(#"{"token_endpoint": "https://id.example/t"}"#)
         == .error("the discovery document \(Self.openID) names no issuer; check setting issuer, or give the endpoints one by one"))
@@ -102,19 +98,16 @@ import Testing
   }
 
   @Test func aDiscoveredEndpointMustBeSafeForTheCredentials() throws {
-    let insecure = try StepDriver(.login(), settings: Self.settings)
-    _ = insecure.start()
+    let insecure = try StepDriver(.login(), settings: Self.settings).started()
     #expect(
       insecure.json(Self.document(["token_endpoint": "http://id.example/token"]))
         == .error("the provider's token_endpoint is plain http:// to \"id.example\", which is not this machine; use https://, or set allow_insecure_transport=true for a test server"))
-    let broken = try StepDriver(.login(), settings: Self.settings)
-    _ = broken.start()
+    let broken = try StepDriver(.login(), settings: Self.settings).started()
     #expect(
       broken.json(Self.document(["token_endpoint": "https://id.example/t?x=1"]))
         == .error("the provider's token_endpoint \"https://id.example/t?x=1\" is not an http:// or https:// URL without spaces, query or fragment; give setting token_endpoint"))
     // One the operation does not use cannot fail it.
-    let unused = try StepDriver(.login(), settings: Self.settings)
-    _ = unused.start()
+    let unused = try StepDriver(.login(), settings: Self.settings).started()
     #expect(unused.json(Self.document(["token_endpoint": "https://id.example/t", "userinfo_endpoint": "http://id.example/u"])).sent != nil)
     // On this machine plain http is fine: a test server.
     let local = try StepDriver(.login(), settings: ["issuer": "http://127.0.0.1:8000/o", "client_id": "qa"])
@@ -123,16 +116,14 @@ import Testing
   }
 
   @Test func aDocumentWithoutTheNeededEndpointNamesTheSettingToGive() throws {
-    let driver = try StepDriver(.login(), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.login(), settings: Self.settings).started()
     #expect(
       driver.json(Self.document(["userinfo_endpoint": "https://id.example/u"]))
         == .error("the provider's discovery document names no token_endpoint; give setting token_endpoint"))
   }
 
   @Test func aRedirectedDiscoverySaysToCheckTheIssuer() throws {
-    let driver = try StepDriver(.login(), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.login(), settings: Self.settings).started()
     #expect(
       driver.answer(301, "", headers: ["location": "https://id.example/realms/qa/"])
         == .error("the discovery document \(Self.openID) answered with a redirect (HTTP 301) to https://id.example/realms/qa/, which accounts does not follow; check issuer (https instead of http? the right path?)"))

@@ -41,8 +41,7 @@ import Testing
   }
 
   @Test func aRejectedPasswordIsAWrongPassword() throws {
-    let driver = try login()
-    _ = driver.start()
+    let driver = try login().started()
     #expect(
       driver.json(#"{"error": "invalid_grant", "error_description": "Invalid credentials given."}"#, status: 400)
         == .wrongPassword("the provider rejected the user name or password (invalid_grant: Invalid credentials given.)"))
@@ -62,35 +61,30 @@ import Testing
   }
 
   @Test func aRejectedClientSecretIsTheAccountsWrongPasswordWithClientCredentials() throws {
-    let driver = try login(["token_endpoint": "https://id.example/o/token/", "grant": "client_credentials"], user: "svc-7", password: "x")
-    _ = driver.start()
+    let driver = try login(["token_endpoint": "https://id.example/o/token/", "grant": "client_credentials"], user: "svc-7", password: "x").started()
     #expect(
       driver.json(#"{"error": "invalid_client"}"#, status: 401)
         == .wrongPassword("the provider rejected the client id or secret, the account's user name and password (invalid_client)"))
   }
 
   @Test func aRejectedClientNamesItsSettings() throws {
-    let invalid = try login()
-    _ = invalid.start()
+    let invalid = try login().started()
     #expect(
       invalid.json(#"{"error": "invalid_client", "error_description": "Client authentication failed"}"#, status: 401)
         == .error("the provider rejected the client (invalid_client: Client authentication failed); check settings client_id and client_secret"))
     // A 401 without an OAuth error is the same: the client's authentication failed.
-    let bare = try login()
-    _ = bare.start()
+    let bare = try login().started()
     #expect(
       bare.answer(401, "<html>Unauthorized</html>", headers: ["content-type": "text/html"])
         == .error("the provider rejected the client (invalid_client: HTTP 401 without an OAuth error); check settings client_id and client_secret"))
-    let unauthorized = try login()
-    _ = unauthorized.start()
+    let unauthorized = try login().started()
     #expect(
       unauthorized.json(#"{"error": "unauthorized_client"}"#, status: 400)
         == .error("the provider does not allow this client grant password (unauthorized_client); allow it for the client at the provider, or check setting client_id"))
   }
 
   @Test func otherErrorsAreTheProvidersOwnWordsOnOneLine() throws {
-    let driver = try login()
-    _ = driver.start()
+    let driver = try login().started()
     let description = "Scope \\\"admin\\\" is\\u001b[2J unknown\\nreally " + String(repeating: "x", count: 400)
     guard case .error(let message) = driver.json(#"{"error": "invalid_scope", "error_description": "\#(description)"}"#, status: 400) else {
       Issue.record("not an error")
@@ -115,8 +109,7 @@ import Testing
     (#"{"access_token": "at", "refresh_token": "r\u0007t"}"#, "the provider's refresh token contains control or non-ASCII characters"),
   ])
   func tokenRepliesThatAreRefused(body: String, message: String) throws {
-    let driver = try login()
-    _ = driver.start()
+    let driver = try login().started()
     #expect(driver.json(body) == .error(message))
   }
 
@@ -127,8 +120,7 @@ import Testing
     (#"{"access_token": "at"}"#, 0),
   ])
   func tokenRepliesThatAreTaken(body: String, expiresIn: Int64) throws {
-    let driver = try login()
-    _ = driver.start()
+    let driver = try login().started()
     #expect(driver.json(body) == .ok(Done(token: "at", expiresIn: expiresIn)))
   }
 
@@ -143,8 +135,7 @@ import Testing
      "the token endpoint answered with a redirect (HTTP 302) to https://id.example/login, which accounts does not follow; check token_endpoint (https instead of http? the right path?)"),
   ])
   func unreadableAnswersSayWhatCame(status: Int32, headers: [String: String], body: String, message: String) throws {
-    let driver = try login()
-    _ = driver.start()
+    let driver = try login().started()
     #expect(driver.answer(status, body, headers: headers) == .error(message))
   }
 
@@ -158,8 +149,7 @@ import Testing
       return
     }
     #expect(page == #"the token endpoint answered HTTP 400 (text/plain): "grant_type=password&username=alice&password=…&scope=openid%20profile …", not JSON"#)
-    let described = try login()
-    _ = described.start()
+    let described = try login().started()
     #expect(
       described.json(#"{"error": "invalid_request", "error_description": "password pw 1&2 is not allowed"}"#, status: 400)
         == .error("provider: invalid_request: password … is not allowed"))

@@ -21,8 +21,7 @@ import Testing
   }
 
   @Test func aRefreshTokenThatIsNotRotatedStaysTheHostsToKeep() throws {
-    let driver = try StepDriver(.refresh("rt-1"), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.refresh("rt-1"), settings: Self.settings).started()
     #expect(driver.json(#"{"access_token": "at-2", "expires_in": 300}"#) == .ok(Done(token: "at-2", expiresIn: 300)))
   }
 
@@ -35,8 +34,7 @@ import Testing
   /// invalid_grant on a refresh ends the refresh token, not the password: the host forgets it
   /// and falls back to the password.
   @Test func aRefusedRefreshTokenIsAnExpiredSession() throws {
-    let driver = try StepDriver(.refresh("rt-1"), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.refresh("rt-1"), settings: Self.settings).started()
     #expect(
       driver.json(#"{"error": "invalid_grant", "error_description": "Token rt-1 was revoked"}"#, status: 400)
         == .sessionExpired("the provider refused the refresh token (invalid_grant: Token … was revoked)"))

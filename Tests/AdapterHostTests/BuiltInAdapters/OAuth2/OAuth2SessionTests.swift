@@ -40,19 +40,16 @@ import Testing
     (#"{"active": "yes"}"#, .error("the introspection endpoint's reply has no boolean active")),
   ])
   func introspectionAnswers(body: String, result: Step) throws {
-    let driver = try StepDriver(.check(), settings: settings(["check": "introspection"]))
-    _ = driver.start()
+    let driver = try StepDriver(.check(), settings: settings(["check": "introspection"])).started()
     #expect(driver.json(body) == result)
   }
 
   @Test func refusedIntrospectionCredentialsNameTheirSettings() throws {
     let refused =
       "check settings introspection_client_id and introspection_client_secret (default: client_id and client_secret)"
-    let driver = try StepDriver(.check(), settings: settings(["check": "introspection"]))
-    _ = driver.start()
+    let driver = try StepDriver(.check(), settings: settings(["check": "introspection"])).started()
     #expect(driver.answer(401, "") == .error("the introspection endpoint refused the resource server's credentials (HTTP 401); " + refused))
-    let invalid = try StepDriver(.check(), settings: settings(["check": "introspection"]))
-    _ = invalid.start()
+    let invalid = try StepDriver(.check(), settings: settings(["check": "introspection"])).started()
     #expect(
       invalid.json(#"{"error": "invalid_client"}"#, status: 400)
         == .error("the introspection endpoint refused the resource server's credentials (HTTP 400); " + refused))
@@ -72,8 +69,7 @@ import Testing
     (500, .error("the userinfo endpoint answered HTTP 500 with an empty body")),
   ])
   func userinfoRefusals(status: Int32, result: Step) throws {
-    let driver = try StepDriver(.check(), settings: settings(["check": "userinfo"]))
-    _ = driver.start()
+    let driver = try StepDriver(.check(), settings: settings(["check": "userinfo"])).started()
     #expect(driver.answer(status) == result)
   }
 
@@ -109,8 +105,7 @@ import Testing
   }
 
   @Test func aTokenTheProviderCannotRevokeIsSaidToStayValid() throws {
-    let driver = try StepDriver(.logout(refreshToken: "rt-1"), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.logout(refreshToken: "rt-1"), settings: Self.settings).started()
     _ = driver.answer(200)
     #expect(
       driver.json(#"{"error": "unsupported_token_type"}"#, status: 400)
@@ -118,13 +113,11 @@ import Testing
   }
 
   @Test func aRevocationTheProviderRefusesIsAnError() throws {
-    let driver = try StepDriver(.logout(), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.logout(), settings: Self.settings).started()
     #expect(
       driver.json(#"{"error": "invalid_client"}"#, status: 401)
         == .error("the revocation endpoint refused the client; check settings client_id and client_secret (invalid_client)"))
-    let down = try StepDriver(.logout(), settings: Self.settings)
-    _ = down.start()
+    let down = try StepDriver(.logout(), settings: Self.settings).started()
     #expect(down.answer(503, "busy") == .error(#"the revocation endpoint answered HTTP 503: "busy""#))
   }
 
@@ -160,8 +153,7 @@ import Testing
     (302, "", .error("the API answered with a redirect (HTTP 302), which accounts does not follow; check api_base (https instead of http? the right path?)")),
   ])
   func callAnswersThatAreNotTheBody(status: Int32, body: String, result: Step) throws {
-    let driver = try StepDriver(.call("GET", "x"), settings: Self.settings)
-    _ = driver.start()
+    let driver = try StepDriver(.call("GET", "x"), settings: Self.settings).started()
     #expect(driver.answer(status, body, headers: body.isEmpty ? [:] : ["content-type": "application/json"]) == result)
   }
 
