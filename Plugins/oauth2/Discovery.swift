@@ -33,6 +33,13 @@ struct DiscoveredEndpoints: Equatable {
     self.init(issuer: issuer, endpoints: endpoints)
   }
 
+  /// These endpoints, and those of `other`, another document of the same issuer, that these
+  /// lack.
+  func completed(by other: DiscoveredEndpoints) -> DiscoveredEndpoints {
+    DiscoveredEndpoints(
+      issuer: issuer, endpoints: endpoints.merging(other.endpoints) { mine, _ in mine })
+  }
+
   /// What LOGIN and REFRESH keep with the session: the issuer and each endpoint that fits in a
   /// session value (a longer one is discovered again when it is needed).
   var sessionValues: [Pair] {
@@ -47,7 +54,8 @@ struct DiscoveredEndpoints: Equatable {
 }
 
 /// Finding a provider's endpoints from its issuer: the OpenID Connect discovery document
-/// first, then RFC 8414's authorization server metadata.
+/// first, then RFC 8414's authorization server metadata, which may name what the first does not
+/// (django-oauth-toolkit's OIDC document names no revocation or introspection endpoint).
 enum Discovery {
   /// Where a document of `issuer` is looked for, in order: OIDC's, then RFC 8414's.
   static func places(_ issuer: String) -> [String] {

@@ -18,9 +18,9 @@ final class OAuth2Session: AdapterSession {
   var unrevoked: [String] = []
 
   enum Awaiting {
-    /// A discovery document of `issuer`, at the next of `Discovery.places`; `answers`: what
-    /// the places before it answered instead of one.
-    case discovery(issuer: String, answers: [String])
+    /// A discovery document of `issuer` at `Discovery.places(issuer)[place]`; `answers`: what
+    /// the places before it answered instead of one, `found`: what they named.
+    case discovery(issuer: String, place: Int, answers: [String], found: DiscoveredEndpoints?)
     case token(TokenRequest)
     case deviceAuthorization
     case introspection
@@ -72,31 +72,27 @@ final class OAuth2Session: AdapterSession {
       settings.endpoints[$0] ?? discovered?.endpoints[$0] == nil
     }
     if missing, let issuer = settings.issuer {
-      awaiting = .discovery(issuer: issuer, answers: [])
-      return .send(Discovery.request(Discovery.places(issuer)[0]))
+      return try discover(issuer, at: 0, answers: [], found: nil)
     }
     return try begin()
   }
 
   func resume(with response: Response) throws(AdapterError) -> StepResult {
     switch awaiting {
-    case .discovery(let issuer, let answers)?:
-      let places = Discovery.places(issuer)
-      switch try Discovery.read(response, from: places[answers.count], issuer: issuer) {
-      case .found(let endpoints):
-        discovered = endpoints
-        return try begin()
-      case .absent(let answer):
-        let answers = answers + [answer]
-        guard answers.count < places.count else {
-          throw AdapterError(
-            "found no discovery document for issuer \(Message.quoted(issuer)): "
-              + answers.joined(separator: "; ")
-              + "; check setting issuer, or give the endpoints one by one")
+    case .discovery(let issuer, let place, var answers, var found)?:
+      let url = Discovery.places(issuer)[place]
+      if let earlier = found {
+        // Only to fill gaps: a place with nothing good to add is passed over.
+        if case .found(let more)? = try? Discovery.read(response, from: url, issuer: issuer) {
+          found = earlier.completed(by: more)
         }
-        awaiting = .discovery(issuer: issuer, answers: answers)
-        return .send(Discovery.request(places[answers.count]))
+      } else {
+        switch try Discovery.read(response, from: url, issuer: issuer) {
+        case .found(let endpoints): found = endpoints
+        case .absent(let answer): answers.append(answer)
+        }
       }
+      return try discover(issuer, at: place + 1, answers: answers, found: found)
     case .token(let request)?:
       return try tokenResult(response, of: request)
     case .deviceAuthorization?:
@@ -123,12 +119,41 @@ final class OAuth2Session: AdapterSession {
     switch configuration.operation {
     case .login: settings.grant == .deviceCode ? [.deviceAuthorization, .token] : [.token]
     case .refresh: [.token]
-    case .check:
-      settings.check == .introspection
-        ? [.introspection] : settings.check == .userinfo ? [.userinfo] : []
+    case .check: settings.check.map { [$0.endpoint] } ?? []
     case .logout: [.revocation]
     case .call, .validate: []
     }
+  }
+
+  /// What a discovery looks for: the endpoints the operation needs, and at LOGIN and REFRESH,
+  /// whose OK keeps what was found in session values, those later operations will need.
+  var wantedEndpoints: [Endpoint] {
+    switch configuration.operation {
+    case .login, .refresh:
+      neededEndpoints + [.token, .revocation] + (settings.check.map { [$0.endpoint] } ?? [])
+    default: neededEndpoints
+    }
+  }
+
+  /// The next discovery request while a wanted endpoint is neither given nor found and a place
+  /// is left to look; then the operation's first request, with what was found.
+  private func discover(
+    _ issuer: String, at place: Int, answers: [String], found: DiscoveredEndpoints?
+  ) throws(AdapterError) -> StepResult {
+    let places = Discovery.places(issuer)
+    let lacking = wantedEndpoints.contains { settings.endpoints[$0] ?? found?.endpoints[$0] == nil }
+    guard lacking, place < places.count else {
+      guard let found else {
+        throw AdapterError(
+          "found no discovery document for issuer \(Message.quoted(issuer)): "
+            + answers.joined(separator: "; ")
+            + "; check setting issuer, or give the endpoints one by one")
+      }
+      discovered = found
+      return try begin()
+    }
+    awaiting = .discovery(issuer: issuer, place: place, answers: answers, found: found)
+    return .send(Discovery.request(places[place]))
   }
 
   /// The operation's first request, its endpoints known.

@@ -18,6 +18,14 @@ enum SessionCheck: String, CaseIterable {
   case introspection
   /// The OpenID Connect userinfo endpoint, with the token.
   case userinfo
+
+  /// Where it asks.
+  var endpoint: Endpoint {
+    switch self {
+    case .introspection: .introspection
+    case .userinfo: .userinfo
+    }
+  }
 }
 
 /// The provider's endpoints. Each raw value names the setting that gives it, the member of a

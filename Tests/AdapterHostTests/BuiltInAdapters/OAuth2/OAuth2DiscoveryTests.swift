@@ -98,28 +98,68 @@ import Testing
   }
 
   @Test func aDiscoveredEndpointMustBeSafeForTheCredentials() throws {
+    let revocation = ["revocation_endpoint": "https://id.example/r"]
     let insecure = try StepDriver(.login(), settings: Self.settings).started()
     #expect(
-      insecure.json(Self.document(["token_endpoint": "http://id.example/token"]))
+      insecure.json(Self.document(revocation.merging(["token_endpoint": "http://id.example/token"]) { $1 }))
         == .error("the provider's token_endpoint is plain http:// to \"id.example\", which is not this machine; use https://, or set allow_insecure_transport=true for a test server"))
     let broken = try StepDriver(.login(), settings: Self.settings).started()
     #expect(
-      broken.json(Self.document(["token_endpoint": "https://id.example/t?x=1"]))
+      broken.json(Self.document(revocation.merging(["token_endpoint": "https://id.example/t?x=1"]) { $1 }))
         == .error("the provider's token_endpoint \"https://id.example/t?x=1\" is not an http:// or https:// URL without spaces, query or fragment; give setting token_endpoint"))
     // One the operation does not use cannot fail it.
     let unused = try StepDriver(.login(), settings: Self.settings).started()
-    #expect(unused.json(Self.document(["token_endpoint": "https://id.example/t", "userinfo_endpoint": "http://id.example/u"])).sent != nil)
+    #expect(
+      unused.json(Self.document(revocation.merging(["token_endpoint": "https://id.example/t", "userinfo_endpoint": "http://id.example/u"]) { $1 }))
+        .sent?.url == "https://id.example/t")
     // On this machine plain http is fine: a test server.
     let local = try StepDriver(.login(), settings: ["issuer": "http://127.0.0.1:8000/o", "client_id": "qa"])
     #expect(local.start().sent?.url == "http://127.0.0.1:8000/o/.well-known/openid-configuration")
-    #expect(local.json(Self.document(issuer: "http://127.0.0.1:8000/o", ["token_endpoint": "http://127.0.0.1:8000/o/token/"])).sent?.url == "http://127.0.0.1:8000/o/token/")
+    #expect(
+      local.json(Self.document(issuer: "http://127.0.0.1:8000/o", ["token_endpoint": "http://127.0.0.1:8000/o/token/", "revocation_endpoint": "http://127.0.0.1:8000/o/revoke_token/"]))
+        .sent?.url == "http://127.0.0.1:8000/o/token/")
   }
 
   @Test func aDocumentWithoutTheNeededEndpointNamesTheSettingToGive() throws {
     let driver = try StepDriver(.login(), settings: Self.settings).started()
+    #expect(driver.json(Self.document(["userinfo_endpoint": "https://id.example/u"])).sent?.url == Self.metadata)
     #expect(
-      driver.json(Self.document(["userinfo_endpoint": "https://id.example/u"]))
+      driver.answer(404)
         == .error("the provider's discovery document names no token_endpoint; give setting token_endpoint"))
+  }
+
+  /// django-oauth-toolkit's OIDC document names no revocation or introspection endpoint; its
+  /// RFC 8414 metadata does. LOGIN looks for what later operations need too, since it keeps it.
+  @Test func theMetadataFillsWhatTheOpenIDDocumentLacks() throws {
+    let settings = Self.settings.merging(["check": "introspection"]) { $1 }
+    let oidc = ["token_endpoint": "https://id.example/realms/qa/token", "userinfo_endpoint": "https://id.example/realms/qa/userinfo"]
+    let rfc8414 = [
+      "token_endpoint": "https://id.example/other-token", "revocation_endpoint": "https://id.example/revoke",
+      "introspection_endpoint": "https://id.example/introspect",
+    ]
+    let driver = try StepDriver(.login(), settings: settings).started()
+    #expect(driver.json(Self.document(oidc)).sent?.url == Self.metadata)
+    #expect(driver.json(Self.document(rfc8414)).sent?.url == "https://id.example/realms/qa/token", "the first document's wins")
+    #expect(
+      driver.json(Self.token)
+        == .ok(
+          Done(
+            token: "at-1", expiresIn: 300,
+            sessionValues: [
+              "issuer": Self.issuer, "token_endpoint": "https://id.example/realms/qa/token",
+              "userinfo_endpoint": "https://id.example/realms/qa/userinfo", "revocation_endpoint": "https://id.example/revoke",
+              "introspection_endpoint": "https://id.example/introspect",
+            ], refreshToken: "rt-1")))
+
+    // A second place with nothing good to add is passed over: what the first named stands.
+    for (status, body) in [(Int32(404), "<h1>Not Found</h1>"), (200, Self.document(issuer: "https://evil.example", rfc8414))] {
+      let passed = try StepDriver(.login(), settings: settings).started()
+      _ = passed.json(Self.document(oidc))
+      #expect(passed.answer(status, body).sent?.url == "https://id.example/realms/qa/token")
+      #expect(
+        passed.json(Self.token)
+          == .ok(Done(token: "at-1", expiresIn: 300, sessionValues: oidc.merging(["issuer": Self.issuer]) { $1 }, refreshToken: "rt-1")))
+    }
   }
 
   @Test func aRedirectedDiscoverySaysToCheckTheIssuer() throws {

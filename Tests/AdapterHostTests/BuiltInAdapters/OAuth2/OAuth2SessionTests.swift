@@ -100,7 +100,10 @@ import Testing
     let discovered = try StepDriver(.logout(), settings: ["issuer": "https://id.example", "client_id": "qa"])
     #expect(discovered.start().sent?.url == "https://id.example/.well-known/openid-configuration")
     #expect(
-      discovered.json(#"{"issuer": "https://id.example", "token_endpoint": "https://id.example/t"}"#)
+      discovered.json(#"{"issuer": "https://id.example", "token_endpoint": "https://id.example/t"}"#).sent?.url
+        == "https://id.example/.well-known/oauth-authorization-server")
+    #expect(
+      discovered.answer(404)
         == .ok(Done(message: "the provider has no revocation endpoint: the tokens stay valid until they expire")))
   }
 
