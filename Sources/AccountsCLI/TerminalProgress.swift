@@ -141,10 +141,20 @@ final class NoticingAdapterHost: AdapterHosting {
     host.knownSessionCheck(name, in: searchPath)
   }
 
+  func expectRequest() { host.expectRequest() }
+
+  func loginNeeds(_ name: String, settings: [String: String], in searchPath: AdapterSearchPath)
+    throws(AdapterLoadError) -> LoginNeeds
+  {
+    try host.loginNeeds(name, settings: settings, in: searchPath)
+  }
+
   func run(_ request: AdapterRequest, secretSettings: [String: SecretBytes], in searchPath: AdapterSearchPath)
     throws(AdapterLoadError) -> AdapterOutcome
   {
-    try notice.around(request.backend) { () throws(AdapterLoadError) in
+    // A login a person approves says itself what it waits for.
+    if request.person != nil { return try host.run(request, secretSettings: secretSettings, in: searchPath) }
+    return try notice.around(request.backend) { () throws(AdapterLoadError) in
       try host.run(request, secretSettings: secretSettings, in: searchPath)
     }
   }

@@ -28,7 +28,7 @@ public struct AdapterSearchPath: Equatable, Sendable {
 
   public init(directories: [Directory]) { self.directories = directories }
 
-  public static let builtInNames = ["hmac", "plain", "signed"]
+  public static let builtInNames = ["hmac", "oauth2", "plain", "signed"]
 
   /// The problem `accounts adapters` reports for a file whose name is not an adapter name.
   public static let misnamedReason = "file name is not a valid adapter name"

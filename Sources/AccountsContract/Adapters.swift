@@ -283,12 +283,6 @@ public protocol AdapterHosting: AnyObject, Sendable {
 extension AdapterHosting {
   public func expectRequest() {}
 
-  public func loginNeeds(_ name: String, settings: [String: String], in searchPath: AdapterSearchPath)
-    throws(AdapterLoadError) -> LoginNeeds
-  {
-    .password
-  }
-
   public func knownSessionCheck(_ name: String, in searchPath: AdapterSearchPath) -> AdapterDescription.SessionCheck? {
     nil
   }

@@ -11,7 +11,7 @@ import Testing
     defer { world.close() }
     let sandbox = world.sandbox
     let adapters = try #require(try sandbox.json(["adapters", "--json"]) as? [[String: Any]])
-    #expect(adapters.compactMap { $0["name"] as? String } == ["hmac", "plain", "signed"])
+    #expect(adapters.compactMap { $0["name"] as? String } == ["hmac", "oauth2", "plain", "signed"])
     for adapter in adapters {
       #expect(adapter["abi"] as? String == "1.3")
       #expect(adapter["refused"] is NSNull)
@@ -25,7 +25,7 @@ import Testing
 
     let detail = try sandbox.ok(["adapters", "signed"]).standardOutput
     #expect(squeezed(detail).contains("private_key secret, required - The application's private signing key"), "\(detail)")
-    #expect(try sandbox.ok(["__complete", "adapters"]).standardOutput == "hmac\nplain\nsigned\n")
+    #expect(try sandbox.ok(["__complete", "adapters"]).standardOutput == "hmac\noauth2\nplain\nsigned\n")
     let missing = try sandbox.run(["adapters", "signd"])
     #expect(missing.status == 9)
     #expect(missing.standardError.contains("no adapter 'signd'") && missing.standardError.contains("did you mean 'signed'?"))

@@ -59,7 +59,7 @@ import Testing
     for (name, path) in broken {
       #expect(listed.standardOutput.contains("\(name)  \(path)\n  refused: \(Self.reasons[name]!)\n"), "\(name): \(listed)")
     }
-    for loaded in ["example 1.0.0  ABI 1.3", "hmac 1.0.0", "plain 1.0.0", "signed 1.0.0"] {
+    for loaded in ["example 1.0.0  ABI 1.3", "hmac 1.0.0", "oauth2 1.0.0", "plain 1.0.0", "signed 1.0.0"] {
       #expect(listed.standardOutput.contains(loaded), "\(loaded): \(listed)")
     }
     #expect(listed.standardError == "4 adapters refused; the others work\n")
@@ -68,7 +68,7 @@ import Testing
     let json = try sandbox.run(["adapters", "--json"], environment: Self.fast, timeout: 30)
     #expect(json.status == 0, "\(json)")
     let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
-    #expect(entries.compactMap { $0["name"] as? String } == ["aborts", "badstring", "example", "garbage", "hangs", "hmac", "plain", "signed"])
+    #expect(entries.compactMap { $0["name"] as? String } == ["aborts", "badstring", "example", "garbage", "hangs", "hmac", "oauth2", "plain", "signed"])
     for entry in entries {
       let name = entry["name"] as? String ?? ""
       if let reason = Self.reasons[name] {
@@ -102,7 +102,7 @@ import Testing
     for (name, path) in broken {
       #expect(report.contains("FAIL adapter \(path) refused: \(Self.reasons[name]!)\n"), "\(name): \(doctor)")
     }
-    #expect(report.contains("ok adapters example, hmac, plain, signed loaded"), "\(doctor)")
+    #expect(report.contains("ok adapters example, hmac, oauth2, plain, signed loaded"), "\(doctor)")
     #expect(report.contains("FAIL backend corp adapter \(broken["garbage"]!) refused: crashed while loading (SIGSEGV)"), "\(doctor)")
     #expect(doctor.seconds < 15)
   }
@@ -147,7 +147,7 @@ import Testing
     try CAdapterCompiler.build("example.c", name: "open", into: open)
     let path = ["ACCOUNTS_ADAPTER_PATH": "\(safe):\(open)"]
 
-    #expect(try sandbox.ok(["__complete", "adapters"], environment: path).standardOutput == "example\nhmac\nplain\nsigned\n")
+    #expect(try sandbox.ok(["__complete", "adapters"], environment: path).standardOutput == "example\nhmac\noauth2\nplain\nsigned\n")
 
     let listed = try sandbox.ok(["adapters"], environment: path).standardOutput
     #expect(listed.contains("\\u{1b}[31mred  \(safe)/\\u{1b}[31mred.so\n  refused: file name is not a valid adapter name\n"), "\(listed)")
@@ -170,7 +170,7 @@ import Testing
       #expect(squeezed(result.standardOutput).contains(command == ["adapters"]
         ? "junk \(paths["junk"]!)\n refused: \(Self.protocolReason)\n"
         : "FAIL adapter \(paths["junk"]!) refused: \(Self.protocolReason)\n"), "\(result)")
-      #expect(result.standardOutput.contains(command == ["adapters"] ? "example 1.0.0" : "example, hmac, plain, signed loaded"), "\(result)")
+      #expect(result.standardOutput.contains(command == ["adapters"] ? "example 1.0.0" : "example, hmac, oauth2, plain, signed loaded"), "\(result)")
     }
     #expect(try sandbox.run(["adapters"]).status == 0)
   }
