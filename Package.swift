@@ -50,7 +50,9 @@ let package = Package(
     // The domain: accounts, backends, the index, the auto-login slot, the ledger, the session
     // rules with the lease, the flows; and the ports it reaches the system through (SecretStore
     // and AdapterHosting are declared in AccountsContract, which the private library shares).
-    .target(name: "AccountsCore", dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "SecretMemory"]),
+    .target(
+      name: "AccountsCore",
+      dependencies: ["AccountsContract", "AccountsJSON", "AccountsSystem", "AccountsText", "SecretMemory"]),
     // Every part of the system the domain reaches through a port, and the choice between them:
     //   SecretStore     SecretServiceStore (the bare bus first, then libsecret behind the door:
     //                   PrivateSecretStore)
