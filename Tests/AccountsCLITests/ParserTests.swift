@@ -97,7 +97,7 @@ import AccountsSystem
       (["add"], "`accounts add` needs USER", "usage: accounts add USER [--remember] [--password-stdin]"),
       (["add", "a", "b"], "`accounts add` takes one account; a password is read from stdin or a prompt, never from the command line", "usage: accounts add USER [--remember] [--password-stdin]"),
       (["clear", "b"], "unexpected argument 'b' for `accounts clear`", "usage: accounts clear [--yes] [--force]"),
-      (["backend", "add", "corp"], "`accounts backend add` needs --adapter ADAPTER", "usage: accounts backend add NAME --adapter ADAPTER [--set KEY=VALUE...] [--secret-stdin NAME] [--secret NAME...]"),
+      (["backend", "add", "corp"], "`accounts backend add` needs --adapter ADAPTER", "usage: accounts backend add NAME --adapter ADAPTER [--set KEY=VALUE...] [--secret-stdin NAME...] [--secret NAME...]"),
       (["list", "--backend"], "--backend needs a value (NAME)", "see `accounts list --help`"),
       (["list", "--json=yes"], "--json takes no value", "see `accounts list --help`"),
       (["list", "--backend", "a", "--backend", "b"], "--backend is given twice", "give it once"),

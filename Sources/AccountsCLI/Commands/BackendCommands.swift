@@ -25,8 +25,9 @@ enum BackendCommands {
 
   /// `--secret-stdin NAME`, for `backend add` and `backend set`.
   static let secretStdin = OptionSpec(
-    "secret-stdin", value: "NAME",
-    help: "read the secret setting NAME from stdin (its first line) instead of asking for it")
+    "secret-stdin", value: "NAME", repeatable: true,
+    help: "read the secret setting NAME from stdin (its first line; given twice or more, one line each, in that order) "
+      + "instead of asking for it")
 
   /// `--secret NAME` (repeatable); `help` says what asking means for the command.
   static func secret(help: String) -> OptionSpec {
@@ -35,21 +36,25 @@ enum BackendCommands {
 
   /// The secret settings named with `secret` and `--secret-stdin`, in that order.
   static func secretNames(_ invocation: Invocation, _ secret: OptionSpec) -> [String] {
-    invocation.values(secret) + (invocation.value(secretStdin).map { [$0] } ?? [])
+    invocation.values(secret) + invocation.values(secretStdin)
   }
 
-  /// Reads each setting in `names`: the one named by `--secret-stdin` from stdin, the others
-  /// asked for without echo with the prompt `prompt` gives for the name.
+  /// Reads each setting in `names`: those named by `--secret-stdin` from stdin, a line each in
+  /// the order the options gave them, the others asked for without echo with the prompt
+  /// `prompt` gives for the name.
   static func readSecrets(
     _ names: [String], _ invocation: Invocation, _ environment: Environment, prompt: (String) -> String
   ) throws -> [String: SecretBytes] {
-    let fromStdin = invocation.value(secretStdin)
+    let fromStdin = invocation.values(secretStdin)
+    if let twice = Dictionary(grouping: fromStdin, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+      throw CommandError.usage("--secret-stdin \(Names.printable(twice)) is given twice", fix: "name each secret setting once")
+    }
     var secrets: [String: SecretBytes] = [:]
-    for name in names {
-      secrets[name] =
-        name == fromStdin
-        ? try environment.terminal.readSecretFromStandardInput(what: name)
-        : try environment.terminal.promptSecret(prompt(name), what: name, stdinOption: "--secret-stdin \(name)")
+    for name in fromStdin where names.contains(name) {
+      secrets[name] = try environment.terminal.readSecretFromStandardInput(what: name)
+    }
+    for name in names where secrets[name] == nil {
+      secrets[name] = try environment.terminal.promptSecret(prompt(name), what: name, stdinOption: "--secret-stdin \(name)")
     }
     return secrets
   }
