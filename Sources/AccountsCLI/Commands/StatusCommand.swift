@@ -92,7 +92,7 @@ enum StatusCommand {
     case .loginRequired, .personRequired, .oneTimeCodeRequired: "login_required"
     case .expired, .expiredAgain: "expired"
     case .signedInElsewhere: "signed_in_elsewhere"
-    case .credentialsRejected, .codeRejected: "rejected"
+    case .credentialsRejected, .codeRejected, .approvalDenied: "rejected"
     case .upgradeRequired: "upgrade_required"
     case .backendUnavailable, .unexportable: "backend_error"
     case .adapterFailed, .noToken: "adapter_failed"

@@ -35,6 +35,9 @@ public enum SessionFailure: UserFacingError, Equatable {
   /// The backend rejected a login that carried a one-time code (exit 4): the password, the
   /// code or the clock it was computed at may be wrong, so nothing is forgotten.
   case codeRejected(subject: String, message: String, code: OneTimeCodeOrigin)
+  /// A login a person approves elsewhere was denied there (exit 4): nothing was asked of, or
+  /// is forgotten about, a password.
+  case approvalDenied(AccountID, message: String)
   /// The backend wants a newer client (exit 6): its message and the link it sent.
   case upgradeRequired(subject: String, message: String, link: String)
   /// The network or the backend failed (exit 8); nothing was changed.
@@ -115,7 +118,7 @@ public enum SessionFailure: UserFacingError, Equatable {
     switch self {
     case .loginRequired, .personRequired, .oneTimeCodeRequired: .loginRequired
     case .expired, .expiredAgain, .signedInElsewhere: .sessionEnded
-    case .credentialsRejected, .codeRejected: .credentialsRejected
+    case .credentialsRejected, .codeRejected, .approvalDenied: .credentialsRejected
     case .upgradeRequired: .upgradeRequired
     case .backendUnavailable, .unexportable: .backendUnavailable
     case .adapterFailed, .noToken: .adapterFailed
@@ -143,6 +146,8 @@ public enum SessionFailure: UserFacingError, Equatable {
         + (forgotten ? "; the remembered password is forgotten" : "")
     case .codeRejected(let subject, let message, _):
       "\(subject): \(message.isEmpty ? "the backend rejected the password or the one-time code" : message)"
+    case .approvalDenied(let id, let message):
+      "\(id): \(message.isEmpty ? "the login was denied at the provider" : message)"
     case .upgradeRequired(let subject, let message, _):
       "\(subject): the backend requires a newer client\(Self.quoting(message))"
     case .backendUnavailable(let subject, let message), .adapterFailed(let subject, let message):
@@ -179,6 +184,8 @@ public enum SessionFailure: UserFacingError, Equatable {
       "log in with the new password: `accounts login \(subject) --remember`"
     case .credentialsRejected:
       "check the user name and password"
+    case .approvalDenied(let id, _):
+      "run `accounts login \(id)` again, and approve it at the provider as the account's user"
     case .codeRejected(_, _, .seed(let name)):
       "check the password, the TOTP seed (`accounts otp \(name)` against your authenticator) and this machine's clock"
     case .codeRejected(_, _, .typed):

@@ -74,6 +74,9 @@ extension SessionFlow {
           throw SessionFailure(outcome, on: id, next: transition.next)!
         }
       }
+      if case .wrongPassword(let message) = outcome, !backend.loginNeeds.contains(.password) {
+        throw SessionFailure.approvalDenied(id, message: message)
+      }
       throw SessionFailure(outcome, subject: id.description, oneTimeCode: code?.origin)!
     }
     guard let token = success.token else { throw SessionFailure.noToken(id) }
@@ -83,15 +86,37 @@ extension SessionFlow {
     let at = now()
     let expiresAt = Timestamp.lifetime(success.expiresIn).map { at.adding(seconds: $0) }
     let login = LoginRecord(expiresAt: expiresAt, session: success.sessionValues, generation: Self.newGeneration())
+    let replaced = again ? nil : try replacedRenewableSession(id)
     try ledger.record(
       .loggedIn(remember: remember, takeSlot: takeSlot), for: id, token: token, password: remember ? password : nil,
       refreshToken: success.refreshToken, login: login, at: at)
+    if let replaced { revoke(replaced, backend) }
     var account = Account(id: id, addedAt: at)
     account.lastLogin = at
     account.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
     return ActiveSession(
       id: id, token: token, sessionValues: success.sessionValues, expiresAt: expiresAt,
       origin: again ? .loggedInAgain : .loggedIn, observed: ObservedSession(account))
+  }
+
+  /// The session a new login of `id` replaces, when it has a refresh token: a refresh token
+  /// renews for months, so the provider is told to revoke it (and its token) rather than left
+  /// holding a live one nobody keeps. Nil for other sessions, whose end is their backend's.
+  private func replacedRenewableSession(_ id: AccountID) throws -> (session: ActiveSession, refreshToken: SecretBytes)? {
+    let book = try ledger.index.load()
+    guard book[id]?.token?.refreshable == true, let session = try storedSession(id),
+      let refreshToken = try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService)
+    else { return nil }
+    return (session, refreshToken)
+  }
+
+  /// LOGOUT of a session replaced by a new login, best effort: a failure is a notice.
+  private func revoke(_ replaced: (session: ActiveSession, refreshToken: SecretBytes), _ backend: PreparedBackend) {
+    let session = replaced.session
+    let outcome = try? run(.logout(token: session.token, refreshToken: replaced.refreshToken), for: session, backend)
+    if let outcome, let failure = SessionFailure(outcome, subject: session.id.description) {
+      notice("the provider was not told to revoke the replaced session: \(failure.message)")
+    }
   }
 
   /// 16 random hex digits naming a new session.

@@ -222,3 +222,20 @@ extension SessionFlowRenewalTests {
     #expect(try world.book.autoLogin == alice)
   }
 }
+
+extension SessionFlowRenewalTests {
+  @Test func aNewLoginOverASessionWithARefreshTokenRevokesTheOldOne() throws {
+    let world = try World(valid: true)
+    world.host.script = [.ok(AdapterSuccess(token: secret("T9"), expiresIn: 60, refreshToken: secret("R9")))]
+    _ = try world.flow.logIn(alice, password: .given(secret("pw")), remember: false, takeSlot: false)
+    #expect(world.host.calls == ["login alice pw", "logout alice T1 refresh R1"])
+    #expect(world.item(.refreshToken) == "R9" && world.item(.token) == "T9")
+  }
+
+  @Test func aLoginAfterARefusedRefreshTokenRevokesNothingMore() throws {
+    let world = try World()
+    world.host.script = [.sessionExpired(message: "invalid_grant"), FakeAdapterHost.loggedIn("T3")]
+    _ = try world.flow.session(for: alice, prove: false, password: .rememberedOnly)
+    #expect(world.host.calls == ["refresh alice R1", "login alice pw"])
+  }
+}
