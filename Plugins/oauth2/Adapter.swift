@@ -56,6 +56,9 @@ enum OAuth2Adapter: Adapter {
     SettingDefinition(
       "scope", "Scopes to ask for, separated by spaces, e.g. openid profile", flags: .optional),
     SettingDefinition(
+      "audience", "The API the tokens are for, where the provider asks for one (Auth0), e.g. https://api.example.com",
+      flags: .optional),
+    SettingDefinition(
       "grant",
       "How login gets a token: password, client_credentials (the account is a client) or device_code (a person approves in a browser)",
       flags: .optional, default: "password"),

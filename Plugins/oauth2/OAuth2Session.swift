@@ -202,7 +202,10 @@ final class OAuth2Session: AdapterSession {
     }
   }
 
-  private var scopeField: [FormField] { settings.scope.map { [FormField("scope", $0)] } ?? [] }
+  /// What a new grant asks for: `scope`, and `audience` where the provider wants one.
+  private var scopeField: [FormField] {
+    (settings.scope.map { [FormField("scope", $0)] } ?? []) + (settings.audience.map { [FormField("audience", $0)] } ?? [])
+  }
 
   private func tokenRequest(_ request: TokenRequest, _ fields: [FormField], as client: Client?)
     throws(AdapterError) -> StepResult

@@ -66,6 +66,8 @@ struct OAuth2Settings {
   /// `client_id` and `client_secret`; nil without client_id.
   let client: Client?
   let scope: String?
+  /// `audience`: the API the tokens are for (Auth0 and others), sent beside the scope.
+  let audience: String?
   let grant: Grant
   let check: SessionCheck?
   /// Who asks the introspection endpoint; nil unless check is introspection.
@@ -109,6 +111,10 @@ struct OAuth2Settings {
 
     let scope = settings.given("scope")
     self.scope = scope
+    audience = settings.given("audience")
+    if let audience, audience.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+      throw AdapterError("setting audience must be one line without control characters")
+    }
     if let scope, !scope.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || Self.isScopeCharacter($0) }) {
       throw AdapterError(
         "setting scope must be scope names separated by spaces, e.g. \"openid profile\", not "

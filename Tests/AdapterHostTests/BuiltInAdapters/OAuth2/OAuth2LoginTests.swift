@@ -40,6 +40,20 @@ import Testing
     #expect(sent.headers["Authorization"] == nil)
   }
 
+  /// Auth0 and others want the API the token is for: `audience` goes beside the scope, in
+  /// every grant that starts a session, and never in a refresh.
+  @Test func anAudienceGoesWithEveryNewGrant() throws {
+    var settings = Self.settings
+    settings["audience"] = "https://api.example.com"
+    let sent = try #require(try login(settings).start().sent)
+    #expect(sent.form == ["grant_type=password", "username=alice", "password=pw 1&2", "scope=openid profile", "audience=https://api.example.com"])
+    settings["grant"] = "client_credentials"
+    let service = try #require(try login(settings, user: "svc").start().sent)
+    #expect(service.form.contains("audience=https://api.example.com"))
+    let refresh = try #require(try StepDriver(.refresh("rt-1"), settings: settings).start().sent)
+    #expect(!refresh.form.contains { $0.hasPrefix("audience=") })
+  }
+
   @Test func aRejectedPasswordIsAWrongPassword() throws {
     let driver = try login().started()
     #expect(

@@ -19,7 +19,7 @@ import Testing
     #expect(
       description.settings.map(\.name) == [
         "issuer", "token_endpoint", "device_authorization_endpoint", "revocation_endpoint", "introspection_endpoint",
-        "userinfo_endpoint", "client_id", "client_secret", "scope", "grant", "check", "introspection_client_id",
+        "userinfo_endpoint", "client_id", "client_secret", "scope", "audience", "grant", "check", "introspection_client_id",
         "introspection_client_secret", "api_base", "allow_insecure_transport",
       ])
     #expect(description.settings.filter(\.isSecret).map(\.name) == ["client_secret", "introspection_client_secret"])
