@@ -6,20 +6,23 @@ import Foundation
 ///
 /// Python's `pty` module does the terminal work: the program gets the pty as its controlling
 /// terminal, so it can open /dev/tty and switch echo off exactly as for a real user. Bounded:
-/// each step and the whole run give up after `timeout` seconds.
+/// each step and the whole run give up after `timeout` seconds. With `transcript`, what the
+/// terminal showed so far is also written to that file as it comes, for a test that acts
+/// beside the program while it runs (approves what it shows elsewhere).
 public func runInTerminal(
   _ executable: String, _ arguments: [String], environment: [String: String],
-  steps: [(expect: String, type: String)], timeout: Double = 30
+  steps: [(expect: String, type: String)], timeout: Double = 30, transcript: String? = nil
 ) throws -> ProcessResult {
   let plan = try JSONSerialization.data(withJSONObject: steps.map { [$0.expect, $0.type] })
   return try runProcess(
-    "/usr/bin/python3", ["-c", driver, String(decoding: plan, as: UTF8.self), String(timeout), executable] + arguments,
+    "/usr/bin/python3",
+    ["-c", driver, String(decoding: plan, as: UTF8.self), String(timeout), transcript ?? "", executable] + arguments,
     environment: environment, timeout: timeout + 10)
 }
 
 private let driver = #"""
   import json, os, pty, select, signal, sys, time
-  steps, timeout, argv = json.loads(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
+  steps, timeout, transcript, argv = json.loads(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4:]
   pid, fd = pty.fork()
   if pid == 0:
       # A login shell blocks no signal; the test runner that started us may (SIGTSTP).
@@ -37,6 +40,9 @@ private let driver = #"""
       except OSError:  # EIO: the program closed the terminal
           return False
       out += chunk
+      if transcript:
+          with open(transcript, "wb") as f:
+              f.write(out)
       return bool(chunk)
   seen = 0
   for expect, answer in steps:

@@ -126,12 +126,12 @@ final class Sandbox: @unchecked Sendable {
   /// emulator sets it, unless `environment` says otherwise.
   func terminal(
     _ arguments: [String], _ steps: [(expect: String, type: String)] = [], timeout: Double = 30,
-    environment extra: [String: String] = [:]
+    environment extra: [String: String] = [:], transcript: String? = nil
   ) throws -> ProcessResult {
     try runInTerminal(
       PackagePaths.accounts, arguments,
       environment: environment.merging(["TERM": "xterm-256color"]) { $1 }.merging(extra) { $1 }, steps: steps,
-      timeout: timeout)
+      timeout: timeout, transcript: transcript)
   }
 
   /// Runs a bash script with the sandbox's environment and $ACCOUNTS the built binary (bounded:
