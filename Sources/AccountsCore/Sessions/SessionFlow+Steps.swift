@@ -197,6 +197,7 @@ extension SessionFlow {
   private func refresh(_ account: Account, _ backend: PreparedBackend, because why: String) throws -> ActiveSession? {
     let id = account.id
     try allow(.logIn, id)
+    (try? host())?.expectRequest()  // libcurl loads while the refresh token is read
     let book = try ledger.index.load()
     guard let refreshToken = try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService) else {
       return nil  // the keyring lost it: settled away, as a refused one would be

@@ -65,6 +65,7 @@ import Testing
     world.host.script = [Self.refreshed("T2", rotated: "R2")]
     let session = try world.flow.session(for: alice, prove: false, password: .rememberedOnly)
     #expect(world.host.calls == ["refresh alice R1"])
+    #expect(world.host.requestsExpected == 1, "libcurl loads while the refresh token is read")
     #expect(session.token == secret("T2") && session.origin == .loggedInAgain)
     #expect(world.item(.token) == "T2")
     #expect(world.item(.refreshToken) == "R2", "the rotated refresh token replaces the old one")
