@@ -202,6 +202,9 @@ enum BackendRemoveCommand {
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
     let name = invocation.argument(BackendCommands.name)!
     _ = try environment.config.load().backend(named: name)  // "no backend 'crop'; did you mean 'corp'?"
+    if invocation.isSet(force) {
+      environment.revokeRefreshTokens(of: try environment.index.load().accounts.map(\.id).filter { $0.backend == name })
+    }
     let (backend, forgotten) = try environment.ledger.removeBackend(name, forgettingAccounts: invocation.isSet(force))
     let accounts = forgotten.removed
     if invocation.json {

@@ -9,7 +9,7 @@ enum ClearCommand {
     summary: "forget every account",
     discussion: """
       Forgets every saved account with its remembered password and token, as `remove` does \
-      for one. Asks first on a terminal; without a terminal it needs --yes. Backends and \
+      for one (sessions with a refresh token revoked at their provider first). Asks first on a terminal; without a terminal it needs --yes. Backends and \
       their settings stay. If the keyring fails part-way, the accounts whose secrets could \
       not be deleted stay saved; accounts without a remembered password or token are \
       forgotten even then, and their keyring items, if any, are swept later. Refuses while a \
@@ -40,6 +40,7 @@ enum ClearCommand {
         return
       }
     }
+    environment.revokeRefreshTokens(of: accounts.map(\.id))
     let forgotten = try environment.ledger.forget(accounts.map(\.id))
     let swept = forgotten.removed
     let failure = forgotten.failure

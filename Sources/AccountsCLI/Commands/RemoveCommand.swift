@@ -10,7 +10,9 @@ enum RemoveCommand {
       Deletes the account's remembered password, token and other secrets from the Secret \
       Service, then removes it from the index (and from the auto-login slot if it held it). \
       USER must be spelled out: a prefix is not enough for a command that deletes. An account \
-      held by a lease (`accounts leases`) is refused, naming its holder, unless --force.
+      held by a lease (`accounts leases`) is refused, naming its holder, unless --force. A \
+      session with a refresh token (oauth2) is first revoked at its provider, since nobody \
+      could revoke it once forgotten; a provider that cannot be told is a warning.
 
       With KeePassXC as the Secret Service, the deleted entries go to its Recycle Bin and old \
       passwords stay in each entry's history: clear "Use recycle bin" and limit history to 0 \
@@ -29,6 +31,7 @@ enum RemoveCommand {
     let query = invocation.argument(user)!
     let id = try environment.resolveAccount(query, invocation, in: book, allowPrefix: false)
     try LeaseGuard.check([id], invocation, environment)
+    environment.revokeRefreshTokens(of: [id])
     let forgotten = try environment.ledger.forget([id])
     guard forgotten.removed == [id] else {
       if let failure = forgotten.failure { throw failure }

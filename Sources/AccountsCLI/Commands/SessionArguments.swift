@@ -45,6 +45,16 @@ extension Environment {
     return flow
   }
 
+  /// Before accounts are forgotten (`remove`, `clear`, `backend remove --force`): their
+  /// refresh tokens revoked at their providers, the warnings said (`SessionFlow.revokeRefreshTokens`).
+  func revokeRefreshTokens(of ids: [AccountID]) {
+    let wanted = Set(ids)
+    guard (try? index.load())?.accounts.contains(where: { $0.token?.refreshable == true && wanted.contains($0.id) }) == true,
+      let flow = try? sessionFlow(timeout: networkTimeout(), notice: { _ in })
+    else { return }
+    for warning in flow.revokeRefreshTokens(of: ids) { output.warning(warning) }
+  }
+
   /// Where a login a person approves elsewhere (the device flow) tells them what to do: stderr,
   /// when a person sits at the terminal (stdin and stderr both are one); nil otherwise.
   func personChannel() -> PersonChannel? {

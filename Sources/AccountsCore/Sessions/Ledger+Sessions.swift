@@ -86,12 +86,15 @@ extension Ledger {
             try store.store(password, for: passwordKey(id))
             stored.append(SecretKey(id, .password))
           }
-          try store.store(token, for: SecretKey(id, .token))
-          stored.append(SecretKey(id, .token))
+          // The refresh token first: a provider that rotated it revoked the old one, so a
+          // kill between the two must leave the new refresh token (with the old token, which
+          // it renews), never the new token with a refresh token nobody accepts.
           if let refreshToken {
             try store.store(refreshToken, for: SecretKey(id, .refreshToken))
             stored.append(SecretKey(id, .refreshToken))
           }
+          try store.store(token, for: SecretKey(id, .token))
+          stored.append(SecretKey(id, .token))
         },
         claim: { book in book.apply(applied, to: id, login: record, at: now) },
         // The index could not take the claims: what it did not claim before goes again. A

@@ -25,6 +25,10 @@ final class OperationBudget: Sendable {
     return left < 1_000_000 ? nil : Double(left) / 1e9  // under a millisecond: nothing to do in it
   }
 
+  /// Starts the clock again at the next operation: after a login a person approved elsewhere,
+  /// whose wait was theirs, not the backend's (as a typed password's is).
+  func restart() { deadline.withLock { $0 = nil } }
+
   /// Whether the budget ran out (so an operation that just failed was cut short by it).
   var isSpent: Bool { next() == nil }
 

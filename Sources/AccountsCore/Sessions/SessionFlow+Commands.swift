@@ -26,9 +26,15 @@ extension SessionFlow {
     let backend = try prepare(id.backend)
     try allow(.logIn, id)
     // An expired session with a refresh token is renewed, as every command renews one.
+    // When it cannot be renewed so (the refresh token refused, nothing remembered), a login
+    // follows, as for a session without one.
     if try ledger.index.load()[id]?.token?.refreshable == true {
-      _ = try locks.exclusive(id) { try renewOnce(id, backend, asking: source.mayAsk, because: "the session expired") }
-      if let renewed = try reuse(id) { return (renewed, false) }
+      do {
+        _ = try locks.exclusive(id) { try renewOnce(id, backend, asking: source.mayAsk, because: "the session expired") }
+        if let renewed = try reuse(id) { return (renewed, false) }
+      } catch let failure as SessionFailure where failure.status == .sessionEnded || failure == .loginRequired(id) {
+        guard try ledger.index.load()[id]?.token == nil else { throw failure }
+      }
     }
     let (password, remembered) = try credentials(for: id, source, backend)
     return try locks.exclusive(id) {
@@ -149,22 +155,49 @@ extension SessionFlow {
   /// A session with a refresh token is told first (its adapter revokes both tokens): a
   /// refresh token renews for months, and once forgotten here nobody could revoke it. A kill
   /// between the two leaves revoked tokens here, which the next command finds rejected.
+  ///
+  /// Under the account's session lock: a renewal under way (which may rotate the refresh
+  /// token) finishes first, and its session is the one ended.
   public func logOut(_ id: AccountID, because event: SessionEvent = .loggedOut) throws -> [String] {
     try allow(.logOut, id)
-    var warnings: [String] = []
-    let session = try storedSession(id)
-    if session == nil { warnings.append("\(id) had no session") }
-    let book = try ledger.index.load()
-    let refreshToken =
-      session != nil && event == .loggedOut && book[id]?.token?.refreshable == true
-      ? try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService) : nil
-    if let session, let refreshToken { try tellBackend(session, refreshToken: refreshToken, &warnings) }
-    try ledger.record(event, for: id, at: now())
-    if try ledger.index.load().unsettled.contains(id) {
-      // The index no longer claims the token; the keyring could not delete it yet.
-      warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")
+    return try locks.exclusive(id) {
+      var warnings: [String] = []
+      let session = try storedSession(id)
+      if session == nil { warnings.append("\(id) had no session") }
+      let book = try ledger.index.load()
+      let refreshToken =
+        session != nil && book[id]?.token?.refreshable == true
+        ? try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService) : nil
+      if let session, let refreshToken { try tellBackend(session, refreshToken: refreshToken, &warnings) }
+      try ledger.record(event, for: id, at: now())
+      if try ledger.index.load().unsettled.contains(id) {
+        // The index no longer claims the token; the keyring could not delete it yet.
+        warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")
+      }
+      if let session, refreshToken == nil { try tellBackend(session, refreshToken: nil, &warnings) }
+      return warnings
     }
-    if let session, refreshToken == nil { try tellBackend(session, refreshToken: nil, &warnings) }
+  }
+
+  /// Before `remove`, `clear` or `backend remove --force` forget accounts: each session that
+  /// holds a refresh token is revoked at its provider, best effort (a failure is a warning),
+  /// since a refresh token renews for months and nobody could revoke it once forgotten here.
+  /// Other sessions end with their secrets, as they always did. Returns the warnings.
+  public func revokeRefreshTokens(of ids: [AccountID]) -> [String] {
+    var warnings: [String] = []
+    guard let book = try? ledger.index.load() else { return warnings }
+    for id in ids where book[id]?.token?.refreshable == true {
+      do {
+        guard let session = try storedSession(id),
+          let refreshToken = try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService)
+        else { continue }
+        var told: [String] = []
+        try tellBackend(session, refreshToken: refreshToken, &told)
+        warnings += told.map { "\(id): \($0)" }
+      } catch {
+        warnings.append("\(id): the provider was not told: \((error as? any UserFacingError)?.message ?? "\(error)")")
+      }
+    }
     return warnings
   }
 
@@ -196,6 +229,7 @@ extension SessionFlow {
       throw SessionFailure(outcome, subject: id.description, oneTimeCode: code?.origin)!
     }
     guard let token = success.token else { return (success, .ok(AdapterSuccess())) }
-    return (success, try run(.logout(token: token), user: user, sessionValues: success.sessionValues, backend))
+    let logout = AdapterOperation.logout(token: token, refreshToken: success.refreshToken)
+    return (success, try run(logout, user: user, sessionValues: success.sessionValues, backend))
   }
 }

@@ -65,9 +65,12 @@ extension SessionFlow {
   ) throws -> ActiveSession {
     try allow(.logIn, id)
     let remember = remember && backend.loginNeeds.contains(.password)  // nothing to remember otherwise
+    // A login a person approves runs only where one may be asked, never to renew unattended.
+    let person = backend.loginNeeds.contains(.person) ? (asking ? self.person : nil) : nil
+    if backend.loginNeeds.contains(.person), person == nil { throw SessionFailure.personRequired(id) }
     let code = try oneTimeCode(for: id, backend, asking: asking)
     let outcome = try run(
-      .login(password: password, oneTimeCode: code?.code), user: id.user, sessionValues: [:], backend)
+      .login(password: password, oneTimeCode: code?.code), user: id.user, sessionValues: [:], backend, person: person)
     guard case .ok(let success) = outcome else {
       if case .wrongPassword = outcome, rememberedOne, code == nil {
         if case .applied(let transition) = try ledger.record(.passwordRejected, for: id, at: now()) {
@@ -90,7 +93,7 @@ extension SessionFlow {
     try ledger.record(
       .loggedIn(remember: remember, takeSlot: takeSlot), for: id, token: token, password: remember ? password : nil,
       refreshToken: success.refreshToken, login: login, at: at)
-    if let replaced { revoke(replaced, backend) }
+    if let replaced, replaced.refreshToken != success.refreshToken { revoke((replaced.session, replaced.refreshToken), backend) }
     var account = Account(id: id, addedAt: at)
     account.lastLogin = at
     account.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
@@ -110,8 +113,9 @@ extension SessionFlow {
     return (session, refreshToken)
   }
 
-  /// LOGOUT of a session replaced by a new login, best effort: a failure is a notice.
-  private func revoke(_ replaced: (session: ActiveSession, refreshToken: SecretBytes), _ backend: PreparedBackend) {
+  /// LOGOUT of a session nobody keeps any more (replaced by a new login, or renewed by a
+  /// refresh that another command overtook), best effort: a failure is a notice.
+  private func revoke(_ replaced: (session: ActiveSession, refreshToken: SecretBytes?), _ backend: PreparedBackend) {
     let session = replaced.session
     let outcome = try? run(.logout(token: session.token, refreshToken: replaced.refreshToken), for: session, backend)
     if let outcome, let failure = SessionFailure(outcome, subject: session.id.description) {
@@ -184,7 +188,7 @@ extension SessionFlow {
       return renewed
     }
     let book = try ledger.index.load()
-    guard book[id]?.remembered == true,
+    guard book[id]?.remembered == true, backend.loginNeeds.contains(.password),
       let password = try ledger.claimedSecret(SecretKey(id, .password), recorded: book.secretService)
     else { throw SessionFailure.loginRequired(id) }
     notice("\(id): \(why); logging in again with the remembered password")
@@ -217,7 +221,12 @@ extension SessionFlow {
       let recorded = try ledger.record(
         .refreshed, for: id, token: token, refreshToken: success.refreshToken, login: login, observed: observed, at: at)
       if case .stale = recorded {
-        // Another command renewed it meanwhile; its session is the one to use.
+        // Another command renewed or ended the session meanwhile: the tokens this refresh got
+        // are kept by nobody, so the provider is told to revoke them.
+        let orphan = ActiveSession(
+          id: id, token: token, sessionValues: session, expiresAt: expiresAt, origin: .loggedInAgain,
+          observed: observed)
+        revoke((orphan, success.refreshToken), backend)
         guard let current = try storedSession(id), case .valid = tokenState(current) else {
           throw SessionFailure.loginRequired(id)
         }
@@ -276,16 +285,18 @@ extension SessionFlow {
     try run(operation, user: session.id.user, sessionValues: session.sessionValues, backend)
   }
 
+  /// `person`: where a LOGIN a person approves shows them what to do (`logIn` decides).
   func run(
-    _ operation: AdapterOperation, user: String, sessionValues: [String: String], _ backend: PreparedBackend
+    _ operation: AdapterOperation, user: String, sessionValues: [String: String], _ backend: PreparedBackend,
+    person: PersonChannel? = nil
   ) throws -> AdapterOutcome {
     guard let left = budget.next() else { return budget.spentOutcome }
-    // Only a LOGIN a person approves is shown to one.
-    let person = operation.kind == .login && backend.loginNeeds.contains(.person) ? self.person : nil
     let request = AdapterRequest(
       adapter: backend.config.adapter, backend: backend.config.name, settings: backend.config.settings, user: user,
       sessionValues: sessionValues, operation: operation, timeout: left, person: person)
     let outcome = try host().run(request, secretSettings: backend.secretSettings, in: searchPath)
+    // The person's wait was theirs: the command's other calls get the whole --timeout.
+    if person != nil { budget.restart() }
     // An operation given only the rest of the budget that failed when it ran out was cut short
     // by it: say so, rather than "did not answer within 0.8 s".
     switch outcome {

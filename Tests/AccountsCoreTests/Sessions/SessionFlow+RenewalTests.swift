@@ -1,5 +1,6 @@
 @testable import AccountsContract
 import AccountsSystem
+import Glibc
 import SecretMemory
 import TestDoubles
 import TestSupport
@@ -23,9 +24,10 @@ import Testing
     let locks = FakeSessionLocks.Registry()
     var person: PersonChannel?
     var leases: any LeaseLookup = NoLeases()
+    var timeout = 5.0
     var flow: SessionFlow {
       var flow = SessionFlow(
-        ledger: ledger, host: { [host] in host }, searchPath: AdapterSearchPath(directories: []), timeout: 5,
+        ledger: ledger, host: { [host] in host }, searchPath: AdapterSearchPath(directories: []), timeout: timeout,
         locks: FakeSessionLocks(registry: locks), now: { SessionFlowRenewalTests.start }, notice: { _ in })
       flow.person = person
       flow.leases = leases
@@ -238,5 +240,100 @@ extension SessionFlowRenewalTests {
     world.host.script = [.sessionExpired(message: "invalid_grant"), FakeAdapterHost.loggedIn("T3")]
     _ = try world.flow.session(for: alice, prove: false, password: .rememberedOnly)
     #expect(world.host.calls == ["refresh alice R1", "login alice pw"])
+  }
+}
+
+
+/// What a hostile review found: each test failed before its fix.
+extension SessionFlowRenewalTests {
+  /// The rotated refresh token is stored before the token: a kill between the two leaves a
+  /// refresh token the provider accepts.
+  @Test func aRotatedRefreshTokenIsStoredBeforeTheToken() throws {
+    let world = try World()
+    world.host.script = [Self.refreshed("T2", rotated: "R2")]
+    _ = try world.flow.session(for: alice, prove: false, password: .rememberedOnly)
+    let stores = world.store.calls.filter { $0.hasPrefix("store ") }
+    #expect(stores.suffix(2) == ["store alice@corp refresh_token", "store alice@corp token"], "\(stores)")
+  }
+
+  /// A person's wait is not the backend's: the command's next call gets the whole --timeout.
+  @Test func aPersonsWaitLeavesTheCommandItsWholeTimeout() throws {
+    let world = try World(remembered: false, refreshToken: nil)
+    try world.ledger.record(.loggedOut, for: alice, at: Self.start)
+    world.host.needs = .person
+    world.person = PersonChannel { _ in }
+    world.timeout = 0.3
+    world.host.fallback = { request in
+      if case .login = request.operation {
+        usleep(500_000)  // the person takes longer than the whole --timeout
+        return .ok(AdapterSuccess(token: secret("T8"), expiresIn: 60))
+      }
+      return .ok(AdapterSuccess(body: "{}"))
+    }
+    let answer = try world.flow.call(
+      alice, method: "GET", path: "me", parameters: [], password: .rememberedOrAsk { _ in nil })
+    #expect(answer.body == "{}")
+    #expect(world.host.operations == ["login", "call"])
+  }
+
+  /// A backend whose logins a person approves is never logged in unattended, even when a
+  /// password is remembered (set before its grant changed): the renewal stops at exit 3.
+  @Test func anUnattendedRenewalNeverStartsALoginAPersonApproves() throws {
+    let world = try World(remembered: true, refreshToken: nil)
+    world.host.needs = .person
+    world.person = PersonChannel { _ in }
+    #expect(throws: SessionFailure.loginRequired(alice)) {
+      try world.flow.session(for: alice, prove: false, password: .rememberedOnly)
+    }
+    #expect(world.host.calls.isEmpty)
+    let entries = world.flow.logInStale([alice], withinSeconds: 600, jobs: 1)
+    #expect(world.host.calls.isEmpty, "login --stale shows nobody a code: \(entries)")
+  }
+
+  /// switch whose refresh token is refused, with nothing remembered, logs in as for a session
+  /// without one: it asks.
+  @Test func switchAfterARefusedRefreshTokenAsksForThePassword() throws {
+    let world = try World(remembered: false)
+    world.host.script = [.sessionExpired(message: "invalid_grant"), FakeAdapterHost.loggedIn("T4")]
+    let asked = ThreadSafeList<String>()
+    let (_, reused) = try world.flow.switchTo(alice, password: .rememberedOrAsk { id in
+      asked.append(id.description)
+      return secret("typed")
+    })
+    #expect(!reused && asked.all == ["alice@corp"])
+    #expect(world.host.calls == ["refresh alice R1", "login alice typed"])
+  }
+
+  /// A refresh another command overtook got tokens nobody keeps: they are revoked.
+  @Test func tokensARefreshGotThatNobodyKeepsAreRevoked() throws {
+    let world = try World()
+    let ledger = world.ledger
+    let alice = alice
+    world.host.fallback = { request in
+      if case .refresh = request.operation {
+        // Meanwhile another command logs the account out.
+        _ = try? ledger.record(.loggedOut, for: alice, at: SessionFlowRenewalTests.start)
+        return SessionFlowRenewalTests.refreshed("T2", rotated: "R2")
+      }
+      return .ok(AdapterSuccess())
+    }
+    #expect(throws: SessionFailure.self) { try world.flow.session(for: alice, prove: false, password: .rememberedOnly) }
+    #expect(world.host.calls == ["refresh alice R1", "logout alice T2 refresh R2"])
+  }
+
+  @Test func aReLoginThatGotTheSameRefreshTokenRevokesNothing() throws {
+    let world = try World(valid: true)
+    world.host.script = [.ok(AdapterSuccess(token: secret("T9"), expiresIn: 60, refreshToken: secret("R1")))]
+    _ = try world.flow.logIn(alice, password: .given(secret("pw")), remember: false, takeSlot: false)
+    #expect(world.host.calls == ["login alice pw"])
+    #expect(world.item(.refreshToken) == "R1")
+  }
+
+  @Test func forgettingAnAccountRevokesItsRefreshTokenFirst() throws {
+    let world = try World(valid: true)
+    let warnings = world.flow.revokeRefreshTokens(of: [alice])
+    #expect(warnings.isEmpty)
+    #expect(world.host.calls == ["logout alice T1 refresh R1"])
+    #expect(world.item(.refreshToken) == "R1", "forgetting is the ledger's; this only tells the provider")
   }
 }
