@@ -30,10 +30,13 @@ enum ClientAuthentication {
   /// `Authorization: Basic base64(id:secret)`, each form-encoded first (RFC 6749 §2.3.1), so a
   /// ":" in the id cannot split it.
   static func basic(id: String, secret: SecretBytes) -> SecretPair {
-    let pair = SecretBytes(concatenating: [
-      FormEncoding.escaped(id), ":", FormEncoding.escaped(secret),
-    ])
-    return SecretPair("Authorization", SecretBytes(concatenating: ["Basic ", Base64.encode(pair)]))
+    SecretPair("Authorization", SecretBytes(concatenating: ["Basic ", basicCredentials(id: id, secret: secret)]))
+  }
+
+  /// What follows "Basic ": base64 of the form-encoded id and secret, itself a secret (a
+  /// provider may echo the header back in its error text).
+  static func basicCredentials(id: String, secret: SecretBytes) -> SecretBytes {
+    Base64.encode(SecretBytes(concatenating: [FormEncoding.escaped(id), ":", FormEncoding.escaped(secret)]))
   }
 
   /// `Authorization: Bearer TOKEN` (RFC 6750 §2.1).

@@ -20,6 +20,9 @@ struct DeviceAuthorization {
   private var polls = 0
 
   static let defaultInterval: Int64 = 5
+  /// The person's time when the provider leaves expires_in out (RFC 8628 requires it): ten
+  /// minutes, a common lifetime, rather than none.
+  static let defaultLifetime: Int64 = 600
   /// What slow_down adds to the interval (RFC 8628 §3.5).
   static let slowDownStep: Int64 = 5
   /// The longest pause a SEND may ask for.
@@ -50,10 +53,12 @@ struct DeviceAuthorization {
       transport.permits($0) ? $0 : nil
     }
     link = complete ?? uri
-    let seconds = try IssuedTokens.seconds(
-      reply["expires_in"], of: "expires_in", in: "device authorization reply")
-    expiresIn = min(
-      max(seconds, StepResult.showSeconds.lowerBound), StepResult.showSeconds.upperBound)
+    let lifetime = reply["expires_in"] ?? .null
+    let seconds =
+      lifetime == .null
+      ? Self.defaultLifetime
+      : try IssuedTokens.seconds(lifetime, of: "expires_in", in: "device authorization reply")
+    expiresIn = min(max(seconds, StepResult.showSeconds.lowerBound), StepResult.showSeconds.upperBound)
     let given = try IssuedTokens.seconds(
       reply["interval"], of: "interval", in: "device authorization reply")
     interval = given == 0 ? Self.defaultInterval : min(given, Self.longestInterval)

@@ -281,7 +281,15 @@ final class OAuth2Session: AdapterSession {
       secrets.append(SecretBytes(consuming: &bytes))
     }
     secrets = secrets.filter { !$0.isEmpty }
-    return secrets + secrets.map { FormEncoding.escaped($0) }
+    // The Basic credentials each client sends, which a provider may quote back.
+    var clients = [settings.client, settings.introspectionClient].compactMap { $0 }
+    if settings.grant == .clientCredentials, !configuration.password.isEmpty {
+      clients.append(Client(id: configuration.user, secret: configuration.password))
+    }
+    let basic = clients.compactMap { client in
+      client.secret.map { ClientAuthentication.basicCredentials(id: client.id, secret: $0) }
+    }
+    return secrets + secrets.map { FormEncoding.escaped($0) } + basic
   }
 
   /// The token CHECK and CALL send.

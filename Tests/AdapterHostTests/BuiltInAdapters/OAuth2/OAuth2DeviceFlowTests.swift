@@ -52,6 +52,8 @@ import Testing
     (#""expires_in": 7200, "interval": 300"#, 3600 as Int64, 60_000 as UInt32),
     (#""expires_in": 0, "interval": 0"#, 1, 5000),
     (#""expires_in": "600", "interval": "1""#, 600, 1000),
+    // RFC 8628 requires expires_in; left out, the person gets ten minutes, not none.
+    (#""interval": 1"#, 600, 1000),
   ])
   func theWaitAndTheIntervalAreBounded(members: String, expiresIn: Int64, delay: UInt32) throws {
     let (driver, show) = try shown(

@@ -54,6 +54,16 @@ import Testing
     #expect(!refresh.form.contains { $0.hasPrefix("audience=") })
   }
 
+  /// A provider that quotes the Authorization header back does not get the client's
+  /// credentials onto the terminal.
+  @Test func echoedBasicCredentialsAreCutOutOfTheMessage() throws {
+    let driver = try login().started()
+    let echoed = Data("qa%20cli:s3%3Acr%2Ft".utf8).base64EncodedString()
+    let step = driver.json(#"{"error": "invalid_client", "error_description": "bad Authorization: Basic \#(echoed)"}"#, status: 401)
+    #expect(!"\(step)".contains(echoed), "\(step)")
+    #expect("\(step)".contains("invalid_client"), "\(step)")
+  }
+
   @Test func aRejectedPasswordIsAWrongPassword() throws {
     let driver = try login().started()
     #expect(
