@@ -69,7 +69,9 @@ struct SessionRefresh {
       throw CommandError(
         .loginRequired,
         "--refresh needs a refresh token or the remembered password of \(id), to renew the session while the command runs",
-        fix: "remember it with `accounts passwd \(id)` (or `accounts login \(id) --remember`)")
+        fix: try flow.prepare(id.backend).loginNeeds.contains(.password)
+          ? "remember it with `accounts passwd \(id)` (or `accounts login \(id) --remember`)"
+          : "log in first with `accounts login \(id)` on a terminal: it keeps a refresh token")
     }
     if account.token?.refreshable != true, !account.otp, try flow.prepare(id.backend).needsOneTimeCode {
       throw CommandError(

@@ -35,7 +35,9 @@ enum RequestCommand {
   static func checkPath(_ text: String) throws(CommandError) {
     let segments = text.split(separator: "/", omittingEmptySubsequences: false)
     if text.includes("://") || text.hasPrefix("//") || segments.contains(where: { $0 == ".." || $0 == "." }) {
-      throw .usage("PATH '\(Names.printable(text))' leaves the backend's base_url", fix: "give a path below base_url, e.g. user/info")
+      throw .usage(
+        "PATH '\(Names.printable(text))' leaves the backend's API base (base_url; api_base for oauth2)",
+        fix: "give a path below it, e.g. user/info")
     }
     if text.contains("?") || text.contains("#") {
       throw .usage("PATH '\(Names.printable(text))' holds a query", fix: "give parameters as KEY=VALUE words after PATH")
