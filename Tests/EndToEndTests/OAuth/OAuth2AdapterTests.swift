@@ -75,6 +75,23 @@ import Testing
     #expect(try world.keyringItem("rita", backend: "id", kind: "token") == nil)
   }
 
+  /// Forgetting an account revokes its session at the provider first, and so does a new
+  /// login for the session it replaces.
+  @Test func removeAndANewLoginLeaveTheProviderNoOrphanedTokens() throws {
+    let client = try provider.userAndClient("otto")
+    let world = try Fixture().addingOAuthBackend("id", provider: provider, client: client)
+    defer { world.close() }
+    try world.logIn("otto@id", password: "pw-otto")
+    try world.logIn("otto@id", password: "pw-otto")
+    let live = try provider.liveTokens(of: "otto")
+    let kept = try world.keyringItem("otto", backend: "id", kind: "refresh_token")
+    #expect(live.refresh.map(\.token) == [kept!], "the replaced session was revoked: \(live)")
+    let removed = try world.sandbox.run(["remove", "otto@id"])
+    #expect(removed.status == 0 && !removed.standardError.contains("warning"), "\(removed)")
+    let after = try provider.liveTokens(of: "otto")
+    #expect(after.isEmpty, "\(after)")
+  }
+
   /// `exec --refresh` over a command that lives through three access-token lifetimes: the
   /// token file always holds a token the provider accepts, renewed by refresh (the password
   /// changed at the provider, so a login with it would fail).
