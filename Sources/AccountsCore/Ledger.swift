@@ -71,7 +71,7 @@ public struct Ledger {
   public func claimedSecret(_ key: SecretKey, recorded: String?) throws -> SecretBytes? {
     let store = try secrets()
     try checkRecordedProvider(store, recorded: recorded)
-    if key.kind == .password || key.kind == .token || key.kind == .otp {
+    if key.kind == .password || key.kind == .token || key.kind == .refreshToken || key.kind == .otp {
       try settleIfUnsettled([AccountID(user: key.account, backend: key.backend)])
     }
     return try store.lookup(key)

@@ -156,41 +156,57 @@ extension SessionFlow {
   /// refresh token renews for months, and once forgotten here nobody could revoke it. A kill
   /// between the two leaves revoked tokens here, which the next command finds rejected.
   ///
-  /// Under the account's session lock: a renewal under way (which may rotate the refresh
-  /// token) finishes first, and its session is the one ended.
+  /// It takes no session lock (a login a person approves may hold it for half an hour). A
+  /// renewal that lands while a session with a refresh token is being revoked makes the record
+  /// stale: the renewed session is then revoked and ended too (twice at most; then ended
+  /// whatever it is). A renewal that lands after the record finds its session ended and revokes
+  /// what it got (`refresh`).
   public func logOut(_ id: AccountID, because event: SessionEvent = .loggedOut) throws -> [String] {
     try allow(.logOut, id)
-    return try locks.exclusive(id) {
-      var warnings: [String] = []
+    var warnings: [String] = []
+    for round in 0..<3 {
       let session = try storedSession(id)
-      if session == nil { warnings.append("\(id) had no session") }
+      if session == nil, round == 0 { warnings.append("\(id) had no session") }
       let book = try ledger.index.load()
       let refreshToken =
         session != nil && book[id]?.token?.refreshable == true
         ? try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService) : nil
       if let session, let refreshToken { try tellBackend(session, refreshToken: refreshToken, &warnings) }
-      try ledger.record(event, for: id, at: now())
+      let observed = refreshToken == nil || round == 2 ? nil : session?.observed
+      if case .stale = try ledger.record(event, for: id, observed: observed, at: now()) { continue }
       if try ledger.index.load().unsettled.contains(id) {
         // The index no longer claims the token; the keyring could not delete it yet.
         warnings.append("the keyring kept the token for now; the next command on \(id) deletes it")
       }
       if let session, refreshToken == nil { try tellBackend(session, refreshToken: nil, &warnings) }
-      return warnings
+      break
     }
+    return warnings
   }
 
   /// Before `remove`, `clear` or `backend remove --force` forget accounts: each session that
   /// holds a refresh token is revoked at its provider, best effort (a failure is a warning),
   /// since a refresh token renews for months and nobody could revoke it once forgotten here.
   /// Other sessions end with their secrets, as they always did. Returns the warnings.
+  /// One read of the index and the keyring's items read as they are (the accounts are about
+  /// to go, so nothing is settled): linear in the accounts. When --timeout runs out, the rest
+  /// are named in one warning.
   public func revokeRefreshTokens(of ids: [AccountID]) -> [String] {
     var warnings: [String] = []
-    guard let book = try? ledger.index.load() else { return warnings }
-    for id in ids where book[id]?.token?.refreshable == true {
+    guard let book = try? ledger.index.load(), let store = try? ledger.secrets() else { return warnings }
+    let renewable = ids.filter { book[$0]?.token?.refreshable == true }
+    for (position, id) in renewable.enumerated() {
+      guard !budget.isSpent else {
+        warnings.append("\(renewable.count - position) more session(s) with a refresh token were not revoked: --timeout ran out")
+        break
+      }
       do {
-        guard let session = try storedSession(id),
-          let refreshToken = try ledger.claimedSecret(SecretKey(id, .refreshToken), recorded: book.secretService)
+        guard let account = book[id], let token = try store.lookup(SecretKey(id, .token)),
+          let refreshToken = try store.lookup(SecretKey(id, .refreshToken))
         else { continue }
+        let session = ActiveSession(
+          id: id, token: token, sessionValues: account.session, expiresAt: account.token?.expiresAt, origin: .stored,
+          observed: ObservedSession(account))
         var told: [String] = []
         try tellBackend(session, refreshToken: refreshToken, &told)
         warnings += told.map { "\(id): \($0)" }
@@ -222,9 +238,11 @@ extension SessionFlow {
     let backend = try prepare(backendName)
     let id = AccountID(user: user, backend: backendName)
     try allow(.logIn, id)
-    let (password, _) = try credentials(for: id, source, backend)
+    let (password, _) = try credentials(for: id, source, backend)  // refuses a person's login without one
     let code = try oneTimeCode(for: id, backend, asking: source.mayAsk)
-    let outcome = try run(.login(password: password, oneTimeCode: code?.code), user: user, sessionValues: [:], backend)
+    let person = backend.loginNeeds.contains(.person) ? self.person : nil
+    let outcome = try run(
+      .login(password: password, oneTimeCode: code?.code), user: user, sessionValues: [:], backend, person: person)
     guard case .ok(let success) = outcome else {
       throw SessionFailure(outcome, subject: id.description, oneTimeCode: code?.origin)!
     }

@@ -1,5 +1,6 @@
 @testable import AccountsContract
 import AccountsSystem
+import Dispatch
 import Glibc
 import SecretMemory
 import TestDoubles
@@ -335,5 +336,75 @@ extension SessionFlowRenewalTests {
     #expect(warnings.isEmpty)
     #expect(world.host.calls == ["logout alice T1 refresh R1"])
     #expect(world.item(.refreshToken) == "R1", "forgetting is the ledger's; this only tells the provider")
+  }
+}
+
+/// What a second review of those fixes found: each test failed before its fix.
+extension SessionFlowRenewalTests {
+  @Test func backendTestOfALoginAPersonApprovesShowsItToThem() throws {
+    let world = try World(remembered: false, refreshToken: nil)
+    world.host.needs = .person
+    world.person = PersonChannel { _ in }
+    world.host.script = [.ok(AdapterSuccess(token: secret("T5"), expiresIn: 60, refreshToken: secret("R5")))]
+    _ = try world.flow.trial("bob", on: "corp", password: .rememberedOrAsk { _ in nil })
+    #expect(world.host.calls == ["login bob ", "logout bob T5 refresh R5"])
+    #expect(world.host.personGiven == [true, false])
+  }
+
+  /// logout takes no session lock (a person's login may hold it for half an hour); a renewal
+  /// that lands while it revokes is revoked and ended too.
+  @Test func aRenewalThatLandsDuringLogoutIsRevokedToo() throws {
+    let world = try World(valid: true)
+    let ledger = world.ledger
+    let alice = alice
+    let renewed = ThreadSafeList<Bool>()
+    world.host.fallback = { request in
+      if case .logout = request.operation, renewed.all.isEmpty {
+        renewed.append(true)
+        _ = try? ledger.record(
+          .refreshed, for: alice, token: secret("T2"), refreshToken: secret("R2"),
+          login: LoginRecord(expiresAt: nil, generation: "renewed"), at: SessionFlowRenewalTests.start)
+      }
+      return .ok(AdapterSuccess())
+    }
+    let warnings = try world.flow.logOut(alice)
+    #expect(warnings.isEmpty, "\(warnings)")
+    #expect(world.host.calls == ["logout alice T1 refresh R1", "logout alice T2 refresh R2"])
+    #expect(world.item(.token) == nil && world.item(.refreshToken) == nil)
+  }
+
+  @Test func logoutDoesNotWaitForTheSessionLock() throws {
+    let world = try World(valid: true)
+    let registry = world.locks
+    let alice = alice
+    let held = Semaphore(value: 0)
+    let release = Semaphore(value: 0)
+    // Another command holds the account's lock (a person approving its login elsewhere).
+    DispatchQueue.global().async {
+      _ = try? FakeSessionLocks(registry: registry).exclusive(alice) {
+        held.post()
+        release.wait()
+      }
+    }
+    held.wait()
+    defer { release.post() }
+    let warnings = try world.flow.logOut(alice)
+    #expect(warnings.isEmpty && world.item(.token) == nil)
+  }
+
+  @Test func revokingBeforeForgettingStopsWhenTheTimeoutRunsOut() throws {
+    let world = try World(valid: true)
+    let bob = AccountID(user: "bob", backend: "corp")
+    try world.ledger.record(
+      .loggedIn(remember: false, takeSlot: false), for: bob, token: secret("B1"), refreshToken: secret("RB"),
+      login: LoginRecord(expiresAt: nil), at: Self.start)
+    world.timeout = 0.2
+    world.host.fallback = { _ in
+      usleep(300_000)
+      return .ok(AdapterSuccess())
+    }
+    let warnings = world.flow.revokeRefreshTokens(of: [alice, bob])
+    #expect(world.host.calls.count == 1)
+    #expect(warnings.contains { $0.contains("1 more session(s) with a refresh token were not revoked") }, "\(warnings)")
   }
 }
