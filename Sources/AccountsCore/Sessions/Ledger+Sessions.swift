@@ -158,6 +158,13 @@ public struct ObservedSession: Sendable, Equatable {
     lastLogin = account?.lastLogin
     hasToken = account?.token != nil
   }
+
+  /// The session a login (or a renewal) recorded with `login` at `at`.
+  init(recorded login: LoginRecord, at: Timestamp) {
+    generation = login.generation
+    lastLogin = at
+    hasToken = true
+  }
 }
 
 extension Ledger {

@@ -238,9 +238,9 @@ extension SessionFlow {
     let backend = try prepare(backendName)
     let id = AccountID(user: user, backend: backendName)
     try allow(.logIn, id)
-    let (password, _) = try credentials(for: id, source, backend)  // refuses a person's login without one
+    let (password, _) = try credentials(for: id, source, backend)
     let code = try oneTimeCode(for: id, backend, asking: source.mayAsk)
-    let person = backend.loginNeeds.contains(.person) ? self.person : nil
+    let person = try person(for: id, backend, asking: source.mayAsk)
     let outcome = try run(
       .login(password: password, oneTimeCode: code?.code), user: user, sessionValues: [:], backend, person: person)
     guard case .ok(let success) = outcome else {

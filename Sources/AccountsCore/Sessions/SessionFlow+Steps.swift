@@ -36,10 +36,17 @@ extension SessionFlow {
     SecretBytes, remembered: Bool
   ) {
     guard !backend.loginNeeds.contains(.password) else { return try password(for: id, source) }
-    if backend.loginNeeds.contains(.person) {
-      guard person != nil, source.mayAsk else { throw SessionFailure.personRequired(id) }
-    }
+    _ = try person(for: id, backend, asking: source.mayAsk)
     return (SecretBytes.empty, false)
+  }
+
+  /// Who is shown a LOGIN of `id` on `backend`: nobody when its logins need no person; the
+  /// terminal's person when the command may ask (`asking`) and one sits there; else
+  /// `personRequired` (exit 3): such a login never runs unattended, nor to renew a session.
+  func person(for id: AccountID, _ backend: PreparedBackend, asking: Bool) throws -> PersonChannel? {
+    guard backend.loginNeeds.contains(.person) else { return nil }
+    guard asking, let person else { throw SessionFailure.personRequired(id) }
+    return person
   }
 
   /// The password for a login: the given one, the remembered one, or the answer to `ask`.
@@ -65,9 +72,7 @@ extension SessionFlow {
   ) throws -> ActiveSession {
     try allow(.logIn, id)
     let remember = remember && backend.loginNeeds.contains(.password)  // nothing to remember otherwise
-    // A login a person approves runs only where one may be asked, never to renew unattended.
-    let person = backend.loginNeeds.contains(.person) ? (asking ? self.person : nil) : nil
-    if backend.loginNeeds.contains(.person), person == nil { throw SessionFailure.personRequired(id) }
+    let person = try person(for: id, backend, asking: asking)
     let code = try oneTimeCode(for: id, backend, asking: asking)
     let outcome = try run(
       .login(password: password, oneTimeCode: code?.code), user: id.user, sessionValues: [:], backend, person: person)
@@ -94,12 +99,9 @@ extension SessionFlow {
       .loggedIn(remember: remember, takeSlot: takeSlot), for: id, token: token, password: remember ? password : nil,
       refreshToken: success.refreshToken, login: login, at: at)
     if let replaced, replaced.refreshToken != success.refreshToken { revoke((replaced.session, replaced.refreshToken), backend) }
-    var account = Account(id: id, addedAt: at)
-    account.lastLogin = at
-    account.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
     return ActiveSession(
       id: id, token: token, sessionValues: success.sessionValues, expiresAt: expiresAt,
-      origin: again ? .loggedInAgain : .loggedIn, observed: ObservedSession(account))
+      origin: again ? .loggedInAgain : .loggedIn, observed: ObservedSession(recorded: login, at: at))
   }
 
   /// The session a new login of `id` replaces, when it has a refresh token: a refresh token
@@ -233,12 +235,9 @@ extension SessionFlow {
         return current
       }
       notice("\(id): \(why); renewed with the refresh token")
-      var renewed = Account(id: id, addedAt: at)
-      renewed.lastLogin = at
-      renewed.token = TokenRecord(expiresAt: expiresAt, generation: login.generation)
       return ActiveSession(
         id: id, token: token, sessionValues: session, expiresAt: expiresAt, origin: .loggedInAgain,
-        observed: ObservedSession(renewed))
+        observed: ObservedSession(recorded: login, at: at))
     case .sessionExpired:
       let asks = SessionRules.leaseMatters(
         to: .refreshRejected, hasRememberedPassword: account.remembered, claimed: claims(id))
