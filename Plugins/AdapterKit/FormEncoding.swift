@@ -168,6 +168,11 @@ public enum URLBuilder {
     return result
   }
 
+  /// `url` without its final slashes ("https://id.example/o/" gives "https://id.example/o").
+  public static func withoutTrailingSlashes(_ url: String) -> String {
+    trimming(url, trailing: UInt8(ascii: "/"))
+  }
+
   private static func trimming(_ text: String, trailing byte: UInt8) -> String {
     var bytes = Array(text.utf8)
     while bytes.last == byte { bytes.removeLast() }

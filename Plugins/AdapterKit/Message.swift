@@ -32,9 +32,16 @@ public enum Message {
     _ body: [UInt8], limit: Int = 80, redacting secrets: [SecretBytes] = []
   ) -> String {
     // Only the start is shown: 4 bytes a character at the most, and room for a secret that
-    // straddles the cut.
+    // straddles the cut. Blanks and control bytes collapse to one space or none, so the cut
+    // counts the other bytes: a run of blanks cannot push a secret past the window unredacted.
     let longestSecret = secrets.map(\.count).max() ?? 0
-    var bytes = Array(body.prefix(4 * (limit + 1) + longestSecret))
+    var counted = 0
+    var end = body.startIndex
+    while end < body.endIndex, counted < 4 * (limit + 1) {
+      if body[end] > 0x20, body[end] != 0x7F { counted += 1 }
+      end += 1
+    }
+    var bytes = Array(body[body.startIndex..<min(body.endIndex, end + longestSecret)])
     for secret in secrets where !secret.isEmpty {
       bytes = secret.withUnsafeBytes { redacting($0, in: bytes) }
     }

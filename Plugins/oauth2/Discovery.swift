@@ -64,12 +64,12 @@ enum Discovery {
 
   /// OIDC Discovery §4: the issuer without a final "/", then /.well-known/openid-configuration.
   static func openIDConfigurationURL(_ issuer: String) -> String {
-    withoutFinalSlash(issuer) + "/.well-known/openid-configuration"
+    URLBuilder.withoutTrailingSlashes(issuer) + "/.well-known/openid-configuration"
   }
 
   /// RFC 8414 §3.1: /.well-known/oauth-authorization-server between the host and the path.
   static func authorizationServerURL(_ issuer: String) -> String {
-    let trimmed = withoutFinalSlash(issuer)
+    let trimmed = URLBuilder.withoutTrailingSlashes(issuer)
     let afterScheme =
       trimmed.firstIndex(of: ":").map { trimmed.index($0, offsetBy: 3) } ?? trimmed.startIndex
     let pathStart = trimmed[afterScheme...].firstIndex(of: "/") ?? trimmed.endIndex
@@ -123,9 +123,4 @@ enum Discovery {
     return .found(DiscoveredEndpoints(issuer: issuer, endpoints: endpoints))
   }
 
-  private static func withoutFinalSlash(_ text: String) -> String {
-    var text = Substring(text)
-    while text.hasSuffix("/") { text = text.dropLast() }
-    return String(text)
-  }
 }

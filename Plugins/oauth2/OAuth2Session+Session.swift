@@ -47,9 +47,10 @@ extension OAuth2Session {
         return .sessionExpired("the provider says the token is no longer active")
       }
       guard case .number(let number)? = object["exp"], let expiry = number.int64 else { return .ok }
-      let left = expiry - (try host.now())
-      return left > 0
-        ? .ok(expiresIn: left) : .sessionExpired("the provider says the token has expired")
+      // Compared before subtracting: a hostile exp (Int64.min) must not overflow.
+      let now = try host.now()
+      guard expiry > now else { return .sessionExpired("the provider says the token has expired") }
+      return .ok(expiresIn: expiry - now)
     case .error(let error):
       if error.code == "invalid_client" || [401, 403].contains(error.status) {
         throw AdapterError(refused)
@@ -83,8 +84,7 @@ extension OAuth2Session {
   /// which LOGIN alone is given the secret of; nil when its secret is not at hand.
   var revocationClient: Client? {
     guard settings.grant == .clientCredentials else { return settings.client }
-    guard !configuration.password.isEmpty else { return nil }
-    return Client(id: configuration.user, secret: configuration.password)
+    return accountClient.secret == nil ? nil : accountClient
   }
 
   /// Revokes the next token (RFC 7009 §2.1); OK when none is left.

@@ -169,12 +169,9 @@ final class OAuth2Session: AdapterSession {
             FormField("password", secret: configuration.password),
           ] + scopeField, as: settings.client)
       case .clientCredentials:
-        let client = Client(
-          id: configuration.user,
-          secret: configuration.password.isEmpty ? nil : configuration.password)
         return try tokenRequest(
           .clientCredentials, [FormField("grant_type", "client_credentials")] + scopeField,
-          as: client)
+          as: accountClient)
       case .deviceCode:
         awaiting = .deviceAuthorization
         return .send(
@@ -240,8 +237,15 @@ final class OAuth2Session: AdapterSession {
     }
   }
 
+  /// With grant client_credentials, the client the account is: its user name the id, its
+  /// password (given to LOGIN only) the secret, nil when empty.
+  var accountClient: Client {
+    Client(id: configuration.user, secret: configuration.password.isEmpty ? nil : configuration.password)
+  }
+
   /// The endpoint the settings give, else the one discovered, checked as a setting would be;
-  /// nil when neither names it.
+  /// nil when neither names it. A document an https issuer serves never sends credentials over
+  /// plain http, to this machine either.
   func knownURL(of endpoint: Endpoint) throws(AdapterError) -> String? {
     if let given = settings.endpoints[endpoint] { return given }
     guard let url = discovered?.endpoints[endpoint] else { return nil }
@@ -252,6 +256,11 @@ final class OAuth2Session: AdapterSession {
           + "fragment; give setting \(endpoint.rawValue)")
     }
     guard settings.transport.permits(url) else { throw settings.transport.refusal(url, what: what) }
+    if let issuer = discovered?.issuer, URLBuilder.isPlainHTTP(url), !URLBuilder.isPlainHTTP(issuer) {
+      throw AdapterError(
+        "\(what) \(Message.quoted(url, limit: 200)) is plain http:// while the issuer is https://; "
+          + "give setting \(endpoint.rawValue) if that is really meant")
+    }
     return url
   }
 
@@ -283,9 +292,7 @@ final class OAuth2Session: AdapterSession {
     secrets = secrets.filter { !$0.isEmpty }
     // The Basic credentials each client sends, which a provider may quote back.
     var clients = [settings.client, settings.introspectionClient].compactMap { $0 }
-    if settings.grant == .clientCredentials, !configuration.password.isEmpty {
-      clients.append(Client(id: configuration.user, secret: configuration.password))
-    }
+    if settings.grant == .clientCredentials { clients.append(accountClient) }
     let basic = clients.compactMap { client in
       client.secret.map { ClientAuthentication.basicCredentials(id: client.id, secret: $0) }
     }

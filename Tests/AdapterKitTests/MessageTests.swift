@@ -25,5 +25,9 @@ import Testing
     let late = Array((String(repeating: "x", count: 9) + "hunter2").utf8)
     #expect(Message.excerpt(late, limit: 10, redacting: [secret]) == "xxxxxxxxx…")
     #expect(Message.excerpt(Array("ok".utf8), redacting: [SecretBytes.empty]) == "ok")
+    // Blanks collapse, so they cannot push an echoed secret past the part searched.
+    let token = String(repeating: "t0K", count: 34)
+    let padded = Array((String(repeating: " ", count: 330) + token).utf8)
+    #expect(Message.excerpt(padded, redacting: [SecretBytes(Array(token.utf8))]) == "…")
   }
 }

@@ -36,6 +36,16 @@ import Testing
         == .ok(Done(token: "at-1", expiresIn: 300, sessionValues: Self.endpoints.merging(["issuer": Self.issuer]) { $1 }, refreshToken: "rt-1")))
   }
 
+  /// An https issuer's document cannot send the password over plain http, to this machine
+  /// either (whatever listens on its port).
+  @Test func anHTTPSIssuersDocumentCannotNameAPlainHTTPEndpoint() throws {
+    let driver = try StepDriver(.login(), settings: Self.settings)
+    _ = driver.start()
+    let step = driver.json(Self.document(Self.endpoints.merging(["token_endpoint": "http://127.0.0.1:8080/token"]) { $1 }))
+    #expect(step.sent == nil, "nothing sent: \(step)")
+    #expect("\(step)".contains("is plain http:// while the issuer is https://"), "\(step)")
+  }
+
   @Test func aProviderWithoutOpenIDConnectIsFoundByItsMetadata() throws {
     let driver = try StepDriver(.login(), settings: Self.settings).started()
     let metadata = try #require(driver.answer(404, "<h1>Not Found</h1>", headers: ["content-type": "text/html"]).sent)

@@ -28,6 +28,16 @@ import Testing
     #expect(driver.json(#"{"active": true, "exp": \#(StepClock.now + 120), "scope": "openid"}"#) == .ok(Done(expiresIn: 120)))
   }
 
+  /// A hostile exp far in the past cannot overflow the subtraction (it would end the process).
+  @Test func anExpOfTheLeastIntegerIsAnExpiredToken() throws {
+    let driver = try StepDriver(
+      .check(), settings: settings(["check": "introspection", "introspection_client_id": "rs", "introspection_client_secret": "rs-sec"]))
+    _ = driver.start()
+    #expect(
+      driver.json(#"{"active": true, "exp": -9223372036854775808}"#)
+        == .sessionExpired("the provider says the token has expired"))
+  }
+
   @Test func introspectionDefaultsToTheClientsOwnCredentials() throws {
     let sent = try #require(try StepDriver(.check(), settings: settings(["check": "introspection"])).start().sent)
     #expect(sent.basic?.id == "qa" && sent.basic?.secret == "sec")
