@@ -76,6 +76,12 @@ const char *accounts_redis_error(const redisContext *context) {
 
 int accounts_redis_refused(const redisContext *context) { return context->err == REDIS_ERR_PROTOCOL; }
 
+/* The error of a reply not whole by its deadline: none of hiredis's codes (0.14 has no
+ * REDIS_ERR_TIMEOUT), so that it is told apart from a connection lost. */
+#define LATE 100
+
+int accounts_redis_late(const redisContext *context) { return context->err == LATE; }
+
 int accounts_redis_closed(const redisContext *context) {
   if (context->err != 0) return 1;
   struct pollfd watched = {.fd = context->fd, .events = POLLIN};
@@ -91,6 +97,12 @@ static long long monotonic_ms(void) {
 static void *failed(redisContext *context, const char *why) {
   context->err = REDIS_ERR_IO;
   snprintf(context->errstr, sizeof context->errstr, "%s", why);
+  return NULL;
+}
+
+static void *late(redisContext *context) {
+  context->err = LATE;
+  snprintf(context->errstr, sizeof context->errstr, "%s", "no reply within the timeout");
   return NULL;
 }
 
@@ -230,7 +242,7 @@ static redisReply *read_reply(redisContext *context, long long deadline) {
     long long left = deadline - monotonic_ms();
     if (left <= 0) {
       free(buffer);
-      return failed(context, "no reply within the timeout");
+      return late(context);
     }
     struct pollfd watched = {.fd = context->fd, .events = POLLIN};
     int ready = poll(&watched, 1, left > 1000000000 ? 1000000000 : (int)left);
@@ -285,7 +297,7 @@ redisReply *accounts_redis_command(redisContext *context, int count, const char 
   long long deadline = monotonic_ms() + timeout_ms;
   for (int done = 0; !done;) {
     if (redis.buffer_write(context, &done) != REDIS_OK) return NULL;
-    if (!done && monotonic_ms() >= deadline) return failed(context, "no reply within the timeout");
+    if (!done && monotonic_ms() >= deadline) return late(context);
   }
   return read_reply(context, deadline);
 }

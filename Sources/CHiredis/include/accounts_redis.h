@@ -30,6 +30,9 @@ const char *accounts_redis_error(const redisContext *context);
  *  below (the error text says which). */
 int accounts_redis_refused(const redisContext *context);
 
+/** Whether the context's error is a reply not whole within the command's timeout. */
+int accounts_redis_late(const redisContext *context);
+
 /** The limits of one reply, checked on each length header before what it announces is read
  *  or allocated: the largest reply of the lease store is a few KB per account. */
 #define ACCOUNTS_REDIS_LONGEST_REPLY ((size_t)16 * 1024 * 1024)
