@@ -21,16 +21,17 @@ final class SecretServiceConnection {
   /// `questions`, in their order. Nil when anything is unexpected; `Silent` when the deadline
   /// (`timeout` seconds, for this exchange) passed first.
   ///
-  /// `questions` are the bus daemon's calls and the service's ReadAlias and SearchItems only
-  /// (`isOpeningCall`): gnome-keyring
-  /// 42 makes its record of a caller in an idle callback that GLib may run after the caller's
-  /// first calls, and a property Get (GLib's assertion, SIGABRT) or an OpenSession (a NULL
-  /// reply, SIGTRAP) that finds no record takes the whole daemon down. Those two answer without
-  /// one; every other call goes out after the provider has answered this first exchange.
+  /// `questions` are the bus daemon's calls and the service's ReadAlias only
+  /// (`isOpeningCall`): gnome-keyring 42 makes its record of a caller in an idle callback that
+  /// GLib may run after the calls of the caller's first write, and a property Get (GLib's
+  /// assertion, SIGABRT) or an OpenSession (a NULL reply, SIGTRAP) that finds no record takes
+  /// the whole daemon down, and a SearchItems gets an UnknownMethod error (on a busy machine,
+  /// now and then). ReadAlias answers without one; every other call goes out after the
+  /// provider has answered this first exchange.
   static func open(
     busAddress address: String, timeout: Double, asking questions: [DBusCall]
   ) throws(SecretServiceLockProbe.Silent) -> (SecretServiceConnection, replies: [DBusMessage])? {
-    precondition(questions.allSatisfy(\.isOpeningCall), "only the bus's calls, ReadAlias and SearchItems open a connection")
+    precondition(questions.allSatisfy(\.isOpeningCall), "only the bus's calls and ReadAlias open a connection")
     guard let bus = SessionBusConnection(address: address, timeout: timeout) else { return nil }
     let getNameOwner = DBusObject.bus.call("GetNameOwner", [.string(DBusObject.secretServiceName)])
     guard let replies = bus.call([getNameOwner] + questions) else {
@@ -108,12 +109,12 @@ extension DBusCall {
   }
 
   /// Whether this call may go out in a connection's opening write (`SecretServiceConnection.open`):
-  /// the bus daemon's own, or the keyring's ReadAlias and SearchItems, which it answers before
-  /// it has a record of the caller.
+  /// the bus daemon's own, or the keyring's ReadAlias, which it answers before it has a record
+  /// of the caller.
   var isOpeningCall: Bool {
     object.destination == DBusObject.bus.destination
       || (object.path == "/org/freedesktop/secrets" && interface == "org.freedesktop.Secret.Service"
-        && (member == "ReadAlias" || member == "SearchItems"))
+        && member == "ReadAlias")
   }
 
   /// Service.SearchItems for the items of the accounts schema with `attributes`.

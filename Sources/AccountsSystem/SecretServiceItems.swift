@@ -13,9 +13,10 @@ public enum SecretServiceItems {
     matching attributes: [(String, String)] = [], busAddress: String, timeout: Double = 5
   ) throws(SecretServiceLockProbe.Silent) -> [(path: String, attributes: [String: String])]? {
     guard
-      let (connection, replies) = try SecretServiceConnection.open(
-        busAddress: busAddress, timeout: timeout, asking: [.searchItems(attributes)]),
-      let lists = connection.returned(replies[0]), lists.count == 2
+      let (connection, _) = try SecretServiceConnection.open(
+        busAddress: busAddress, timeout: timeout, asking: [.readDefaultAlias()]),
+      let searched = try connection.call([.searchItems(attributes, at: connection.owner)]),
+      let lists = connection.returned(searched[0]), lists.count == 2
     else { return nil }
     var paths: [String] = []
     for list in lists {

@@ -65,19 +65,22 @@ public enum SecretServiceLockProbe {
   /// The path of the one item of the accounts schema with `attributes`, and the state of the
   /// collection that holds it, which must be the one the `default` alias names (a token read
   /// from another collection, e.g. after Seahorse's "Set as default", is probed nowhere else):
-  /// ReadAlias and SearchItems in one round trip, then that collection's `Locked`. Nil when the
+  /// ReadAlias, then SearchItems and that collection's `Locked` in one round trip. Nil when the
   /// item is not exactly one unlocked item in the alias collection, or anything is unexpected.
   public static func itemState(
     busAddress address: String, attributes: [(String, String)], timeout: Double = 1
   ) -> (state: State, item: String)? {
     guard
       let (connection, replies) = try? SecretServiceConnection.open(
-        busAddress: address, timeout: timeout, asking: [.readDefaultAlias(), .searchItems(attributes)]),
+        busAddress: address, timeout: timeout, asking: [.readDefaultAlias()]),
       case .objectPath(let collection)? = connection.value(replies[0]), collection != "/",
-      let found = connection.returned(replies[1]), found.count == 2,
+      let answers = try? connection.call([
+        .searchItems(attributes, at: connection.owner), connection.collection(collection).property("Locked"),
+      ]),
+      let found = connection.returned(answers[0]), found.count == 2,
       case .array(_, let unlocked) = found[0], case .array(_, let locked) = found[1], locked.isEmpty,
       unlocked.count == 1, case .objectPath(let item) = unlocked[0], Self.collection(holding: item) == collection,
-      let isLocked = try? connection.isLocked(collection)
+      case .variant(.boolean(let isLocked))? = connection.value(answers[1])
     else { return nil }
     return (State(owner: connection.owner, collection: collection, collectionLocked: isLocked), item)
   }

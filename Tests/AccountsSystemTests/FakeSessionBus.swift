@@ -5,17 +5,23 @@ import Glibc
 
 /// A session bus in the test's own process, for what a real bus never does on request: it
 /// accepts one client on an abstract unix socket, answers its login, and answers each call it
-/// reads (decoded by `DBusMessage`) with the replies `answer` returns, senders included. Every
-/// read and write is bounded, so a client that stops talking ends it instead of hanging the test.
+/// reads (decoded by `DBusMessage`) with the replies `answer` returns, senders included, given
+/// the number of the read that completed the call (calls of one write share it: the client
+/// writes each batch whole, then waits for the replies). Every read and write is bounded, so a
+/// client that stops talking ends it instead of hanging the test.
 final class FakeSessionBus: @unchecked Sendable {
   /// The address to give the client (DBUS_SESSION_BUS_ADDRESS).
   let address: String
   private let listener: Int32
-  private let answer: @Sendable (DBusMessage) -> [DBusMessage]
+  private let answer: @Sendable (DBusMessage, _ read: Int) -> [DBusMessage]
   private let finished = DispatchSemaphore(value: 0)
   private nonisolated(unsafe) static var count = 0
 
-  init(answer: @escaping @Sendable (DBusMessage) -> [DBusMessage]) throws {
+  convenience init(answer: @escaping @Sendable (DBusMessage) -> [DBusMessage]) throws {
+    try self.init { call, _ in answer(call) }
+  }
+
+  init(answerRead answer: @escaping @Sendable (DBusMessage, _ read: Int) -> [DBusMessage]) throws {
     Self.count += 1
     let name = "accounts-fake-bus-\(getpid())-\(Self.count)-\(UInt32.random(in: 0...UInt32.max))"
     address = "unix:abstract=\(name)"
@@ -54,7 +60,9 @@ final class FakeSessionBus: @unchecked Sendable {
     var bound = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &bound, socklen_t(MemoryLayout<timeval>.size))
     var pending: [UInt8] = []
+    var reads = 0
     func fill() -> Bool {
+      reads += 1
       var chunk = [UInt8](repeating: 0, count: 4096)
       let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
       guard count > 0 else { return false }
@@ -73,7 +81,7 @@ final class FakeSessionBus: @unchecked Sendable {
       while pending.count < length { guard fill() else { return } }
       guard let call = DBusMessage(decoding: Array(pending[..<length])) else { return }
       pending.removeFirst(length)
-      for var reply in answer(call) {
+      for var reply in answer(call, reads) {
         serial += 1
         reply.serial = serial
         guard send(client, reply.encoded()) else { return }

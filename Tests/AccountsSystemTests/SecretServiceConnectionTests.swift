@@ -64,11 +64,40 @@ import Testing
     let items = try FakeSecretService.run(service) { bus in try SecretServiceItems.items(busAddress: bus, timeout: 5) }
     #expect(items?.map(\.path) == (member == nil ? [FakeSecretService.item] : nil))
   }
+
+  /// gnome-keyring makes its record of a caller after the calls of the caller's first write
+  /// to it, and a SearchItems without one is an error: doctor's listing, the item probe and
+  /// a read with its search asked early each search only once the service has answered.
+  @Test func noSearchGoesOutBeforeTheServiceHasAnsweredACall() throws {
+    let listed = try FakeSecretService.run(FakeSecretService(secret: [], impostorAnswers: nil, recordsCallersLate: true)) {
+      bus in try SecretServiceItems.items(busAddress: bus, timeout: 5)
+    }
+    #expect(listed?.map(\.path) == [FakeSecretService.item])
+    let probed = try FakeSecretService.run(FakeSecretService(secret: [], impostorAnswers: nil, recordsCallersLate: true)) {
+      bus in SecretServiceLockProbe.itemState(busAddress: bus, attributes: [("account", "alice")], timeout: 5)
+    }
+    #expect(probed?.item == FakeSecretService.item)
+    let read = try FakeSecretService.run(
+      FakeSecretService(secret: Array("hunter2".utf8), impostorAnswers: nil, recordsCallersLate: true)
+    ) { bus in
+      let attributes = [("account", "alice")]
+      guard let session = try SecretServiceSession(busAddress: bus, timeout: 5, searching: attributes),
+        let item = try session.search(attributes)?.unlocked.first, let secret = try session.secret(at: item)
+      else { return nil as [UInt8]? }
+      return secret.withUnsafeBytes { Array($0) }
+    }
+    #expect(read == Array("hunter2".utf8))
+  }
 }
 
 /// The Secret Service of one unlocked item in the default collection, on a `FakeSessionBus`;
 /// its replies to the calls of `impostorAnswers` come from another process than the owner of
 /// the service, as a provider that took over the name would send them.
+///
+/// `recordsCallersLate`: as gnome-keyring-daemon 42 does under load, the record of a caller
+/// is made after every call of the write that first reached the service has been dispatched,
+/// and a SearchItems without one gets GDBus's UnknownMethod error (its handler returns
+/// FALSE when it finds no record).
 final class FakeSecretService: @unchecked Sendable {
   static let owner = ":1.7"
   static let impostor = ":1.9"
@@ -82,21 +111,35 @@ final class FakeSecretService: @unchecked Sendable {
   /// Agreed in OpenSession; only the bus's thread touches it.
   private var cipher: SecretSessionCipher?
 
-  init(secret: [UInt8], impostorAnswers: String?) {
+  let recordsCallersLate: Bool
+  /// The read that brought the first call to the service; only the bus's thread touches it.
+  private var firstRead: Int?
+
+  init(secret: [UInt8], impostorAnswers: String?, recordsCallersLate: Bool = false) {
     self.secret = secret
     self.impostorAnswers = impostorAnswers
+    self.recordsCallersLate = recordsCallersLate
   }
 
   /// `body` with the address of a fake bus this service answers on, the bus closed after it.
   static func run<T>(_ service: FakeSecretService, _ body: (String) throws -> T) throws -> T {
-    let bus = try FakeSessionBus(answer: service.answer)
+    let bus = try FakeSessionBus(answerRead: service.answer)
     defer { bus.close() }
     return try body(bus.address)
   }
 
-  func answer(_ call: DBusMessage) -> [DBusMessage] {
+  func answer(_ call: DBusMessage, read: Int) -> [DBusMessage] {
     let member = call.member ?? ""
     let bus = "org.freedesktop.DBus"
+    if call.destination != bus {
+      if firstRead == nil { firstRead = read }
+      if recordsCallersLate, read == firstRead, member == "SearchItems" {
+        let text = "Method SearchItems is not implemented on interface org.freedesktop.Secret.Service"
+        return [DBusMessage(
+          kind: .error, serial: 1, errorName: "org.freedesktop.DBus.Error.UnknownMethod", replySerial: call.serial,
+          destination: ":1.1", sender: Self.owner, body: [.string(text)])]
+      }
+    }
     let sender = member == impostorAnswers ? Self.impostor : call.destination == bus ? bus : Self.owner
     let body: [DBusMessage.Value]
     switch (member, call.body.last) {
