@@ -41,10 +41,38 @@ public struct BackendSettingsRequest: Sendable {
     return settings
   }
 
+  /// The settings a backend on `adapter` is given by value (KEY=VALUE): the adapter's that are
+  /// not secret, then accounts' own that it does not declare. Completion offers them.
+  public static func settingsByValue(on adapter: AdapterDescription) -> [String] {
+    adapter.settings.filter { !$0.isSecret }.map(\.name)
+      + OwnBackendSetting.all.filter { adapter.setting(named: $0) == nil }
+  }
+
+  /// The secret settings `--secret` and `--secret-stdin` may name on a backend of `adapter`:
+  /// the adapter's secret ones, then accounts' own.
+  public static func secretSettings(on adapter: AdapterDescription) -> [String] {
+    let declared = adapter.settings.filter(\.isSecret).map(\.name)
+    return declared + OwnBackendSetting.secrets.filter { !declared.contains($0) }
+  }
+
+  /// The settings `--unset` may name on `backend`: those it has, secret ones included, less
+  /// those `adapter` requires. Completion offers them.
+  public static func unsettable(of backend: BackendConfig, adapter: AdapterDescription) -> [String] {
+    names(of: backend).filter { required($0, by: adapter) == nil }.sorted()
+  }
+
+  /// The names of the settings `backend` has, secret ones included.
+  static func names(of backend: BackendConfig) -> [String] { Array(backend.settings.keys) + backend.secretSettings }
+
+  /// The setting `key` when `adapter` requires it (it cannot be unset), else nil.
+  static func required(_ key: String, by adapter: AdapterDescription) -> AdapterSetting? {
+    adapter.setting(named: key).flatMap { $0.isOptional ? nil : $0 }
+  }
+
   /// Every secret asked for is one the adapter declares secret, or one of accounts' own.
   public func checkSecretNames(against adapter: AdapterDescription) throws(CommandError) {
-    for wanted in secrets
-    where adapter.setting(named: wanted)?.isSecret != true && !OwnBackendSetting.isOwnSecret(wanted) {
+    let allowed = Self.secretSettings(on: adapter)
+    for wanted in secrets where !allowed.contains(wanted) {
       throw .usage(
         "adapter \(adapter.name) has no secret setting '\(Names.printable(wanted))'",
         fix: "its settings: `accounts adapters \(adapter.name)`")
@@ -112,7 +140,7 @@ public struct BackendSettingsRequest: Sendable {
 
   /// Every KEY of `--unset` is one the backend has, and not one its adapter requires.
   func checkUnset(of backend: BackendConfig, _ adapter: AdapterDescription) throws(CommandError) {
-    let present = Array(backend.settings.keys) + backend.secretSettings
+    let present = Self.names(of: backend)
     for key in unset.sorted() {
       guard present.contains(key) else {
         let suggestions = Suggestions.closest(to: key, in: present)
@@ -121,7 +149,7 @@ public struct BackendSettingsRequest: Sendable {
             + (suggestions.isEmpty ? "" : "; did you mean \(Suggestions.phrase(suggestions))?"),
           fix: "`accounts backend show \(backend.name)` shows its settings")
       }
-      if let setting = adapter.setting(named: key), !setting.isOptional {
+      if let setting = Self.required(key, by: adapter) {
         throw .usage(
           "\(key) is required by adapter \(backend.adapter) and cannot be unset",
           fix: setting.isSecret
