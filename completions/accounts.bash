@@ -298,10 +298,10 @@ _accounts_option_kind() {
     --ttl) _accounts_kind=none ;;
     --shell) _accounts_kind=shell ;;
     --adapter) _accounts_kind=adapter ;;
-    --set) _accounts_kind=none ;;
-    --secret-stdin) _accounts_kind=none ;;
-    --secret) _accounts_kind=none ;;
-    --unset) _accounts_kind=none ;;
+    --set) _accounts_kind=setting ;;
+    --secret-stdin) _accounts_kind=secret-setting ;;
+    --secret) _accounts_kind=secret-setting ;;
+    --unset) _accounts_kind=unsettable-setting ;;
   *) return 1 ;;
   esac
 }
@@ -364,16 +364,18 @@ _accounts_is_name() {
 
 # Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
 # being completed ($3) with the --backend typed so far ($4), which prints only those; for
-# account-tag, the tags of the account typed earlier on the line ($5). Names come from the
-# index and config only. Each line printed is one candidate, read as text and never
-# expanded. "account|method" offers both.
+# account-tag, the tags of the account typed earlier on the line ($5); for the kinds of
+# settings, those of the --adapter typed ($6), else of the backend. Names come from the
+# index and config (settings: from the adapter, loaded by that program in a child). Each
+# line printed is one candidate, read as text and never expanded. "account|method"
+# offers both.
 _accounts_candidates() {
   local word candidate
   local -a arguments
   case "$1" in
     *'|'*)
-      _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4" "$5"
-      _accounts_candidates "${1#*'|'}" "$2" "$3" "$4" "$5"
+      _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4" "$5" "$6"
+      _accounts_candidates "${1#*'|'}" "$2" "$3" "$4" "$5" "$6"
       return 0 ;;
     # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
     directory)
@@ -383,13 +385,6 @@ _accounts_candidates() {
     file)
       compopt -o filenames 2>/dev/null
       while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
-      return 0 ;;
-    # KEY= for backend set; nothing once a value is being typed.
-    setting)
-      [[ $2 == *=* ]] && return 0
-      _accounts_offer_lines "$2" < <("$3" __complete settings --backend "$4" -- "$2" 2>/dev/null)
-      ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/%/=}")
-      compopt -o nospace 2>/dev/null
       return 0 ;;
     shell) _accounts_offer "$2" bash zsh fish ; return ;;
     event) _accounts_offer "$2" switch login logout ; return ;;
@@ -402,12 +397,22 @@ _accounts_candidates() {
     tag) word=tags ;;
     account-tag) word=tags ;;
     setting) word=settings ;;
+    secret-setting) word=secret-settings ;;
+    unsettable-setting) word=unsettable-settings ;;
     *) return ;;
   esac
+  # KEY=VALUE: nothing once the value is being typed.
+  [[ $1 == setting && $2 == *=* ]] && return 0
   arguments=(__complete "$word")
   [[ -n $4 ]] && arguments+=(--backend "$4")
+  [[ -n $6 && $1 == *setting ]] && arguments+=(--adapter "$6")
   [[ $1 == account-tag ]] && arguments+=(--account "$5")
   _accounts_offer_lines "$2" < <("$3" "${arguments[@]}" -- "$2" 2>/dev/null)
+  # KEY= for backend add's --set and backend set's words, with no space after it.
+  if [[ $1 == setting ]]; then
+    ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/%/=}")
+    compopt -o nospace 2>/dev/null
+  fi
   return 0
 }
 
@@ -472,7 +477,7 @@ _accounts() {
   local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
   # An opening quote is not part of the name: 'al completes like al (readline closes it).
   [[ $cur == [\'\"]* ]] && cur=${cur:1}
-  local command_path='' word kind backend='' account='' positional=0 arguments_only='' command_start='' i
+  local command_path='' word kind backend='' adapter='' account='' positional=0 arguments_only='' command_start='' i
   local _accounts_path _accounts_kind
   COMPREPLY=()
   # Quotes around a whole word before the cursor are the shell's, not the name's: the
@@ -497,11 +502,15 @@ _accounts() {
           fi
           continue ;;
         --backend=*) backend=${word#--backend=} ; continue ;;
+        --adapter=*) adapter=${word#--adapter=} ; continue ;;
         --*=*) continue ;;
         -*)
           if _accounts_option_kind "$word"; then
             i=$((i + 1))
-            [[ $word == --backend ]] && backend=${_accounts_words[i]}
+            case $word in
+              --backend) backend=${_accounts_words[i]} ;;
+              --adapter) adapter=${_accounts_words[i]} ;;
+            esac
           fi
           continue ;;
       esac
@@ -536,11 +545,11 @@ _accounts() {
   _accounts_spec "$command_path"
   if [[ -z $arguments_only ]] && ((cword > 1)) &&
     _accounts_option_kind "${_accounts_words[cword - 1]}"; then
-    _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend" "$account"
+    _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend" "$account" "$adapter"
   elif [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
     # --backend=co: the value's candidates, written whole; the cut below leaves what
     # follows the '=' (a COMP_WORDBREAKS character), which is what readline replaces.
-    _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend" "$account"
+    _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend" "$account" "$adapter"
     ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
   elif [[ -z $arguments_only && $cur == -* ]]; then
     _accounts_offer "$cur" "${_accounts_options[@]}"
@@ -550,7 +559,7 @@ _accounts() {
     if _accounts_next "$command_path" ''; then
       _accounts_spec "$_accounts_path"
       kind=${_accounts_arguments[0]}
-      [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account"
+      [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account" "$adapter"
     fi
   else
     if ((positional < ${#_accounts_arguments[@]})); then
@@ -561,7 +570,7 @@ _accounts() {
     else
       return 0
     fi
-    _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account"
+    _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account" "$adapter"
   fi
   _accounts_cut_at_wordbreaks "$cur"
   return 0

@@ -163,13 +163,13 @@ function __accounts_option_kind --argument-names option
         case --adapter
             echo adapter
         case --set
-            echo none
+            echo setting
         case --secret-stdin
-            echo none
+            echo secret-setting
         case --secret
-            echo none
+            echo secret-setting
         case --unset
-            echo none
+            echo unsettable-setting
         case '*'
             return 1
     end
@@ -221,22 +221,28 @@ end
 # Walks the words before the cursor: prints how many arguments follow the command, the
 # command path (e.g. "backend add"), the account argument typed (or an empty line), then
 # where the command line after exec's or lease's -- starts among the words before the
-# cursor, from 1 (0: not after such a --), then the backend argument typed (or an empty
-# line). Fails at a word that is no command where a command was expected.
+# cursor, from 1 (0: not after such a --), then the backend argument typed and the
+# --adapter value typed (or empty lines). Fails at a word that is no command where a
+# command was expected, and on a line where a word holds a newline: commandline -o
+# prints one word per line, so that word would read as two (--adapter plain\nx as
+# plain), and no name holds one.
 function __accounts_walk
+    test (count (string unescape -- (commandline -pc | string collect -a))) -le 1; or return 1
     set -l words (commandline -opc)
     set -e words[1]
     set -l index 0
     set -l command_path ''
     set -l account ''
     set -l backend ''
+    set -l adapter ''
     set -l positional 0
-    set -l skip 0
+    set -l skip ''
     set -l arguments_only 0
     for word in $words
         set index (math $index + 1)
-        if test $skip -eq 1
-            set skip 0
+        if test -n "$skip"
+            test "$skip" = --adapter; and set adapter $word
+            set skip ''
             continue
         end
         if test $arguments_only -eq 0
@@ -244,15 +250,18 @@ function __accounts_walk
                 case --
                     set arguments_only 1
                     if __accounts_takes_command "$command_path"
-                        printf '%s\n' $positional "$command_path" "$account" (math $index + 2) "$backend"
+                        printf '%s\n' $positional "$command_path" "$account" (math $index + 2) "$backend" "$adapter"
                         return 0
                     end
+                    continue
+                case '--adapter=*'
+                    set adapter (string replace -r -- '^--adapter=' '' $word)
                     continue
                 case '--*=*'
                     continue
                 case '-*'
                     if __accounts_option_kind $word >/dev/null
-                        set skip 1
+                        set skip $word
                     end
                     continue
             end
@@ -279,7 +288,7 @@ function __accounts_walk
             set positional (math $positional + 1)
         end
     end
-    printf '%s\n' $positional "$command_path" "$account" 0 "$backend"
+    printf '%s\n' $positional "$command_path" "$account" 0 "$backend" "$adapter"
 end
 
 # Succeeds when the cursor is on the command at the path given.
@@ -325,14 +334,21 @@ function __accounts_account_tags
     __accounts_names tags --account "$state[3]"
 end
 
-# The settings of the backend named earlier on the line (backend set NAME), as KEY=;
-# nothing once a value is being typed.
-function __accounts_settings
-    string match -q -- '*=*' (commandline -ct); and return 0
+# Setting names of KIND (settings, secret-settings, unsettable-settings) of the --adapter
+# typed (backend add), else of the backend named earlier on the line (backend set NAME),
+# one per line; settings as KEY=, and nothing once a value is being typed.
+function __accounts_settings --argument-names kind
+    set -l suffix ''
+    if test $kind = settings
+        string match -q -- '*=*' (commandline -ct); and return 0
+        set suffix =
+    end
     set -l state (__accounts_walk); or return 1
-    test -n "$state[5]"; or return 0
+    set -l arguments __complete $kind
+    test -n "$state[5]"; and set -a arguments --backend $state[5]
+    test -n "$state[6]"; and set -a arguments --adapter $state[6]
     set -l words (commandline -opc)
-    $words[1] __complete settings --backend $state[5] 2>/dev/null | string match -r -- '^[a-z0-9_]+$' | string replace -r -- '$' =
+    $words[1] $arguments 2>/dev/null | string match -r -- '^[a-z0-9_]+$' | string replace -r -- '$' "$suffix"
 end
 # Succeeds when the cursor is in the command line after exec's or lease's --.
 function __accounts_in_command_line
@@ -505,15 +521,15 @@ complete -c accounts -n '__accounts_at '\''backend'\''' -a set -d 'change a back
 complete -c accounts -n '__accounts_at '\''backend'\''' -a test -d 'log in once through a backend'\''s adapter, keeping nothing'
 complete -c accounts -n '__accounts_at '\''backend'\''' -a remove -d 'remove a backend and its secret settings'
 complete -c accounts -n '__accounts_at '\''backend add'\''' -l adapter -x -a '(__accounts_names adapters)' -d 'the adapter that speaks the backend'\''s protocol (see `accounts adapters`)'
-complete -c accounts -n '__accounts_at '\''backend add'\''' -l set -x -d 'a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example'
-complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret-stdin -x -d 'read the secret setting NAME from stdin (its first line; given twice or more, one line each, in that order) instead of asking for it'
-complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret -x -d 'also ask for the optional secret setting NAME (required ones are always asked for)'
+complete -c accounts -n '__accounts_at '\''backend add'\''' -l set -x -a '(__accounts_settings settings)' -d 'a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example'
+complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret-stdin -x -a '(__accounts_settings secret-settings)' -d 'read the secret setting NAME from stdin (its first line; given twice or more, one line each, in that order) instead of asking for it'
+complete -c accounts -n '__accounts_at '\''backend add'\''' -l secret -x -a '(__accounts_settings secret-settings)' -d 'also ask for the optional secret setting NAME (required ones are always asked for)'
 complete -c accounts -n '__accounts_argument_at '\''backend show'\'' 0' -a '(__accounts_names backends)'
-complete -c accounts -n '__accounts_at '\''backend set'\''' -l unset -x -d 'remove the setting KEY (the adapter'\''s default applies again; a secret one leaves the keyring)'
-complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret -x -d 'ask for a new value of the secret setting NAME without echo'
-complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret-stdin -x -d 'read the secret setting NAME from stdin (its first line; given twice or more, one line each, in that order) instead of asking for it'
+complete -c accounts -n '__accounts_at '\''backend set'\''' -l unset -x -a '(__accounts_settings unsettable-settings)' -d 'remove the setting KEY (the adapter'\''s default applies again; a secret one leaves the keyring)'
+complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret -x -a '(__accounts_settings secret-settings)' -d 'ask for a new value of the secret setting NAME without echo'
+complete -c accounts -n '__accounts_at '\''backend set'\''' -l secret-stdin -x -a '(__accounts_settings secret-settings)' -d 'read the secret setting NAME from stdin (its first line; given twice or more, one line each, in that order) instead of asking for it'
 complete -c accounts -n '__accounts_argument_at '\''backend set'\'' 0' -a '(__accounts_names backends)'
-complete -c accounts -n '__accounts_argument_at '\''backend set'\'' 1 variadic' -a '(__accounts_settings)'
+complete -c accounts -n '__accounts_argument_at '\''backend set'\'' 1 variadic' -a '(__accounts_settings settings)'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l password-stdin -d 'read the password from stdin (its first line) instead of asking'
 complete -c accounts -n '__accounts_at '\''backend test'\''' -l timeout -x -d 'give up on the backend after SECONDS, all of the command'\''s calls together (status and login --stale: per account; default: ACCOUNTS_NETWORK_TIMEOUT, else 20)'
 complete -c accounts -n '__accounts_argument_at '\''backend test'\'' 0' -a '(__accounts_names backends)'

@@ -29,9 +29,15 @@ enum CompletionKind: String, Sendable, CaseIterable {
   /// A file, completed by the shell itself (bash `compgen -f`, zsh `_files`, fish
   /// `__fish_complete_path`).
   case file
-  /// A setting name of the backend named earlier on the line, offered as `NAME=` (`backend set
-  /// corp base_url=...`): read from its adapter's descriptor, loaded in a child process.
+  /// A non-secret setting name of the adapter named on the line (`backend add --adapter A --set
+  /// ...`) or of the backend named earlier on it (`backend set corp base_url=...`), offered as
+  /// `NAME=`: read from the adapter's descriptor, loaded in a child process.
   case setting
+  /// A secret setting name, of the adapter or backend as for `setting` (`--secret NAME`).
+  case secretSetting = "secret-setting"
+  /// A setting the backend named earlier on the line has and may lose (`backend set corp
+  /// --unset KEY`): read from the config, less those its adapter requires.
+  case unsettableSetting = "unsettable-setting"
   /// The command line after exec's or lease's `--`: a command name, then that command's own
   /// words, completed by the shell itself (bash `compgen -c`, zsh `_normal`, fish
   /// `__fish_complete_subcommand`), never account names.

@@ -63,7 +63,8 @@ extension AdapterManual {
       again on any difference, so a library swapped for one of the same size and mtime is \
       still checked (its ctime changed). A cache file that is malformed, not yours, or \
       writable by others is ignored and rewritten; a refusal is never kept. Shell \
-      completion never loads an adapter.
+      completion never loads an adapter into its own process: the setting names it offers \
+      come from a child process, as for `accounts adapters`, given at most 2 seconds.
       """,
     ]),
     .text("""

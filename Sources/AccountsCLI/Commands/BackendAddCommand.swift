@@ -39,7 +39,7 @@ enum BackendAddCommand {
     "adapter", value: "ADAPTER", required: true, completion: .adapter,
     help: "the adapter that speaks the backend's protocol (see `accounts adapters`)")
   static let set = OptionSpec(
-    "set", value: "KEY=VALUE", repeatable: true, kind: .setting,
+    "set", value: "KEY=VALUE", repeatable: true, completion: .setting, kind: .setting,
     help: "a non-secret setting the adapter declares, e.g. base_url=https://api.corp.example")
   static let secret = BackendCommands.secret(
     help: "also ask for the optional secret setting NAME (required ones are always asked for)")

@@ -25,13 +25,13 @@ enum BackendCommands {
 
   /// `--secret-stdin NAME`, for `backend add` and `backend set`.
   static let secretStdin = OptionSpec(
-    "secret-stdin", value: "NAME", repeatable: true,
+    "secret-stdin", value: "NAME", repeatable: true, completion: .secretSetting,
     help: "read the secret setting NAME from stdin (its first line; given twice or more, one line each, in that order) "
       + "instead of asking for it")
 
   /// `--secret NAME` (repeatable); `help` says what asking means for the command.
   static func secret(help: String) -> OptionSpec {
-    OptionSpec("secret", value: "NAME", repeatable: true, help: help)
+    OptionSpec("secret", value: "NAME", repeatable: true, completion: .secretSetting, help: help)
   }
 
   /// The secret settings named with `secret` and `--secret-stdin`, in that order.

@@ -38,7 +38,7 @@ enum BackendSetCommand {
     "KEY=VALUE", completion: .setting, optional: true, variadic: true, valueKind: .setting,
     help: "a non-secret setting to give a new value, e.g. check_path=me")
   static let unset = OptionSpec(
-    "unset", value: "KEY", repeatable: true,
+    "unset", value: "KEY", repeatable: true, completion: .unsettableSetting,
     help: "remove the setting KEY (the adapter's default applies again; a secret one leaves the keyring)")
   static let secret = BackendCommands.secret(help: "ask for a new value of the secret setting NAME without echo")
 

@@ -8,9 +8,12 @@ enum CompletionCommand {
     "completion",
     summary: "print the shell completion script for bash, zsh or fish",
     discussion: """
-      Prints a script that completes commands, options, account and backend names. Names are \
-      read from the index and config only, so completing never touches the keyring, and are \
-      offered as literal words: the shell never evaluates one (see NAMES in `man accounts`). \
+      Prints a script that completes commands, options, account and backend names, and the \
+      settings of `backend add --adapter A` and `backend set NAME` (KEY= for a value, the names \
+      of secret settings after --secret, those NAME has after --unset). Names are read from \
+      the index and config only (setting names from the adapter, loaded in a child process \
+      for at most 2 seconds), so completing never touches the keyring, and are offered as \
+      literal words: the shell never evaluates one (see NAMES in `man accounts`). \
       `make install` installs the scripts where each shell finds them; to load one by hand:
       """,
     arguments: [shell],

@@ -102,16 +102,18 @@ enum BashCompletion {
     out += """
       # Offers the names of a kind ($1) that start with the current word ($2), asking the accounts
       # being completed ($3) with the --backend typed so far ($4), which prints only those; for
-      # account-tag, the tags of the account typed earlier on the line ($5). Names come from the
-      # index and config only. Each line printed is one candidate, read as text and never
-      # expanded. "account|method" offers both.
+      # account-tag, the tags of the account typed earlier on the line ($5); for the kinds of
+      # settings, those of the --adapter typed ($6), else of the backend. Names come from the
+      # index and config (settings: from the adapter, loaded by that program in a child). Each
+      # line printed is one candidate, read as text and never expanded. "account|method"
+      # offers both.
       _accounts_candidates() {
         local word candidate
         local -a arguments
         case "$1" in
           *'|'*)
-            _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4" "$5"
-            _accounts_candidates "${1#*'|'}" "$2" "$3" "$4" "$5"
+            _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4" "$5" "$6"
+            _accounts_candidates "${1#*'|'}" "$2" "$3" "$4" "$5" "$6"
             return 0 ;;
           # Directories come from bash itself; -o filenames makes readline quote them and add '/'.
           directory)
@@ -121,13 +123,6 @@ enum BashCompletion {
           file)
             compopt -o filenames 2>/dev/null
             while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$2")
-            return 0 ;;
-          # KEY= for backend set; nothing once a value is being typed.
-          setting)
-            [[ $2 == *=* ]] && return 0
-            _accounts_offer_lines "$2" < <("$3" __complete settings --backend "$4" -- "$2" 2>/dev/null)
-            ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/%/=}")
-            compopt -o nospace 2>/dev/null
             return 0 ;;
 
       """
@@ -141,10 +136,18 @@ enum BashCompletion {
     out += """
           *) return ;;
         esac
+        # KEY=VALUE: nothing once the value is being typed.
+        [[ $1 == setting && $2 == *=* ]] && return 0
         arguments=(__complete "$word")
         [[ -n $4 ]] && arguments+=(--backend "$4")
+        [[ -n $6 && $1 == *setting ]] && arguments+=(--adapter "$6")
         [[ $1 == account-tag ]] && arguments+=(--account "$5")
         _accounts_offer_lines "$2" < <("$3" "${arguments[@]}" -- "$2" 2>/dev/null)
+        # KEY= for backend add's --set and backend set's words, with no space after it.
+        if [[ $1 == setting ]]; then
+          ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/%/=}")
+          compopt -o nospace 2>/dev/null
+        fi
         return 0
       }
 
@@ -159,7 +162,7 @@ enum BashCompletion {
         local cur=${_accounts_words[cword]} program=${_accounts_words[0]}
         # An opening quote is not part of the name: 'al completes like al (readline closes it).
         [[ $cur == [\\'\\"]* ]] && cur=${cur:1}
-        local command_path='' word kind backend='' account='' positional=0 arguments_only='' command_start='' i
+        local command_path='' word kind backend='' adapter='' account='' positional=0 arguments_only='' command_start='' i
         local _accounts_path _accounts_kind
         COMPREPLY=()
         # Quotes around a whole word before the cursor are the shell's, not the name's: the
@@ -184,11 +187,15 @@ enum BashCompletion {
                 fi
                 continue ;;
               --backend=*) backend=${word#--backend=} ; continue ;;
+              --adapter=*) adapter=${word#--adapter=} ; continue ;;
               --*=*) continue ;;
               -*)
                 if _accounts_option_kind "$word"; then
                   i=$((i + 1))
-                  [[ $word == --backend ]] && backend=${_accounts_words[i]}
+                  case $word in
+                    --backend) backend=${_accounts_words[i]} ;;
+                    --adapter) adapter=${_accounts_words[i]} ;;
+                  esac
                 fi
                 continue ;;
             esac
@@ -223,11 +230,11 @@ enum BashCompletion {
         _accounts_spec "$command_path"
         if [[ -z $arguments_only ]] && ((cword > 1)) &&
           _accounts_option_kind "${_accounts_words[cword - 1]}"; then
-          _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend" "$account"
+          _accounts_candidates "$_accounts_kind" "$cur" "$program" "$backend" "$account" "$adapter"
         elif [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
           # --backend=co: the value's candidates, written whole; the cut below leaves what
           # follows the '=' (a COMP_WORDBREAKS character), which is what readline replaces.
-          _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend" "$account"
+          _accounts_candidates "$_accounts_kind" "${cur#*=}" "$program" "$backend" "$account" "$adapter"
           ((${#COMPREPLY[@]} == 0)) || COMPREPLY=("${COMPREPLY[@]/#/${cur%%=*}=}")
         elif [[ -z $arguments_only && $cur == -* ]]; then
           _accounts_offer "$cur" "${_accounts_options[@]}"
@@ -237,7 +244,7 @@ enum BashCompletion {
           if _accounts_next "$command_path" ''; then
             _accounts_spec "$_accounts_path"
             kind=${_accounts_arguments[0]}
-            [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account"
+            [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account" "$adapter"
           fi
         else
           if ((positional < ${#_accounts_arguments[@]})); then
@@ -248,7 +255,7 @@ enum BashCompletion {
           else
             return 0
           fi
-          _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account"
+          _accounts_candidates "${kind%...}" "$cur" "$program" "$backend" "$account" "$adapter"
         fi
         _accounts_cut_at_wordbreaks "$cur"
         return 0

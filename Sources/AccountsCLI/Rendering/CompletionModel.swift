@@ -90,6 +90,8 @@ struct CompletionModel {
     case .backend: "backends"
     case .adapter: "adapters"
     case .setting: "settings"
+    case .secretSetting: "secret-settings"
+    case .unsettableSetting: "unsettable-settings"
     case .command: "commands"
     // account-tag: the scripts add `--account` and the account word from the line.
     case .tag, .accountTag: "tags"
@@ -106,7 +108,8 @@ struct CompletionModel {
     case .hookEvent: HookEvent.allCases.map(\.rawValue)
     case .method: HTTPMethod.all
     case .credentialAction: GitCredentialCommand.actions
-    case .account, .backend, .adapter, .setting, .command, .tag, .accountTag, .directory, .file, .commandLine, .none:
+    case .account, .backend, .adapter, .setting, .secretSetting, .unsettableSetting, .command, .tag, .accountTag,
+      .directory, .file, .commandLine, .none:
       nil
     }
   }

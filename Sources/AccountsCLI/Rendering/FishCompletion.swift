@@ -88,22 +88,28 @@ enum FishCompletion {
       # Walks the words before the cursor: prints how many arguments follow the command, the
       # command path (e.g. "backend add"), the account argument typed (or an empty line), then
       # where the command line after exec's or lease's -- starts among the words before the
-      # cursor, from 1 (0: not after such a --), then the backend argument typed (or an empty
-      # line). Fails at a word that is no command where a command was expected.
+      # cursor, from 1 (0: not after such a --), then the backend argument typed and the
+      # --adapter value typed (or empty lines). Fails at a word that is no command where a
+      # command was expected, and on a line where a word holds a newline: commandline -o
+      # prints one word per line, so that word would read as two (--adapter plain\\nx as
+      # plain), and no name holds one.
       function __accounts_walk
+          test (count (string unescape -- (commandline -pc | string collect -a))) -le 1; or return 1
           set -l words (commandline -opc)
           set -e words[1]
           set -l index 0
           set -l command_path ''
           set -l account ''
           set -l backend ''
+          set -l adapter ''
           set -l positional 0
-          set -l skip 0
+          set -l skip ''
           set -l arguments_only 0
           for word in $words
               set index (math $index + 1)
-              if test $skip -eq 1
-                  set skip 0
+              if test -n "$skip"
+                  test "$skip" = --adapter; and set adapter $word
+                  set skip ''
                   continue
               end
               if test $arguments_only -eq 0
@@ -111,15 +117,18 @@ enum FishCompletion {
                       case --
                           set arguments_only 1
                           if __accounts_takes_command "$command_path"
-                              printf '%s\\n' $positional "$command_path" "$account" (math $index + 2) "$backend"
+                              printf '%s\\n' $positional "$command_path" "$account" (math $index + 2) "$backend" "$adapter"
                               return 0
                           end
+                          continue
+                      case '--adapter=*'
+                          set adapter (string replace -r -- '^--adapter=' '' $word)
                           continue
                       case '--*=*'
                           continue
                       case '-*'
                           if __accounts_option_kind $word >/dev/null
-                              set skip 1
+                              set skip $word
                           end
                           continue
                   end
@@ -146,7 +155,7 @@ enum FishCompletion {
                   set positional (math $positional + 1)
               end
           end
-          printf '%s\\n' $positional "$command_path" "$account" 0 "$backend"
+          printf '%s\\n' $positional "$command_path" "$account" 0 "$backend" "$adapter"
       end
 
       # Succeeds when the cursor is on the command at the path given.
@@ -192,14 +201,21 @@ enum FishCompletion {
           __accounts_names tags --account "$state[3]"
       end
 
-      # The settings of the backend named earlier on the line (backend set NAME), as KEY=;
-      # nothing once a value is being typed.
-      function __accounts_settings
-          string match -q -- '*=*' (commandline -ct); and return 0
+      # Setting names of KIND (settings, secret-settings, unsettable-settings) of the --adapter
+      # typed (backend add), else of the backend named earlier on the line (backend set NAME),
+      # one per line; settings as KEY=, and nothing once a value is being typed.
+      function __accounts_settings --argument-names kind
+          set -l suffix ''
+          if test $kind = settings
+              string match -q -- '*=*' (commandline -ct); and return 0
+              set suffix =
+          end
           set -l state (__accounts_walk); or return 1
-          test -n "$state[5]"; or return 0
+          set -l arguments __complete $kind
+          test -n "$state[5]"; and set -a arguments --backend $state[5]
+          test -n "$state[6]"; and set -a arguments --adapter $state[6]
           set -l words (commandline -opc)
-          $words[1] __complete settings --backend $state[5] 2>/dev/null | string match -r -- '^[a-z0-9_]+$' | string replace -r -- '$' =
+          $words[1] $arguments 2>/dev/null | string match -r -- '^[a-z0-9_]+$' | string replace -r -- '$' "$suffix"
       end
       # Succeeds when the cursor is in the command line after exec's or lease's --.
       function __accounts_in_command_line
@@ -267,7 +283,9 @@ enum FishCompletion {
     if kind == .directory { return "(__fish_complete_directories (commandline -ct))" }
     if kind == .file { return "(__fish_complete_path (commandline -ct))" }
     if kind == .accountTag { return "(__accounts_account_tags)" }
-    if kind == .setting { return "(__accounts_settings)" }
+    if [.setting, .secretSetting, .unsettableSetting].contains(kind) {
+      return CompletionModel.completeWord(kind).map { "(__accounts_settings \($0))" }
+    }
     return CompletionModel.completeWord(kind).map { "(__accounts_names \($0))" }
   }
 

@@ -87,16 +87,18 @@ enum ZshCompletion {
     out += """
       # Offers the names of a kind ($1), asking the accounts being completed ($2) with the
       # --backend typed so far ($3); for account-tag, the tags of the account typed earlier on
-      # the line ($4). Names come from the index and config only; each line
-      # printed is one candidate, split at newlines only and never expanded. zsh matches them
-      # against the word itself (so its matcher-list applies). "account|method" offers both.
+      # the line ($4); for the kinds of settings, those of the --adapter typed ($5), else of the
+      # backend. Names come from the index and config (settings: from the adapter, loaded by
+      # that program in a child); each line printed is one candidate, split at newlines only and
+      # never expanded. zsh matches them against the word itself (so its matcher-list applies).
+      # "account|method" offers both.
       _accounts_candidates() {
         local word line all
         local -a names arguments lines
         case "$1" in
           *'|'*)
-            _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4"
-            _accounts_candidates "${1#*'|'}" "$2" "$3" "$4"
+            _accounts_candidates "${1%%'|'*}" "$2" "$3" "$4" "$5"
+            _accounts_candidates "${1#*'|'}" "$2" "$3" "$4" "$5"
             return ;;
           directory) _files -/ ; return ;;
           file) _files ; return ;;
@@ -113,6 +115,7 @@ enum ZshCompletion {
         if [[ -n $word ]]; then
           arguments=(__complete "$word")
           [[ -n $3 ]] && arguments+=(--backend "$3")
+          [[ -n $5 && $1 == *setting ]] && arguments+=(--adapter "$5")
           [[ $1 == account-tag ]] && arguments+=(--account "$4")
           lines=("${(@f)$("$2" "${arguments[@]}" 2>/dev/null)}")
           # `accounts __complete` prints only names, so one check over all the lines at once
@@ -127,7 +130,8 @@ enum ZshCompletion {
             done
           fi
         fi
-        # KEY= for backend set, with no space after it; nothing once a value is being typed.
+        # KEY= for backend add's --set and backend set's words, with no space after it; nothing
+        # once a value is being typed.
         if [[ $1 == setting ]]; then
           [[ $PREFIX == *=* ]] && return 1
           names=("${(@)names/%/=}")
@@ -144,7 +148,7 @@ enum ZshCompletion {
       # zsh, and emptying it left the program unfound.)
       _accounts() {
         local cur=${words[CURRENT]} program=${(Q)words[1]}
-        local command_path='' word kind backend='' account='' arguments_only='' i _accounts_path _accounts_kind
+        local command_path='' word kind backend='' adapter='' account='' arguments_only='' i _accounts_path _accounts_kind
         local -i positional=0
         local -a _accounts_subcommands _accounts_options _accounts_arguments
         for ((i = 2; i < CURRENT; i++)); do
@@ -164,11 +168,15 @@ enum ZshCompletion {
                 fi
                 continue ;;
               --backend=*) backend=${(Q)word#--backend=} ; continue ;;
+              --adapter=*) adapter=${(Q)word#--adapter=} ; continue ;;
               --*=*) continue ;;
               -*)
                 if _accounts_option_kind "$word"; then
                   ((i++))
-                  [[ $word == --backend ]] && backend=${(Q)words[i]}
+                  case $word in
+                    --backend) backend=${(Q)words[i]} ;;
+                    --adapter) adapter=${(Q)words[i]} ;;
+                  esac
                 fi
                 continue ;;
             esac
@@ -198,14 +206,14 @@ enum ZshCompletion {
         done
         if [[ -z $arguments_only ]] && (( CURRENT > 2 )) &&
           _accounts_option_kind "${words[CURRENT-1]}"; then
-          _accounts_candidates "$_accounts_kind" "$program" "$backend" "$account"
+          _accounts_candidates "$_accounts_kind" "$program" "$backend" "$account" "$adapter"
           return
         fi
         _accounts_spec "$command_path"
         if [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
           # --backend=co: complete the value after the '='.
           compset -P '*='
-          _accounts_candidates "$_accounts_kind" "$program" "$backend" "$account"
+          _accounts_candidates "$_accounts_kind" "$program" "$backend" "$account" "$adapter"
         elif [[ -z $arguments_only && $cur == -* ]]; then
           _describe -t options 'option' _accounts_options
         elif (( ${#_accounts_subcommands} )); then
@@ -214,7 +222,7 @@ enum ZshCompletion {
           if _accounts_next "$command_path" ''; then
             _accounts_spec "$_accounts_path"
             kind=${_accounts_arguments[1]}
-            [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$program" "$backend" "$account"
+            [[ -n $kind ]] && _accounts_candidates "${kind%...}" "$program" "$backend" "$account" "$adapter"
           fi
         else
           if (( positional < ${#_accounts_arguments} )); then
@@ -224,7 +232,7 @@ enum ZshCompletion {
           else
             return 1
           fi
-          _accounts_candidates "${kind%...}" "$program" "$backend" "$account"
+          _accounts_candidates "${kind%...}" "$program" "$backend" "$account" "$adapter"
         fi
       }
 

@@ -100,19 +100,81 @@ import Testing
       ("$HOME", "$HOME"),
       ("x*", "x*"),
     ] {
-      let before = fake.calls().count
-      let offered = try driver.offered(shell, "accounts --backend \(typed) password x")
+      let offered = try expectPassedLiterally(
+        shell, driver, fake, line: "accounts --backend \(typed) password x", kind: "accounts", option: "--backend",
+        typed: typed, unquoted: unquoted)
       #expect(offered == ["x.y_z-w+v@corp", "xok"], "\(shell): --backend \(typed)")
-      let calls = fake.calls().dropFirst(before).filter { $0.hasPrefix("[__complete][accounts]") }
-      #expect(!calls.isEmpty, "\(shell) never asked for accounts")
-      let prefix = shell == .bash ? "[--][x]" : ""
-      for call in calls {
-        #expect(
-          [
-            "[__complete][accounts][--backend][\(typed)]\(prefix)",
-            "[__complete][accounts][--backend][\(unquoted)]\(prefix)",
-          ].contains(call),
-          "\(shell): --backend \(typed) became \(call)")
+    }
+    let stray = try driver.strayFiles()
+    #expect(stray == [], "\(shell) ran or globbed the typed value")
+  }
+
+  /// A hostile --adapter value on `backend add`, as `--adapter VALUE` or `--adapter=VALUE`,
+  /// reaches `accounts __complete` as one literal argument (as typed, or with its quotes
+  /// removed), never evaluated; bash also passes the word being completed, after `--`.
+  @Test(arguments: Shell.allCases) func typedAdapterIsPassedLiterally(_ shell: Shell) throws {
+    let (driver, fake) = try fakeProgramDriver()
+    defer {
+      driver.close()
+      fake.remove()
+    }
+    for (typed, unquoted) in [
+      ("'$(touch S6)'", "$(touch S6)"), ("\"`touch S7`\"", "`touch S7`"), ("'x y'", "x y"), ("x*", "x*"), ("-x", "-x"),
+    ] {
+      for form in ["--adapter \(typed)", "--adapter=\(typed)"] {
+        _ = try expectPassedLiterally(
+          shell, driver, fake, line: "accounts backend add n \(form) --set x", kind: "settings", option: "--adapter",
+          typed: typed, unquoted: unquoted)
+      }
+    }
+    let stray = try driver.strayFiles()
+    #expect(stray == [], "\(shell) ran or globbed the typed value")
+  }
+
+  /// Completes `line` (its last word x) and expects each `__complete KIND` call it made to pass
+  /// `option` and the value typed there as one argument, as typed or `unquoted`; bash passes
+  /// x too, after `--`. Returns what was offered.
+  func expectPassedLiterally(
+    _ shell: Shell, _ driver: CompletionDriver, _ fake: FakeProgram, line: String, kind: String, option: String,
+    typed: String, unquoted: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> [String] {
+    let before = fake.calls().count
+    let offered = try driver.offered(shell, line)
+    let calls = fake.calls().dropFirst(before).filter { $0.hasPrefix("[__complete][\(kind)]") }
+    #expect(!calls.isEmpty, "\(shell) never asked for \(kind): \(line)", sourceLocation: sourceLocation)
+    let prefix = shell == .bash ? "[--][x]" : ""
+    for call in calls {
+      #expect(
+        [
+          "[__complete][\(kind)][\(option)][\(typed)]\(prefix)",
+          "[__complete][\(kind)][\(option)][\(unquoted)]\(prefix)",
+        ].contains(call),
+        "\(shell): \(line) became \(call)", sourceLocation: sourceLocation)
+    }
+    return offered
+  }
+
+  /// The real binary and adapters: an adapter name in quotes is that name, but a word that is
+  /// no adapter name (shell syntax, a blank, a leading '-', a newline) offers no setting even
+  /// where part of it names an adapter, and nothing runs.
+  @Test(arguments: Shell.allCases) func hostileAdapterWordsOfferNothing(_ shell: Shell) throws {
+    let world = try Fixture().addingBackend("corp")
+    defer { world.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: world.sandbox.environment)
+    defer { driver.close() }
+    let quoted = try driver.offered(shell, "accounts backend add n --adapter 'plain' --set base_")
+    #expect(quoted == ["base_url="], "\(shell)")
+    #expect(try driver.offered(shell, "accounts backend add n --adapter=plain --secret h") == ["hmac_key"], "\(shell)")
+    // fish reads \n in a word as a newline; bash and zsh get $'...' as typed (zsh: unquoted).
+    let newline = shell == .fish ? "plain\\nx" : "$'plain\\nx'"
+    for typed in [
+      "'$(touch S1)'", "$(touch S2)", "\"`touch S3`\"", "'plain x'", "plain\\ x", "-plain", "'plain;touch S4'", newline,
+    ] {
+      for form in ["--adapter \(typed)", "--adapter=\(typed)"] {
+        let settings = try driver.offered(shell, "accounts backend add n \(form) --set base_")
+        #expect(settings == [], "\(shell): \(form)")
+        let secrets = try driver.offered(shell, "accounts backend add n \(form) --secret h")
+        #expect(secrets == [], "\(shell): \(form)")
       }
     }
     let stray = try driver.strayFiles()

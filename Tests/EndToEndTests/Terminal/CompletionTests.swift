@@ -102,6 +102,95 @@ import Testing
     }
   }
 
+  /// `backend add NAME --adapter A --set` offers A's settings given by value as `KEY=` (the
+  /// backend does not exist yet), `--adapter=A` too; accounts' own as well; nothing without an
+  /// adapter that loads, and nothing once a value is being typed.
+  @Test(arguments: Shell.allCases) func completesTheSettingsOfTheAdapterBeingAdded(_ shell: Shell) throws {
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: world.sandbox.environment)
+    defer { driver.close() }
+    // client_secret is secret: --secret names it.
+    try driver.expect(shell, "accounts backend add new --adapter oauth2 --set client_", ["client_id="])
+    try driver.expect(shell, "accounts backend add new --adapter=oauth2 --set gr", ["grant="])
+    try driver.expect(shell, "accounts backend add new --adapter oauth2 --set lease_p", ["lease_prefix="])
+    try driver.expect(shell, "accounts backend add new --adapter oauth2 --set grant=pa", [])
+    try driver.expect(shell, "accounts backend add new --adapter nowhere --set ba", [])
+    try driver.expect(shell, "accounts backend add new --set ba", [])
+    if shell != .fish {
+      #expect(
+        try driver.ran(shell, "accounts backend add new --adapter plain --set base_u")
+          == ["backend", "add", "new", "--adapter", "plain", "--set", "base_url="])
+    }
+  }
+
+  /// `--secret` and `--secret-stdin` take a secret setting's name: of the adapter named on the
+  /// line (`backend add`) or of the backend's adapter (`backend set NAME`), or accounts' own.
+  @Test(arguments: Shell.allCases) func completesSecretSettingNames(_ shell: Shell) throws {
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: world.sandbox.environment)
+    defer { driver.close() }
+    try driver.expect(
+      shell, "accounts backend add new --adapter oauth2 --secret ",
+      ["client_secret", "introspection_client_secret", "lease_store_password"])
+    try driver.expect(shell, "accounts backend add new --adapter=signed --secret-stdin p", ["private_key"])
+    // plain's, and accounts' own
+    try driver.expect(shell, "accounts backend set corp --secret ", ["hmac_key", "lease_store_password"])
+    try driver.expect(shell, "accounts backend set corp --secret-stdin h", ["hmac_key"])
+    try driver.expect(shell, "accounts backend set nowhere --secret ", [])
+    try driver.expect(shell, "accounts backend add new --secret ", [])
+    if shell != .fish {
+      #expect(
+        try driver.ran(shell, "accounts backend set corp --secret lease_s")
+          == ["backend", "set", "corp", "--secret", "lease_store_password"])
+    }
+  }
+
+  /// `backend set NAME --unset` offers the settings NAME has, secret ones included, but not
+  /// those its adapter requires: the names `--unset` takes there.
+  @Test(arguments: Shell.allCases) func completesTheSettingsToUnset(_ shell: Shell) throws {
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    try world.sandbox.ok(["backend", "set", "corp", "check_path=me", "--secret-stdin", "hmac_key"], stdin: "k\n")
+    let driver = try CompletionDriver(program: PackagePaths.accounts, environment: world.sandbox.environment)
+    defer { driver.close() }
+    // Not base_url: plain requires it.
+    try driver.expect(shell, "accounts backend set corp --unset ", ["check_path", "hmac_key"])
+    try driver.expect(shell, "accounts backend set corp check_path=you --unset h", ["hmac_key"])
+    try driver.expect(shell, "accounts backend set test --unset ", [])  // base_url only
+    try driver.expect(shell, "accounts backend set nowhere --unset ", [])
+    if shell != .fish {
+      #expect(
+        try driver.ran(shell, "accounts backend set corp --unset che")
+          == ["backend", "set", "corp", "--unset", "check_path"])
+    }
+  }
+
+  /// `__complete` names the settings of `--adapter`, which no backend need have yet, its
+  /// secret ones on their own, and those a backend has that --unset takes; a word that is no
+  /// adapter name loads nothing and prints nothing.
+  @Test func completeNamesTheSettingsOfAnAdapter() throws {
+    let world = try Fixture.namesToComplete()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    try sandbox.ok(["backend", "set", "corp", "check_path=me"])
+    func printed(_ arguments: [String]) throws -> String { try sandbox.ok(["__complete"] + arguments).standardOutput }
+    #expect(try printed(["settings", "--adapter", "oauth2", "--", "gr"]) == "grant\n")
+    #expect(try printed(["settings", "--adapter", "oauth2", "--", "client_"]) == "client_id\n")
+    #expect(try printed(["secret-settings", "--adapter", "signed"]) == "private_key\nlease_store_password\n")
+    #expect(try printed(["secret-settings", "--backend", "corp"]) == "hmac_key\nlease_store_password\n")
+    #expect(try printed(["settings", "--backend", "corp", "--adapter", "oauth2", "--", "gr"]) == "grant\n")
+    #expect(try printed(["unsettable-settings", "--backend", "corp"]) == "check_path\n")
+    #expect(try printed(["unsettable-settings", "--backend", "corp", "--adapter", "oauth2"]) == "check_path\n")
+    #expect(try printed(["unsettable-settings", "--adapter", "oauth2"]) == "")
+    let words = ["$(touch S1)", "`touch S2`", "-plain", "--help", "plain x", "plain\n", "plain\nx", "'plain'", "../plain", ""]
+    for word in words {
+      #expect(try printed(["settings", "--adapter", word]) == "", "--adapter \(word)")
+      #expect(try printed(["secret-settings", "--adapter", word]) == "", "--adapter \(word)")
+    }
+  }
+
   /// After exec's or lease's `--` comes a command line of its own: a command name is offered
   /// there (the shell's own command completion), never an account name.
   @Test(arguments: Shell.allCases) func completesACommandAfterExecsSeparator(_ shell: Shell) throws {
@@ -264,6 +353,16 @@ import Testing
     try expect("accounts otp set bo", ["bob", "bobby"])
     try expect("accounts otp set bob --r", ["--remove"])
     try expect("accounts backend nonsense ", [])  // a group whose default takes no word
+  }
+}
+
+extension CompletionDriver {
+  /// Expects `line` in `shell` to offer exactly `expected`.
+  func expect(
+    _ shell: Shell, _ line: String, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let offered = try offered(shell, line)
+    #expect(offered == expected, "\(shell): \(line)", sourceLocation: sourceLocation)
   }
 }
 
