@@ -69,7 +69,7 @@ public struct AdapterProbe {
       // No crash report: the child's death is the report, and a backtrace takes seconds.
       child = try ChildProcess(
         "/proc/self/exe", arguments: ["accounts", "__probe-adapters", "--", file.path],
-        environment: .inherited(adding: ["SWIFT_BACKTRACE": "enable=no"]))
+        environment: .inherited(adding: ["SWIFT_BACKTRACE": "enable=no"].merging(ChildProcess.parentEntry) { $1 }))
     } catch {
       throw .hostMissing(detail: "cannot start accounts __probe-adapters: \(error.errno)")
     }

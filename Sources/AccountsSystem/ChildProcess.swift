@@ -1,3 +1,4 @@
+import CAccountsSystem
 import Glibc
 import SecretMemory
 
@@ -288,5 +289,25 @@ public final class ChildProcess {
     case SIGUSR2: "SIGUSR2"
     default: "signal \(signal)"
     }
+  }
+}
+
+extension ChildProcess {
+  /// The variable that tells a child of accounts the process id of the accounts process that
+  /// started it (`endWithParent`).
+  public static let parentVariable = "ACCOUNTS_PARENT_PID"
+
+  /// This process's entry for `parentVariable`, for a child's environment.
+  public static var parentEntry: [String: String] { [parentVariable: String(getpid())] }
+
+  /// In a child of accounts started with `parentEntry`: the kernel ends it (SIGKILL) when the
+  /// thread that started it ends, so that a parent killed by Ctrl-C or any signal leaves no
+  /// child behind in its session of its own, where that signal never reaches. False when that
+  /// parent has already ended (the child should end now); true, doing nothing, without the
+  /// variable (run by hand).
+  public static func endWithParent(_ variables: [String: String]) -> Bool {
+    guard let text = variables[parentVariable] else { return true }
+    guard let parent = pid_t(text), parent > 0 else { return false }
+    return accounts_end_with_parent(parent) == 1
   }
 }

@@ -19,6 +19,9 @@ enum ProbeAdaptersCommand {
   static let path = ArgumentSpec("PATH", help: "the adapter file to load")
 
   static func run(_ invocation: Invocation, _ environment: Environment) throws {
+    // A parent interrupted while this loads (Ctrl-C on a TAB) takes this probe with it: a
+    // hanging adapter would otherwise keep it alive for ever, in a session no signal reaches.
+    guard ChildProcess.endWithParent(environment.variables) else { _exit(1) }
     // The lines go to a copy of stdout, and stdout itself to /dev/null: an adapter that prints
     // while it loads must not garble them.
     let answers = (try? FileDescriptor.standardOutput.duplicate(atLeast: 3))?.rawValue ?? -1

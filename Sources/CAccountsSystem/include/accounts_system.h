@@ -4,8 +4,8 @@
 // (Swift's Glibc module is built without it). And getrandom(2), whose sys/random.h Swift's Glibc
 // module does not export. And the open file description locks (F_OFD_*), which glibc declares
 // only under _GNU_SOURCE and whose `struct flock` Swift confuses with flock(2). And pipe2(2)
-// and close_range(2), which the Glibc module does not export. Nothing else belongs in this
-// header.
+// and close_range(2), which the Glibc module does not export. And prctl(2)'s parent-death
+// signal: prctl is variadic. Nothing else belongs in this header.
 #ifndef ACCOUNTS_SYSTEM_H
 #define ACCOUNTS_SYSTEM_H
 
@@ -17,6 +17,8 @@
 #include <sys/random.h>
 #include <time.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 
 #ifndef F_OFD_GETLK
 #define F_OFD_GETLK 36
@@ -77,6 +79,14 @@ static inline int accounts_close_from(unsigned int first) {
   long limit = sysconf(_SC_OPEN_MAX);
   for (long descriptor = first; descriptor < (limit > 0 ? limit : 1024); descriptor++) close((int)descriptor);
   return 0;
+}
+
+/// Has the kernel send this process SIGKILL when the thread that started it ends
+/// (PR_SET_PDEATHSIG), then checks that `parent` still is its parent: a parent that ended
+/// before the call sends nothing. 1 when it is, 0 when it is not (or the call failed).
+static inline int accounts_end_with_parent(pid_t parent) {
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return 0;
+  return getppid() == parent;
 }
 
 #endif

@@ -250,6 +250,32 @@ import Testing
     #expect(kill(pid, 0) != 0 || isZombie(pid), "the forked process \(pid) is gone")
   }
 
+  /// Ctrl-C while an adapter hangs in its probe (a TAB of `backend add --adapter hangs --set`,
+  /// or `accounts adapters`) ends the probe too: it runs in a session of its own, which the
+  /// terminal's SIGINT never reaches, and would otherwise outlive the command for as long as the
+  /// adapter hangs.
+  @Test(arguments: [["__complete", "settings", "--adapter", "hangs", "--"], ["adapters"]])
+  func anInterruptedCommandLeavesNoProbeBehind(_ arguments: [String]) throws {
+    let world = try Fixture()
+    defer { world.close() }
+    let sandbox = world.sandbox
+    let hangs = try #require(try probedAdapters(sandbox, [("MODE_HANG_ON_LOAD", "hangs")]).paths["hangs"])
+    let command = try BackgroundAccounts(sandbox, arguments, environment: ["ACCOUNTS_ADAPTER_LOAD_TIMEOUT": "30"])
+    defer { command.kill() }
+    let probeLine = "accounts\0__probe-adapters\0--\0\(hangs)\0"
+    func probes() -> [pid_t] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(pid_t.init)
+        .filter { procFile("/proc/\($0)/cmdline") == probeLine && !processIsGone($0) }
+    }
+    #expect(waitUntil(seconds: 20) { !probes().isEmpty }, "the probe of \(hangs) started")
+    let started = probes()
+    defer { for pid in probes() where started.contains(pid) { kill(pid, SIGKILL) } }  // ours, by pid
+    command.process.signal(SIGINT)
+    command.process.waitUntilExit()
+    #expect(command.process.endedBySignal, "ended by the SIGINT")
+    #expect(waitUntil(seconds: 5) { probes().isEmpty }, "no probe left: \(probes())")
+  }
+
   func isZombie(_ pid: Int32) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/stat"), let data = try? handle.readToEnd() else { return true }
     return String(decoding: data, as: UTF8.self).contains(") Z ")
