@@ -211,8 +211,9 @@ enum ZshCompletion {
         fi
         _accounts_spec "$command_path"
         if [[ -z $arguments_only && $cur == --*=* ]] && _accounts_option_kind "${cur%%=*}"; then
-          # --backend=co: complete the value after the '='.
-          compset -P '*='
+          # --backend=co: complete the value after the option's '=' (its name is known: no
+          # pattern character), not after the last one: --set=KEY= is a value being typed.
+          compset -P "${cur%%=*}="
           _accounts_candidates "$_accounts_kind" "$program" "$backend" "$account" "$adapter"
         elif [[ -z $arguments_only && $cur == -* ]]; then
           _describe -t options 'option' _accounts_options

@@ -115,6 +115,9 @@ import Testing
     try driver.expect(shell, "accounts backend add new --adapter=oauth2 --set gr", ["grant="])
     try driver.expect(shell, "accounts backend add new --adapter oauth2 --set lease_p", ["lease_prefix="])
     try driver.expect(shell, "accounts backend add new --adapter oauth2 --set grant=pa", [])
+    // A value being typed after --set=KEY= is a value, not a setting's name.
+    try driver.expect(shell, "accounts backend add new --adapter plain --set=base_url=", [])
+    try driver.expect(shell, "accounts backend add new --adapter plain --set=codes=ba", [])
     try driver.expect(shell, "accounts backend add new --adapter nowhere --set ba", [])
     try driver.expect(shell, "accounts backend add new --set ba", [])
     if shell != .fish {
